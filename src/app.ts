@@ -1,0 +1,146 @@
+import { Redis } from 'ioredis';
+import Fastify from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { systemClock } from './clock.js';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import { createDpopVerifier } from './crypto/dpop.js';
+import { loadReservedNames } from './crypto/usernames.js';
+import { createMeService } from './domain/me.js';
+import { createPasskeyAuthService } from './domain/passkey-auth.js';
+import { createSessionService } from './domain/sessions.js';
+import { createUsernameService } from './domain/usernames.js';
+import './http/fastify-types.js';
+import { deprecationPlugin } from './http/plugins/deprecation.js';
+import { dpopAuthPlugin } from './http/plugins/dpop-auth.js';
+import { idempotencyPlugin } from './http/plugins/idempotency.js';
+import { loadSheddingPlugin } from './http/plugins/load-shedding.js';
+import { API_PREFIX, openApiPlugin } from './http/plugins/openapi.js';
+import { problemPlugin } from './http/plugins/problem.js';
+import { rateLimitPlugin } from './http/plugins/rate-limit.js';
+import { requestIdFor, requestIdPlugin } from './http/plugins/request-id.js';
+import { installValidators } from './http/plugins/validation.js';
+import { authPasskeyRoutes } from './http/routes/auth-passkeys.js';
+import { authSessionRoutes } from './http/routes/auth-sessions.js';
+import { authUsernameRoutes } from './http/routes/auth-username.js';
+import { healthRoutes } from './http/routes/health.js';
+import { meRoutes } from './http/routes/me.js';
+import { openApiDocumentRoute } from './http/routes/openapi-document.js';
+import { memoryCounters, redisCounters } from './shared-state/counters.js';
+import type { Counters } from './shared-state/counters.js';
+import { memoryReplayCache, redisReplayCache, storeReplayCache } from './shared-state/replay-cache.js';
+import type { ReplayCache } from './shared-state/replay-cache.js';
+import { createStore, openDatabase } from './store/index.js';
+import type { Store } from './store/index.js';
+import { migrateToLatest } from './store/migrate.js';
+
+export interface AppDeps {
+  config: Config;
+  /** An open store; by default one is opened from config and closed with the app. */
+  store?: Store;
+  clock?: Clock;
+  /** pino options, or false for silence (tests). */
+  logger?: boolean | object;
+}
+
+export interface VidApp {
+  app: FastifyInstance;
+  store: Store;
+}
+
+const PRUNE_INTERVAL_MS = 60_000;
+
+const API_DESCRIPTION = `Passwordless identity: a username, passkeys, sessions bound to the device with DPoP (RFC 9449).
+
+Conventions: single resources carry schema_version and, when mutable, version (send it back as If-Match: "<version>");
+lists are {data, next_cursor, has_more} with limit (1-200, default 50) and cursor; errors are application/problem+json
+(RFC 9457) with a stable code; every response carries VID-Request-Id and VID-API-Version; Idempotency-Key (a UUID) is
+required where marked and replays the first response with VID-Idempotent-Replay: true for 24 hours; rate-limited responses
+carry RateLimit-* headers and 429/503 carry Retry-After.`;
+
+/** Builds the whole service: plugins in order, then routes. Used by the server and by every test. */
+export async function buildApp(deps: AppDeps): Promise<VidApp> {
+  const { config } = deps;
+  const clock = deps.clock ?? systemClock;
+  const ownsStore = !deps.store;
+  const store = deps.store ?? createStore(openDatabase(config));
+  if (ownsStore) await migrateToLatest(store.handle.db);
+
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
+  const counters: Counters = redis ? redisCounters(redis) : memoryCounters();
+  const replayCache: ReplayCache =
+    config.dpop.replayCache === 'redis' && redis
+      ? redisReplayCache(redis, clock)
+      : config.dpop.replayCache === 'memory'
+        ? memoryReplayCache(clock)
+        : storeReplayCache((hash, until) => store.dpopJtis.remember(hash, until));
+
+  const verifier = createDpopVerifier(config.dpop);
+  const sessions = createSessionService({ store, clock, config, dpopChallenge: verifier.challenge });
+  const usernames = createUsernameService({ store, reserved: loadReservedNames(config.reservedUsernamesFile) });
+  const passkeys = createPasskeyAuthService({ store, clock, config, sessions, usernames });
+  const me = createMeService({ store });
+
+  const app = Fastify({
+    logger:
+      deps.logger === undefined
+        ? {
+            level: config.logLevel,
+            redact: ['req.headers.authorization', 'req.headers.dpop', 'req.headers["vid-step-up"]'],
+            // Paths only: query strings may carry tokens (share links) and never belong in logs.
+            serializers: { req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, path: req.url.split('?')[0], ip: req.ip }) },
+          }
+        : deps.logger,
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: (req) => requestIdFor(req.headers['vid-request-id']),
+    requestIdHeader: false,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+
+  installValidators(app);
+  await app.register(requestIdPlugin, { apiVersion: config.apiVersion });
+  await app.register(problemPlugin);
+  await app.register(loadSheddingPlugin, config.shedding);
+  await app.register(deprecationPlugin, { routes: config.deprecatedRoutes });
+  await app.register(openApiPlugin, { version: config.apiVersion, description: API_DESCRIPTION });
+  // Order matters: authentication, then per-account limits, then idempotency (scoped by principal).
+  await app.register(dpopAuthPlugin, { verifier, replayCache, sessions, publicOrigin: config.publicOrigin, now: clock.now });
+  await app.register(rateLimitPlugin, { counters, limits: { auth: config.rateLimits.authPerMinute, user: config.rateLimits.userPerMinute, public: config.rateLimits.publicPerMinute }, quotaPerMonth: config.quotaPerMonth, now: clock.now });
+  await app.register(idempotencyPlugin, { store, now: clock.now });
+
+  let closing = false;
+  await app.register(healthRoutes, { store, isClosing: () => closing });
+  await app.register(
+    async (api) => {
+      await api.register(openApiDocumentRoute);
+      await api.register(authUsernameRoutes, { usernames });
+      await api.register(authPasskeyRoutes, { passkeys });
+      await api.register(authSessionRoutes, { sessions });
+      await api.register(meRoutes, { me });
+    },
+    { prefix: API_PREFIX },
+  );
+
+  // Expired challenges, jtis and idempotency records go in the background; nothing waits for it.
+  const pruner = setInterval(() => {
+    const now = clock.now();
+    counters.prune?.(now);
+    replayCache.prune?.(now);
+    store.prune(now).catch((error) => app.log.warn({ err: error }, 'prune failed'));
+  }, PRUNE_INTERVAL_MS);
+  pruner.unref();
+
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onClose', async () => {
+    clearInterval(pruner);
+    redis?.disconnect();
+    if (ownsStore) await store.close();
+  });
+
+  await app.ready();
+  return { app, store };
+}

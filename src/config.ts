@@ -1,0 +1,146 @@
+import { join, resolve } from 'node:path';
+import { projectRoot } from './paths.js';
+
+/**
+ * Typed configuration, read from the environment once at start. Every variable is listed in the
+ * README's configuration table; `loadConfig` refuses bad values at start rather than at use.
+ */
+export interface DeprecatedRoute {
+  /** When the route was (or will be) deprecated, RFC 9745. */
+  deprecatedAt: Date;
+  /** When it stops answering, RFC 8594. */
+  sunsetAt: Date;
+  /** A document explaining the migration. */
+  link: string;
+}
+
+export type ReplayCacheKind = 'store' | 'memory' | 'redis';
+
+export interface Config {
+  host: string;
+  port: number;
+  publicOrigin: string;
+  region: string;
+  logLevel: string;
+  trustProxy: boolean;
+  bodyLimitBytes: number;
+  database: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+  redisUrl?: string;
+  webauthn: { rpId: string; rpName: string; origins: string[] };
+  tokens: {
+    accessTtlSeconds: number;
+    refreshTtlSeconds: number;
+    trustedMaxAgeSeconds: number;
+    ephemeralMaxAgeSeconds: number;
+  };
+  dpop: { algorithms: string[]; iatWindowSeconds: number; clockSkewSeconds: number; replayCache: ReplayCacheKind };
+  rateLimits: { authPerMinute: number; userPerMinute: number; publicPerMinute: number };
+  quotaPerMonth: number;
+  shedding: { maxEventLoopDelayMs: number; maxInFlight: number; maxHeapUsedMb: number; retryAfterSeconds: number };
+  deprecatedRoutes: Record<string, DeprecatedRoute>;
+  reservedUsernamesFile: string;
+  apiVersion: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return value;
+}
+
+function list(env: Env, name: string, fallback: string[]): string[] {
+  const raw = env[name];
+  if (!raw) return fallback;
+  return raw.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+function origin(name: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`${name} must be an absolute URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name} must be http(s)`);
+  return url.origin;
+}
+
+function deprecatedRoutes(raw: string | undefined): Record<string, DeprecatedRoute> {
+  if (!raw) return {};
+  const parsed = JSON.parse(raw) as Record<string, { deprecated_at: string; sunset_at: string; link: string }>;
+  const out: Record<string, DeprecatedRoute> = {};
+  for (const [route, spec] of Object.entries(parsed)) {
+    const deprecatedAt = new Date(spec.deprecated_at);
+    const sunsetAt = new Date(spec.sunset_at);
+    if (Number.isNaN(deprecatedAt.getTime()) || Number.isNaN(sunsetAt.getTime())) {
+      throw new Error(`DEPRECATED_ROUTES["${route}"] needs ISO dates`);
+    }
+    // RFC 8594 §3: a Sunset earlier than the deprecation makes no sense.
+    if (sunsetAt < deprecatedAt) throw new Error(`DEPRECATED_ROUTES["${route}"]: sunset before deprecation`);
+    out[route] = { deprecatedAt, sunsetAt, link: spec.link };
+  }
+  return out;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 8080, 0);
+  const publicOrigin = origin('PUBLIC_ORIGIN', env.PUBLIC_ORIGIN ?? `http://localhost:${port}`);
+  const databaseUrl = env.DATABASE_URL;
+  const redisUrl = env.REDIS_URL || undefined;
+  const replayCache = (env.DPOP_REPLAY_CACHE ?? (redisUrl ? 'redis' : 'store')) as ReplayCacheKind;
+  if (!['store', 'memory', 'redis'].includes(replayCache)) throw new Error('DPOP_REPLAY_CACHE must be store, memory or redis');
+  if (replayCache === 'redis' && !redisUrl) throw new Error('DPOP_REPLAY_CACHE=redis needs REDIS_URL');
+  const algorithms = list(env, 'DPOP_ALGS', ['ES256', 'ES384', 'EdDSA']);
+  for (const alg of algorithms) {
+    if (!['ES256', 'ES384', 'EdDSA'].includes(alg)) throw new Error(`DPOP_ALGS: unsupported algorithm ${alg}`);
+  }
+  return {
+    host: env.HOST ?? '0.0.0.0',
+    port,
+    publicOrigin,
+    region: env.REGION ?? 'eu',
+    logLevel: env.LOG_LEVEL ?? 'info',
+    trustProxy: env.TRUST_PROXY === 'true',
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 64 * 1024, 1024),
+    database: databaseUrl
+      ? { kind: 'postgres', url: databaseUrl }
+      : { kind: 'sqlite', path: resolve(env.SQLITE_PATH ?? './data/vid.sqlite') },
+    redisUrl,
+    webauthn: {
+      rpId: env.RP_ID ?? new URL(publicOrigin).hostname,
+      rpName: env.RP_NAME ?? 'VID',
+      origins: list(env, 'WEBAUTHN_ORIGINS', [publicOrigin]).map((o) => origin('WEBAUTHN_ORIGINS', o)),
+    },
+    tokens: {
+      accessTtlSeconds: int(env, 'ACCESS_TOKEN_TTL_S', 600, 30),
+      refreshTtlSeconds: int(env, 'REFRESH_TOKEN_TTL_S', 30 * 24 * 3600, 60),
+      trustedMaxAgeSeconds: int(env, 'SESSION_MAX_AGE_S', 90 * 24 * 3600, 60),
+      ephemeralMaxAgeSeconds: int(env, 'EPHEMERAL_SESSION_MAX_AGE_S', 12 * 3600, 60),
+    },
+    dpop: {
+      algorithms,
+      iatWindowSeconds: int(env, 'DPOP_IAT_WINDOW_S', 60, 1),
+      clockSkewSeconds: int(env, 'DPOP_CLOCK_SKEW_S', 5, 0),
+      replayCache,
+    },
+    rateLimits: {
+      authPerMinute: int(env, 'RATE_LIMIT_AUTH_PER_MIN', 60, 1),
+      userPerMinute: int(env, 'RATE_LIMIT_USER_PER_MIN', 1200, 1),
+      publicPerMinute: int(env, 'RATE_LIMIT_PUBLIC_PER_MIN', 600, 1),
+    },
+    quotaPerMonth: int(env, 'QUOTA_PER_MONTH', 1_000_000, 1),
+    shedding: {
+      maxEventLoopDelayMs: int(env, 'SHED_MAX_EVENT_LOOP_DELAY_MS', 1000, 0),
+      maxInFlight: int(env, 'SHED_MAX_IN_FLIGHT', 2000, 0),
+      maxHeapUsedMb: int(env, 'SHED_MAX_HEAP_MB', 0, 0),
+      retryAfterSeconds: int(env, 'SHED_RETRY_AFTER_S', 2, 1),
+    },
+    deprecatedRoutes: deprecatedRoutes(env.DEPRECATED_ROUTES),
+    reservedUsernamesFile: env.RESERVED_USERNAMES_FILE ?? join(projectRoot, 'data', 'reserved-usernames.txt'),
+    apiVersion: '1.0.0',
+  };
+}

@@ -1,0 +1,156 @@
+import { createPublicKey, verify as verifySignature } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { calculateJwkThumbprint } from 'jose';
+import type { JWK } from 'jose';
+import { AppError } from '../errors.js';
+
+/**
+ * DPoP proof verification (RFC 9449 §4.3). Pure: the caller supplies the expected method, URL,
+ * access-token hash and time, and does the replay check with the returned jti.
+ *
+ * The proof's embedded key is imported and thumbprinted once per distinct JOSE header and
+ * cached: importing a JWK costs as much as the signature check itself.
+ */
+export interface DpopVerifierOptions {
+  algorithms: string[];
+  iatWindowSeconds: number;
+  clockSkewSeconds: number;
+  /** Distinct proof headers (device keys) kept imported. */
+  cacheSize?: number;
+}
+
+export interface DpopCheck {
+  proof: string;
+  method: string;
+  /** The request URI without query and fragment, on the configured public origin (§4.3 step 9). */
+  url: string;
+  /** base64url(SHA-256(access token)) when a token accompanies the proof (§4.3 step 10). */
+  accessTokenHash?: string;
+  now: number;
+}
+
+export interface VerifiedProof {
+  /** RFC 7638 thumbprint of the proof key: what tokens are bound to. */
+  jkt: string;
+  jti: string;
+  /** Until when the jti must be remembered to refuse a replay. */
+  replayUntil: number;
+}
+
+interface CachedKey {
+  key: KeyObject;
+  jkt: string;
+  hash: 'sha256' | 'sha384' | null;
+  signatureLength: number;
+}
+
+const ALGORITHMS: Record<string, { kty: string; crv: string; hash: 'sha256' | 'sha384' | null; signatureLength: number }> = {
+  ES256: { kty: 'EC', crv: 'P-256', hash: 'sha256', signatureLength: 64 },
+  ES384: { kty: 'EC', crv: 'P-384', hash: 'sha384', signatureLength: 96 },
+  EdDSA: { kty: 'OKP', crv: 'Ed25519', hash: null, signatureLength: 64 },
+};
+const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
+const MAX_PROOF_LENGTH = 4096;
+const MAX_JTI_LENGTH = 256;
+
+export function createDpopVerifier(options: DpopVerifierOptions) {
+  const allowed = new Set(options.algorithms);
+  const challenge = `DPoP algs="${options.algorithms.join(' ')}"`;
+  const keys = new Map<string, CachedKey>();
+  const cacheSize = options.cacheSize ?? 10_000;
+
+  function refuse(detail: string): never {
+    throw new AppError(401, 'invalid_dpop_proof', 'Invalid DPoP proof', {
+      detail,
+      headers: { 'WWW-Authenticate': `${challenge}, error="invalid_dpop_proof", error_description="${detail}"` },
+    });
+  }
+
+  function decodeJson(segment: string, what: string): Record<string, unknown> {
+    try {
+      const value = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+      if (value && typeof value === 'object' && !Array.isArray(value)) return value;
+    } catch {
+      // fall through to the refusal below
+    }
+    return refuse(`proof ${what} is not a JSON object`);
+  }
+
+  /** §4.3 steps 4-7: typ, alg on the allow-list, a public JWK that matches the alg. */
+  async function importHeader(segment: string): Promise<CachedKey> {
+    const header = decodeJson(segment, 'header');
+    if (header.typ !== 'dpop+jwt') refuse('typ must be dpop+jwt');
+    const alg = typeof header.alg === 'string' ? header.alg : '';
+    const spec = ALGORITHMS[alg];
+    if (!spec || !allowed.has(alg)) refuse(`alg must be one of ${options.algorithms.join(', ')}`);
+    const jwk = header.jwk as JWK | undefined;
+    if (!jwk || typeof jwk !== 'object') refuse('jwk header is required');
+    if (PRIVATE_JWK_MEMBERS.some((m) => m in jwk)) refuse('jwk must be a public key');
+    if (jwk.kty !== spec.kty || jwk.crv !== spec.crv) refuse(`jwk does not match alg ${alg}`);
+    let key: KeyObject;
+    try {
+      key = createPublicKey({ key: jwk as never, format: 'jwk' });
+    } catch {
+      refuse('jwk is not a valid public key');
+    }
+    const jkt = await calculateJwkThumbprint(jwk, 'sha256');
+    return { key, jkt, hash: spec.hash, signatureLength: spec.signatureLength };
+  }
+
+  async function keyFor(headerSegment: string): Promise<CachedKey> {
+    const cached = keys.get(headerSegment);
+    if (cached) return cached;
+    const imported = await importHeader(headerSegment);
+    if (keys.size >= cacheSize) keys.delete(keys.keys().next().value as string);
+    keys.set(headerSegment, imported);
+    return imported;
+  }
+
+  function sameUrl(htu: string, expected: string): boolean {
+    if (htu === expected) return true;
+    // §4.3 step 9: compare without query and fragment, after syntax-based normalisation (RFC 3986 §6.2.2).
+    try {
+      const u = new URL(htu);
+      return u.origin + u.pathname === expected;
+    } catch {
+      return false;
+    }
+  }
+
+  return {
+    challenge,
+    async verify(check: DpopCheck): Promise<VerifiedProof> {
+      const { proof } = check;
+      if (proof.length > MAX_PROOF_LENGTH) refuse('proof is too long');
+      const firstDot = proof.indexOf('.');
+      const secondDot = proof.indexOf('.', firstDot + 1);
+      if (firstDot <= 0 || secondDot <= firstDot + 1 || proof.indexOf('.', secondDot + 1) !== -1) refuse('proof is not a compact JWS');
+      const headerSegment = proof.slice(0, firstDot);
+      const key = await keyFor(headerSegment);
+
+      const signature = Buffer.from(proof.slice(secondDot + 1), 'base64url');
+      if (signature.length !== key.signatureLength) refuse('signature has the wrong length');
+      const signingInput = Buffer.from(proof.slice(0, secondDot), 'ascii');
+      const valid = verifySignature(key.hash, signingInput, { key: key.key, dsaEncoding: 'ieee-p1363' }, signature);
+      if (!valid) refuse('signature does not verify');
+
+      const claims = decodeJson(proof.slice(firstDot + 1, secondDot), 'payload');
+      const { jti, htm, htu, iat, ath } = claims;
+      if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) refuse('jti is missing or too long');
+      if (htm !== check.method) refuse('htm does not match the request method');
+      if (typeof htu !== 'string' || !sameUrl(htu, check.url)) refuse('htu does not match the request URL');
+      if (typeof iat !== 'number' || !Number.isFinite(iat)) refuse('iat is missing');
+      const nowSeconds = check.now / 1000;
+      // §11.1: a short acceptance window bounds how long a jti must be remembered.
+      if (iat > nowSeconds + options.clockSkewSeconds) refuse('iat is in the future');
+      if (iat < nowSeconds - options.iatWindowSeconds - options.clockSkewSeconds) refuse('iat is too old');
+      if (check.accessTokenHash !== undefined) {
+        if (ath !== check.accessTokenHash) refuse('ath does not match the access token');
+      }
+      const replayUntil = (iat + options.iatWindowSeconds + 2 * options.clockSkewSeconds) * 1000;
+      return { jkt: key.jkt, jti, replayUntil };
+    },
+  };
+}
+
+export type DpopVerifier = ReturnType<typeof createDpopVerifier>;

@@ -1,0 +1,21 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/**
+ * Opaque bearer values (access and refresh tokens, recovery keys' verifiers): 256 random bits,
+ * prefixed so a leaked value is recognisable in secret scanners. Only their SHA-256 is stored.
+ */
+export function newOpaqueToken(kind: 'at' | 'rt'): string {
+  return `vid_${kind}_${randomBytes(32).toString('base64url')}`;
+}
+
+/**
+ * base64url(SHA-256(value)). For an access token this is also the proof's `ath` claim
+ * (RFC 9449 §4.2), so one hash serves the token lookup and the ath check.
+ */
+export function sha256Base64url(value: string): string {
+  return createHash('sha256').update(value).digest('base64url');
+}
+
+export function randomBase64url(bytes: number): string {
+  return randomBytes(bytes).toString('base64url');
+}

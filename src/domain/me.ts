@@ -1,0 +1,69 @@
+import countries from 'i18n-iso-countries';
+import { AppError } from '../errors.js';
+import type { FieldError } from '../errors.js';
+import type { Store } from '../store/index.js';
+import type { MeView } from './accounts.js';
+import { meView } from './accounts.js';
+import type { AuthContext } from './sessions.js';
+
+export interface MePatch {
+  display_name?: string | null;
+  locale?: string | null;
+  default_country?: string | null;
+}
+
+// Control characters and bidi overrides have no place in a name shown to other people.
+const UNSAFE_TEXT = /[\p{Cc}\u202A-\u202E\u2066-\u2069]/u;
+
+function canonicalLocale(tag: string): string | undefined {
+  try {
+    return Intl.getCanonicalLocales(tag)[0];
+  } catch {
+    return undefined;
+  }
+}
+
+function validate(patch: MePatch): MePatch {
+  const errors: FieldError[] = [];
+  const out: MePatch = {};
+  if (patch.display_name !== undefined) {
+    const name = patch.display_name === null ? null : patch.display_name.normalize('NFC').trim();
+    if (name !== null && (name.length === 0 || UNSAFE_TEXT.test(name))) {
+      errors.push({ path: '/display_name', code: 'invalid_display_name', message: 'a display name needs visible characters and no control characters' });
+    }
+    out.display_name = name;
+  }
+  if (patch.locale !== undefined) {
+    const locale = patch.locale === null ? null : canonicalLocale(patch.locale);
+    if (locale === undefined) errors.push({ path: '/locale', code: 'invalid_locale', message: 'not a BCP 47 language tag' });
+    out.locale = locale ?? null;
+  }
+  if (patch.default_country !== undefined) {
+    const country = patch.default_country === null ? null : patch.default_country.toUpperCase();
+    if (country !== null && !countries.isValid(country)) {
+      errors.push({ path: '/default_country', code: 'invalid_country', message: 'not an ISO 3166-1 alpha-2 country code' });
+    }
+    out.default_country = country;
+  }
+  if (errors.length) throw new AppError(400, 'validation_failed', 'Validation failed', { detail: errors.map((e) => e.message).join('; '), errors });
+  return out;
+}
+
+export function createMeService(deps: { store: Store }) {
+  return {
+    get(auth: AuthContext): MeView {
+      return meView(auth.account);
+    },
+    /** PATCH /me with If-Match: a compare-and-swap on the account's version. */
+    async update(auth: AuthContext, expectedVersion: number, patch: MePatch): Promise<MeView> {
+      const changes = validate(patch);
+      const updated = await deps.store.accounts.updateProfile(auth.account.id, expectedVersion, changes);
+      if (!updated) {
+        throw new AppError(412, 'version_mismatch', 'Version mismatch', { detail: 'the identity changed since you read it; fetch it again' });
+      }
+      return meView(updated);
+    },
+  };
+}
+
+export type MeService = ReturnType<typeof createMeService>;

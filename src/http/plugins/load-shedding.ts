@@ -1,0 +1,45 @@
+import underPressure from '@fastify/under-pressure';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { AppError } from '../../errors.js';
+
+export interface SheddingOptions {
+  maxEventLoopDelayMs: number;
+  maxInFlight: number;
+  maxHeapUsedMb: number;
+  retryAfterSeconds: number;
+}
+
+/**
+ * Under overload the service answers 503 + Retry-After at once instead of queueing (PRODUCT §0):
+ * event-loop delay and heap through @fastify/under-pressure, plus a cap on requests in flight.
+ * Health probes are never shed.
+ */
+export const loadSheddingPlugin = fp(async (app: FastifyInstance, opts: SheddingOptions) => {
+  const overloaded = (detail: string) =>
+    new AppError(503, 'overloaded', 'Service overloaded', { detail, headers: { 'Retry-After': String(opts.retryAfterSeconds) } });
+
+  await app.register(underPressure, {
+    maxEventLoopDelay: opts.maxEventLoopDelayMs,
+    maxHeapUsedBytes: opts.maxHeapUsedMb * 1024 * 1024,
+    retryAfter: opts.retryAfterSeconds,
+    // A rejected promise reaches our error handler, which writes the problem document.
+    pressureHandler: async (request, _reply, type) => {
+      if (request.url.startsWith('/health/')) return;
+      throw overloaded(`the server is under pressure (${type}); retry later`);
+    },
+  });
+
+  if (opts.maxInFlight <= 0) return;
+  let inFlight = 0;
+  app.addHook('onRequest', async (request) => {
+    if (inFlight >= opts.maxInFlight && !request.url.startsWith('/health/')) {
+      throw overloaded('too many requests in flight; retry later');
+    }
+    inFlight++;
+    (request as { countedInFlight?: boolean }).countedInFlight = true;
+  });
+  app.addHook('onResponse', async (request) => {
+    if ((request as { countedInFlight?: boolean }).countedInFlight) inFlight--;
+  });
+}, { name: 'load-shedding' });

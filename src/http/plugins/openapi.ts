@@ -1,0 +1,75 @@
+import swagger from '@fastify/swagger';
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import { problem } from '../schemas/common.js';
+import { sharedSchemas } from '../schemas/index.js';
+
+export const API_PREFIX = '/api/v1';
+
+/** Statuses any route may answer, whatever it does (PRODUCT §0). */
+const COMMON_RESPONSES: Record<string, ReturnType<typeof problem>> = {
+  400: problem('Malformed request: validation, JSON, headers'),
+  413: problem('Body too large'),
+  415: problem('Body is not application/json'),
+  429: problem('Rate limit or monthly quota reached; honour Retry-After'),
+  500: problem('Unexpected failure on our side'),
+  503: problem('Load shedding; honour Retry-After'),
+};
+const AUTH_RESPONSES = {
+  401: problem('No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate)'),
+};
+
+/**
+ * The route schemas are the contract: every route's params, body and responses generate the
+ * OpenAPI 3.1 document served at /api/v1/openapi.json. Error responses every route can give
+ * are added here, so no route can forget them.
+ */
+export const openApiPlugin = fp(async (app: FastifyInstance, opts: { version: string; description: string }) => {
+  for (const schema of sharedSchemas) app.addSchema(schema);
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (!route.schema || route.schema.hide) return;
+    const responses = (route.schema.response ?? {}) as Record<string, unknown>;
+    const auth = route.config?.auth;
+    const defaults = auth === 'session' || auth === 'proof' ? { ...COMMON_RESPONSES, ...AUTH_RESPONSES } : COMMON_RESPONSES;
+    for (const [status, schema] of Object.entries(defaults)) if (!(status in responses)) responses[status] = schema;
+    route.schema.response = responses;
+    if (auth === 'session') route.schema.security = [{ DPoP: [] }];
+    if (auth === 'proof') route.schema.security = [{ DPoPProof: [] }];
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'VID Identity Service API',
+        version: opts.version,
+        description: opts.description,
+        license: { name: 'Proprietary', identifier: 'LicenseRef-VID' },
+      },
+      servers: [{ url: API_PREFIX, description: 'This deployment ({base_url})' }],
+      components: {
+        securitySchemes: {
+          DPoP: {
+            type: 'http',
+            scheme: 'DPoP',
+            description:
+              'Authorization: DPoP <access_token> (Bearer is accepted too, as the spec writes it) plus a DPoP header ' +
+              'holding a proof JWT (RFC 9449) signed by the device key the token is bound to, with htm, htu, iat, jti and ath.',
+          },
+          DPoPProof: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'DPoP',
+            description: 'A DPoP proof JWT (RFC 9449) without ath; the tokens issued are bound to its key.',
+          },
+        },
+      },
+      tags: [
+        { name: 'auth', description: 'Usernames, passkeys, sessions' },
+        { name: 'identity', description: '/me and identity fields' },
+        { name: 'meta', description: 'The contract itself' },
+      ],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+}, { name: 'openapi' });

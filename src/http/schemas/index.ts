@@ -1,0 +1,16 @@
+import { AuthenticationCredential, CreationOptions, RegistrationCredential, RequestOptions, Session, Tokens, UsernameCheckResult } from './auth.js';
+import { Problem } from './common.js';
+import { MeSchema } from './me.js';
+
+/** Every schema with an $id: registered once for validation, serialisation and the OpenAPI components. */
+export const sharedSchemas = [
+  Problem,
+  UsernameCheckResult,
+  CreationOptions,
+  RequestOptions,
+  RegistrationCredential,
+  AuthenticationCredential,
+  Tokens,
+  Session,
+  MeSchema,
+];

@@ -1,0 +1,48 @@
+import type { Redis } from 'ioredis';
+
+/**
+ * Fixed-window counters for rate limits and quotas. In memory on one node; in Redis when
+ * several nodes must agree (one INCR plus PEXPIRE in a single round trip).
+ */
+export interface WindowHit {
+  count: number;
+  /** When the window closes, ms since the epoch. */
+  resetAt: number;
+}
+
+export interface Counters {
+  hit(key: string, windowStart: number, windowEnd: number, now: number): Promise<WindowHit>;
+  prune?(now: number): void;
+}
+
+export function memoryCounters(): Counters {
+  const windows = new Map<string, WindowHit>();
+  return {
+    async hit(key, windowStart, windowEnd) {
+      const id = `${key}:${windowStart}`;
+      const current = windows.get(id);
+      if (current) {
+        current.count += 1;
+        return current;
+      }
+      const fresh = { count: 1, resetAt: windowEnd };
+      windows.set(id, fresh);
+      return fresh;
+    },
+    prune(now) {
+      for (const [id, window] of windows) if (window.resetAt <= now) windows.delete(id);
+    },
+  };
+}
+
+const INCREMENT = `local c = redis.call('INCR', KEYS[1]) if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return c`;
+
+export function redisCounters(redis: Redis): Counters {
+  return {
+    async hit(key, windowStart, windowEnd, now) {
+      const ttl = Math.max(1, windowEnd - now + 1000);
+      const count = (await redis.eval(INCREMENT, 1, `vid:rl:${key}:${windowStart}`, ttl)) as number;
+      return { count, resetAt: windowEnd };
+    },
+  };
+}

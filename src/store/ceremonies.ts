@@ -1,0 +1,19 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { CeremoniesTable, Database } from './schema.js';
+
+export type CeremonyRecord = Selectable<CeremoniesTable>;
+
+export function ceremonyQueries(db: Kysely<Database>) {
+  return {
+    async insert(ceremony: CeremonyRecord): Promise<void> {
+      await db.insertInto('ceremonies').values(ceremony).execute();
+    },
+    /**
+     * Takes a challenge out in one statement, whatever the outcome of the verification that
+     * follows: a challenge can be answered once (WebAuthn L3 §13.4.3).
+     */
+    async consume(id: string, kind: string): Promise<CeremonyRecord | undefined> {
+      return db.deleteFrom('ceremonies').where('id', '=', id).where('kind', '=', kind).returningAll().executeTakeFirst();
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** The pg pool, for LISTEN/NOTIFY and health checks; undefined on SQLite. */
+  pool?: pg.Pool;
+}
+
+export interface OpenOptions {
+  /** PostgreSQL schema to use (tests give every suite its own). */
+  schema?: string;
+  poolSize?: number;
+}
+
+export function openSqlite(path: string): DatabaseHandle {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new SQLite(path);
+  // WAL lets readers proceed during a write; synchronous=FULL makes every acknowledged commit
+  // survive a power loss, not just a process crash (sqlite.org/pragma.html#pragma_synchronous).
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), dialect: 'sqlite' };
+}
+
+export function openPostgres(url: string, options: OpenOptions = {}): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    // int8 columns hold millisecond times, well inside Number's exact range.
+    types: { getTypeParser: (oid: number, format?: any) => (oid === 20 ? Number : (pg.types.getTypeParser as any)(oid, format)) } as any,
+    options: options.schema ? `-c search_path=${options.schema}` : undefined,
+  });
+  // An idle client's error (database restart) must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres', pool };
+}
+
+/** A unique-constraint violation, on either dialect, with the index it hit when known. */
+export function uniqueViolation(error: unknown): { constraint: string } | undefined {
+  const e = error as { code?: string; constraint?: string; message?: string };
+  if (e?.code === '23505') return { constraint: e.constraint ?? '' };
+  if (e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    // "UNIQUE constraint failed: accounts.username_skeleton"
+    return { constraint: e.message?.split(': ')[1] ?? '' };
+  }
+  return undefined;
+}

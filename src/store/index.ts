@@ -1,0 +1,73 @@
+import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
+import { accountQueries } from './accounts.js';
+import { ceremonyQueries } from './ceremonies.js';
+import { openPostgres, openSqlite } from './db.js';
+import type { DatabaseHandle, Dialect, OpenOptions } from './db.js';
+import { dpopJtiQueries } from './dpop-jtis.js';
+import { idempotencyQueries } from './idempotency.js';
+import { passkeyQueries } from './passkeys.js';
+import { refreshTokenQueries } from './refresh-tokens.js';
+import type { Database } from './schema.js';
+import { sessionQueries } from './sessions.js';
+
+export { uniqueViolation } from './db.js';
+export type { DatabaseHandle, Dialect } from './db.js';
+export type { AccountRecord } from './accounts.js';
+export type { PasskeyRecord } from './passkeys.js';
+export type { SessionRecord, AuthContextRow } from './sessions.js';
+export type { CeremonyRecord } from './ceremonies.js';
+export type { IdempotencyRecord } from './idempotency.js';
+
+function queries(db: Kysely<Database>) {
+  return {
+    accounts: accountQueries(db),
+    passkeys: passkeyQueries(db),
+    sessions: sessionQueries(db),
+    refreshTokens: refreshTokenQueries(db),
+    ceremonies: ceremonyQueries(db),
+    dpopJtis: dpopJtiQueries(db),
+    idempotency: idempotencyQueries(db),
+  };
+}
+
+export type StoreQueries = ReturnType<typeof queries>;
+
+export interface Store extends StoreQueries {
+  dialect: Dialect;
+  /** Runs fn in one transaction: every write inside commits together or not at all. */
+  transaction<T>(fn: (tx: StoreQueries) => Promise<T>): Promise<T>;
+  /** Readiness probe: one round trip to the database. */
+  ping(): Promise<void>;
+  /** Deletes what has expired (challenges, jtis, idempotency records); returns rows removed. */
+  prune(now: number): Promise<number>;
+  close(): Promise<void>;
+  handle: DatabaseHandle;
+}
+
+export function openDatabase(config: Config, options: OpenOptions = {}): DatabaseHandle {
+  return config.database.kind === 'postgres' ? openPostgres(config.database.url, options) : openSqlite(config.database.path);
+}
+
+export function createStore(handle: DatabaseHandle): Store {
+  const { db } = handle;
+  return {
+    ...queries(db),
+    dialect: handle.dialect,
+    handle,
+    transaction: (fn) => db.transaction().execute((trx) => fn(queries(trx))),
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async prune(now) {
+      let removed = 0;
+      const ceremonies = await db.deleteFrom('ceremonies').where('expires_at', '<=', now).executeTakeFirst();
+      const jtis = await db.deleteFrom('dpop_jtis').where('expires_at', '<=', now).executeTakeFirst();
+      const idem = await db.deleteFrom('idempotency_records').where('expires_at', '<=', now).executeTakeFirst();
+      for (const r of [ceremonies, jtis, idem]) removed += Number(r.numDeletedRows);
+      return removed;
+    },
+    close: () => db.destroy(),
+  };
+}

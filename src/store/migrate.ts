@@ -1,0 +1,11 @@
+import { Migrator } from 'kysely';
+import type { Kysely } from 'kysely';
+import { migrationProvider } from './migrations/index.js';
+
+/** Applies every pending migration; Kysely's migration lock keeps concurrent nodes from racing. */
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,11 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import { foundation } from './001-foundation.js';
+
+/** Versioned migrations, applied in name order. Never edit a shipped one: add the next. */
+const migrations: Record<string, Migration> = {
+  '001-foundation': foundation,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};

@@ -1,0 +1,34 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, PasskeysTable } from './schema.js';
+
+export type PasskeyRecord = Selectable<PasskeysTable>;
+
+export function passkeyQueries(db: Kysely<Database>) {
+  return {
+    async insert(passkey: PasskeyRecord): Promise<void> {
+      await db.insertInto('passkeys').values(passkey).execute();
+    },
+    async findByCredentialId(credentialId: string): Promise<PasskeyRecord | undefined> {
+      return db.selectFrom('passkeys').selectAll().where('credential_id', '=', credentialId).executeTakeFirst();
+    },
+    async listCredentialIds(accountId: string): Promise<{ credential_id: string; transports: string }[]> {
+      return db.selectFrom('passkeys').select(['credential_id', 'transports']).where('account_id', '=', accountId).execute();
+    },
+    /**
+     * Persists a successful assertion's counter and backup state with a compare-and-swap on the
+     * counter we verified against, so two racing logins cannot both move it (WebAuthn L3 §7.2 step 21).
+     */
+    async recordUse(id: string, expectedCounter: number, use: { counter: number; backed_up: number; at: number; dpop_jkt: string }): Promise<boolean> {
+      const result = await db
+        .updateTable('passkeys')
+        .set({ counter: use.counter, backed_up: use.backed_up, last_used_at: use.at, dpop_jkt: use.dpop_jkt })
+        .where('id', '=', id)
+        .where('counter', '=', expectedCounter)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+    async flag(id: string, at: number): Promise<void> {
+      await db.updateTable('passkeys').set({ flagged_at: at }).where('id', '=', id).execute();
+    },
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * Table shapes as Kysely sees them. Times are integer milliseconds since the epoch and booleans
+ * are 0/1 integers on both dialects, so one query serves SQLite and PostgreSQL alike.
+ */
+export interface AccountsTable {
+  id: string;
+  username: string;
+  username_canonical: string;
+  username_skeleton: string;
+  user_handle: string;
+  display_name: string | null;
+  locale: string | null;
+  default_country: string | null;
+  region: string;
+  version: number;
+  created_at: number;
+}
+
+export interface PasskeysTable {
+  id: string;
+  account_id: string;
+  credential_id: string;
+  public_key: string;
+  counter: number;
+  transports: string;
+  backup_eligible: number;
+  backed_up: number;
+  aaguid: string;
+  name: string;
+  dpop_jkt: string;
+  version: number;
+  created_at: number;
+  last_used_at: number | null;
+  flagged_at: number | null;
+}
+
+export interface SessionsTable {
+  id: string;
+  account_id: string;
+  jkt: string;
+  trusted: number;
+  access_hash: string | null;
+  access_expires_at: number;
+  refresh_expires_at: number;
+  expires_at: number;
+  created_at: number;
+  last_seen_at: number;
+  revoked_at: number | null;
+  user_agent: string;
+  ip: string;
+  device_label: string;
+}
+
+export interface RefreshTokensTable {
+  hash: string;
+  session_id: string;
+  created_at: number;
+  used_at: number | null;
+}
+
+export interface CeremoniesTable {
+  id: string;
+  kind: string;
+  challenge: string;
+  username: string | null;
+  user_handle: string | null;
+  account_id: string | null;
+  session_id: string | null;
+  expires_at: number;
+}
+
+export interface IdempotencyRecordsTable {
+  scope: string;
+  idem_key: string;
+  fingerprint: string;
+  state: string;
+  status: number | null;
+  body: string | null;
+  headers: string | null;
+  locked_until: number;
+  expires_at: number;
+}
+
+export interface DpopJtisTable {
+  jti_hash: string;
+  expires_at: number;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  passkeys: PasskeysTable;
+  sessions: SessionsTable;
+  refresh_tokens: RefreshTokensTable;
+  ceremonies: CeremoniesTable;
+  idempotency_records: IdempotencyRecordsTable;
+  dpop_jtis: DpopJtisTable;
+}

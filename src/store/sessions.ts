@@ -1,0 +1,93 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { AccountRecord } from './accounts.js';
+import type { Database, SessionsTable } from './schema.js';
+
+export type SessionRecord = Selectable<SessionsTable>;
+
+/**
+ * What an authenticated request needs, read in one indexed lookup on the access-token hash
+ * (joined to its account by primary key), so GET /me costs no second query.
+ */
+export interface AuthContextRow {
+  session_id: string;
+  jkt: string;
+  trusted: number;
+  access_expires_at: number;
+  expires_at: number;
+  last_seen_at: number;
+  account: AccountRecord;
+}
+
+export function sessionQueries(db: Kysely<Database>) {
+  return {
+    async insert(session: SessionRecord): Promise<void> {
+      await db.insertInto('sessions').values(session).execute();
+    },
+    async findByAccessHash(accessHash: string): Promise<AuthContextRow | undefined> {
+      const row = await db
+        .selectFrom('sessions')
+        .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
+        .select([
+          'sessions.id as session_id',
+          'sessions.jkt',
+          'sessions.trusted',
+          'sessions.access_expires_at',
+          'sessions.expires_at',
+          'sessions.last_seen_at',
+          'accounts.id',
+          'accounts.username',
+          'accounts.username_canonical',
+          'accounts.username_skeleton',
+          'accounts.user_handle',
+          'accounts.display_name',
+          'accounts.locale',
+          'accounts.default_country',
+          'accounts.region',
+          'accounts.version',
+          'accounts.created_at',
+        ])
+        .where('sessions.access_hash', '=', accessHash)
+        .where('sessions.revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const { session_id, jkt, trusted, access_expires_at, expires_at, last_seen_at, ...account } = row;
+      return { session_id, jkt, trusted, access_expires_at, expires_at, last_seen_at, account };
+    },
+    async findById(id: string): Promise<SessionRecord | undefined> {
+      return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    async touch(id: string, at: number): Promise<void> {
+      await db.updateTable('sessions').set({ last_seen_at: at }).where('id', '=', id).execute();
+    },
+    /** Live sessions of an account in (created_at, id) order, after a keyset position. */
+    async listLive(accountId: string, now: number, after: { created_at: number; id: string } | undefined, limit: number): Promise<SessionRecord[]> {
+      let query = db
+        .selectFrom('sessions')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', now)
+        .where('refresh_expires_at', '>', now);
+      if (after) {
+        query = query.where((eb) =>
+          eb.or([eb('created_at', '>', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '>', after.id)])]),
+        );
+      }
+      return query.orderBy('created_at').orderBy('id').limit(limit).execute();
+    },
+    async rotateTokens(id: string, tokens: { access_hash: string; access_expires_at: number; refresh_expires_at: number; last_seen_at: number }): Promise<void> {
+      await db.updateTable('sessions').set(tokens).where('id', '=', id).where('revoked_at', 'is', null).execute();
+    },
+    /** Revokes a live session of the account; false when there is none by that id. */
+    async revoke(accountId: string, id: string, at: number): Promise<boolean> {
+      const result = await db
+        .updateTable('sessions')
+        .set({ revoked_at: at, access_hash: null })
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+  };
+}
