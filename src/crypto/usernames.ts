@@ -61,9 +61,9 @@ const AUGMENTED: Partial<Record<string, readonly string[]>> = {
   Bopomofo: ['Bopomofo', 'Hanb'],
 };
 
-// Maps each decimal digit to the zero of its numbering system. Unicode allocates Nd digits in
-// contiguous runs of ten (UCD: "decimal digits ... in contiguous ranges"), so position in the run
-// gives the value without a numeric-value table.
+// Maps each decimal digit to the zero of its numbering system. Unicode encodes every Nd system as
+// ten contiguous code points in ascending order (Core Spec §4.6), so the position in a run gives the
+// value and JS, which has no numeric-value property, needs no UCD table.
 const DIGIT_ZERO = new Map<number, number>();
 {
   let runStart = -1;
@@ -95,15 +95,21 @@ function scriptSet(ch: string): Set<string> | null {
   return set;
 }
 
+function intersect(a: ReadonlySet<string>, b: ReadonlySet<string>): Set<string> {
+  return new Set([...a].filter((s) => b.has(s)));
+}
+
 function checkScripts(chars: readonly string[]): string | undefined {
   let resolved: Set<string> | null = null;
   for (const ch of chars) {
     const set = scriptSet(ch);
     if (set === null) continue;
     if (set.size === 0) return `contains ${codePointLabel(ch)}, whose script is not allowed in usernames`;
-    resolved = resolved === null ? set : new Set([...resolved].filter((s) => set.has(s)));
+    resolved = resolved === null ? set : intersect(resolved, set);
     // An empty set is UTS #39 §5.1's "mixed-script" string: the classic homograph (pаypal).
-    if (resolved.size === 0) return `mixes scripts: ${codePointLabel(ch)} is not in the same script as the characters before it`;
+    if (resolved.size === 0) {
+      return `mixes scripts: ${codePointLabel(ch)} is not in the same script as the characters before it`;
+    }
   }
   return undefined;
 }
@@ -142,7 +148,8 @@ export function enforceUsername(input: string): UsernameVerdict {
 
   const bad = DISALLOWED.exec(canonical);
   if (bad) {
-    return invalid(`contains ${codePointLabel(bad[0])}, which is not allowed; use letters, digits, '.', '_' or '-'`);
+    const allowed = "use letters, digits, '.', '_' or '-'";
+    return invalid(`contains ${codePointLabel(bad[0])}, which is not allowed; ${allowed}`);
   }
   const chars = Array.from(canonical);
   if (chars.length < MIN_LENGTH) return invalid(`must be at least ${MIN_LENGTH} characters`);
@@ -163,7 +170,9 @@ export function enforceUsername(input: string): UsernameVerdict {
     const digitZero = DIGIT_ZERO.get(ch.codePointAt(0) ?? -1);
     if (digitZero === undefined) continue;
     // UTS #39 §5.3: digits from two systems (1 and ١) make look-alike numbers.
-    if (zero !== undefined && zero !== digitZero) return invalid('mixes digits from different numbering systems');
+    if (zero !== undefined && zero !== digitZero) {
+      return invalid('mixes digits from different numbering systems');
+    }
     zero = digitZero;
   }
 
@@ -172,7 +181,10 @@ export function enforceUsername(input: string): UsernameVerdict {
   return { ok: true, canonical, skeleton: confusableSkeleton(canonical) };
 }
 
-/** UTS #39 §4 skeleton: NFD -> drop Default_Ignorable_Code_Point -> map each code point through confusables -> NFD. */
+/**
+ * UTS #39 §4 skeleton: NFD -> drop Default_Ignorable_Code_Point -> map each code point through
+ * confusables -> NFD. Two names with equal skeletons look alike; it is never shown to users.
+ */
 export function confusableSkeleton(value: string): string {
   let mapped = '';
   for (const ch of value.normalize('NFD').replace(IGNORABLES, '')) mapped += CONFUSABLES.get(ch) ?? ch;

@@ -40,7 +40,7 @@ export async function authSessionRoutes(app: FastifyInstance, opts: { sessions: 
       querystring: PageQuery,
       response: { 200: PageOf(ref(Session), 'SessionPage') },
     },
-  }, async (request) => sessions.list(request.auth!, request.query.cursor, request.query.limit));
+  }, async (request) => sessions.list(request.auth!, request.query.cursor, request.query.limit ?? 50));
 
   r.delete('/auth/sessions/:id', {
     config: { auth: 'session' },

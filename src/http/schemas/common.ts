@@ -45,7 +45,7 @@ export function PageOf<T extends TSchema>(item: T, name: string) {
 
 export const PageQuery = Type.Object(
   {
-    limit: Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1 to 200' }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Page size, 1 to 200 (default 50)' })),
     cursor: Type.Optional(Type.String({ maxLength: 512, description: 'Opaque cursor from next_cursor' })),
   },
   { additionalProperties: false },

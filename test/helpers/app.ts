@@ -1,0 +1,55 @@
+import type { AddressInfo } from 'node:net';
+import { buildApp } from '../../src/app.js';
+import { createManualClock } from '../../src/clock.js';
+import { loadConfig } from '../../src/config.js';
+import type { Config } from '../../src/config.js';
+import type { Store } from '../../src/store/index.js';
+import type { TestBackend } from './backends.js';
+import { TestClient } from './client.js';
+import { createContractChecker } from './contract.js';
+
+export const PUBLIC_ORIGIN = 'http://localhost:8080';
+
+export interface TestApp {
+  baseUrl: string;
+  config: Config;
+  store: Store;
+  clock: ReturnType<typeof createManualClock>;
+  client: TestClient;
+  close(): Promise<void>;
+}
+
+/**
+ * The real service on a real port (127.0.0.1, any free port) over a fresh database of the
+ * given backend, with a clock the test moves by hand. Proofs and WebAuthn use the configured
+ * public origin, as they would behind a reverse proxy.
+ */
+export async function startTestApp(backend: TestBackend, env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await backend.open();
+  const config = loadConfig({
+    PUBLIC_ORIGIN,
+    RATE_LIMIT_AUTH_PER_MIN: '100000',
+    RATE_LIMIT_USER_PER_MIN: '100000',
+    RATE_LIMIT_PUBLIC_PER_MIN: '100000',
+    SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
+    ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
+    ...env,
+  });
+  const clock = createManualClock(Date.now());
+  const { app } = await buildApp({ config, store: database.store, clock, logger: false });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const document = await (await fetch(`${baseUrl}/api/v1/openapi.json`)).json();
+  const client = new TestClient(baseUrl, PUBLIC_ORIGIN, createContractChecker(document), clock.now);
+  return {
+    baseUrl,
+    config,
+    store: database.store,
+    clock,
+    client,
+    async close() {
+      await app.close();
+      await database.cleanup();
+    },
+  };
+}

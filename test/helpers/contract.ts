@@ -1,0 +1,57 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+
+/**
+ * Checks every response of the HTTP suites against the OpenAPI document the server serves:
+ * the status must be documented for the operation, and a JSON body must match its schema.
+ * So the contract cannot drift from the code.
+ */
+export interface ContractChecker {
+  check(method: string, path: string, status: number, contentType: string | null, body: unknown): void;
+}
+
+interface Operation {
+  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+}
+
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export function createContractChecker(document: { paths: Record<string, Record<string, Operation>> }): ContractChecker {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  ajv.addSchema({ ...document, $id: 'openapi.json' } as never);
+  const templates = Object.keys(document.paths).map((template) => ({
+    template,
+    regex: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+  }));
+  const compiled = new Map<string, ValidateFunction>();
+
+  return {
+    check(method, fullPath, status, contentType, body) {
+      const path = fullPath.split('?')[0]!.replace(/^\/api\/v1/, '');
+      const match = templates.find((t) => t.regex.test(path));
+      if (!match) throw new Error(`contract: ${method} ${path} is not in the OpenAPI document`);
+      const operation = document.paths[match.template]?.[method.toLowerCase()];
+      if (!operation) throw new Error(`contract: ${method} ${match.template} is not in the OpenAPI document`);
+      const response = operation.responses[String(status)];
+      if (!response) throw new Error(`contract: ${method} ${match.template} answered ${status}, which the document does not list`);
+      if (!response.content || status === 204) return;
+      const mediaType = (contentType ?? '').split(';')[0]!.trim();
+      if (!response.content[mediaType]) {
+        throw new Error(`contract: ${method} ${match.template} ${status} answered ${mediaType}, documented: ${Object.keys(response.content).join(', ')}`);
+      }
+      const pointer = ['paths', match.template, method.toLowerCase(), 'responses', String(status), 'content', mediaType, 'schema'].map(escapePointer).join('/');
+      let validate = compiled.get(pointer);
+      if (!validate) {
+        validate = ajv.compile({ $ref: `openapi.json#/${pointer}` });
+        compiled.set(pointer, validate);
+      }
+      if (!validate(body)) {
+        throw new Error(`contract: ${method} ${match.template} ${status} body does not match: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
+      }
+    },
+  };
+}
