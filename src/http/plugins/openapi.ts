@@ -19,6 +19,18 @@ const AUTH_RESPONSES = {
   401: problem('No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate)'),
 };
 
+/** A stable operationId from method and path: POST /api/v1/auth/sessions/:id -> postAuthSessionsById. */
+export function operationId(method: string, url: string): string {
+  const words = url
+    .replace(API_PREFIX, '')
+    .split('/')
+    .filter(Boolean)
+    .map((part) => (part.startsWith(':') ? `by-${part.slice(1)}` : part))
+    .flatMap((part) => part.split(/[-_.]/))
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1));
+  return method.toLowerCase() + words.join('');
+}
+
 /**
  * The route schemas are the contract: every route's params, body and responses generate the
  * OpenAPI 3.1 document served at /api/v1/openapi.json. Error responses every route can give
@@ -33,8 +45,8 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: { version: st
     const defaults = auth === 'session' || auth === 'proof' ? { ...COMMON_RESPONSES, ...AUTH_RESPONSES } : COMMON_RESPONSES;
     for (const [status, schema] of Object.entries(defaults)) if (!(status in responses)) responses[status] = schema;
     route.schema.response = responses;
-    if (auth === 'session') route.schema.security = [{ DPoP: [] }];
-    if (auth === 'proof') route.schema.security = [{ DPoPProof: [] }];
+    route.schema.security = auth === 'session' ? [{ DPoP: [] }] : auth === 'proof' ? [{ DPoPProof: [] }] : [];
+    route.schema.operationId ??= operationId(String(route.method), route.url);
   });
 
   await app.register(swagger, {

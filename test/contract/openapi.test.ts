@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+
+/** The contract itself: generated from the route schemas, lint-clean, and complete. */
+describe('the OpenAPI document', () => {
+  let document: any;
+  let close: () => Promise<void>;
+  before(async () => {
+    const { app } = await buildApp({ config: loadConfig({ SQLITE_PATH: ':memory:' }), logger: false });
+    const response = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+    assert.equal(response.statusCode, 200);
+    document = response.json();
+    close = () => app.close();
+  });
+  after(() => close());
+
+  it('is OpenAPI 3.1 with the DPoP security scheme and a relative server for {base_url}', () => {
+    assert.equal(document.openapi, '3.1.0');
+    assert.deepEqual(document.components.securitySchemes.DPoP, { ...document.components.securitySchemes.DPoP, type: 'http', scheme: 'DPoP' });
+    assert.equal(document.servers[0].url, '/api/v1');
+  });
+
+  it('gives every operation an operationId, a security statement and problem+json errors', () => {
+    for (const [path, item] of Object.entries<any>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        assert.ok(operation.operationId, `${where} has no operationId`);
+        assert.ok(Array.isArray(operation.security), `${where} states no security`);
+        for (const [status, response] of Object.entries<any>(operation.responses)) {
+          if (Number(status) >= 400) assert.ok(response.content?.['application/problem+json'], `${where} ${status} is not problem+json`);
+        }
+        if (operation.security.length) assert.ok(operation.responses['401'], `${where} is authenticated but documents no 401`);
+      }
+    }
+  });
+
+  it('lints with zero errors under @redocly/cli', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'vid-openapi-')), 'openapi.json');
+    writeFileSync(file, JSON.stringify(document));
+    // Throws (non-zero exit) on any lint error; the output names the rule and the path.
+    const output = execFileSync(join('node_modules', '.bin', 'redocly'), ['lint', file, '--config', 'redocly.yaml', '--format=summary'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    assert.doesNotMatch(output, /error/i);
+  });
+});
