@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AccountsTable, Database } from './schema.js';
 
-export type AccountRecord = Selectable<AccountsTable>;
+export type AccountRecord = Omit<Selectable<AccountsTable>, 'event_seq'>;
 
 export interface AccountProfilePatch {
   display_name?: string | null;

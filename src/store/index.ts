@@ -6,6 +6,7 @@ import { ceremonyQueries } from './ceremonies.js';
 import { openPostgres, openSqlite } from './db.js';
 import type { DatabaseHandle, Dialect, OpenOptions } from './db.js';
 import { dpopJtiQueries } from './dpop-jtis.js';
+import { eventQueries } from './events.js';
 import { idempotencyQueries } from './idempotency.js';
 import { passkeyQueries } from './passkeys.js';
 import { refreshTokenQueries } from './refresh-tokens.js';
@@ -19,6 +20,7 @@ export type { PasskeyRecord } from './passkeys.js';
 export type { SessionRecord, AuthContextRow } from './sessions.js';
 export type { CeremonyRecord } from './ceremonies.js';
 export type { IdempotencyRecord } from './idempotency.js';
+export type { EventRecord } from './events.js';
 
 function queries(db: Kysely<Database>) {
   return {
@@ -29,6 +31,7 @@ function queries(db: Kysely<Database>) {
     ceremonies: ceremonyQueries(db),
     dpopJtis: dpopJtiQueries(db),
     idempotency: idempotencyQueries(db),
+    events: eventQueries(db),
   };
 }
 

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * Table shapes as Kysely sees them. Times are integer milliseconds since the epoch and booleans
  * are 0/1 integers on both dialects, so one query serves SQLite and PostgreSQL alike.
@@ -14,6 +16,7 @@ export interface AccountsTable {
   region: string;
   version: number;
   created_at: number;
+  event_seq: Generated<number>;
 }
 
 export interface PasskeysTable {
@@ -86,6 +89,14 @@ export interface DpopJtisTable {
   expires_at: number;
 }
 
+export interface EventsTable {
+  account_id: string;
+  seq: number;
+  kind: string;
+  resource: string;
+  created_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   passkeys: PasskeysTable;
@@ -94,4 +105,5 @@ export interface Database {
   ceremonies: CeremoniesTable;
   idempotency_records: IdempotencyRecordsTable;
   dpop_jtis: DpopJtisTable;
+  events: EventsTable;
 }

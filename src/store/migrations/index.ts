@@ -1,9 +1,11 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { foundation } from './001-foundation.js';
+import { events } from './002-events.js';
 
 /** Versioned migrations, applied in name order. Never edit a shipped one: add the next. */
 const migrations: Record<string, Migration> = {
   '001-foundation': foundation,
+  '002-events': events,
 };
 
 export const migrationProvider: MigrationProvider = {

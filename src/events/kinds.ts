@@ -1,0 +1,28 @@
+/**
+ * The catalogue of signal kinds (PRODUCT §7). A signal says that something changed and carries
+ * no data: `resource` is the path the client pulls. docs/events.md is generated from this list.
+ */
+export interface SignalKind {
+  kind: string;
+  resource: string;
+  description: string;
+}
+
+export const SIGNAL_KINDS = {
+  'me.changed': { resource: '/me', description: 'Display name, locale or default country changed.' },
+  'fields.changed': { resource: '/me/fields', description: 'An identity field was added, changed or removed.' },
+  'profiles.changed': { resource: '/profiles', description: 'A profile or its exposures changed.' },
+  'subscriptions.changed': { resource: '/subscriptions', description: 'A subscription to you was requested, approved, moved, revoked or ended.' },
+  'contacts.changed': { resource: '/contacts', description: 'One of your subscriptions changed state.' },
+  'contact.card.changed': { resource: '/contacts/{id}/card', description: 'The card you see of a contact changed (only subscribers whose visible card changed get it).' },
+  'annotations.changed': { resource: '/contacts/{id}/annotation', description: 'Your private note or labels on a contact changed (on another of your devices).' },
+  'share_links.changed': { resource: '/share-links', description: 'A share link was created, used up or revoked.' },
+  'methods.changed': { resource: '/auth/methods', description: 'A passkey or TOTP authenticator was added, renamed or removed.' },
+  'sessions.changed': { resource: '/auth/sessions', description: 'A session was opened (sign-in, recovery, join) or revoked.' },
+  'join.requested': { resource: '/auth/join/pending', description: 'A new device asks to join with a code: approve or deny it.' },
+  'join.changed': { resource: '/auth/join/pending', description: 'A join attempt was approved, denied, finished or expired.' },
+  'keys.changed': { resource: '/keys', description: 'Key material changed.' },
+  'account.changed': { resource: '/me', description: 'The account itself changed (recovered, deleted, undeleted).' },
+} as const satisfies Record<string, Omit<SignalKind, 'kind'>>;
+
+export type SignalKindName = keyof typeof SIGNAL_KINDS;
