@@ -79,7 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   const sessions = createSessionService({ store, clock, config, dpopChallenge: verifier.challenge });
   const usernames = createUsernameService({ store, reserved: loadReservedNames(config.reservedUsernamesFile) });
   const passkeys = createPasskeyAuthService({ store, clock, config, sessions, usernames });
-  const me = createMeService({ store });
+  const me = createMeService({ store, clock });
 
   const app = Fastify({
     logger:

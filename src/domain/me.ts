@@ -1,4 +1,5 @@
 import countries from 'i18n-iso-countries';
+import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { FieldError } from '../errors.js';
 import type { Store } from '../store/index.js';
@@ -49,7 +50,7 @@ function validate(patch: MePatch): MePatch {
   return out;
 }
 
-export function createMeService(deps: { store: Store }) {
+export function createMeService(deps: { store: Store; clock: Clock }) {
   return {
     get(auth: AuthContext): MeView {
       return meView(auth.account);
@@ -57,7 +58,11 @@ export function createMeService(deps: { store: Store }) {
     /** PATCH /me with If-Match: a compare-and-swap on the account's version. */
     async update(auth: AuthContext, expectedVersion: number, patch: MePatch): Promise<MeView> {
       const changes = validate(patch);
-      const updated = await deps.store.accounts.updateProfile(auth.account.id, expectedVersion, changes);
+      const updated = await deps.store.transaction(async (tx) => {
+        const row = await tx.accounts.updateProfile(auth.account.id, expectedVersion, changes);
+        if (row) await tx.events.append(row.id, 'me.changed', '/me', deps.clock.now());
+        return row;
+      });
       if (!updated) {
         throw new AppError(412, 'version_mismatch', 'Version mismatch', { detail: 'the identity changed since you read it; fetch it again' });
       }

@@ -69,6 +69,13 @@ export function createSessionService(deps: { store: Store; clock: Clock; config:
     return { issued, accessHash: sha256Base64url(access), refreshHash: sha256Base64url(refresh), accessExpiresAt, refreshExpiresAt };
   }
 
+  /** Revokes a session and tells the account's devices, in the caller's transaction. */
+  async function revokeIn(tx: StoreQueries, accountId: string, sessionId: string, now: number): Promise<boolean> {
+    const revoked = await tx.sessions.revoke(accountId, sessionId, now);
+    if (revoked) await tx.events.append(accountId, 'sessions.changed', '/auth/sessions', now);
+    return revoked;
+  }
+
   function view(session: SessionRecord, currentId: string): SessionView {
     return {
       id: session.id,
@@ -83,6 +90,7 @@ export function createSessionService(deps: { store: Store; clock: Clock; config:
   }
 
   return {
+    revokeIn,
     /** Opens a session inside the caller's transaction, bound to the device key `jkt`. */
     async open(tx: StoreQueries, input: { accountId: string; jkt: string; trusted: boolean; client: ClientInfo }): Promise<IssuedTokens> {
       const now = clock.now();
@@ -106,6 +114,7 @@ export function createSessionService(deps: { store: Store; clock: Clock; config:
         device_label: deviceLabel(input.client.userAgent),
       });
       await tx.refreshTokens.insert(tokens.refreshHash, id, now);
+      await tx.events.append(input.accountId, 'sessions.changed', '/auth/sessions', now);
       return tokens.issued;
     },
 
@@ -134,7 +143,7 @@ export function createSessionService(deps: { store: Store; clock: Clock; config:
         const session = await tx.sessions.findById(use.sessionId);
         if (!session || session.revoked_at !== null) return { error: invalidToken('the session has ended') };
         if (use.outcome === 'reused') {
-          await tx.sessions.revoke(session.account_id, session.id, now);
+          await revokeIn(tx, session.account_id, session.id, now);
           return { error: new AppError(401, 'refresh_token_reused', 'Refresh token reused', { detail: 'this refresh token was already used; the session is revoked' }) };
         }
         if (session.jkt !== proofJkt) return { error: invalidToken('the refresh token is bound to another key') };
@@ -160,13 +169,13 @@ export function createSessionService(deps: { store: Store; clock: Clock; config:
     },
 
     async revoke(auth: AuthContext, sessionId: string): Promise<void> {
-      const revoked = await store.sessions.revoke(auth.account.id, sessionId, clock.now());
+      const revoked = await store.transaction((tx) => revokeIn(tx, auth.account.id, sessionId, clock.now()));
       // Another account's session id answers like an unknown one: ids cannot be probed.
       if (!revoked) throw new AppError(404, 'session_not_found', 'Session not found', { detail: 'no live session of yours has this id' });
     },
 
     async logout(auth: AuthContext): Promise<void> {
-      await store.sessions.revoke(auth.account.id, auth.sessionId, clock.now());
+      await store.transaction((tx) => revokeIn(tx, auth.account.id, auth.sessionId, clock.now()));
     },
   };
 }
