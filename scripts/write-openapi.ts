@@ -5,7 +5,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 
 const target = process.argv[2] ?? 'build/openapi.json';
-const { app } = await buildApp({ config: loadConfig({ SQLITE_PATH: ':memory:' }), logger: false });
+const { app } = await buildApp({ config: loadConfig({ SQLITE_PATH: ':memory:', SECRET_KEY: 'A'.repeat(43) }), logger: false });
 mkdirSync(dirname(target), { recursive: true });
 writeFileSync(target, JSON.stringify(app.swagger(), null, 2) + '\n');
 await app.close();

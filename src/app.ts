@@ -6,7 +6,21 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { createDpopVerifier } from './crypto/dpop.js';
 import { loadReservedNames } from './crypto/usernames.js';
+import { createSecretBox } from './crypto/secret-box.js';
+import { loadSecretKey } from './crypto/secret-key.js';
 import { createMeService } from './domain/me.js';
+import { createMethodsService } from './domain/methods.js';
+import { createRecoveryService } from './domain/recovery.js';
+import { createSecurityLog } from './domain/security-log.js';
+import { createStepUpService } from './domain/step-up.js';
+import { createTotpService } from './domain/totp.js';
+import { locateIp } from './geo/locate.js';
+import { stepUpPlugin } from './http/plugins/step-up.js';
+import { authMethodRoutes } from './http/routes/auth-methods.js';
+import { authRecoveryRoutes } from './http/routes/auth-recovery.js';
+import { authStepUpRoutes } from './http/routes/auth-step-up.js';
+import { authTotpRoutes } from './http/routes/auth-totp.js';
+import { createAttemptLimiter } from './shared-state/attempt-limiter.js';
 import { createPasskeyAuthService } from './domain/passkey-auth.js';
 import { createSessionService } from './domain/sessions.js';
 import { createUsernameService } from './domain/usernames.js';
@@ -64,7 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   const clock = deps.clock ?? systemClock;
   const ownsStore = !deps.store;
   const store = deps.store ?? createStore(openDatabase(config));
-  if (ownsStore) await migrateToLatest(store.handle.db);
+  if (ownsStore) await migrateToLatest(store.handle.db, store.handle.schema);
 
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
   const counters: Counters = redis ? redisCounters(redis) : memoryCounters();
@@ -76,9 +90,16 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
         : storeReplayCache((hash, until) => store.dpopJtis.remember(hash, until));
 
   const verifier = createDpopVerifier(config.dpop);
-  const sessions = createSessionService({ store, clock, config, dpopChallenge: verifier.challenge });
+  const box = createSecretBox(loadSecretKey(config));
+  const limiter = createAttemptLimiter(counters, clock.now);
+  const securityLog = createSecurityLog({ store, clock, locate: locateIp });
+  const sessions = createSessionService({ store, clock, config, dpopChallenge: verifier.challenge, securityLog });
   const usernames = createUsernameService({ store, reserved: loadReservedNames(config.reservedUsernamesFile) });
-  const passkeys = createPasskeyAuthService({ store, clock, config, sessions, usernames });
+  const totp = createTotpService({ store, clock, config, box, limiter, securityLog });
+  const recovery = createRecoveryService({ store, clock, config, box, limiter, totp, sessions, securityLog });
+  const passkeys = createPasskeyAuthService({ store, clock, config, sessions, usernames, securityLog, createRecoveryKey: recovery.createKey });
+  const stepUp = createStepUpService({ store, clock, config });
+  const methods = createMethodsService({ store, clock, config, securityLog });
   const me = createMeService({ store, clock });
 
   const app = Fastify({
@@ -109,6 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   await app.register(dpopAuthPlugin, { verifier, replayCache, sessions, publicOrigin: config.publicOrigin, now: clock.now });
   await app.register(rateLimitPlugin, { counters, limits: { auth: config.rateLimits.authPerMinute, user: config.rateLimits.userPerMinute, public: config.rateLimits.publicPerMinute }, quotaPerMonth: config.quotaPerMonth, now: clock.now });
   await app.register(idempotencyPlugin, { store, now: clock.now });
+  await app.register(stepUpPlugin, { stepUp });
 
   let closing = false;
   await app.register(healthRoutes, { store, isClosing: () => closing });
@@ -118,6 +140,10 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
       await api.register(authUsernameRoutes, { usernames });
       await api.register(authPasskeyRoutes, { passkeys });
       await api.register(authSessionRoutes, { sessions });
+      await api.register(authStepUpRoutes, { stepUp });
+      await api.register(authMethodRoutes, { methods });
+      await api.register(authTotpRoutes, { totp, securityLog });
+      await api.register(authRecoveryRoutes, { recovery, securityLog });
       await api.register(meRoutes, { me });
     },
     { prefix: API_PREFIX },

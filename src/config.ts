@@ -1,4 +1,4 @@
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { projectRoot } from './paths.js';
 
 /**
@@ -39,6 +39,10 @@ export interface Config {
   shedding: { maxEventLoopDelayMs: number; maxInFlight: number; maxHeapUsedMb: number; retryAfterSeconds: number };
   deprecatedRoutes: Record<string, DeprecatedRoute>;
   reservedUsernamesFile: string;
+  /** 32 bytes (base64url) sealing TOTP secrets and recovery keys at rest; see loadSecretKey. */
+  secretKey?: string;
+  secretKeyFile: string;
+  recovery: { perUsernamePerHour: number; perClientPerHour: number };
   apiVersion: string;
 }
 
@@ -86,6 +90,17 @@ function deprecatedRoutes(raw: string | undefined): Record<string, DeprecatedRou
   return out;
 }
 
+function secretKey(env: Env, databaseUrl: string | undefined): string | undefined {
+  const raw = env.SECRET_KEY;
+  if (raw) {
+    if (Buffer.from(raw, 'base64url').length !== 32) throw new Error('SECRET_KEY must be 32 bytes in base64url (43 characters)');
+    return raw;
+  }
+  // Several nodes must share one key: a per-node key file would make other nodes' secrets unreadable.
+  if (databaseUrl) throw new Error('SECRET_KEY is required with DATABASE_URL (generate one: openssl rand -base64 32 | tr "+/" "-_" | tr -d "=")');
+  return undefined;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 8080, 0);
   const publicOrigin = origin('PUBLIC_ORIGIN', env.PUBLIC_ORIGIN ?? `http://localhost:${port}`);
@@ -108,7 +123,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 64 * 1024, 1024),
     database: databaseUrl
       ? { kind: 'postgres', url: databaseUrl }
-      : { kind: 'sqlite', path: resolve(env.SQLITE_PATH ?? './data/vid.sqlite') },
+      : { kind: 'sqlite', path: env.SQLITE_PATH === ':memory:' ? ':memory:' : resolve(env.SQLITE_PATH ?? './data/vid.sqlite') },
     redisUrl,
     webauthn: {
       rpId: env.RP_ID ?? new URL(publicOrigin).hostname,
@@ -141,6 +156,12 @@ export function loadConfig(env: Env = process.env): Config {
     },
     deprecatedRoutes: deprecatedRoutes(env.DEPRECATED_ROUTES),
     reservedUsernamesFile: env.RESERVED_USERNAMES_FILE ?? join(projectRoot, 'data', 'reserved-usernames.txt'),
+    secretKey: secretKey(env, databaseUrl),
+    secretKeyFile: resolve(env.SECRET_KEY_FILE ?? join(dirname(resolve(env.SQLITE_PATH ?? './data/vid.sqlite')), 'secret.key')),
+    recovery: {
+      perUsernamePerHour: int(env, 'RECOVERY_PER_USERNAME_PER_HOUR', 5, 1),
+      perClientPerHour: int(env, 'RECOVERY_PER_CLIENT_PER_HOUR', 20, 1),
+    },
     apiVersion: '1.0.0',
   };
 }

@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { randomBase64url } from '../crypto/tokens.js';
 import { CEREMONY_TIMEOUT_MS, creationOptions, requestOptions, verifyAssertion, verifyCreation } from '../crypto/webauthn.js';
-import type { NewCredential, RelyingParty } from '../crypto/webauthn.js';
+import type { RelyingParty } from '../crypto/webauthn.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import { uniqueViolation } from '../store/index.js';
@@ -16,7 +16,8 @@ import type { CeremonyRecord, Store, StoreQueries } from '../store/index.js';
 import type { MeView } from './accounts.js';
 import { meView } from './accounts.js';
 import type { ClientInfo } from './client-info.js';
-import { deviceLabel } from './client-info.js';
+import { insertPasskey } from './passkey-records.js';
+import type { SecurityLog } from './security-log.js';
 import type { IssuedTokens, SessionService } from './sessions.js';
 import type { UsernameService } from './usernames.js';
 
@@ -36,8 +37,11 @@ export function createPasskeyAuthService(deps: {
   config: Config;
   sessions: SessionService;
   usernames: UsernameService;
+  securityLog: SecurityLog;
+  /** Makes the account's recovery key inside the sign-up transaction. */
+  createRecoveryKey: (tx: StoreQueries, accountId: string) => Promise<void>;
 }) {
-  const { store, clock, config, sessions, usernames } = deps;
+  const { store, clock, config, sessions, usernames, securityLog } = deps;
   const rp: RelyingParty = config.webauthn;
 
   /** Consumed whatever the verification's outcome: a challenge answers once (WebAuthn L3 §13.4.3). */
@@ -45,34 +49,6 @@ export function createPasskeyAuthService(deps: {
     const ceremony = await store.ceremonies.consume(id, kind);
     if (!ceremony || ceremony.expires_at <= clock.now()) throw ceremonyGone();
     return ceremony;
-  }
-
-  async function insertPasskey(
-    tx: StoreQueries,
-    accountId: string,
-    credential: NewCredential,
-    jkt: string,
-    client: ClientInfo,
-  ): Promise<string> {
-    const id = newId('pk');
-    await tx.passkeys.insert({
-      id,
-      account_id: accountId,
-      credential_id: credential.credentialId,
-      public_key: credential.publicKey,
-      counter: credential.counter,
-      transports: JSON.stringify(credential.transports),
-      backup_eligible: credential.backupEligible ? 1 : 0,
-      backed_up: credential.backedUp ? 1 : 0,
-      aaguid: credential.aaguid,
-      name: `Passkey on ${deviceLabel(client.userAgent)}`,
-      dpop_jkt: jkt,
-      version: 1,
-      created_at: clock.now(),
-      last_used_at: null,
-      flagged_at: null,
-    });
-    return id;
   }
 
   return {
@@ -108,6 +84,7 @@ export function createPasskeyAuthService(deps: {
       }
       const accepted = await usernames.requireAvailable(input.username);
       const credential = await verifyCreation(rp, input.credential, ceremony.challenge);
+      const client = await securityLog.locate(input.client);
       const now = clock.now();
       const account = {
         id: newId('acc'),
@@ -126,8 +103,10 @@ export function createPasskeyAuthService(deps: {
         // One transaction: the account, its first passkey and its first session exist together or not at all.
         return await store.transaction(async (tx) => {
           await tx.accounts.insert(account);
-          const passkeyId = await insertPasskey(tx, account.id, credential, input.jkt, input.client);
+          const passkeyId = await insertPasskey(tx, { accountId: account.id, credential, jkt: input.jkt, client: input.client, now });
+          await deps.createRecoveryKey(tx, account.id);
           const tokens = await sessions.open(tx, { accountId: account.id, jkt: input.jkt, trusted: true, client: input.client });
+          await securityLog.record(tx, account.id, 'account_created', client);
           return { account: meView(account), passkey_id: passkeyId, tokens };
         });
       } catch (error) {
@@ -179,6 +158,7 @@ export function createPasskeyAuthService(deps: {
         if (error instanceof AppError && error.code === 'passkey_counter_regressed') await store.passkeys.flag(passkey.id, clock.now());
         throw error;
       }
+      const client = await securityLog.locate(input.client);
       return store.transaction(async (tx) => {
         const recorded = await tx.passkeys.recordUse(passkey.id, passkey.counter, {
           counter: verified.newCounter,
@@ -187,6 +167,7 @@ export function createPasskeyAuthService(deps: {
           dpop_jkt: input.jkt,
         });
         if (!recorded) throw new AppError(409, 'passkey_in_use', 'Concurrent sign-in', { detail: 'another sign-in with this passkey happened at the same time; try again' });
+        await securityLog.record(tx, account.id, 'signed_in', client);
         return sessions.open(tx, { accountId: account.id, jkt: input.jkt, trusted: true, client: input.client });
       });
     },

@@ -7,6 +7,7 @@ import type { AccountRecord, SessionRecord, Store, StoreQueries } from '../store
 import type { ClientInfo } from './client-info.js';
 import { deviceLabel } from './client-info.js';
 import { decodeCursor, toPage } from './pagination.js';
+import type { SecurityLog } from './security-log.js';
 import type { Page } from './pagination.js';
 
 /** The caller of an authenticated request, as the domain sees it. */
@@ -41,7 +42,7 @@ export interface SessionView {
 /** last_seen_at is written at most this often, so reads do not become writes. */
 const LAST_SEEN_RESOLUTION_MS = 60_000;
 
-export function createSessionService(deps: { store: Store; clock: Clock; config: Config; dpopChallenge: string }) {
+export function createSessionService(deps: { store: Store; clock: Clock; config: Config; dpopChallenge: string; securityLog: SecurityLog }) {
   const { store, clock, config } = deps;
   const ttl = config.tokens;
   /** RFC 9449 §7.1 / RFC 6750 §3: a 401 names the scheme, our algorithms and the error. */
@@ -168,8 +169,13 @@ export function createSessionService(deps: { store: Store; clock: Clock; config:
       return toPage(rows, limit, (row) => view(row, auth.sessionId));
     },
 
-    async revoke(auth: AuthContext, sessionId: string): Promise<void> {
-      const revoked = await store.transaction((tx) => revokeIn(tx, auth.account.id, sessionId, clock.now()));
+    async revoke(auth: AuthContext, sessionId: string, client: ClientInfo): Promise<void> {
+      const located = await deps.securityLog.locate(client);
+      const revoked = await store.transaction(async (tx) => {
+        const done = await revokeIn(tx, auth.account.id, sessionId, clock.now());
+        if (done) await deps.securityLog.record(tx, auth.account.id, 'session_revoked', located);
+        return done;
+      });
       // Another account's session id answers like an unknown one: ids cannot be probed.
       if (!revoked) throw new AppError(404, 'session_not_found', 'Session not found', { detail: 'no live session of yours has this id' });
     },

@@ -17,6 +17,9 @@ export function accountQueries(db: Kysely<Database>) {
     async findById(id: string): Promise<AccountRecord | undefined> {
       return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
     },
+    async findByCanonical(canonical: string): Promise<AccountRecord | undefined> {
+      return db.selectFrom('accounts').selectAll().where('username_canonical', '=', canonical).executeTakeFirst();
+    },
     /** Is the canonical name or its confusable skeleton already held (UTS #39 §4)? */
     async findClash(canonical: string, skeleton: string): Promise<'taken' | 'confusable' | undefined> {
       const row = await db

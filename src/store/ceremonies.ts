@@ -15,5 +15,15 @@ export function ceremonyQueries(db: Kysely<Database>) {
     async consume(id: string, kind: string): Promise<CeremonyRecord | undefined> {
       return db.deleteFrom('ceremonies').where('id', '=', id).where('kind', '=', kind).returningAll().executeTakeFirst();
     },
+    /** Step-up: the assertion names its challenge; only the session that asked may answer it. */
+    async consumeByChallenge(challenge: string, kind: string, sessionId: string): Promise<CeremonyRecord | undefined> {
+      return db
+        .deleteFrom('ceremonies')
+        .where('challenge', '=', challenge)
+        .where('kind', '=', kind)
+        .where('session_id', '=', sessionId)
+        .returningAll()
+        .executeTakeFirst();
+    },
   };
 }

@@ -12,6 +12,8 @@ export interface DatabaseHandle {
   dialect: Dialect;
   /** The pg pool, for LISTEN/NOTIFY and health checks; undefined on SQLite. */
   pool?: pg.Pool;
+  /** The PostgreSQL schema when not the default search path. */
+  schema?: string;
 }
 
 export interface OpenOptions {
@@ -42,7 +44,7 @@ export function openPostgres(url: string, options: OpenOptions = {}): DatabaseHa
   });
   // An idle client's error (database restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres', pool };
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres', pool, schema: options.schema };
 }
 
 /** A unique-constraint violation, on either dialect, with the index it hit when known. */

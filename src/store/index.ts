@@ -7,6 +7,9 @@ import { openPostgres, openSqlite } from './db.js';
 import type { DatabaseHandle, Dialect, OpenOptions } from './db.js';
 import { dpopJtiQueries } from './dpop-jtis.js';
 import { eventQueries } from './events.js';
+import { recoveryKeyQueries } from './recovery-keys.js';
+import { securityLogQueries } from './security-log.js';
+import { totpQueries } from './totp.js';
 import { idempotencyQueries } from './idempotency.js';
 import { passkeyQueries } from './passkeys.js';
 import { refreshTokenQueries } from './refresh-tokens.js';
@@ -21,6 +24,8 @@ export type { SessionRecord, AuthContextRow } from './sessions.js';
 export type { CeremonyRecord } from './ceremonies.js';
 export type { IdempotencyRecord } from './idempotency.js';
 export type { EventRecord } from './events.js';
+export type { TotpRecord } from './totp.js';
+export type { SecurityLogRecord } from './security-log.js';
 
 function queries(db: Kysely<Database>) {
   return {
@@ -32,6 +37,9 @@ function queries(db: Kysely<Database>) {
     dpopJtis: dpopJtiQueries(db),
     idempotency: idempotencyQueries(db),
     events: eventQueries(db),
+    totp: totpQueries(db),
+    recoveryKeys: recoveryKeyQueries(db),
+    securityLog: securityLogQueries(db),
   };
 }
 

@@ -6,7 +6,7 @@ import { migrateToLatest } from './migrate.js';
 const config = loadConfig();
 const handle = openDatabase(config);
 try {
-  const applied = await migrateToLatest(handle.db);
+  const applied = await migrateToLatest(handle.db, handle.schema);
   console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
 } finally {
   await handle.db.destroy();

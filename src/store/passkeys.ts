@@ -27,6 +27,50 @@ export function passkeyQueries(db: Kysely<Database>) {
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
+    /** A step-up assertion: counter and backup state move, the device binding does not. */
+    async recordAssertion(id: string, expectedCounter: number, use: { counter: number; backed_up: number; at: number }): Promise<boolean> {
+      const result = await db
+        .updateTable('passkeys')
+        .set({ counter: use.counter, backed_up: use.backed_up, last_used_at: use.at })
+        .where('id', '=', id)
+        .where('counter', '=', expectedCounter)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+    async find(accountId: string, id: string): Promise<PasskeyRecord | undefined> {
+      return db.selectFrom('passkeys').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    },
+    async list(accountId: string, after: { created_at: number; id: string } | undefined, limit: number): Promise<PasskeyRecord[]> {
+      let query = db.selectFrom('passkeys').selectAll().where('account_id', '=', accountId);
+      if (after) {
+        query = query.where((eb) =>
+          eb.or([eb('created_at', '>', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '>', after.id)])]),
+        );
+      }
+      return query.orderBy('created_at').orderBy('id').limit(limit).execute();
+    },
+    async count(accountId: string): Promise<number> {
+      const row = await db
+        .selectFrom('passkeys')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    async rename(accountId: string, id: string, expectedVersion: number, name: string): Promise<PasskeyRecord | undefined> {
+      return db
+        .updateTable('passkeys')
+        .set({ name, version: expectedVersion + 1 })
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .where('version', '=', expectedVersion)
+        .returningAll()
+        .executeTakeFirst();
+    },
+    async remove(accountId: string, id: string): Promise<boolean> {
+      const result = await db.deleteFrom('passkeys').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+      return Number(result.numDeletedRows) === 1;
+    },
     async flag(id: string, at: number): Promise<void> {
       await db.updateTable('passkeys').set({ flagged_at: at }).where('id', '=', id).execute();
     },

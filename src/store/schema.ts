@@ -97,6 +97,37 @@ export interface EventsTable {
   created_at: number;
 }
 
+export interface TotpAuthenticatorsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  secret_sealed: string;
+  active: number;
+  last_step: number | null;
+  version: number;
+  created_at: number;
+  confirmed_at: number | null;
+  last_used_at: number | null;
+}
+
+export interface RecoveryKeysTable {
+  account_id: string;
+  key_sealed: string;
+  verifier: string;
+  created_at: number;
+}
+
+export interface SecurityLogTable {
+  id: string;
+  account_id: string;
+  kind: string;
+  created_at: number;
+  ip: string;
+  location: string | null;
+  user_agent: string;
+  detail: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   passkeys: PasskeysTable;
@@ -106,4 +137,7 @@ export interface Database {
   idempotency_records: IdempotencyRecordsTable;
   dpop_jtis: DpopJtisTable;
   events: EventsTable;
+  totp_authenticators: TotpAuthenticatorsTable;
+  recovery_keys: RecoveryKeysTable;
+  security_log: SecurityLogTable;
 }

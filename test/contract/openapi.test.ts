@@ -12,7 +12,7 @@ describe('the OpenAPI document', () => {
   let document: any;
   let close: () => Promise<void>;
   before(async () => {
-    const { app } = await buildApp({ config: loadConfig({ SQLITE_PATH: ':memory:' }), logger: false });
+    const { app } = await buildApp({ config: loadConfig({ SQLITE_PATH: ':memory:', SECRET_KEY: 'A'.repeat(43) }), logger: false });
     const response = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
     assert.equal(response.statusCode, 200);
     document = response.json();

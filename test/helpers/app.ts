@@ -9,6 +9,8 @@ import { TestClient } from './client.js';
 import { createContractChecker } from './contract.js';
 
 export const PUBLIC_ORIGIN = 'http://localhost:8080';
+/** Seals TOTP secrets and recovery keys in tests (32 bytes, base64url). */
+export const TEST_SECRET_KEY = Buffer.alloc(32, 7).toString('base64url');
 
 export interface TestApp {
   baseUrl: string;
@@ -28,6 +30,7 @@ export async function startTestApp(backend: TestBackend, env: Record<string, str
   const database = await backend.open();
   const config = loadConfig({
     PUBLIC_ORIGIN,
+    SECRET_KEY: TEST_SECRET_KEY,
     RATE_LIMIT_AUTH_PER_MIN: '100000',
     RATE_LIMIT_USER_PER_MIN: '100000',
     RATE_LIMIT_PUBLIC_PER_MIN: '100000',

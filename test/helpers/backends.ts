@@ -29,7 +29,7 @@ const sqlite: TestBackend = {
   async open() {
     const dir = mkdtempSync(join(tmpdir(), 'vid-test-'));
     const store = createStore(openSqlite(join(dir, 'vid.sqlite')));
-    await migrateToLatest(store.handle.db);
+    await migrateToLatest(store.handle.db, store.handle.schema);
     return {
       store,
       async cleanup() {
@@ -51,7 +51,7 @@ const postgres: TestBackend = {
     await admin.query(`create schema ${schema}`);
     await admin.end();
     const store = createStore(openPostgres(postgresUrl as string, { schema, poolSize: 5 }));
-    await migrateToLatest(store.handle.db);
+    await migrateToLatest(store.handle.db, store.handle.schema);
     return {
       store,
       databaseUrl: postgresUrl,

@@ -16,6 +16,7 @@ export interface IdempotencyOptions {
 // The spec writes Idempotency-Key: <uuid>.
 const KEY_FORMAT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const REPLAYED_HEADERS = ['content-type', 'etag', 'location'];
+const TRANSIENT_STATUSES = new Set([401, 403, 429]);
 
 interface Claimed {
   scope: string;
@@ -94,8 +95,9 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
     const claimed = request.idempotency;
     if (!claimed) return payload;
     request.idempotency = undefined;
-    if (reply.statusCode >= 500) {
-      // Our failure, not the client's: let the retry run again rather than replay an error.
+    if (reply.statusCode >= 500 || TRANSIENT_STATUSES.has(reply.statusCode)) {
+      // Our failure, or a refusal about the request's credentials or timing rather than its
+      // content (401, 403 step-up, 429): let the retry run again rather than replay it.
       await opts.store.idempotency.release(claimed.scope, claimed.key);
       return payload;
     }

@@ -45,6 +45,19 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: { version: st
     const defaults = auth === 'session' || auth === 'proof' ? { ...COMMON_RESPONSES, ...AUTH_RESPONSES } : COMMON_RESPONSES;
     for (const [status, schema] of Object.entries(defaults)) if (!(status in responses)) responses[status] = schema;
     route.schema.response = responses;
+    const headers: Record<string, unknown> = {};
+    if (route.config?.stepUp) {
+      headers['vid-step-up'] = { type: 'string', description: 'base64url of the JSON WebAuthn assertion answering POST /auth/step-up/begin (5 minutes, single use)' };
+      responses['403'] ??= problem('Step-up missing or invalid (step_up_required)');
+    }
+    if (route.config?.idempotency) {
+      headers['idempotency-key'] = { type: 'string', format: 'uuid', description: `${route.config.idempotency === 'required' ? 'Required' : 'Optional'}: a UUID; a retry with the same key and body replays the first response for 24 h` };
+      responses['409'] ??= problem('Idempotency-Key reused with another body, or its first request still in flight');
+    }
+    if (Object.keys(headers).length) {
+      // Documented here; enforced by the step-up and idempotency plugins with their own codes.
+      route.schema.headers = { type: 'object', properties: headers };
+    }
     route.schema.security = auth === 'session' ? [{ DPoP: [] }] : auth === 'proof' ? [{ DPoPProof: [] }] : [];
     route.schema.operationId ??= operationId(String(route.method), route.url);
   });

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { clientInfo } from '../../domain/client-info.js';
 import type { SessionService } from '../../domain/sessions.js';
 import { RenewBody, Session, SessionIdParams, Tokens } from '../schemas/auth.js';
 import { NoContent, PageOf, PageQuery, problem, ref } from '../schemas/common.js';
@@ -51,7 +52,7 @@ export async function authSessionRoutes(app: FastifyInstance, opts: { sessions: 
       response: { 204: NoContent, 404: problem('No live session of yours has this id') },
     },
   }, async (request, reply) => {
-    await sessions.revoke(request.auth!, request.params.id);
+    await sessions.revoke(request.auth!, request.params.id, clientInfo(request.ip, request.headers['user-agent']));
     return reply.code(204).send(null);
   });
 }

@@ -1,6 +1,7 @@
 import { AuthenticationCredential, CreationOptions, RegistrationCredential, RequestOptions, Session, Tokens, UsernameCheckResult } from './auth.js';
 import { Problem } from './common.js';
 import { MeSchema } from './me.js';
+import { Passkey, SecurityLogEntry, TotpAuthenticator } from './security.js';
 
 /** Every schema with an $id: registered once for validation, serialisation and the OpenAPI components. */
 export const sharedSchemas = [
@@ -13,4 +14,7 @@ export const sharedSchemas = [
   Tokens,
   Session,
   MeSchema,
+  Passkey,
+  TotpAuthenticator,
+  SecurityLogEntry,
 ];

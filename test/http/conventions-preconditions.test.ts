@@ -1,0 +1,126 @@
+// PRODUCT §0: versioned resources answer ETag: "<version>"; updates need If-Match (missing: 428
+// precondition_required; stale or not a strong tag of ours: 412 version_mismatch), RFC 9110 §13.1.1
+// (strong comparison) and RFC 6585 §3.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { backends } from '../helpers/backends.js';
+import { startTestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
+import { uniqueName } from '../helpers/client.js';
+import type { CallResult, Device } from '../helpers/client.js';
+
+const ME = '/api/v1/me';
+
+function assertProblem(res: CallResult, status: number, code: string): void {
+  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status} ${JSON.stringify(res.body)}`);
+  assert.equal(res.headers.get('content-type')?.split(';')[0], 'application/problem+json');
+  assert.equal(res.body.status, status);
+  assert.equal(res.body.code, code);
+  assert.equal(res.body.request_id, res.headers.get('vid-request-id'));
+  assert.equal(res.headers.get('etag'), null, 'a refusal carries no ETag');
+}
+
+for (const backend of backends) {
+  describe(`conventions: If-Match on PATCH /me [${backend.name}]`, { skip: backend.skip }, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startTestApp(backend);
+    });
+    after(() => t.close());
+
+    async function read(device: Device): Promise<{ version: number; etag: string | null; body: any }> {
+      const me = await t.client.as(device, 'GET', ME);
+      assert.equal(me.status, 200);
+      assert.equal(typeof me.body.version, 'number');
+      return { version: me.body.version, etag: me.headers.get('etag'), body: me.body };
+    }
+
+    it('GET /me sends the version as a strong ETag', async () => {
+      const device = await t.client.signUp(uniqueName('etag'));
+      const me = await read(device);
+      assert.equal(me.etag, `"${me.version}"`);
+      assert.equal(me.body.schema_version, 1);
+    });
+
+    it('answers a PATCH without If-Match with 428 precondition_required and changes nothing', async () => {
+      const device = await t.client.signUp(uniqueName('noif'));
+      const before = await read(device);
+      const res = await t.client.as(device, 'PATCH', ME, { body: { display_name: 'Blind Write' } });
+      assertProblem(res, 428, 'precondition_required');
+      const empty = await t.client.as(device, 'PATCH', ME, { body: { display_name: 'Blind Write' }, headers: { 'if-match': '' } });
+      assertProblem(empty, 428, 'precondition_required');
+      const now = await read(device);
+      assert.equal(now.version, before.version);
+      assert.equal(now.body.display_name, before.body.display_name);
+    });
+
+    it('answers a stale If-Match with 412 version_mismatch and changes nothing', async () => {
+      const device = await t.client.signUp(uniqueName('stale'));
+      const { version: v } = await read(device);
+      const ok = await t.client.as(device, 'PATCH', ME, { body: { display_name: 'One' }, headers: { 'if-match': `"${v}"` } });
+      assert.equal(ok.status, 200);
+      const stale = await t.client.as(device, 'PATCH', ME, { body: { display_name: 'Two' }, headers: { 'if-match': `"${v}"` } });
+      assertProblem(stale, 412, 'version_mismatch');
+      const future = await t.client.as(device, 'PATCH', ME, { body: { display_name: 'Two' }, headers: { 'if-match': `"${v + 5}"` } });
+      assertProblem(future, 412, 'version_mismatch');
+      const now = await read(device);
+      assert.equal(now.version, v + 1);
+      assert.equal(now.body.display_name, 'One');
+    });
+
+    it('answers a weak or malformed tag with 412: If-Match compares strongly', async () => {
+      const device = await t.client.signUp(uniqueName('weak'));
+      const { version: v } = await read(device);
+      for (const tag of [`W/"${v}"`, `${v}`, `"v${v}"`, 'garbage']) {
+        const res = await t.client.as(device, 'PATCH', ME, { body: { display_name: 'Weak' }, headers: { 'if-match': tag } });
+        assertProblem(res, 412, 'version_mismatch');
+      }
+      assert.equal((await read(device)).version, v);
+    });
+
+    it('applies a PATCH with the current ETag: 200, version + 1, new ETag', async () => {
+      const device = await t.client.signUp(uniqueName('good'));
+      const before = await read(device);
+      const res = await t.client.as(device, 'PATCH', ME, {
+        body: { display_name: '  Zoë Example  ', locale: 'fr-ch', default_country: 'fr' },
+        headers: { 'if-match': before.etag as string },
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.version, before.version + 1);
+      assert.equal(res.headers.get('etag'), `"${before.version + 1}"`);
+      assert.equal(res.body.display_name, 'Zoë Example');
+      assert.equal(res.body.locale, 'fr-CH');
+      assert.equal(res.body.default_country, 'FR');
+      assert.equal(res.body.schema_version, 1);
+      const after = await read(device);
+      assert.equal(after.etag, res.headers.get('etag'));
+      assert.deepEqual(after.body, res.body);
+      // The new ETag works for the next change; the old one no longer does.
+      const next = await t.client.as(device, 'PATCH', ME, { body: { display_name: null }, headers: { 'if-match': after.etag as string } });
+      assert.equal(next.status, 200);
+      assert.equal(next.body.version, before.version + 2);
+      assert.equal(next.body.display_name, null);
+      const old = await t.client.as(device, 'PATCH', ME, { body: { display_name: 'x' }, headers: { 'if-match': after.etag as string } });
+      assertProblem(old, 412, 'version_mismatch');
+    });
+
+    it('lets exactly one of two concurrent PATCHes with the same If-Match win', async () => {
+      const device = await t.client.signUp(uniqueName('race'));
+      for (let round = 0; round < 3; round++) {
+        const { version: v, etag } = await read(device);
+        const names = [`Left ${round}`, `Right ${round}`];
+        const results = await Promise.all(
+          names.map((display_name) => t.client.as(device, 'PATCH', ME, { body: { display_name }, headers: { 'if-match': etag as string } })),
+        );
+        assert.deepEqual(results.map((r) => r.status).sort(), [200, 412], JSON.stringify(results.map((r) => r.body)));
+        const winner = results.find((r) => r.status === 200)!;
+        const loser = results.find((r) => r.status === 412)!;
+        assertProblem(loser, 412, 'version_mismatch');
+        assert.equal(winner.body.version, v + 1);
+        const now = await read(device);
+        assert.equal(now.version, v + 1);
+        assert.equal(now.body.display_name, winner.body.display_name);
+      }
+    });
+  });
+}
