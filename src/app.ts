@@ -7,7 +7,10 @@ import type { Config } from './config.js';
 import { createDpopVerifier } from './crypto/dpop.js';
 import { loadReservedNames } from './crypto/usernames.js';
 import { createSecretBox } from './crypto/secret-box.js';
-import { loadSecretKey } from './crypto/secret-key.js';
+import { loadSecretKey, subkey } from './crypto/secret-key.js';
+import { createJoinService } from './domain/join.js';
+import { createJoinFactors } from './domain/join-factors.js';
+import { authJoinRoutes } from './http/routes/auth-join.js';
 import { createMeService } from './domain/me.js';
 import { createMethodsService } from './domain/methods.js';
 import { createRecoveryService } from './domain/recovery.js';
@@ -90,7 +93,8 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
         : storeReplayCache((hash, until) => store.dpopJtis.remember(hash, until));
 
   const verifier = createDpopVerifier(config.dpop);
-  const box = createSecretBox(loadSecretKey(config));
+  const secretKey = loadSecretKey(config);
+  const box = createSecretBox(secretKey);
   const limiter = createAttemptLimiter(counters, clock.now);
   const securityLog = createSecurityLog({ store, clock, locate: locateIp });
   const sessions = createSessionService({ store, clock, config, dpopChallenge: verifier.challenge, securityLog });
@@ -100,6 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   const passkeys = createPasskeyAuthService({ store, clock, config, sessions, usernames, securityLog, createRecoveryKey: recovery.createKey });
   const stepUp = createStepUpService({ store, clock, config });
   const methods = createMethodsService({ store, clock, config, securityLog });
+  const join = createJoinService({ store, clock, config, codeKey: subkey(secretKey, 'join-codes'), limiter, sessions, securityLog, factors: createJoinFactors({ totp }) });
   const me = createMeService({ store, clock });
 
   const app = Fastify({
@@ -122,7 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
 
   installValidators(app);
   await app.register(requestIdPlugin, { apiVersion: config.apiVersion });
-  await app.register(problemPlugin);
+  await app.register(problemPlugin, { challenge: verifier.challenge });
   await app.register(loadSheddingPlugin, config.shedding);
   await app.register(deprecationPlugin, { routes: config.deprecatedRoutes });
   await app.register(openApiPlugin, { version: config.apiVersion, description: API_DESCRIPTION });
@@ -144,6 +149,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
       await api.register(authMethodRoutes, { methods });
       await api.register(authTotpRoutes, { totp, securityLog });
       await api.register(authRecoveryRoutes, { recovery, securityLog });
+      await api.register(authJoinRoutes, { join, securityLog });
       await api.register(meRoutes, { me });
     },
     { prefix: API_PREFIX },

@@ -43,6 +43,7 @@ export interface Config {
   secretKey?: string;
   secretKeyFile: string;
   recovery: { perUsernamePerHour: number; perClientPerHour: number };
+  join: { perUsernamePerHour: number; perClientPerHour: number; factorPerAccountPerHour: number };
   apiVersion: string;
 }
 
@@ -161,6 +162,11 @@ export function loadConfig(env: Env = process.env): Config {
     recovery: {
       perUsernamePerHour: int(env, 'RECOVERY_PER_USERNAME_PER_HOUR', 5, 1),
       perClientPerHour: int(env, 'RECOVERY_PER_CLIENT_PER_HOUR', 20, 1),
+    },
+    join: {
+      perUsernamePerHour: int(env, 'JOIN_PER_USERNAME_PER_HOUR', 20, 1),
+      perClientPerHour: int(env, 'JOIN_PER_CLIENT_PER_HOUR', 60, 1),
+      factorPerAccountPerHour: int(env, 'JOIN_FACTOR_PER_ACCOUNT_PER_HOUR', 5, 1),
     },
     apiVersion: '1.0.0',
   };

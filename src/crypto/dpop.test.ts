@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { generateKeyPairSync, sign as nodeSign } from 'node:crypto';
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID, sign as nodeSign } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { CompactSign, SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import type { CryptoKey, JWK } from 'jose';

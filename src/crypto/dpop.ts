@@ -108,9 +108,11 @@ export function createDpopVerifier(options: DpopVerifierOptions) {
 
   function sameUrl(htu: string, expected: string): boolean {
     if (htu === expected) return true;
-    // §4.3 step 9: compare without query and fragment, after syntax-based normalisation (RFC 3986 §6.2.2).
+    // §4.3 step 9: compare without query and fragment, after the WHATWG URL parser's normalisation
+    // (scheme and host case, default port); a userinfo part never matches.
     try {
       const u = new URL(htu);
+      if (u.username || u.password) return false;
       return u.origin + u.pathname === expected;
     } catch {
       return false;

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 
 /**
@@ -16,4 +16,9 @@ export function loadSecretKey(config: { secretKey?: string; secretKeyFile: strin
   const key = Buffer.from(readFileSync(config.secretKeyFile, 'utf8').trim(), 'base64url');
   if (key.length !== 32) throw new Error(`${config.secretKeyFile} does not hold a 32-byte base64url key`);
   return key;
+}
+
+/** A key for one purpose derived from the secret key (HMAC as a PRF), so purposes never share a key. */
+export function subkey(secretKey: Buffer, purpose: string): Buffer {
+  return createHmac('sha256', secretKey).update(`vid:${purpose}`).digest();
 }

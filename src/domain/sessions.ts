@@ -46,8 +46,8 @@ export function createSessionService(deps: { store: Store; clock: Clock; config:
   const { store, clock, config } = deps;
   const ttl = config.tokens;
   /** RFC 9449 §7.1 / RFC 6750 §3: a 401 names the scheme, our algorithms and the error. */
-  const invalidToken = (detail: string) =>
-    new AppError(401, 'invalid_token', 'Invalid token', {
+  const invalidToken = (detail: string, code = 'invalid_token') =>
+    new AppError(401, code, code === 'invalid_token' ? 'Invalid token' : 'Refresh token reused', {
       detail,
       headers: { 'WWW-Authenticate': `${deps.dpopChallenge}, error="invalid_token", error_description="${detail}"` },
     });
@@ -143,11 +143,13 @@ export function createSessionService(deps: { store: Store; clock: Clock; config:
         if (use.outcome === 'unknown') return { error: invalidToken('the refresh token is unknown') };
         const session = await tx.sessions.findById(use.sessionId);
         if (!session || session.revoked_at !== null) return { error: invalidToken('the session has ended') };
+        // Checked before anything is spent: thrown, so the consume above rolls back. Someone
+        // holding a copy of the token but not the key can neither burn it nor revoke the session.
+        if (session.jkt !== proofJkt) throw invalidToken('the refresh token is bound to another key');
         if (use.outcome === 'reused') {
           await revokeIn(tx, session.account_id, session.id, now);
-          return { error: new AppError(401, 'refresh_token_reused', 'Refresh token reused', { detail: 'this refresh token was already used; the session is revoked' }) };
+          return { error: invalidToken('this refresh token was already used; the session is revoked', 'refresh_token_reused') };
         }
-        if (session.jkt !== proofJkt) return { error: invalidToken('the refresh token is bound to another key') };
         if (session.refresh_expires_at <= now || session.expires_at <= now) return { error: invalidToken('the session has expired') };
         const tokens = tokensFor({ id: session.id, trusted: session.trusted === 1, expires_at: session.expires_at }, now);
         await tx.sessions.rotateTokens(session.id, {

@@ -26,3 +26,14 @@ export const SIGNAL_KINDS = {
 } as const satisfies Record<string, Omit<SignalKind, 'kind'>>;
 
 export type SignalKindName = keyof typeof SIGNAL_KINDS;
+
+/**
+ * A signal as clients receive it (GET /events, SSE `data`, WebSocket frames). `id` is the
+ * cursor to resume after it; `at` is when the change committed (ISO 8601).
+ */
+export interface Signal {
+  id: string;
+  kind: string;
+  resource: string;
+  at: string;
+}

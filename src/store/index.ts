@@ -7,6 +7,8 @@ import { openPostgres, openSqlite } from './db.js';
 import type { DatabaseHandle, Dialect, OpenOptions } from './db.js';
 import { dpopJtiQueries } from './dpop-jtis.js';
 import { eventQueries } from './events.js';
+import type { EventQueryOptions, EventRecord } from './events.js';
+import { joinQueries } from './join.js';
 import { recoveryKeyQueries } from './recovery-keys.js';
 import { securityLogQueries } from './security-log.js';
 import { totpQueries } from './totp.js';
@@ -26,8 +28,9 @@ export type { IdempotencyRecord } from './idempotency.js';
 export type { EventRecord } from './events.js';
 export type { TotpRecord } from './totp.js';
 export type { SecurityLogRecord } from './security-log.js';
+export type { JoinAttemptRecord } from './join.js';
 
-function queries(db: Kysely<Database>) {
+function queries(db: Kysely<Database>, events: EventQueryOptions) {
   return {
     accounts: accountQueries(db),
     passkeys: passkeyQueries(db),
@@ -36,10 +39,11 @@ function queries(db: Kysely<Database>) {
     ceremonies: ceremonyQueries(db),
     dpopJtis: dpopJtiQueries(db),
     idempotency: idempotencyQueries(db),
-    events: eventQueries(db),
+    events: eventQueries(db, events),
     totp: totpQueries(db),
     recoveryKeys: recoveryKeyQueries(db),
     securityLog: securityLogQueries(db),
+    join: joinQueries(db),
   };
 }
 
@@ -49,6 +53,11 @@ export interface Store extends StoreQueries {
   dialect: Dialect;
   /** Runs fn in one transaction: every write inside commits together or not at all. */
   transaction<T>(fn: (tx: StoreQueries) => Promise<T>): Promise<T>;
+  /**
+   * Calls listener with the signals appended by each commit, after the commit (never for a
+   * rollback), so stream hubs wake only for durable signals. Returns the unsubscribe function.
+   */
+  onEventsCommitted(listener: (events: EventRecord[]) => void): () => void;
   /** Readiness probe: one round trip to the database. */
   ping(): Promise<void>;
   /** Deletes what has expired (challenges, jtis, idempotency records); returns rows removed. */
@@ -62,12 +71,32 @@ export function openDatabase(config: Config, options: OpenOptions = {}): Databas
 }
 
 export function createStore(handle: DatabaseHandle): Store {
-  const { db } = handle;
+  const { db, dialect } = handle;
+  const committed = new Set<(events: EventRecord[]) => void>();
+  const publish = (events: EventRecord[]) => {
+    for (const listener of committed) {
+      try {
+        listener(events);
+      } catch {
+        // The change is committed: a failing listener must not turn it into an error.
+      }
+    }
+  };
   return {
-    ...queries(db),
-    dialect: handle.dialect,
+    // Outside a transaction every statement commits at once, so an append is published at once.
+    ...queries(db, { dialect, onAppend: (event) => publish([event]) }),
+    dialect,
     handle,
-    transaction: (fn) => db.transaction().execute((trx) => fn(queries(trx))),
+    async transaction(fn) {
+      const appended: EventRecord[] = [];
+      const result = await db.transaction().execute((trx) => fn(queries(trx, { dialect, onAppend: (event) => appended.push(event) })));
+      if (appended.length) publish(appended);
+      return result;
+    },
+    onEventsCommitted(listener) {
+      committed.add(listener);
+      return () => committed.delete(listener);
+    },
     async ping() {
       await sql`select 1`.execute(db);
     },

@@ -128,6 +128,35 @@ export interface SecurityLogTable {
   detail: string | null;
 }
 
+export interface JoinCodesTable {
+  id: string;
+  account_id: string;
+  session_id: string;
+  code_hash: string;
+  failures: Generated<number>;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  voided_at: number | null;
+}
+
+export interface JoinAttemptsTable {
+  id: string;
+  account_id: string;
+  via: string;
+  jkt: string;
+  status: string;
+  challenge: string | null;
+  ip: string;
+  location: string | null;
+  user_agent: string;
+  created_at: number;
+  expires_at: number;
+  decided_at: number | null;
+  decided_by: string | null;
+  finished_at: number | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   passkeys: PasskeysTable;
@@ -140,4 +169,6 @@ export interface Database {
   totp_authenticators: TotpAuthenticatorsTable;
   recovery_keys: RecoveryKeysTable;
   security_log: SecurityLogTable;
+  join_codes: JoinCodesTable;
+  join_attempts: JoinAttemptsTable;
 }

@@ -104,6 +104,18 @@ for (const backend of backends) {
         assert.notEqual((await sessionRow(device.tokens.session_id)).revoked_at, null);
       });
 
+      it('two simultaneous renewals with one refresh token: one 200, one 401 refresh_token_reused, never two pairs', async () => {
+        const device = await t.client.signUp(uniqueName('twice'));
+        const results = await Promise.all([renew(device.key, device.tokens.refresh_token), renew(device.key, device.tokens.refresh_token)]);
+        assert.deepEqual(results.map((r) => r.status).sort((x, y) => x - y), [200, 401], JSON.stringify(results.map((r) => r.body)));
+        const winner = results.find((r) => r.status === 200) as CallResult;
+        const loser = results.find((r) => r.status === 401) as CallResult;
+        assert.equal(loser.body.code, 'refresh_token_reused');
+        // The reuse revoked the session, the winner's fresh pair included.
+        expectInvalidToken(await me(device.key, winner.body.access_token), 'winner access token after a reuse');
+        assert.notEqual((await sessionRow(device.tokens.session_id)).revoked_at, null);
+      });
+
       it('renewing with a proof by another key is 401 invalid_token and does not burn the refresh token', async () => {
         const device = await t.client.signUp(uniqueName('thief'));
         const thiefKey = await t.client.newKey();

@@ -515,8 +515,8 @@ for (const backend of backends) {
         // The thief's attempt must not burn the owner's refresh token nor end the session.
         const renewed = await t.client.call('POST', RENEW, { body, key: device.key });
         assert.equal(renewed.status, 200, `the owner's renew after a refused foreign-key renew: ${JSON.stringify(renewed.body)}`);
+        // The session is still live: the renewed access token works (renewal rotated the old one away).
         assert.equal((await t.client.call('GET', ME, { key: device.key, token: renewed.body.access_token })).status, 200);
-        assert.equal((await t.client.as(device, 'GET', ME)).status, 200, 'the session is still live');
       });
 
       it('a renewed refresh token reused: 401 refresh_token_reused, the session ends, and the 401 carries a challenge', async () => {

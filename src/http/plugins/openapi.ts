@@ -90,7 +90,8 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: { version: st
         },
       },
       tags: [
-        { name: 'auth', description: 'Usernames, passkeys, sessions' },
+        { name: 'auth', description: 'Usernames, passkeys, sessions, step-up, TOTP, recovery' },
+        { name: 'join', description: 'Letting a new device in with a 6-digit code' },
         { name: 'identity', description: '/me and identity fields' },
         { name: 'meta', description: 'The contract itself' },
       ],

@@ -49,8 +49,10 @@ function toAppError(error: FastifyError & { validation?: AjvIssue[]; validationC
   return new AppError(500, 'internal_error', 'Internal error', { detail: 'something went wrong on our side; try again later', cause: error });
 }
 
-export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError, challenge = 'DPoP'): FastifyReply {
   if (error.headers) reply.headers(error.headers);
+  // RFC 9110 §15.5.2: every 401 names a scheme the client can answer with.
+  if (error.status === 401 && !reply.hasHeader('WWW-Authenticate')) reply.header('WWW-Authenticate', challenge);
   return reply
     .code(error.status)
     .type('application/problem+json')
@@ -66,12 +68,12 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
 }
 
 /** RFC 9457 error envelope for every failure, routed or not. No stack, SQL or secret leaves here. */
-export const problemPlugin = fp(async (app: FastifyInstance) => {
+export const problemPlugin = fp(async (app: FastifyInstance, opts: { challenge: string }) => {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error);
     if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: appError.code, detail: appError.detail }, 'request refused');
-    return sendProblem(request, reply, appError);
+    return sendProblem(request, reply, appError, opts.challenge);
   });
   app.setNotFoundHandler((request, reply) =>
     sendProblem(request, reply, new AppError(404, 'not_found', 'Not found', { detail: `no route for ${request.method} ${request.url.split("?")[0]?.slice(0, 200)}` })),

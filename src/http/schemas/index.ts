@@ -1,5 +1,6 @@
 import { AuthenticationCredential, CreationOptions, RegistrationCredential, RequestOptions, Session, Tokens, UsernameCheckResult } from './auth.js';
 import { Problem } from './common.js';
+import { JoinAttempt, PendingJoin } from './join.js';
 import { MeSchema } from './me.js';
 import { Passkey, SecurityLogEntry, TotpAuthenticator } from './security.js';
 
@@ -17,4 +18,6 @@ export const sharedSchemas = [
   Passkey,
   TotpAuthenticator,
   SecurityLogEntry,
+  JoinAttempt,
+  PendingJoin,
 ];
