@@ -28,6 +28,7 @@ import { createPasskeyAuthService } from './domain/passkey-auth.js';
 import { createSessionService } from './domain/sessions.js';
 import { createUsernameService } from './domain/usernames.js';
 import './http/fastify-types.js';
+import { corsPlugin } from './http/plugins/cors.js';
 import { deprecationPlugin } from './http/plugins/deprecation.js';
 import { dpopAuthPlugin } from './http/plugins/dpop-auth.js';
 import { idempotencyPlugin } from './http/plugins/idempotency.js';
@@ -128,6 +129,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   installValidators(app);
   await app.register(requestIdPlugin, { apiVersion: config.apiVersion });
   await app.register(problemPlugin, { challenge: verifier.challenge });
+  await app.register(corsPlugin, { origins: config.corsOrigins });
   await app.register(loadSheddingPlugin, config.shedding);
   await app.register(deprecationPlugin, { routes: config.deprecatedRoutes });
   await app.register(openApiPlugin, { version: config.apiVersion, description: API_DESCRIPTION });

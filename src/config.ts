@@ -44,6 +44,7 @@ export interface Config {
   secretKeyFile: string;
   recovery: { perUsernamePerHour: number; perClientPerHour: number };
   join: { perUsernamePerHour: number; perClientPerHour: number; factorPerAccountPerHour: number };
+  corsOrigins: string[];
   apiVersion: string;
 }
 
@@ -168,6 +169,7 @@ export function loadConfig(env: Env = process.env): Config {
       perClientPerHour: int(env, 'JOIN_PER_CLIENT_PER_HOUR', 60, 1),
       factorPerAccountPerHour: int(env, 'JOIN_FACTOR_PER_ACCOUNT_PER_HOUR', 5, 1),
     },
+    corsOrigins: list(env, 'CORS_ORIGINS', []),
     apiVersion: '1.0.0',
   };
 }
