@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import websocket from '@fastify/websocket';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import { systemClock } from './clock.js';
@@ -8,6 +9,14 @@ import { createDpopVerifier } from './crypto/dpop.js';
 import { loadReservedNames } from './crypto/usernames.js';
 import { createSecretBox } from './crypto/secret-box.js';
 import { loadSecretKey, subkey } from './crypto/secret-key.js';
+import { createEventService } from './domain/events.js';
+import { createStreamHub } from './events/hub.js';
+import type { StreamHub } from './events/hub.js';
+import { inProcessNotifier, postgresNotifier } from './events/notifier.js';
+import type { Notifier } from './events/notifier.js';
+import { selectProtocol } from './events/websocket.js';
+import { eventRoutes } from './http/routes/events.js';
+import { eventStreamRoutes } from './http/routes/events-stream.js';
 import { createJoinService } from './domain/join.js';
 import { createJoinFactors } from './domain/join-factors.js';
 import { authJoinRoutes } from './http/routes/auth-join.js';
@@ -64,6 +73,8 @@ export interface AppDeps {
 export interface VidApp {
   app: FastifyInstance;
   store: Store;
+  /** This node's event streams (stats for tests and the benchmark). */
+  streams: StreamHub;
 }
 
 const PRUNE_INTERVAL_MS = 60_000;
@@ -107,6 +118,23 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   const methods = createMethodsService({ store, clock, config, securityLog });
   const join = createJoinService({ store, clock, config, codeKey: subkey(secretKey, 'join-codes'), limiter, sessions, securityLog, factors: createJoinFactors({ totp }) });
   const me = createMeService({ store, clock });
+  const events = createEventService({ store, clock, retentionDays: config.events.retentionDays });
+  const streams = createStreamHub({
+    read: events.read,
+    isSessionLive: events.isSessionLive,
+    toSignal: events.toSignal,
+    now: clock.now,
+    limits: {
+      perAccount: config.events.maxStreamsPerAccount,
+      bufferBytes: config.events.streamBufferBytes,
+      stallMs: config.events.stallTimeoutMs,
+      heartbeatMs: config.events.heartbeatMs,
+    },
+    onError: (error) => app.log.warn({ err: error }, 'event stream'),
+  });
+  // Wake-ups after commit: in process on every node, and across nodes through PostgreSQL.
+  const notifiers: Notifier[] = [inProcessNotifier(store)];
+  if (store.handle.pool) notifiers.push(postgresNotifier({ pool: store.handle.pool, onError: (error) => app.log.warn({ err: error }, 'event notifier') }));
 
   const app = Fastify({
     logger:
@@ -138,6 +166,8 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   await app.register(rateLimitPlugin, { counters, limits: { auth: config.rateLimits.authPerMinute, user: config.rateLimits.userPerMinute, public: config.rateLimits.publicPerMinute }, quotaPerMonth: config.quotaPerMonth, now: clock.now });
   await app.register(idempotencyPlugin, { store, now: clock.now });
   await app.register(stepUpPlugin, { stepUp });
+  // WebSocket upgrades run through the hooks above (authentication included) before upgrading.
+  await app.register(websocket, { options: { maxPayload: 4096, handleProtocols: selectProtocol } });
 
   let closing = false;
   await app.register(healthRoutes, { store, isClosing: () => closing });
@@ -153,6 +183,8 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
       await api.register(authRecoveryRoutes, { recovery, securityLog });
       await api.register(authJoinRoutes, { join, securityLog });
       await api.register(meRoutes, { me });
+      await api.register(eventRoutes, { events, retentionDays: config.events.retentionDays });
+      await api.register(eventStreamRoutes, { events, hub: streams, maxStreamsPerAccount: config.events.maxStreamsPerAccount, heartbeatMs: config.events.heartbeatMs });
     },
     { prefix: API_PREFIX },
   );
@@ -163,18 +195,24 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
     counters.prune?.(now);
     replayCache.prune?.(now);
     store.prune(now).catch((error) => app.log.warn({ err: error }, 'prune failed'));
+    events.prune().catch((error) => app.log.warn({ err: error }, 'event prune failed'));
   }, PRUNE_INTERVAL_MS);
   pruner.unref();
 
   app.addHook('preClose', async () => {
     closing = true;
+    // Open streams would hold the server open; their clients resume on another node.
+    streams.stop();
   });
   app.addHook('onClose', async () => {
     clearInterval(pruner);
+    for (const notifier of notifiers) await notifier.stop();
     redis?.disconnect();
     if (ownsStore) await store.close();
   });
 
   await app.ready();
-  return { app, store };
+  for (const notifier of notifiers) await notifier.start(streams);
+  streams.start();
+  return { app, store, streams };
 }

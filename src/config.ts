@@ -45,6 +45,8 @@ export interface Config {
   recovery: { perUsernamePerHour: number; perClientPerHour: number };
   join: { perUsernamePerHour: number; perClientPerHour: number; factorPerAccountPerHour: number };
   corsOrigins: string[];
+  /** Signal log and streams (PRODUCT §7, docs/decisions/020-event-signals.md). */
+  events: { retentionDays: number; maxStreamsPerAccount: number; heartbeatMs: number; streamBufferBytes: number; stallTimeoutMs: number };
   apiVersion: string;
 }
 
@@ -56,6 +58,14 @@ function int(env: Env, name: string, fallback: number, min = 0): number {
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
   return value;
+}
+
+/** Seconds, fractions allowed (tests shorten timers), returned in milliseconds. */
+function millis(env: Env, name: string, fallbackSeconds: number, minSeconds: number): number {
+  const raw = env[name];
+  const value = raw === undefined || raw === '' ? fallbackSeconds : Number(raw);
+  if (!Number.isFinite(value) || value < minSeconds) throw new Error(`${name} must be a number of seconds >= ${minSeconds}, got "${raw}"`);
+  return Math.round(value * 1000);
 }
 
 function list(env: Env, name: string, fallback: string[]): string[] {
@@ -170,6 +180,14 @@ export function loadConfig(env: Env = process.env): Config {
       factorPerAccountPerHour: int(env, 'JOIN_FACTOR_PER_ACCOUNT_PER_HOUR', 5, 1),
     },
     corsOrigins: list(env, 'CORS_ORIGINS', []),
+    events: {
+      retentionDays: int(env, 'EVENTS_RETENTION_DAYS', 30, 1),
+      maxStreamsPerAccount: int(env, 'EVENTS_MAX_STREAMS_PER_ACCOUNT', 10, 1),
+      heartbeatMs: millis(env, 'EVENTS_HEARTBEAT_S', 15, 0.01),
+      // At least Node's 16 KiB high-water mark, so a full buffer always ends in a 'drain'.
+      streamBufferBytes: int(env, 'EVENTS_STREAM_BUFFER_KB', 32, 16) * 1024,
+      stallTimeoutMs: millis(env, 'EVENTS_STALL_TIMEOUT_S', 30, 0.01),
+    },
     apiVersion: '1.0.0',
   };
 }

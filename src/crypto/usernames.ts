@@ -188,7 +188,9 @@ export function enforceUsername(input: string): UsernameVerdict {
 export function confusableSkeleton(value: string): string {
   let mapped = '';
   for (const ch of value.normalize('NFD').replace(IGNORABLES, '')) mapped += CONFUSABLES.get(ch) ?? ch;
-  return mapped.normalize('NFD');
+  // Names are compared case-insensitively, but some prototypes are upper-case ('0' -> 'O'):
+  // lower-case the mapped string so "g00gle" meets "google" (UTS #39 §4 on case-insensitive use).
+  return mapped.toLowerCase().normalize('NFD');
 }
 
 /**

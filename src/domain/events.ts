@@ -99,6 +99,17 @@ export function createEventService(deps: { store: Store; clock: Clock; retention
 
     cursorAt: encodeEventCursor,
 
+    /** A stream lives no longer than the access token that opened it (nor its session). */
+    async streamExpiry(sessionId: string): Promise<number> {
+      const session = await store.sessions.findById(sessionId);
+      return session ? Math.min(session.access_expires_at, session.expires_at) : 0;
+    },
+
+    async isSessionLive(sessionId: string, now: number): Promise<boolean> {
+      const session = await store.sessions.findById(sessionId);
+      return !!session && session.revoked_at === null && session.expires_at > now;
+    },
+
     /** GET /events: signals after the cursor (from the oldest retained one without), oldest first. */
     async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<EventPage> {
       const accountId = auth.account.id;

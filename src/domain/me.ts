@@ -15,6 +15,8 @@ export interface MePatch {
 
 // Control characters and bidi overrides have no place in a name shown to other people.
 const UNSAFE_TEXT = /[\p{Cc}\u202A-\u202E\u2066-\u2069]/u;
+// A name must show something: letters, digits, punctuation or symbols (not only invisible marks).
+const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u;
 
 function canonicalLocale(tag: string): string | undefined {
   try {
@@ -29,7 +31,7 @@ function validate(patch: MePatch): MePatch {
   const out: MePatch = {};
   if (patch.display_name !== undefined) {
     const name = patch.display_name === null ? null : patch.display_name.normalize('NFC').trim();
-    if (name !== null && (name.length === 0 || UNSAFE_TEXT.test(name))) {
+    if (name !== null && (!VISIBLE.test(name) || UNSAFE_TEXT.test(name))) {
       errors.push({ path: '/display_name', code: 'invalid_display_name', message: 'a display name needs visible characters and no control characters' });
     }
     out.display_name = name;

@@ -116,7 +116,9 @@ export function createPasskeyAuthService(deps: {
         if (violation.constraint.includes('credential_id')) {
           throw new AppError(409, 'credential_exists', 'Passkey already registered', { detail: 'this passkey is registered already' });
         }
-        throw usernames.refusalFor(violation.constraint);
+        // Which index SQLite names when both fail is arbitrary: ask the rows that won.
+        const clash = await store.accounts.findClash(accepted.canonical, accepted.skeleton);
+        throw usernames.refusalFor(clash ?? violation.constraint);
       }
     },
 

@@ -55,8 +55,9 @@ export function createUsernameService(deps: { store: Store; reserved: ReservedNa
       const refusal = REFUSALS[result.reason];
       throw new AppError(409, refusal.code, 'Username unavailable', { detail: refusal.detail });
     },
-    refusalFor(constraint: string): AppError {
-      const reason = constraint.includes('skeleton') ? 'confusable' : 'taken';
+    /** The refusal for a lost race: 'taken'/'confusable', or the unique index that refused. */
+    refusalFor(clashOrConstraint: string): AppError {
+      const reason = clashOrConstraint === 'confusable' || clashOrConstraint.includes('skeleton') ? 'confusable' : 'taken';
       return new AppError(409, REFUSALS[reason].code, 'Username unavailable', { detail: REFUSALS[reason].detail });
     },
   };

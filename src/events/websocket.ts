@@ -59,3 +59,8 @@ export function webSocketSink(ws: WebSocket, socket: Socket): StreamSink {
     },
   };
 }
+
+/** ws `handleProtocols`: a client that offers subprotocols must offer ours; we select it. */
+export function selectProtocol(protocols: Set<string>): string | false {
+  return protocols.has(WS_PROTOCOL) ? WS_PROTOCOL : false;
+}

@@ -71,7 +71,7 @@ export function eventQueries(db: Kysely<Database>, options: EventQueryOptions) {
         const result = await db
           .deleteFrom('events')
           .where((eb) =>
-            eb(eb.refTuple('account_id', 'seq'), 'in', eb.selectFrom('events').select(['account_id', 'seq']).where('created_at', '<', before).limit(PRUNE_BATCH)),
+            eb(eb.refTuple('account_id', 'seq'), 'in', eb.selectFrom('events').select(['account_id', 'seq']).where('created_at', '<', before).limit(PRUNE_BATCH).$asTuple('account_id', 'seq')),
           )
           .executeTakeFirst();
         const count = Number(result.numDeletedRows);

@@ -51,20 +51,30 @@ const postgres: TestBackend = {
     await admin.query(`create schema ${schema}`);
     await admin.end();
     const store = createStore(openPostgres(postgresUrl as string, { schema, poolSize: 5 }));
-    await migrateToLatest(store.handle.db, store.handle.schema);
+    try {
+      await migrateToLatest(store.handle.db, store.handle.schema);
+    } catch (error) {
+      await store.close();
+      await dropSchema(schema);
+      throw error;
+    }
     return {
       store,
       databaseUrl: postgresUrl,
       schema,
       async cleanup() {
         await store.close();
-        const client = new pg.Client({ connectionString: postgresUrl });
-        await client.connect();
-        await client.query(`drop schema ${schema} cascade`);
-        await client.end();
+        await dropSchema(schema);
       },
     };
   },
 };
+
+async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: postgresUrl });
+  await client.connect();
+  await client.query(`drop schema if exists ${schema} cascade`);
+  await client.end();
+}
 
 export const backends: TestBackend[] = [sqlite, postgres];

@@ -1,6 +1,7 @@
 import { AuthenticationCredential, CreationOptions, RegistrationCredential, RequestOptions, Session, Tokens, UsernameCheckResult } from './auth.js';
 import { Problem } from './common.js';
 import { JoinAttempt, PendingJoin } from './join.js';
+import { SignalSchema } from './events.js';
 import { MeSchema } from './me.js';
 import { Passkey, SecurityLogEntry, TotpAuthenticator } from './security.js';
 
@@ -20,4 +21,5 @@ export const sharedSchemas = [
   SecurityLogEntry,
   JoinAttempt,
   PendingJoin,
+  SignalSchema,
 ];
