@@ -21,6 +21,8 @@ import { createJoinService } from './domain/join.js';
 import { createJoinFactors } from './domain/join-factors.js';
 import { authJoinRoutes } from './http/routes/auth-join.js';
 import { createMeService } from './domain/me.js';
+import { createFieldCatalog } from './domain/fields/catalog.js';
+import { createFieldService } from './domain/fields/service.js';
 import { createMethodsService } from './domain/methods.js';
 import { createRecoveryService } from './domain/recovery.js';
 import { createSecurityLog } from './domain/security-log.js';
@@ -52,6 +54,8 @@ import { authSessionRoutes } from './http/routes/auth-sessions.js';
 import { authUsernameRoutes } from './http/routes/auth-username.js';
 import { healthRoutes } from './http/routes/health.js';
 import { meRoutes } from './http/routes/me.js';
+import { fieldTypeRoutes } from './http/routes/field-types.js';
+import { meFieldRoutes } from './http/routes/me-fields.js';
 import { openApiDocumentRoute } from './http/routes/openapi-document.js';
 import { memoryCounters, redisCounters } from './shared-state/counters.js';
 import type { Counters } from './shared-state/counters.js';
@@ -102,7 +106,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
       ? redisReplayCache(redis, clock)
       : config.dpop.replayCache === 'memory'
         ? memoryReplayCache(clock)
-        : storeReplayCache((hash, until) => store.dpopJtis.remember(hash, until));
+        : storeReplayCache((hash, until) => store.replay.remember(hash, until));
 
   const verifier = createDpopVerifier(config.dpop);
   const secretKey = loadSecretKey(config);
@@ -118,6 +122,8 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   const methods = createMethodsService({ store, clock, config, securityLog });
   const join = createJoinService({ store, clock, config, codeKey: subkey(secretKey, 'join-codes'), limiter, sessions, securityLog, factors: createJoinFactors({ totp }) });
   const me = createMeService({ store, clock });
+  const fieldCatalog = createFieldCatalog();
+  const fields = createFieldService({ store, clock, catalog: fieldCatalog });
   const events = createEventService({ store, clock, retentionDays: config.events.retentionDays });
   const streams = createStreamHub({
     read: events.read,
@@ -183,6 +189,8 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
       await api.register(authRecoveryRoutes, { recovery, securityLog });
       await api.register(authJoinRoutes, { join, securityLog });
       await api.register(meRoutes, { me });
+      await api.register(fieldTypeRoutes, { catalog: fieldCatalog, now: clock.now });
+      await api.register(meFieldRoutes, { fields });
       await api.register(eventRoutes, { events, retentionDays: config.events.retentionDays });
       await api.register(eventStreamRoutes, { events, hub: streams, maxStreamsPerAccount: config.events.maxStreamsPerAccount, heartbeatMs: config.events.heartbeatMs });
     },

@@ -14,6 +14,8 @@ export interface DatabaseHandle {
   pool?: pg.Pool;
   /** The PostgreSQL schema when not the default search path. */
   schema?: string;
+  /** SQLite: the side file for the DPoP replay cache (see dpop-jtis.ts). */
+  replayFile?: SQLite.Database;
 }
 
 export interface OpenOptions {
@@ -31,7 +33,8 @@ export function openSqlite(path: string): DatabaseHandle {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), dialect: 'sqlite' };
+  const replayFile = new SQLite(path === ':memory:' ? ':memory:' : path.replace(/(\.sqlite)?$/, '-replay.sqlite'));
+  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), dialect: 'sqlite', replayFile };
 }
 
 export function openPostgres(url: string, options: OpenOptions = {}): DatabaseHandle {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
+import type { SignalKindName } from '../events/kinds.js';
 import type { Dialect } from './db.js';
 import type { Database, EventsTable } from './schema.js';
 
@@ -30,9 +31,9 @@ export function eventQueries(db: Kysely<Database>, options: EventQueryOptions) {
      * it: the signal commits with the change or not at all (PRODUCT §7). Taking the next number
      * locks the account row until commit, so within an account sequence order is commit order.
      * On PostgreSQL the same statement queues a NOTIFY, which PostgreSQL delivers to every node
-     * only when (and if) the transaction commits.
+     * only when (and if) the transaction commits. `kind` must be in the catalogue (kinds.ts).
      */
-    async append(accountId: string, kind: string, resource: string, at: number): Promise<EventRecord> {
+    async append(accountId: string, kind: SignalKindName, resource: string, at: number): Promise<EventRecord> {
       const update = db
         .updateTable('accounts')
         .set((eb) => ({ event_seq: eb('event_seq', '+', 1) }))

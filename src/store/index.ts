@@ -5,8 +5,10 @@ import { accountQueries } from './accounts.js';
 import { ceremonyQueries } from './ceremonies.js';
 import { openPostgres, openSqlite } from './db.js';
 import type { DatabaseHandle, Dialect, OpenOptions } from './db.js';
-import { dpopJtiQueries } from './dpop-jtis.js';
+import { postgresReplayStore, sqliteReplayStore } from './dpop-jtis.js';
+import type { ReplayStore } from './dpop-jtis.js';
 import { eventQueries } from './events.js';
+import { fieldQueries } from './fields.js';
 import type { EventQueryOptions, EventRecord } from './events.js';
 import { joinQueries } from './join.js';
 import { recoveryKeyQueries } from './recovery-keys.js';
@@ -28,6 +30,7 @@ export type { IdempotencyRecord } from './idempotency.js';
 export type { EventRecord } from './events.js';
 export type { TotpRecord } from './totp.js';
 export type { SecurityLogRecord } from './security-log.js';
+export type { FieldRecord, FieldChanges } from './fields.js';
 export type { JoinAttemptRecord } from './join.js';
 
 function queries(db: Kysely<Database>, events: EventQueryOptions) {
@@ -37,12 +40,12 @@ function queries(db: Kysely<Database>, events: EventQueryOptions) {
     sessions: sessionQueries(db),
     refreshTokens: refreshTokenQueries(db),
     ceremonies: ceremonyQueries(db),
-    dpopJtis: dpopJtiQueries(db),
     idempotency: idempotencyQueries(db),
     events: eventQueries(db, events),
     totp: totpQueries(db),
     recoveryKeys: recoveryKeyQueries(db),
     securityLog: securityLogQueries(db),
+    fields: fieldQueries(db),
     join: joinQueries(db),
   };
 }
@@ -51,6 +54,8 @@ export type StoreQueries = ReturnType<typeof queries>;
 
 export interface Store extends StoreQueries {
   dialect: Dialect;
+  /** The DPoP jti cache: outside transactions and off the durable write path. */
+  replay: ReplayStore;
   /** Runs fn in one transaction: every write inside commits together or not at all. */
   transaction<T>(fn: (tx: StoreQueries) => Promise<T>): Promise<T>;
   /**
@@ -72,6 +77,7 @@ export function openDatabase(config: Config, options: OpenOptions = {}): Databas
 
 export function createStore(handle: DatabaseHandle): Store {
   const { db, dialect } = handle;
+  const replay = handle.replayFile ? sqliteReplayStore(handle.replayFile) : postgresReplayStore(db);
   const committed = new Set<(events: EventRecord[]) => void>();
   const publish = (events: EventRecord[]) => {
     for (const listener of committed) {
@@ -87,6 +93,7 @@ export function createStore(handle: DatabaseHandle): Store {
     ...queries(db, { dialect, onAppend: (event) => publish([event]) }),
     dialect,
     handle,
+    replay,
     async transaction(fn) {
       const appended: EventRecord[] = [];
       const result = await db.transaction().execute((trx) => fn(queries(trx, { dialect, onAppend: (event) => appended.push(event) })));
@@ -103,11 +110,14 @@ export function createStore(handle: DatabaseHandle): Store {
     async prune(now) {
       let removed = 0;
       const ceremonies = await db.deleteFrom('ceremonies').where('expires_at', '<=', now).executeTakeFirst();
-      const jtis = await db.deleteFrom('dpop_jtis').where('expires_at', '<=', now).executeTakeFirst();
       const idem = await db.deleteFrom('idempotency_records').where('expires_at', '<=', now).executeTakeFirst();
-      for (const r of [ceremonies, jtis, idem]) removed += Number(r.numDeletedRows);
+      for (const r of [ceremonies, idem]) removed += Number(r.numDeletedRows);
+      removed += await replay.prune(now);
       return removed;
     },
-    close: () => db.destroy(),
+    async close() {
+      await db.destroy();
+      handle.replayFile?.close();
+    },
   };
 }

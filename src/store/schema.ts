@@ -157,6 +157,23 @@ export interface JoinAttemptsTable {
   finished_at: number | null;
 }
 
+export interface FieldsTable {
+  id: string;
+  account_id: string;
+  type: string;
+  label: string | null;
+  country: string | null;
+  /** The normalised value, JSON. */
+  value: string;
+  /** What the person typed, JSON; null when normalising changed nothing. */
+  input: string | null;
+  /** Facts derived while normalising (line type, formatted forms), JSON. */
+  details: string;
+  version: number;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   passkeys: PasskeysTable;
@@ -169,6 +186,7 @@ export interface Database {
   totp_authenticators: TotpAuthenticatorsTable;
   recovery_keys: RecoveryKeysTable;
   security_log: SecurityLogTable;
+  fields: FieldsTable;
   join_codes: JoinCodesTable;
   join_attempts: JoinAttemptsTable;
 }

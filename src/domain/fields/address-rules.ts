@@ -89,7 +89,8 @@ function load(): Map<string, { rule: AddressCountryRule; regex?: RegExp }> {
   const rules = new Map<string, { rule: AddressCountryRule; regex?: RegExp }>();
   for (const code of COUNTRY_CODES) {
     const own = data[code];
-    rules.set(code, buildRule(code, own ?? fallback, own !== undefined));
+    // As in libaddressinput, what a country does not say it inherits from the default (ZZ).
+    rules.set(code, buildRule(code, own ? { require: fallback.require, ...own } : fallback, own !== undefined));
   }
   return rules;
 }

@@ -89,7 +89,7 @@ export async function eventStreamRoutes(app: FastifyInstance, opts: EventStreamO
       querystring: StreamQuery,
       headers: StreamHeaders,
       response: {
-        101: { description: `WebSocket upgrade (subprotocol ${WS_PROTOCOL})` },
+        101: { type: 'null', description: `Switching Protocols: the WebSocket (subprotocol ${WS_PROTOCOL}) is open` },
         200: {
           description: 'text/event-stream that stays open: one block per signal, heartbeat comments in between',
           content: { 'text/event-stream': { schema: { type: 'string', description: 'Server-Sent Events (WHATWG HTML §9.2)' } } },

@@ -1,5 +1,6 @@
 import { AuthenticationCredential, CreationOptions, RegistrationCredential, RequestOptions, Session, Tokens, UsernameCheckResult } from './auth.js';
 import { Problem } from './common.js';
+import { AddressCountryRule, FieldDetails, FieldSchema, FieldType, FieldValidation, PhoneCountryRule, SocialPlatform } from './fields.js';
 import { JoinAttempt, PendingJoin } from './join.js';
 import { SignalSchema } from './events.js';
 import { MeSchema } from './me.js';
@@ -16,6 +17,13 @@ export const sharedSchemas = [
   Tokens,
   Session,
   MeSchema,
+  PhoneCountryRule,
+  AddressCountryRule,
+  SocialPlatform,
+  FieldType,
+  FieldDetails,
+  FieldValidation,
+  FieldSchema,
   Passkey,
   TotpAuthenticator,
   SecurityLogEntry,

@@ -1,4 +1,7 @@
+import { sql } from 'kysely';
 import type { Kysely, Migration } from 'kysely';
+
+const isPostgres = (db: Kysely<any>) => db.getExecutor().adapter.constructor.name === 'PostgresAdapter';
 
 /** Accounts, passkeys, sessions and the one-time values they need (challenges, jtis, idempotency). */
 export const foundation: Migration = {
@@ -101,15 +104,16 @@ export const foundation: Migration = {
       .execute();
     await db.schema.createIndex('idempotency_expires_idx').on('idempotency_records').column('expires_at').execute();
 
-    await db.schema
-      .createTable('dpop_jtis')
-      .addColumn('jti_hash', 'text', (c) => c.primaryKey())
-      .addColumn('expires_at', 'bigint', (c) => c.notNull())
-      .execute();
-    await db.schema.createIndex('dpop_jtis_expires_idx').on('dpop_jtis').column('expires_at').execute();
+    // PostgreSQL keeps the DPoP replay cache here, UNLOGGED: written on every authenticated
+    // request, never worth a WAL flush (store/dpop-jtis.ts). SQLite keeps it in a side file.
+    if (isPostgres(db)) {
+      await sql`create unlogged table dpop_jtis (jti_hash text primary key, expires_at bigint not null)`.execute(db);
+      await db.schema.createIndex('dpop_jtis_expires_idx').on('dpop_jtis').column('expires_at').execute();
+    }
   },
   async down(db: Kysely<any>) {
-    for (const table of ['dpop_jtis', 'idempotency_records', 'ceremonies', 'refresh_tokens', 'sessions', 'passkeys', 'accounts']) {
+    if (isPostgres(db)) await db.schema.dropTable('dpop_jtis').execute();
+    for (const table of ['idempotency_records', 'ceremonies', 'refresh_tokens', 'sessions', 'passkeys', 'accounts']) {
       await db.schema.dropTable(table).execute();
     }
   },

@@ -1,6 +1,7 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { foundation } from './001-foundation.js';
 import { events } from './002-events.js';
+import { identityFields } from './003-identity-fields.js';
 import { accountSecurity } from './004-account-security.js';
 import { join } from './005-join.js';
 
@@ -8,6 +9,7 @@ import { join } from './005-join.js';
 const migrations: Record<string, Migration> = {
   '001-foundation': foundation,
   '002-events': events,
+  '003-identity-fields': identityFields,
   '004-account-security': accountSecurity,
   '005-join': join,
 };
