@@ -160,6 +160,8 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
     forceCloseConnections: 'idle',
   });
 
+  // PRODUCT §0: every body is JSON; anything else is 415, not a string for the validator to refuse.
+  app.removeContentTypeParser('text/plain');
   installValidators(app);
   await app.register(requestIdPlugin, { apiVersion: config.apiVersion });
   await app.register(problemPlugin, { challenge: verifier.challenge });

@@ -263,7 +263,9 @@ export function createStreamHub(deps: HubDeps) {
     },
 
     stats() {
-      return { streams: count, accounts: groups.size, peakBufferedBytes: peakBuffered, droppedSlowConsumers: dropped };
+      let stalled = 0;
+      for (const group of groups.values()) for (const stream of group.streams) if (stream.stalled) stalled++;
+      return { streams: count, accounts: groups.size, stalled, peakBufferedBytes: peakBuffered, droppedSlowConsumers: dropped };
     },
   };
 }

@@ -32,6 +32,9 @@ export function inProcessNotifier(store: Store): Notifier {
   };
 }
 
+/** The listener connection's application_name (pg_stat_activity shows who holds it). */
+export const LISTENER_NAME = 'vid-events-listener';
+
 export interface PostgresNotifierOptions {
   pool: pg.Pool;
   onError(error: unknown): void;
@@ -56,7 +59,7 @@ export function postgresNotifier(options: PostgresNotifierOptions): Notifier {
 
   async function connect(target: WakeTarget, first: boolean): Promise<void> {
     const { connectionString, options: startup, host, port, user, password, database, ssl } = options.pool.options as pg.PoolConfig;
-    const next = new pg.Client({ connectionString, options: startup, host, port, user, password, database, ssl });
+    const next = new pg.Client({ connectionString, options: startup, host, port, user, password, database, ssl, application_name: LISTENER_NAME });
     next.on('error', () => reconnect(target, next));
     next.on('end', () => reconnect(target, next));
     next.on('notification', (message) => {

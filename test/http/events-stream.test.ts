@@ -268,16 +268,16 @@ for (const backend of backends) {
       assert.equal((await opened.ws.waitForSignals(1)).length, 1);
       opened.ws.close();
 
-      const withoutProof = await openWs(node.client, device, { protocols: ['vid.events.v1', `vid.auth.${device.tokens.access_token}`] });
+      const withoutProof = await openWs(node.client, device, { via: 'subprotocols', protocols: ['vid.events.v1', `vid.auth.${device.tokens.access_token}`] });
       assert.ok(!withoutProof.ok);
       assert.equal(withoutProof.status, 401);
       assert.match(withoutProof.body, /invalid_dpop_proof/);
       // A proof is single-use (RFC 9449 §11.1), whichever way it travels.
       const proof = await device.key.proof('GET', node.client.publicOrigin + STREAM_PATH, { accessToken: device.tokens.access_token });
       const protocols = ['vid.events.v1', `vid.auth.${device.tokens.access_token}`, `vid.dpop.${proof}`];
-      const once = await openWs(node.client, device, { protocols });
+      const once = await openWs(node.client, device, { via: 'subprotocols', protocols });
       assert.ok(once.ok);
-      const twice = await openWs(node.client, device, { protocols });
+      const twice = await openWs(node.client, device, { via: 'subprotocols', protocols });
       assert.ok(!twice.ok && twice.status === 401);
       once.ws.close();
     });

@@ -51,7 +51,7 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: { version: st
       responses['403'] ??= problem('Step-up missing or invalid (step_up_required)');
     }
     if (route.config?.idempotency) {
-      headers['idempotency-key'] = { type: 'string', format: 'uuid', description: `${route.config.idempotency === 'required' ? 'Required' : 'Optional'}: a UUID; a retry with the same key and body replays the first response for 24 h` };
+      headers['idempotency-key'] = { type: 'string', description: `${route.config.idempotency === 'required' ? 'Required' : 'Optional'}: a UUID (else 400 invalid_idempotency_key); a retry with the same key and body replays the first response for 24 h` };
       responses['409'] ??= problem('Idempotency-Key reused with another body, or its first request still in flight');
     }
     if (Object.keys(headers).length) {
