@@ -13,7 +13,7 @@ const box = createSecretBox(key);
 function tamper(sealed: string, part: number): string {
   const parts = sealed.split('.');
   const bytes = Buffer.from(parts[part]!, 'base64url');
-  bytes[0] ^= 0x01;
+  bytes[0] = bytes[0]! ^ 0x01;
   parts[part] = bytes.toString('base64url');
   return parts.join('.');
 }

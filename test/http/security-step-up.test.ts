@@ -158,7 +158,7 @@ for (const backend of backends) {
       const begin2 = await beginStepUp(t.client, device);
       const genuine = await device.authenticator.getAssertion(begin2.options, t.client.publicOrigin);
       const sig = Buffer.from(genuine.response.signature, 'base64url');
-      sig[sig.length - 1] ^= 0x01;
+      sig[sig.length - 1] = sig[sig.length - 1]! ^ 0x01;
       const tampered = { ...genuine, response: { ...genuine.response, signature: sig.toString('base64url') } };
       expectStepUpRequired(await t.client.as(device, 'GET', RECOVERY_KEY, { headers: { [STEP_UP_HEADER]: encodeStepUp(tampered) } }), 'tampered signature');
       // The challenge is spent even by a failed attempt: the genuine assertion no longer works.
