@@ -165,6 +165,10 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   installValidators(app);
   await app.register(requestIdPlugin, { apiVersion: config.apiVersion });
   await app.register(problemPlugin, { challenge: verifier.challenge });
+  // Upgrade requests run through every hook below (authentication included) before upgrading.
+  // Registered this early so a request refused by any later hook (load shedding) is known to be
+  // an upgrade and its socket is closed after the refusal.
+  await app.register(websocket, { options: { maxPayload: 4096, handleProtocols: selectProtocol } });
   await app.register(corsPlugin, { origins: config.corsOrigins });
   await app.register(loadSheddingPlugin, config.shedding);
   await app.register(deprecationPlugin, { routes: config.deprecatedRoutes });
@@ -172,10 +176,8 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   // Order matters: authentication, then per-account limits, then idempotency (scoped by principal).
   await app.register(dpopAuthPlugin, { verifier, replayCache, sessions, publicOrigin: config.publicOrigin, now: clock.now });
   await app.register(rateLimitPlugin, { counters, limits: { auth: config.rateLimits.authPerMinute, user: config.rateLimits.userPerMinute, public: config.rateLimits.publicPerMinute }, quotaPerMonth: config.quotaPerMonth, now: clock.now });
-  await app.register(idempotencyPlugin, { store, now: clock.now });
+  await app.register(idempotencyPlugin, { store, box, now: clock.now });
   await app.register(stepUpPlugin, { stepUp });
-  // WebSocket upgrades run through the hooks above (authentication included) before upgrading.
-  await app.register(websocket, { options: { maxPayload: 4096, handleProtocols: selectProtocol } });
 
   let closing = false;
   await app.register(healthRoutes, { store, isClosing: () => closing });

@@ -23,7 +23,8 @@ export function createSecretBox(key: Buffer): SecretBox {
     open(sealed, purpose) {
       const [version, iv, body, tag] = sealed.split('.');
       if (version !== 'v1' || !iv || body === undefined || !tag) throw new Error('unknown sealed format');
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      // A full 16-byte tag only: Node would otherwise accept truncated tags (NIST SP 800-38D §5.2.1.2).
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), { authTagLength: 16 });
       decipher.setAAD(Buffer.from(purpose));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');

@@ -31,6 +31,8 @@ export interface AttemptView {
 
 export interface PendingAttempt {
   attempt_id: string;
+  /** code: redeemed a code from one of your devices; factor: started without one (approve it with its own factor only). */
+  via: 'code' | 'factor';
   created_at: string;
   expires_at: string;
   ip: string;
@@ -81,6 +83,12 @@ export function createJoinService(deps: {
     }
   }
 
+  /** Limits count per enforced username, so "ＡＤＡ" and "ada" share one budget. */
+  function limitKey(username: string): string {
+    const verdict = enforceUsername(username);
+    return verdict.ok ? verdict.canonical : username.toLowerCase();
+  }
+
   async function accountFor(username: string) {
     const verdict = enforceUsername(username);
     return verdict.ok ? store.accounts.findByCanonical(verdict.canonical) : undefined;
@@ -121,6 +129,11 @@ export function createJoinService(deps: {
     if (!auth.trusted) throw trustedOnly();
     const row = await store.join.findAttempt(attemptId);
     if (!row || row.account_id !== auth.account.id) throw attemptNotFound();
+    // An attempt started without a code (factor path) is approved only by its factor: a device
+    // approval would let anyone who knows a username flood the person with prompts.
+    if (to === 'approved' && row.via !== 'code') {
+      throw new AppError(409, 'invalid_transition', 'Invalid transition', { detail: 'this attempt was started without a code; only its own factor can approve it, you can deny it' });
+    }
     const now = clock.now();
     const moved = await store.transaction(async (tx) => {
       if (!(await tx.join.transition(row.id, 'awaiting_approval', to, now, { decided_by: auth.sessionId }))) return false;
@@ -155,7 +168,7 @@ export function createJoinService(deps: {
 
     /** Never logs in: the new device only gets an attempt to wait on (spec rule 1). */
     async redeem(input: { username: string; code: string; jkt: string; client: LocatedClient }): Promise<AttemptView> {
-      await throttle(input.username.toLowerCase(), input.client.ip);
+      await throttle(limitKey(input.username), input.client.ip);
       const account = await accountFor(input.username);
       if (!account) throw codeInvalid();
       const now = clock.now();
@@ -172,7 +185,7 @@ export function createJoinService(deps: {
 
     /** The no-trusted-device path: an attempt approved by a factor instead of a device (rule 2). */
     async start(input: { username: string; jkt: string; client: LocatedClient }): Promise<AttemptView> {
-      await throttle(input.username.toLowerCase(), input.client.ip);
+      await throttle(limitKey(input.username), input.client.ip);
       const account = await accountFor(input.username);
       if (!account) throw new AppError(404, 'account_not_found', 'Account not found', { detail: 'no account has this username' });
       return view(await store.transaction((tx) => createAttempt(account.id, 'factor', input.jkt, input.client, tx)));
@@ -187,6 +200,7 @@ export function createJoinService(deps: {
       const rows = await store.join.listAwaiting(auth.account.id, clock.now());
       return rows.map((row) => ({
         attempt_id: row.id,
+        via: row.via as 'code' | 'factor',
         created_at: new Date(row.created_at).toISOString(),
         expires_at: new Date(row.expires_at).toISOString(),
         ip: row.ip,
@@ -224,6 +238,7 @@ export function createJoinService(deps: {
       const row = await redeemersAttempt(attemptId, jkt);
       const status = statusOf(row, clock.now());
       if (status === 'expired') throw notAwaiting(row);
+      if (status === 'denied') throw new AppError(403, 'join_denied', 'Join denied', { detail: 'the request was denied on a trusted device' });
       if (status !== 'approved') throw new AppError(403, 'JOIN_NOT_APPROVED', 'Join not approved', { detail: 'the attempt has not been approved on a trusted device' });
       const account = (await store.accounts.findById(row.account_id))!;
       const existing = await store.passkeys.listCredentialIds(account.id);

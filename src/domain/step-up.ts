@@ -53,8 +53,11 @@ export function createStepUpService(deps: { store: Store; clock: Clock; config: 
 
     /** Checks a VID-Step-Up header; the challenge is spent whatever the outcome. */
     async verify(auth: AuthContext, header: string | undefined): Promise<void> {
+      // Told first: an ephemeral session could never satisfy a step-up request.
+      if (!auth.trusted) {
+        throw new AppError(403, 'ephemeral_session', 'Not allowed on an ephemeral session', { detail: 'sessions opened without keeping the device cannot step up' });
+      }
       if (!header) throw required('this operation needs a VID-Step-Up header: POST /auth/step-up/begin, then sign the challenge');
-      if (!auth.trusted) throw required('ephemeral sessions cannot step up');
       const assertion = parseHeader(header);
       const ceremony = await store.ceremonies.consumeByChallenge(assertion.challenge, 'step_up', auth.sessionId);
       if (!ceremony || ceremony.expires_at <= clock.now()) throw required('the step-up challenge is unknown, used, expired or from another session');

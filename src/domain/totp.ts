@@ -25,7 +25,8 @@ export interface TotpEnrollment extends TotpView {
 }
 
 const PURPOSE = 'totp-secret';
-// Failed codes per account: 10 in 15 minutes, then wait (STANDARDS: throttle failures).
+// Codes tried per account: 10 in 15 minutes, then wait (STANDARDS: throttle failures). A person
+// confirms an app once, so counting the right code too costs nobody anything.
 const FAILURES_PER_WINDOW = 10;
 const FAILURE_WINDOW_MS = 15 * 60_000;
 

@@ -2,10 +2,13 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../../errors.js';
+import type { SecretBox } from '../../crypto/secret-box.js';
 import type { Store } from '../../store/index.js';
 
 export interface IdempotencyOptions {
   store: Store;
+  /** Stored responses can hold secrets shown once (a TOTP seed): they are sealed at rest. */
+  box: SecretBox;
   now: () => number;
   /** How long a key and its response are kept (spec: 24 hours). */
   retentionMs?: number;
@@ -17,6 +20,7 @@ export interface IdempotencyOptions {
 const KEY_FORMAT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const REPLAYED_HEADERS = ['content-type', 'etag', 'location'];
 const TRANSIENT_STATUSES = new Set([401, 403, 429]);
+const BODY_PURPOSE = 'idempotent-response';
 
 interface Claimed {
   scope: string;
@@ -88,7 +92,7 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
         headers: { 'Retry-After': '1' },
       });
     }
-    return replay(reply, existing.status, existing.body ?? '', existing.headers ?? '{}');
+    return replay(reply, existing.status, existing.body ? opts.box.open(existing.body, BODY_PURPOSE) : '', existing.headers ?? '{}');
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -108,7 +112,7 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
     }
     await opts.store.idempotency.complete(claimed.scope, claimed.key, {
       status: reply.statusCode,
-      body: typeof payload === 'string' ? payload : '',
+      body: opts.box.seal(typeof payload === 'string' ? payload : '', BODY_PURPOSE),
       headers: JSON.stringify(headers),
     });
     return payload;

@@ -48,7 +48,7 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: { version: st
     const headers: Record<string, unknown> = {};
     if (route.config?.stepUp) {
       headers['vid-step-up'] = { type: 'string', description: 'base64url of the JSON WebAuthn assertion answering POST /auth/step-up/begin (5 minutes, single use)' };
-      responses['403'] ??= problem('Step-up missing or invalid (step_up_required)');
+      responses['403'] ??= problem('Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session)');
     }
     if (route.config?.idempotency) {
       headers['idempotency-key'] = { type: 'string', description: `${route.config.idempotency === 'required' ? 'Required' : 'Optional'}: a UUID (else 400 invalid_idempotency_key); a retry with the same key and body replays the first response for 24 h` };

@@ -15,6 +15,7 @@ export const JoinAttempt = Type.Object(
 export const PendingJoin = Type.Object(
   {
     attempt_id: Type.String(),
+    via: Type.Union([Type.Literal('code'), Type.Literal('factor')], { description: 'code: a code from one of your devices was redeemed; factor: started without a code, can only be denied here' }),
     created_at: IsoDateTime,
     expires_at: IsoDateTime,
     ip: Type.String(),
