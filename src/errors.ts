@@ -1,8 +1,8 @@
 /**
  * The one error class of the service. Every refusal carries an HTTP status, a stable snake_case
  * `code` and a `title` stable per code (RFC 9457 §3.1.4); `detail` explains this occurrence.
- * One handler turns it into application/problem+json. `expose` is false for 5xx so internals
- * never reach a client.
+ * One handler turns it into application/problem+json. `expose` is false for unexpected 5xx so
+ * internals never reach a client.
  */
 export interface FieldError {
   path: string;
@@ -35,6 +35,7 @@ export class AppError extends Error {
     this.detail = options.detail ?? title;
     this.errors = options.errors;
     this.headers = options.headers;
-    this.expose = status < 500;
+    // 503 (load shedding, draining) says on purpose what is going on; other 5xx say nothing.
+    this.expose = status < 500 || status === 503;
   }
 }

@@ -50,7 +50,6 @@ for (const backend of backends) {
       const start = (await node.client.as(device, 'GET', '/api/v1/events')).body.next_cursor;
       const slow = await openSse(node.client, device, { since: start });
       slow.response.pause();
-      const rssBefore = process.memoryUsage().rss;
       let emitted = await fillUntilStalled(device);
       // While stalled, more signals cost the server nothing: they stay in the log.
       await emit(device, BATCH);
@@ -64,7 +63,6 @@ for (const backend of backends) {
       for (let i = 0; i < 40 && node.streams.stats().droppedSlowConsumers === dropped; i++) await sleep(100);
       assert.equal(node.streams.stats().droppedSlowConsumers, dropped + 1);
       assert.equal(node.streams.stats().streams, 0);
-      assert.ok(process.memoryUsage().rss - rssBefore < 64 * 1024 * 1024, 'no unbounded growth');
 
       // The client reads what reached it (a contiguous prefix), sees the end, and resumes.
       slow.response.resume();

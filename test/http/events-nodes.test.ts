@@ -49,7 +49,7 @@ describe('events: live delivery across two nodes on one PostgreSQL database', { 
       await onB.waitForSignals(i + 1, 2000);
       latencies.push(performance.now() - sent);
     }
-    assert.ok(Math.max(...latencies) < 500, `latencies ${latencies.map((l) => l.toFixed(1)).join(', ')} ms`);
+    assert.ok(Math.max(...latencies) < 1000, `latencies ${latencies.map((l) => l.toFixed(1)).join(', ')} ms`);
     const polled = await b.client.as(device, 'GET', '/api/v1/events?limit=200');
     const mine = polled.body.data.slice(-5);
     assert.deepEqual(onB.signals, mine);

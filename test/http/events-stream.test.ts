@@ -74,7 +74,7 @@ for (const backend of backends) {
       const stream = await sse(device);
       await stream.waitForComment('heartbeat', 1000);
       const before = stream.comments.length;
-      await sleep(350);
+      await sleep(600);
       assert.ok(stream.comments.length >= before + 2, `heartbeats: ${stream.comments.length - before}`);
       assert.equal(cluster.config.events.heartbeatMs, 100);
     });

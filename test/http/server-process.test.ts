@@ -30,7 +30,9 @@ describe('the server process', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ username: 'newcomer' }),
       });
-      assert.equal((await check.json()).available, true);
+      const checked = await check.json();
+      assert.equal(check.status, 200, JSON.stringify(checked));
+      assert.equal(checked.available, true);
       // The database file and the key that seals secrets exist beside each other, the key owner-only.
       assert.ok(statSync(join(dir, 'vid.sqlite')).size > 0);
       assert.equal(statSync(join(dir, 'secret.key')).mode & 0o077, 0);

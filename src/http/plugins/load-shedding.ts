@@ -24,8 +24,11 @@ export const loadSheddingPlugin = fp(async (app: FastifyInstance, opts: Shedding
     maxHeapUsedBytes: opts.maxHeapUsedMb * 1024 * 1024,
     retryAfter: opts.retryAfterSeconds,
     // A rejected promise reaches our error handler, which writes the problem document.
-    pressureHandler: async (request, _reply, type) => {
+    pressureHandler: async (request, _reply, type, value) => {
       if (request.url.startsWith('/health/')) return;
+      // A sample window with no loop turns at all (right after a blocking start) reads as an
+      // infinite delay: that is no measurement, so nothing is shed for it.
+      if (type === underPressure.TYPE_EVENT_LOOP_DELAY && !Number.isFinite(value)) return;
       throw overloaded(`the server is under pressure (${type}); retry later`);
     },
   });

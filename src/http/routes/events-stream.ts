@@ -103,6 +103,7 @@ export async function eventStreamRoutes(app: FastifyInstance, opts: EventStreamO
     preHandler: prepareStream,
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const start = starts.get(request)!;
+      starts.delete(request);
       const auth = request.auth!;
       // Re-checked synchronously with open(): another stream may have been opened meanwhile.
       if (hub.admission(auth.account.id, auth.sessionId) === 'full') throw tooManyStreams();
@@ -112,9 +113,13 @@ export async function eventStreamRoutes(app: FastifyInstance, opts: EventStreamO
       res.write(sseOpening(events.cursorAt(auth.account.id, start.afterSeq)));
       const stream = hub.open({ accountId: auth.account.id, sessionId: auth.sessionId, afterSeq: start.afterSeq, expiresAt: start.expiresAt, sink: sseSink(res) })!;
       res.on('close', () => hub.remove(stream));
+      res.on('error', () => hub.remove(stream));
+      // The client may have gone while the stream was being prepared.
+      if (!res.socket || res.socket.destroyed) hub.remove(stream);
     },
     wsHandler: (socket: WebSocket, request: FastifyRequest) => {
       const start = starts.get(request)!;
+      starts.delete(request);
       const auth = request.auth!;
       // Nothing is expected from the client; its frames are read (so pongs arrive) and ignored.
       socket.send(JSON.stringify({ type: 'ready', cursor: events.cursorAt(auth.account.id, start.afterSeq) }));
