@@ -11,6 +11,8 @@ declare module 'fastify' {
     rateLimit?: RateLimitClass;
     /** required: 400 without Idempotency-Key (PRODUCT §0 [IK]); optional: honoured when sent. */
     idempotency?: 'required' | 'optional';
+    /** A long-lived stream (SSE, WebSocket): not a request "in flight" for load shedding. */
+    stream?: boolean;
   }
   interface FastifyRequest {
     auth?: AuthContext;

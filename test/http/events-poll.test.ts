@@ -42,6 +42,9 @@ for (const backend of backends) {
     it('records the signals of the routes already built, oldest first, with a cursor per signal', async () => {
       const device = await t.client.signUp(uniqueName('ev'));
       await rename(device, 'Ada');
+      const passkey = (await t.client.as(device, 'GET', '/api/v1/auth/methods')).body.data[0];
+      const renamed = await t.client.as(device, 'PATCH', `/api/v1/auth/methods/${passkey.id}`, { body: { name: 'Laptop' }, headers: { 'if-match': `"${passkey.version}"` } });
+      assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
       const second = await t.client.logIn(device.authenticator);
       assert.equal(second.status, 200);
       await t.client.call('POST', '/api/v1/auth/logout', { key: second.key, token: second.body.access_token });
@@ -54,6 +57,7 @@ for (const backend of backends) {
         [
           ['sessions.changed', '/auth/sessions'], // sign-up opened a session
           ['me.changed', '/me'],
+          ['methods.changed', '/auth/methods'],
           ['sessions.changed', '/auth/sessions'], // login
           ['sessions.changed', '/auth/sessions'], // logout
         ],
@@ -62,9 +66,9 @@ for (const backend of backends) {
         assert.deepEqual(Object.keys(signal).sort(), ['at', 'id', 'kind', 'resource']);
         assert.equal(new Date(signal.at).getTime(), t.clock.now());
       }
-      assert.equal(new Set(res.body.data.map((s: any) => s.id)).size, 4);
+      assert.equal(new Set(res.body.data.map((s: any) => s.id)).size, 5);
       assert.equal(res.body.has_more, false);
-      assert.equal(res.body.next_cursor, res.body.data[3].id);
+      assert.equal(res.body.next_cursor, res.body.data[4].id);
 
       // Polling after the last cursor: nothing new, and the same position to come back with.
       const again = await poll(device, `?since=${res.body.next_cursor}`);

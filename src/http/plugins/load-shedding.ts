@@ -36,6 +36,9 @@ export const loadSheddingPlugin = fp(async (app: FastifyInstance, opts: Shedding
   if (opts.maxInFlight <= 0) return;
   let inFlight = 0;
   app.addHook('onRequest', async (request) => {
+    // Streams live for hours and an upgraded WebSocket never reaches onResponse: they are
+    // bounded by the per-account stream limit instead.
+    if (request.routeOptions.config?.stream) return;
     if (inFlight >= opts.maxInFlight && !request.url.startsWith('/health/')) {
       throw overloaded('too many requests in flight; retry later');
     }

@@ -93,6 +93,7 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: { version: st
         { name: 'auth', description: 'Usernames, passkeys, sessions, step-up, TOTP, recovery' },
         { name: 'join', description: 'Letting a new device in with a 6-digit code' },
         { name: 'identity', description: '/me and identity fields' },
+        { name: 'events', description: 'Signals that something changed: poll or stream' },
         { name: 'meta', description: 'The contract itself' },
       ],
     },

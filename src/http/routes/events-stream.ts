@@ -81,7 +81,7 @@ export async function eventStreamRoutes(app: FastifyInstance, opts: EventStreamO
     method: 'GET',
     url: '/events/stream',
     exposeHeadRoute: false,
-    config: { auth: 'session' },
+    config: { auth: 'session', stream: true },
     schema: {
       tags: ['events'],
       summary: 'Live signals: Server-Sent Events, or a WebSocket (Upgrade) on the same path',
