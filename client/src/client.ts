@@ -1,0 +1,206 @@
+// createVidClient: the API with the hard parts done (see ../README.md). Types come from the
+// OpenAPI document; the pipeline (proofs, renewal, retries) is in http.ts.
+import type {
+  AuthenticationCredential,
+  CreateCredential,
+  GetAssertion,
+  HttpMethod,
+  ItemOf,
+  Me,
+  Operation,
+  PathParams,
+  PathsWith,
+  QueryParams,
+  RegistrationCredential,
+  RequestBody,
+  ResponseBody,
+  Session,
+  Tokens,
+  UsernameCheckResult,
+} from './api.js';
+import { createDpopKey, publicJwk, thumbprint } from './dpop.js';
+import { isProblem, type VidProblemError } from './errors.js';
+import { createEvents } from './events.js';
+import { Transport } from './http.js';
+import type { CallOptions, FetchLike, VidResponse } from './http.js';
+import { paginate } from './pagination.js';
+import type { Page, Paginated } from './pagination.js';
+import { DEFAULT_RETRY, defaultSleep } from './retry.js';
+import type { RetryPolicy, Sleep } from './retry.js';
+import { memoryStorage } from './storage.js';
+import type { VidStorage } from './storage.js';
+
+export interface VidClientOptions {
+  /** The API base URL, e.g. https://id.example.com/api/v1. */
+  baseUrl: string;
+  /** Where the device key and the session live. Default: memory (this process or tab only). */
+  storage?: VidStorage;
+  /** Default: the global fetch. */
+  fetch?: FetchLike;
+  /** Milliseconds since the epoch, for proofs' iat and token expiry. Default: Date.now. */
+  now?: () => number;
+  /** Waits between retries. Default: setTimeout. */
+  sleep?: Sleep;
+  retry?: Partial<RetryPolicy>;
+  /** Renew this many seconds before the access token expires (at most a quarter of its lifetime). Default 60. */
+  renewBeforeSeconds?: number;
+  /** The session is gone (logout, revoked, refresh refused): show the sign-in screen. */
+  onSessionEnded?: (reason: VidProblemError | undefined) => void;
+}
+
+export type { CreateCredential, GetAssertion };
+
+type Op<M extends HttpMethod, P extends PathsWith<M>> = Operation<P, M>;
+
+/** Options of `request`/`send`: path parameters, query and body typed from the OpenAPI document. */
+export type RequestArgs<M extends HttpMethod, P extends PathsWith<M>> = CallOptions & {
+  params?: PathParams<Op<M, P>>;
+  query?: QueryParams<Op<M, P>>;
+  body?: RequestBody<Op<M, P>>;
+};
+
+export interface SessionInfo {
+  sessionId: string;
+  trusted: boolean;
+  /** When the access token expires (ms); the client renews it before. */
+  expiresAt: number;
+}
+
+export type VidClient = ReturnType<typeof createVidClient>;
+
+export function createVidClient(options: VidClientOptions) {
+  const transport = new Transport({
+    baseUrl: options.baseUrl,
+    storage: options.storage ?? memoryStorage(),
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    now: options.now ?? (() => Date.now()),
+    sleep: options.sleep ?? defaultSleep,
+    retry: { ...DEFAULT_RETRY, ...options.retry },
+    renewBeforeMs: (options.renewBeforeSeconds ?? 60) * 1000,
+    onSessionEnded: options.onSessionEnded,
+  });
+  const { storage } = transport.config;
+
+  /** Any operation of the API, typed from the OpenAPI document; answers the whole response. */
+  function send<M extends HttpMethod, P extends PathsWith<M>>(method: M, path: P, args: RequestArgs<M, P> = {}): Promise<VidResponse<ResponseBody<Op<M, P>>>> {
+    const { params, query, body, ...call } = args;
+    return transport.send({ ...call, method, path: fillPath(path, params as Record<string, string> | undefined), query: query as never, body });
+  }
+
+  /** Any operation of the API; answers the parsed body. Throws VidProblemError on refusal. */
+  async function request<M extends HttpMethod, P extends PathsWith<M>>(method: M, path: P, args: RequestArgs<M, P> = {}): Promise<ResponseBody<Op<M, P>>> {
+    return (await send(method, path, args)).data;
+  }
+
+  /** Iterates a list endpoint (`{data, next_cursor, has_more}`) page by page. */
+  function list<P extends PathsWith<'GET'>>(path: P, args: RequestArgs<'GET', P> = {}): Paginated<ItemOf<Op<'GET', P>>> {
+    return paginate(async (cursor) => {
+      const query = { ...(args.query as object), ...(cursor ? { cursor } : {}) } as never;
+      return (await request('GET', path, { ...args, query })) as unknown as Page<ItemOf<Op<'GET', P>>>;
+    });
+  }
+
+  const events = createEvents(transport);
+
+  return {
+    request,
+    send,
+    list,
+
+    usernames: {
+      /** Availability as the person types; reserves nothing. */
+      check: (username: string, call?: CallOptions): Promise<UsernameCheckResult> =>
+        request('POST', '/auth/username/check', { ...call, body: { username }, auth: 'none', idempotent: true }),
+    },
+
+    /** Sign-up: creation options, the authenticator, then an account and a session bound to a new device key. */
+    async register(input: { username: string; createCredential: CreateCredential; signal?: AbortSignal }) {
+      const { username, signal } = input;
+      const begin = await request('POST', '/auth/register/begin', { body: { username }, auth: 'none', idempotent: true, signal });
+      const credential = await input.createCredential(begin.options);
+      const key = await createDpopKey();
+      const body: RequestBody<Op<'POST', '/auth/register/finish'>> = { ceremony_id: begin.ceremony_id, username, credential: credential as RegistrationCredential };
+      // The proof is made by the new key, which the session is then bound to.
+      const { data: done } = await transport.send<ResponseBody<Op<'POST', '/auth/register/finish'>>>({
+        method: 'POST', path: '/auth/register/finish', body, auth: 'proof', key, signal,
+      });
+      await transport.adopt(done.tokens, key);
+      transport.versions.set('/me', `"${done.account.version}"`);
+      return done;
+    },
+
+    /** Discoverable sign-in: the authenticator offers its passkeys; the session binds a new device key. */
+    async login(input: { getAssertion: GetAssertion; signal?: AbortSignal }): Promise<Tokens> {
+      const { signal } = input;
+      const begin = await request('POST', '/auth/login/begin', { auth: 'none', idempotent: true, signal });
+      const credential = await input.getAssertion(begin.options);
+      const key = await createDpopKey();
+      const body: RequestBody<Op<'POST', '/auth/login/finish'>> = { ceremony_id: begin.ceremony_id, credential: credential as AuthenticationCredential };
+      const { data: tokens } = await transport.send<Tokens>({ method: 'POST', path: '/auth/login/finish', body, auth: 'proof', key, signal });
+      await transport.adopt(tokens, key);
+      return tokens;
+    },
+
+    /** Revokes this session on the server (when reachable) and forgets it here. */
+    async logout(call?: CallOptions): Promise<void> {
+      try {
+        if (await storage.getSession()) await request('POST', '/auth/logout', { ...call, idempotencyKey: false });
+      } catch (error) {
+        if (!isProblem(error) || error.status !== 401) throw error;
+      } finally {
+        await transport.endSession();
+        await storage.setKey(undefined);
+      }
+    },
+
+    /** Keeps tokens obtained outside register/login (e.g. /auth/join/finish), bound to the current device key. */
+    useTokens: async (tokens: Tokens): Promise<void> => {
+      await transport.adopt(tokens);
+    },
+
+    /** Renews now (normally automatic: ahead of expiry and once on a 401 invalid_token). */
+    renew: async (): Promise<void> => {
+      await transport.renew();
+    },
+
+    /** The current session, or undefined when signed out. */
+    async session(): Promise<SessionInfo | undefined> {
+      const session = await storage.getSession();
+      return session && { sessionId: session.sessionId, trusted: session.trusted, expiresAt: session.expiresAt };
+    },
+
+    /** RFC 7638 thumbprint of the device key (the `jkt` the session is bound to), creating the key if needed. */
+    async jkt(): Promise<string> {
+      return thumbprint(await publicJwk((await transport.key(true))!));
+    },
+
+    me: {
+      /** GET /me; remembers its version for the next patch. */
+      get: (call?: CallOptions): Promise<Me> => request('GET', '/me', call),
+      /** PATCH /me with If-Match from the last version seen (or `ifMatch`). */
+      patch: (changes: RequestBody<Op<'PATCH', '/me'>>, call?: CallOptions): Promise<Me> =>
+        request('PATCH', '/me', { idempotent: true, ...call, body: changes }),
+    },
+
+    sessions: {
+      /** Your live sessions, following cursors: `for await (const s of sessions.list())`, or `.pages()`. */
+      list: (query: { limit?: number } = {}, call?: CallOptions): Paginated<Session> => list('/auth/sessions', { ...call, query }),
+      /** Revokes one session; revoking this one signs this client out. */
+      async revoke(id: string, call?: CallOptions): Promise<void> {
+        await request('DELETE', '/auth/sessions/{id}', { ...call, params: { id } });
+        if ((await storage.getSession())?.sessionId === id) await transport.endSession();
+      },
+    },
+
+    events,
+  };
+}
+
+/** `/auth/sessions/{id}` + {id: 'ses_1'} → `/auth/sessions/ses_1` (each value URL-encoded). */
+export function fillPath(template: string, params: Record<string, string> | undefined): string {
+  return template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = params?.[name];
+    if (value === undefined) throw new TypeError(`missing path parameter "${name}" for ${template}`);
+    return encodeURIComponent(String(value));
+  });
+}

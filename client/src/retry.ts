@@ -1,0 +1,45 @@
+// When and how long to wait before trying a call again: Retry-After on 429/503 (RFC 9110
+// §10.2.3, STANDARDS "Rate limits and retries"), jittered backoff after network errors.
+
+export interface RetryPolicy {
+  /** Retries after the first attempt (429/503, network errors on idempotent calls). Default 3. */
+  maxRetries: number;
+  /** A Retry-After longer than this is not waited for: the problem is thrown. Default 60 s. */
+  maxDelayMs: number;
+  /** First backoff after a network error, doubled each time (with jitter). Default 250 ms. */
+  baseDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 3, maxDelayMs: 60_000, baseDelayMs: 250 };
+
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/** Retry-After as delay-seconds or an HTTP-date, in milliseconds; undefined when absent or unreadable. */
+export function retryAfterMs(value: string | null, now: number): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Exponential backoff with full jitter: somewhere in [base·2^n / 2, base·2^n], capped. */
+export function backoffMs(attempt: number, policy: RetryPolicy): number {
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
+  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+}
+
+/** setTimeout as a promise that an AbortSignal cuts short (rejecting with its reason). */
+export const defaultSleep: Sleep = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
