@@ -2,11 +2,29 @@
 // thumbprint, the SSE parser (WHATWG HTML §9.2.6), Retry-After, path filling, pagination.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { readFileSync } from 'node:fs';
 import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
+import openapiTS, { astToString } from 'openapi-typescript';
 import { createDpopKey, fillPath, paginate, publicJwk, SseParser, thumbprint } from '../../client/src/index.js';
 import { signProof } from '../../client/src/dpop.js';
 import { retryAfterMs } from '../../client/src/retry.js';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
 import { sha256Base64url } from '../../src/crypto/tokens.js';
+
+describe('client: generated types', () => {
+  it('match the OpenAPI document the routes describe (else: npm run client:generate)', async () => {
+    // The same configuration as scripts/write-openapi.ts, which `client:generate` runs.
+    const { app } = await buildApp({ config: loadConfig({ SQLITE_PATH: ':memory:', SECRET_KEY: 'A'.repeat(43) }), logger: false });
+    try {
+      const expected = astToString(await openapiTS(JSON.parse(JSON.stringify(app.swagger()))));
+      const committed = readFileSync(new URL('../../client/src/generated/openapi.ts', import.meta.url), 'utf8');
+      assert.ok(committed.endsWith(expected), 'client/src/generated/openapi.ts is stale: run npm run client:generate');
+    } finally {
+      await app.close();
+    }
+  });
+});
 
 describe('client: DPoP proofs', () => {
   it('signs ES256 proofs that an independent JOSE library verifies with the embedded key', async () => {

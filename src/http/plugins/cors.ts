@@ -15,7 +15,7 @@ export const corsPlugin = fp(async (app: FastifyInstance, opts: { origins: strin
     methods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'],
     allowedHeaders: ['Authorization', 'DPoP', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'VID-Step-Up', 'VID-Request-Id', 'Last-Event-ID'],
     exposedHeaders: [
-      'WWW-Authenticate', 'DPoP-Nonce', 'VID-Request-Id', 'VID-API-Version', 'VID-Idempotent-Replay', 'ETag', 'Retry-After',
+      'WWW-Authenticate', 'DPoP-Nonce', 'Date', 'VID-Request-Id', 'VID-API-Version', 'VID-Idempotent-Replay', 'ETag', 'Retry-After',
       'RateLimit', 'RateLimit-Policy', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset',
       'Quota-Limit', 'Quota-Remaining', 'Quota-Reset', 'Deprecation', 'Sunset', 'Link', 'Content-Disposition',
     ],
