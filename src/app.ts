@@ -1,43 +1,19 @@
-import { Redis } from 'ioredis';
 import websocket from '@fastify/websocket';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import { systemClock } from './clock.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
-import { createDpopVerifier } from './crypto/dpop.js';
-import { loadReservedNames } from './crypto/usernames.js';
-import { createSecretBox } from './crypto/secret-box.js';
-import { loadSecretKey, subkey } from './crypto/secret-key.js';
-import { createEventService } from './domain/events.js';
-import { createStreamHub } from './events/hub.js';
 import type { StreamHub } from './events/hub.js';
-import { inProcessNotifier, postgresNotifier } from './events/notifier.js';
-import type { Notifier } from './events/notifier.js';
 import { selectProtocol } from './events/websocket.js';
 import { eventRoutes } from './http/routes/events.js';
 import { eventStreamRoutes } from './http/routes/events-stream.js';
-import { createJoinService } from './domain/join.js';
-import { createJoinFactors } from './domain/join-factors.js';
 import { authJoinRoutes } from './http/routes/auth-join.js';
-import { createMeService } from './domain/me.js';
-import { createFieldCatalog } from './domain/fields/catalog.js';
-import { createFieldService } from './domain/fields/service.js';
-import { createMethodsService } from './domain/methods.js';
-import { createRecoveryService } from './domain/recovery.js';
-import { createSecurityLog } from './domain/security-log.js';
-import { createStepUpService } from './domain/step-up.js';
-import { createTotpService } from './domain/totp.js';
-import { locateIp } from './geo/locate.js';
 import { stepUpPlugin } from './http/plugins/step-up.js';
 import { authMethodRoutes } from './http/routes/auth-methods.js';
 import { authRecoveryRoutes } from './http/routes/auth-recovery.js';
 import { authStepUpRoutes } from './http/routes/auth-step-up.js';
 import { authTotpRoutes } from './http/routes/auth-totp.js';
-import { createAttemptLimiter } from './shared-state/attempt-limiter.js';
-import { createPasskeyAuthService } from './domain/passkey-auth.js';
-import { createSessionService } from './domain/sessions.js';
-import { createUsernameService } from './domain/usernames.js';
 import './http/fastify-types.js';
 import { corsPlugin } from './http/plugins/cors.js';
 import { deprecationPlugin } from './http/plugins/deprecation.js';
@@ -57,13 +33,10 @@ import { meRoutes } from './http/routes/me.js';
 import { fieldTypeRoutes } from './http/routes/field-types.js';
 import { meFieldRoutes } from './http/routes/me-fields.js';
 import { openApiDocumentRoute } from './http/routes/openapi-document.js';
-import { memoryCounters, redisCounters } from './shared-state/counters.js';
-import type { Counters } from './shared-state/counters.js';
-import { memoryReplayCache, redisReplayCache, storeReplayCache } from './shared-state/replay-cache.js';
-import type { ReplayCache } from './shared-state/replay-cache.js';
 import { createStore, openDatabase } from './store/index.js';
 import type { Store } from './store/index.js';
 import { migrateToLatest } from './store/migrate.js';
+import { createServices } from './services.js';
 
 export interface AppDeps {
   config: Config;
@@ -99,48 +72,8 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   const store = deps.store ?? createStore(openDatabase(config));
   if (ownsStore) await migrateToLatest(store.handle.db, store.handle.schema);
 
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
-  const counters: Counters = redis ? redisCounters(redis) : memoryCounters();
-  const replayCache: ReplayCache =
-    config.dpop.replayCache === 'redis' && redis
-      ? redisReplayCache(redis, clock)
-      : config.dpop.replayCache === 'memory'
-        ? memoryReplayCache(clock)
-        : storeReplayCache((hash, until) => store.replay.remember(hash, until));
-
-  const verifier = createDpopVerifier(config.dpop);
-  const secretKey = loadSecretKey(config);
-  const box = createSecretBox(secretKey);
-  const limiter = createAttemptLimiter(counters, clock.now);
-  const securityLog = createSecurityLog({ store, clock, locate: locateIp });
-  const sessions = createSessionService({ store, clock, config, dpopChallenge: verifier.challenge, securityLog });
-  const usernames = createUsernameService({ store, reserved: loadReservedNames(config.reservedUsernamesFile) });
-  const totp = createTotpService({ store, clock, config, box, limiter, securityLog });
-  const recovery = createRecoveryService({ store, clock, config, box, limiter, totp, sessions, securityLog });
-  const passkeys = createPasskeyAuthService({ store, clock, config, sessions, usernames, securityLog, createRecoveryKey: recovery.createKey });
-  const stepUp = createStepUpService({ store, clock, config });
-  const methods = createMethodsService({ store, clock, config, securityLog });
-  const join = createJoinService({ store, clock, config, codeKey: subkey(secretKey, 'join-codes'), limiter, sessions, securityLog, factors: createJoinFactors({ totp }) });
-  const me = createMeService({ store, clock });
-  const fieldCatalog = createFieldCatalog();
-  const fields = createFieldService({ store, clock, catalog: fieldCatalog });
-  const events = createEventService({ store, clock, retentionDays: config.events.retentionDays });
-  const streams = createStreamHub({
-    read: events.read,
-    isSessionLive: events.isSessionLive,
-    toSignal: events.toSignal,
-    now: clock.now,
-    limits: {
-      perAccount: config.events.maxStreamsPerAccount,
-      bufferBytes: config.events.streamBufferBytes,
-      stallMs: config.events.stallTimeoutMs,
-      heartbeatMs: config.events.heartbeatMs,
-    },
-    onError: (error) => app.log.warn({ err: error }, 'event stream'),
-  });
-  // Wake-ups after commit: in process on every node, and across nodes through PostgreSQL.
-  const notifiers: Notifier[] = [inProcessNotifier(store)];
-  if (store.handle.pool) notifiers.push(postgresNotifier({ pool: store.handle.pool, onError: (error) => app.log.warn({ err: error }, 'event notifier') }));
+  const services = createServices({ config, store, clock, warn: (error: unknown, what: string) => app.log.warn({ err: error }, what) });
+  const { redis, counters, replayCache, verifier, box, securityLog, sessions, usernames, totp, recovery, passkeys, stepUp, methods, join, me, fieldCatalog, fields, events, streams, notifiers } = services;
 
   const app = Fastify({
     logger:

@@ -1,0 +1,85 @@
+import { Redis } from 'ioredis';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import { createDpopVerifier } from './crypto/dpop.js';
+import { createSecretBox } from './crypto/secret-box.js';
+import { loadSecretKey, subkey } from './crypto/secret-key.js';
+import { loadReservedNames } from './crypto/usernames.js';
+import { createEventService } from './domain/events.js';
+import { createFieldCatalog } from './domain/fields/catalog.js';
+import { createFieldService } from './domain/fields/service.js';
+import { createJoinService } from './domain/join.js';
+import { createJoinFactors } from './domain/join-factors.js';
+import { createMeService } from './domain/me.js';
+import { createMethodsService } from './domain/methods.js';
+import { createPasskeyAuthService } from './domain/passkey-auth.js';
+import { createRecoveryService } from './domain/recovery.js';
+import { createSecurityLog } from './domain/security-log.js';
+import { createSessionService } from './domain/sessions.js';
+import { createStepUpService } from './domain/step-up.js';
+import { createTotpService } from './domain/totp.js';
+import { createUsernameService } from './domain/usernames.js';
+import { createStreamHub } from './events/hub.js';
+import { inProcessNotifier, postgresNotifier } from './events/notifier.js';
+import type { Notifier } from './events/notifier.js';
+import { locateIp } from './geo/locate.js';
+import { createAttemptLimiter } from './shared-state/attempt-limiter.js';
+import { memoryCounters, redisCounters } from './shared-state/counters.js';
+import type { Counters } from './shared-state/counters.js';
+import { memoryReplayCache, redisReplayCache, storeReplayCache } from './shared-state/replay-cache.js';
+import type { ReplayCache } from './shared-state/replay-cache.js';
+import type { Store } from './store/index.js';
+
+/**
+ * Every domain service, built once from its dependencies (ARCHITECTURE: services take store,
+ * clock and config, never a Fastify request). The HTTP layer only wires them to routes.
+ */
+export function createServices(deps: { config: Config; store: Store; clock: Clock; warn: (error: unknown, what: string) => void }) {
+  const { config, store, clock } = deps;
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
+  const counters: Counters = redis ? redisCounters(redis) : memoryCounters();
+  const replayCache: ReplayCache =
+    config.dpop.replayCache === 'redis' && redis
+      ? redisReplayCache(redis, clock)
+      : config.dpop.replayCache === 'memory'
+        ? memoryReplayCache(clock)
+        : storeReplayCache((hash, until) => store.replay.remember(hash, until));
+
+  const verifier = createDpopVerifier(config.dpop);
+  const secretKey = loadSecretKey(config);
+  const box = createSecretBox(secretKey);
+  const limiter = createAttemptLimiter(counters, clock.now);
+  const securityLog = createSecurityLog({ store, clock, locate: locateIp });
+  const sessions = createSessionService({ store, clock, config, dpopChallenge: verifier.challenge, securityLog });
+  const usernames = createUsernameService({ store, reserved: loadReservedNames(config.reservedUsernamesFile) });
+  const totp = createTotpService({ store, clock, config, box, limiter, securityLog });
+  const recovery = createRecoveryService({ store, clock, config, box, limiter, totp, sessions, securityLog });
+  const passkeys = createPasskeyAuthService({ store, clock, config, sessions, usernames, securityLog, createRecoveryKey: recovery.createKey });
+  const stepUp = createStepUpService({ store, clock, config });
+  const methods = createMethodsService({ store, clock, config, securityLog });
+  const join = createJoinService({ store, clock, config, codeKey: subkey(secretKey, 'join-codes'), limiter, sessions, securityLog, factors: createJoinFactors({ totp }) });
+  const me = createMeService({ store, clock });
+  const fieldCatalog = createFieldCatalog();
+  const fields = createFieldService({ store, clock, catalog: fieldCatalog });
+  const events = createEventService({ store, clock, retentionDays: config.events.retentionDays });
+  const streams = createStreamHub({
+    read: events.read,
+    isSessionLive: events.isSessionLive,
+    toSignal: events.toSignal,
+    now: clock.now,
+    limits: {
+      perAccount: config.events.maxStreamsPerAccount,
+      bufferBytes: config.events.streamBufferBytes,
+      stallMs: config.events.stallTimeoutMs,
+      heartbeatMs: config.events.heartbeatMs,
+    },
+    onError: (error) => deps.warn(error, 'event stream'),
+  });
+  // Wake-ups after commit: in process on every node, and across nodes through PostgreSQL.
+  const notifiers: Notifier[] = [inProcessNotifier(store)];
+  if (store.handle.pool) notifiers.push(postgresNotifier({ pool: store.handle.pool, onError: (error) => deps.warn(error, 'event notifier') }));
+
+  return { redis, counters, replayCache, verifier, secretKey, box, limiter, securityLog, sessions, usernames, totp, recovery, passkeys, stepUp, methods, join, me, fieldCatalog, fields, events, streams, notifiers };
+}
+
+export type Services = ReturnType<typeof createServices>;
