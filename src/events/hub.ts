@@ -59,7 +59,8 @@ export interface Stream extends StreamInput {
   readonly id: number;
   cursor: number;
   stalled: boolean;
-  stallTimer?: NodeJS.Timeout;
+  /** When its buffer filled, on the injected clock; the sweep drops it after stallMs. */
+  stalledAt?: number;
   closed: boolean;
 }
 
@@ -96,7 +97,6 @@ export function createStreamHub(deps: HubDeps) {
   function remove(stream: Stream): void {
     if (stream.closed) return;
     stream.closed = true;
-    clearTimeout(stream.stallTimer);
     count--;
     const group = groups.get(stream.accountId);
     group?.streams.delete(stream);
@@ -117,19 +117,15 @@ export function createStreamHub(deps: HubDeps) {
   function stall(stream: Stream): void {
     if (stream.stalled) return;
     stream.stalled = true;
-    const resume = () => {
-      if (stream.closed || !stream.stalled) return;
-      stream.stalled = false;
-      clearTimeout(stream.stallTimer);
-      wake(stream.accountId);
-    };
-    stream.sink.onDrain(resume);
-    stream.stallTimer = setTimeout(() => {
-      if (stream.closed) return;
-      if (stream.sink.buffered() < limits.bufferBytes) resume();
-      else close(stream, 'slow_consumer');
-    }, limits.stallMs);
-    stream.stallTimer.unref();
+    stream.stalledAt = deps.now();
+    stream.sink.onDrain(() => resume(stream));
+  }
+
+  function resume(stream: Stream): void {
+    if (stream.closed || !stream.stalled) return;
+    stream.stalled = false;
+    stream.stalledAt = undefined;
+    wake(stream.accountId);
   }
 
   /** Writes the rows this stream has not had yet, until its buffer is full. */
@@ -208,6 +204,11 @@ export function createStreamHub(deps: HubDeps) {
       for (const stream of [...group.streams]) {
         if (now >= stream.expiresAt) close(stream, 'expired');
         else if (!stream.stalled) stream.sink.heartbeat();
+        // Stalled past the limit, by the injected clock: drained meanwhile resumes, else dropped.
+        else if (now - (stream.stalledAt ?? now) >= limits.stallMs) {
+          if (stream.sink.buffered() < limits.bufferBytes) resume(stream);
+          else close(stream, 'slow_consumer');
+        }
       }
     }
   }

@@ -58,8 +58,10 @@ for (const backend of backends) {
       const largestSignal = 1300;
       assert.ok(stats.peakBufferedBytes <= BUFFER_KB * 1024 + largestSignal, `peak buffered ${stats.peakBufferedBytes} bytes`);
 
-      // Still not reading when the stall timeout passes: dropped.
+      // Still not reading when the stall timeout passes (on the server's clock): dropped at the
+      // next sweep, which runs every heartbeat (0.1 s here).
       const dropped = stats.droppedSlowConsumers;
+      cluster.clock.advance(1_001);
       for (let i = 0; i < 40 && node.streams.stats().droppedSlowConsumers === dropped; i++) await sleep(100);
       assert.equal(node.streams.stats().droppedSlowConsumers, dropped + 1);
       assert.equal(node.streams.stats().streams, 0);
