@@ -22,22 +22,31 @@ export interface TestApp {
 }
 
 /**
- * The real service on a real port (127.0.0.1, any free port) over a fresh database of the
- * given backend, with a clock the test moves by hand. Proofs and WebAuthn use the configured
- * public origin, as they would behind a reverse proxy.
+ * The configuration every test service starts from: the public origin proofs are made for, a
+ * fixed sealing key, limits out of the way (suites that test limits set their own), and no load
+ * shedding on event-loop delay (a busy test machine is not an overloaded server).
  */
-export async function startTestApp(backend: TestBackend, env: Record<string, string> = {}): Promise<TestApp> {
-  const database = await backend.open();
-  const config = loadConfig({
+export function testConfig(databaseUrl: string | undefined, env: Record<string, string> = {}): Config {
+  return loadConfig({
     PUBLIC_ORIGIN,
     SECRET_KEY: TEST_SECRET_KEY,
     RATE_LIMIT_AUTH_PER_MIN: '100000',
     RATE_LIMIT_USER_PER_MIN: '100000',
     RATE_LIMIT_PUBLIC_PER_MIN: '100000',
     SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
-    ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...env,
   });
+}
+
+/**
+ * The real service on a real port (127.0.0.1, any free port) over a fresh database of the
+ * given backend, with a clock the test moves by hand. Proofs and WebAuthn use the configured
+ * public origin, as they would behind a reverse proxy.
+ */
+export async function startTestApp(backend: TestBackend, env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await backend.open();
+  const config = testConfig(database.databaseUrl, env);
   const clock = createManualClock(Date.now());
   let app;
   try {

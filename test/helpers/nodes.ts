@@ -5,14 +5,13 @@ import type { FastifyInstance } from 'fastify';
 import { WebSocket } from 'ws';
 import { buildApp } from '../../src/app.js';
 import { createManualClock } from '../../src/clock.js';
-import { loadConfig } from '../../src/config.js';
 import type { Config } from '../../src/config.js';
 import type { StreamHub } from '../../src/events/hub.js';
 import type { Signal } from '../../src/events/kinds.js';
 import { createStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/index.js';
 import { openPostgres } from '../../src/store/db.js';
-import { PUBLIC_ORIGIN, TEST_SECRET_KEY } from './app.js';
+import { PUBLIC_ORIGIN, testConfig } from './app.js';
 import type { TestBackend } from './backends.js';
 import { TestClient } from './client.js';
 import type { Device } from './client.js';
@@ -43,16 +42,7 @@ export interface TestCluster {
 export async function startNodes(backend: TestBackend, count: number, env: Record<string, string> = {}): Promise<TestCluster> {
   const database = await backend.open();
   if (count > 1 && !database.schema) throw new Error('several nodes need a shared database (PostgreSQL)');
-  const config = loadConfig({
-    PUBLIC_ORIGIN,
-    SECRET_KEY: TEST_SECRET_KEY,
-    RATE_LIMIT_AUTH_PER_MIN: '100000',
-    RATE_LIMIT_USER_PER_MIN: '100000',
-    RATE_LIMIT_PUBLIC_PER_MIN: '100000',
-    SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
-    ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
-    ...env,
-  });
+  const config = testConfig(database.databaseUrl, env);
   const clock = createManualClock(Date.now());
   const nodes: TestNode[] = [];
   const extraStores: Store[] = [];

@@ -10,7 +10,7 @@ import { createManualClock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config.js';
 import { backends } from '../helpers/backends.js';
 import type { TestBackend } from '../helpers/backends.js';
-import { PUBLIC_ORIGIN, TEST_SECRET_KEY, startTestApp } from '../helpers/app.js';
+import { PUBLIC_ORIGIN, startTestApp, testConfig } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { TestClient, uniqueName } from '../helpers/client.js';
 import type { CallResult, Device } from '../helpers/client.js';
@@ -245,16 +245,7 @@ for (const backend of backends) {
     const clock = createManualClock(Date.now());
     before(async () => {
       database = await backend.open();
-      // As startTestApp configures its app.
-      config = loadConfig({
-        PUBLIC_ORIGIN,
-        SECRET_KEY: TEST_SECRET_KEY,
-        RATE_LIMIT_AUTH_PER_MIN: '100000',
-        RATE_LIMIT_USER_PER_MIN: '100000',
-        RATE_LIMIT_PUBLIC_PER_MIN: '100000',
-        SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
-        ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
-      });
+      config = testConfig(database.databaseUrl);
     });
     after(() => database.cleanup());
 

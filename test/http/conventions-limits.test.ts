@@ -9,10 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { createManualClock } from '../../src/clock.js';
-import { loadConfig } from '../../src/config.js';
 import { backends } from '../helpers/backends.js';
 import type { TestBackend } from '../helpers/backends.js';
-import { PUBLIC_ORIGIN, TEST_SECRET_KEY, startTestApp } from '../helpers/app.js';
+import { PUBLIC_ORIGIN, startTestApp, testConfig } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { TestClient, uniqueName } from '../helpers/client.js';
 import { createContractChecker } from '../helpers/contract.js';
@@ -199,17 +198,7 @@ for (const backend of backends) {
     before(async () => {
       database = await backend.open();
       const clock = createManualClock(Date.now());
-      const config = loadConfig({
-        PUBLIC_ORIGIN,
-        SECRET_KEY: TEST_SECRET_KEY,
-        RATE_LIMIT_AUTH_PER_MIN: '100000',
-        RATE_LIMIT_USER_PER_MIN: '100000',
-        RATE_LIMIT_PUBLIC_PER_MIN: '100000',
-        SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
-        SHED_MAX_HEAP_MB: '1',
-        SHED_RETRY_AFTER_S: '3',
-        ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
-      });
+      const config = testConfig(database.databaseUrl, { SHED_MAX_HEAP_MB: '1', SHED_RETRY_AFTER_S: '3' });
       app = (await buildApp({ config, store: database.store, clock, logger: false })).app;
       await app.listen({ host: '127.0.0.1', port: 0 });
       const document = JSON.parse(JSON.stringify(app.swagger()));

@@ -9,10 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { createManualClock } from '../../src/clock.js';
-import { loadConfig } from '../../src/config.js';
 import { backends } from '../helpers/backends.js';
 import type { TestBackend } from '../helpers/backends.js';
-import { PUBLIC_ORIGIN, TEST_SECRET_KEY, startTestApp } from '../helpers/app.js';
+import { PUBLIC_ORIGIN, startTestApp, testConfig } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { SoftwareAuthenticator } from '../helpers/authenticator.js';
 import { TestClient, uniqueName } from '../helpers/client.js';
@@ -399,17 +398,7 @@ for (const backend of backends) {
 /** The service like startTestApp, but logging everything (level trace) into `lines`. */
 async function startLoggedApp(backend: TestBackend, lines: string[]) {
   const database = await backend.open();
-  const config = loadConfig({
-    PUBLIC_ORIGIN,
-    SECRET_KEY: TEST_SECRET_KEY,
-    RATE_LIMIT_AUTH_PER_MIN: '100000',
-    RATE_LIMIT_USER_PER_MIN: '100000',
-    RATE_LIMIT_PUBLIC_PER_MIN: '100000',
-    RECOVERY_PER_CLIENT_PER_HOUR: '100000',
-    RECOVERY_PER_USERNAME_PER_HOUR: '100000',
-    SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
-    ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
-  });
+  const config = testConfig(database.databaseUrl, { RECOVERY_PER_CLIENT_PER_HOUR: '100000', RECOVERY_PER_USERNAME_PER_HOUR: '100000' });
   const clock = createManualClock(Date.now());
   const { app } = await buildApp({ config, store: database.store, clock, logger: { level: 'trace', stream: { write: (line: string) => lines.push(line) } } });
   await app.listen({ host: '127.0.0.1', port: 0 });
