@@ -1,7 +1,7 @@
 // Software WebAuthn authenticator for tests: real P-256 keys, real ECDSA signatures and real CBOR,
 // so @simplewebauthn/server verification runs for real. References are to WebAuthn Level 3.
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
-import { Encoder } from 'cbor-x';
+import { encodeCBOR } from '@levischuck/tiny-cbor';
 import type {
   AuthenticationResponseJSON,
   PublicKeyCredentialCreationOptionsJSON,
@@ -36,8 +36,8 @@ export interface GetAssertionOptions {
   keepCounter?: boolean;
 }
 
-// Plain definite-length maps: no cbor-x records, and mapsAsObjects:false keeps Maps untagged (no tag 259).
-const cbor = new Encoder({ useRecords: false, variableMapSize: true, mapsAsObjects: false });
+// Definite-length CBOR maps with integer or text keys (RFC 8949), as authenticators write them.
+const cbor = { encode: (value: Map<string | number, unknown>) => Buffer.from(encodeCBOR(value as never)) };
 const b64u = (b: Uint8Array): string => Buffer.from(b).toString('base64url');
 const sha256 = (data: Uint8Array | string): Buffer => createHash('sha256').update(data).digest();
 

@@ -1,0 +1,213 @@
+// The load generator process (pinned to its own core by bench/run.ts). It receives one job at a
+// time over IPC, pre-signs every DPoP proof the job needs before the clock starts, runs the load
+// engine and answers with the statistics. Jobs:
+// - get: GET with an access token and a fresh proof per request (scenarios a, b, c, two nodes);
+// - renew: refresh-token rotation chains, one session per connection (scenario e);
+// - login: passkey login ceremonies, begin then finish, one authenticator per connection (scenario d).
+import { createPrivateKey } from 'node:crypto';
+import type { JsonWebKey } from 'node:crypto';
+import { SoftwareAuthenticator } from '../../test/helpers/authenticator.js';
+import { runLoad } from './load.js';
+import type { Next, Response, RunStats, Script, Target } from './load.js';
+import { ProofSigner, accessTokenHash } from './proofs.js';
+
+export interface SerialisedCredential {
+  id: string;
+  rpId: string;
+  userHandle: string;
+  privateKeyPem: string;
+  counter: number;
+}
+
+interface JobBase {
+  targets: Target[];
+  connections: number;
+  warmupSeconds: number;
+  durationSeconds: number;
+  /** Host header sent (the peer derives the expected htu from it). */
+  host: string;
+  path: string;
+  /** The htu the proofs carry. */
+  htu: string;
+  /** Requests a second expected in the warm-up (sizes its proof pool; the measured run is sized from the warm-up). */
+  expectedRate: number;
+}
+
+export type Job =
+  | (JobBase & { kind: 'get'; devices: Array<{ key: JsonWebKey; accessToken: string }> })
+  | (JobBase & { kind: 'renew'; devices: Array<{ key: JsonWebKey; refreshToken: string }> })
+  | (JobBase & { kind: 'login'; finishPath: string; finishHtu: string; origin: string; devices: Array<{ key: JsonWebKey; credential: SerialisedCredential }> });
+
+export interface StepSummary {
+  ok: number;
+  failed: number;
+  rate: number;
+  statuses: Record<string, number>;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  samples: string[];
+}
+
+export interface JobResult {
+  seconds: number;
+  steps: StepSummary[];
+  warmupRate: number;
+  socketErrors: number;
+  reconnects: number;
+  generatorCpu: number;
+  /** Proofs signed during the measured run because the pre-signed pool ran dry (should be 0). */
+  inlineSigned: number;
+  proofsSigned: number;
+  signSeconds: number;
+}
+
+function percentileOf(sorted: number[], p: number): number {
+  if (!sorted.length) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+function summarise(stats: RunStats): StepSummary[] {
+  return stats.steps.map((step) => {
+    const sorted = Float64Array.from(step.latencies).sort();
+    const list = Array.from(sorted);
+    return {
+      ok: step.ok,
+      failed: step.failed,
+      rate: step.ok / stats.seconds,
+      statuses: step.statuses,
+      p50: percentileOf(list, 50),
+      p90: percentileOf(list, 90),
+      p99: percentileOf(list, 99),
+      max: list.length ? list[list.length - 1]! : Number.NaN,
+      samples: step.samples,
+    };
+  });
+}
+
+const HEAD = (method: string, path: string, host: string) => `${method} ${path} HTTP/1.1\r\nHost: ${host}\r\nUser-Agent: vid-bench\r\nAccept: application/json\r\n`;
+
+function jsonRequest(head: string, proof: string, body: string): Buffer {
+  return Buffer.from(`${head}DPoP: ${proof}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`, 'latin1');
+}
+
+/** Per-connection pools of pre-signed proofs, refilled inline only if a pool runs dry. */
+class ProofPools {
+  inline = 0;
+  signed = 0;
+  private pools: string[][] = [];
+  private used: number[] = [];
+
+  constructor(
+    private readonly signers: ProofSigner[],
+    private readonly make: (signer: ProofSigner, connection: number) => string,
+  ) {}
+
+  /** Signs `perConnection` proofs for each of `connections`; returns seconds spent. */
+  fill(connections: number, perConnection: number): number {
+    const t0 = performance.now();
+    this.pools = [];
+    this.used = [];
+    for (let c = 0; c < connections; c++) {
+      const signer = this.signers[c % this.signers.length]!;
+      const pool = new Array<string>(perConnection);
+      for (let i = 0; i < perConnection; i++) pool[i] = this.make(signer, c);
+      this.pools.push(pool);
+      this.used.push(0);
+    }
+    this.signed += connections * perConnection;
+    return (performance.now() - t0) / 1000;
+  }
+
+  next(connection: number): string {
+    const pool = this.pools[connection]!;
+    const i = this.used[connection]!++;
+    if (i < pool.length) return pool[i]!;
+    this.inline++;
+    return this.make(this.signers[connection % this.signers.length]!, connection);
+  }
+}
+
+async function run(job: Job): Promise<JobResult> {
+  const signers = job.devices.map((d) => new ProofSigner(d.key));
+  let pools: ProofPools;
+  let makeScript: (connection: number) => Script;
+  let steps = 1;
+  let counted = 0;
+
+  if (job.kind === 'get') {
+    const athOf = job.devices.map((d) => accessTokenHash(d.accessToken));
+    const heads = job.devices.map((d) => `${HEAD('GET', job.path, job.host)}Authorization: DPoP ${d.accessToken}\r\nDPoP: `);
+    pools = new ProofPools(signers, (signer, c) => signer.sign('GET', job.htu, athOf[c % job.devices.length]));
+    makeScript = (c) => {
+      const head = heads[c % heads.length]!;
+      return () => ({ request: Buffer.from(`${head}${pools.next(c)}\r\n\r\n`, 'latin1'), step: 0 });
+    };
+  } else if (job.kind === 'renew') {
+    const head = HEAD('POST', job.path, job.host);
+    const tokens = job.devices.map((d) => d.refreshToken);
+    pools = new ProofPools(signers, (signer) => signer.sign('POST', job.htu));
+    makeScript = (c) => {
+      const device = c % job.devices.length;
+      return (last) => {
+        if (last) {
+          // A broken chain (a refused renewal) ends this connection: its session is gone.
+          if (last.status !== 200) return null;
+          tokens[device] = (JSON.parse(last.body.toString('utf8')) as { refresh_token: string }).refresh_token;
+        }
+        return { request: jsonRequest(head, pools.next(c), JSON.stringify({ refresh_token: tokens[device] })), step: 0, keepBody: true };
+      };
+    };
+  } else {
+    steps = 2;
+    counted = 1;
+    const begin = Buffer.from(`${HEAD('POST', job.path, job.host)}Content-Length: 0\r\n\r\n`, 'latin1');
+    const finishHead = HEAD('POST', job.finishPath, job.host);
+    const authenticators = job.devices.map((d) => {
+      const authenticator = new SoftwareAuthenticator();
+      const { privateKeyPem, ...rest } = d.credential;
+      authenticator.credentials.push({ ...rest, privateKey: createPrivateKey(privateKeyPem) });
+      return authenticator;
+    });
+    pools = new ProofPools(signers, (signer) => signer.sign('POST', job.finishHtu));
+    makeScript = (c) => {
+      const authenticator = authenticators[c % authenticators.length]!;
+      return async (last: Response | undefined, lastStep: number): Promise<Next> => {
+        if (!last || lastStep === 1 || last.status !== 200) return { request: begin, step: 0, keepBody: true };
+        const started = JSON.parse(last.body.toString('utf8')) as { ceremony_id: string; options: never };
+        const credential = await authenticator.getAssertion(started.options, job.origin);
+        return { request: jsonRequest(finishHead, pools.next(c), JSON.stringify({ ceremony_id: started.ceremony_id, credential })), step: 1, keepBody: false };
+      };
+    };
+  }
+
+  // Warm-up: a pool sized from the expected rate; its measured rate sizes the real run's pool.
+  let signSeconds = pools.fill(job.connections, Math.ceil((job.expectedRate * job.warmupSeconds * 1.2) / job.connections) + 2);
+  const warm = await runLoad({ targets: job.targets, connections: job.connections, warmupSeconds: 0, durationSeconds: job.warmupSeconds, steps, script: makeScript });
+  const warmupRate = warm.steps[counted]!.ok / job.warmupSeconds;
+  const ramp = 0.5;
+  signSeconds += pools.fill(job.connections, Math.ceil((Math.max(warmupRate, 50) * (job.durationSeconds + ramp) * 1.3) / job.connections) + 5);
+  pools.inline = 0;
+  const stats = await runLoad({ targets: job.targets, connections: job.connections, warmupSeconds: ramp, durationSeconds: job.durationSeconds, steps, script: makeScript });
+  return {
+    seconds: stats.seconds,
+    steps: summarise(stats),
+    warmupRate,
+    socketErrors: stats.socketErrors,
+    reconnects: stats.reconnects,
+    generatorCpu: stats.generatorCpu,
+    inlineSigned: pools.inline,
+    proofsSigned: pools.signed,
+    signSeconds,
+  };
+}
+
+process.on('message', (message: { type: 'job'; id: number; job: Job } | { type: 'exit' }) => {
+  if (message.type === 'exit') process.exit(0);
+  run(message.job).then(
+    (result) => process.send!({ type: 'result', id: message.id, result }),
+    (error: Error) => process.send!({ type: 'error', id: message.id, error: String(error?.stack ?? error) }),
+  );
+});
+process.send!({ type: 'ready' });
