@@ -33,6 +33,7 @@ import { meRoutes } from './http/routes/me.js';
 import { fieldTypeRoutes } from './http/routes/field-types.js';
 import { meFieldRoutes } from './http/routes/me-fields.js';
 import { openApiDocumentRoute } from './http/routes/openapi-document.js';
+import { webAppRoutes } from './http/routes/web-app.js';
 import { createStore, openDatabase } from './store/index.js';
 import type { Store } from './store/index.js';
 import { migrateToLatest } from './store/migrate.js';
@@ -133,6 +134,8 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
     },
     { prefix: API_PREFIX },
   );
+  // Last, outside the API prefix: the web app at / (its GET /* answers only what nothing else does).
+  await app.register(webAppRoutes);
 
   // Expired challenges, jtis and idempotency records go in the background; nothing waits for it.
   const pruner = setInterval(() => {

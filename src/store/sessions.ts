@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { CompiledQuery, Kysely, Selectable } from 'kysely';
 import type { AccountRecord } from './accounts.js';
 import type { Database, SessionsTable } from './schema.js';
 
@@ -18,37 +18,57 @@ export interface AuthContextRow {
   account: AccountRecord;
 }
 
+/** The authentication lookup: one indexed read on the access-token hash, joined to its account by primary key. */
+function authQueryFor(db: Kysely<Database>, accessHash: string) {
+  return db
+    .selectFrom('sessions')
+    .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
+    .select([
+      'sessions.id as session_id',
+      'sessions.jkt',
+      'sessions.trusted',
+      'sessions.access_expires_at',
+      'sessions.expires_at',
+      'sessions.last_seen_at',
+      'accounts.id',
+      'accounts.username',
+      'accounts.username_canonical',
+      'accounts.username_skeleton',
+      'accounts.user_handle',
+      'accounts.display_name',
+      'accounts.locale',
+      'accounts.default_country',
+      'accounts.region',
+      'accounts.version',
+      'accounts.created_at',
+    ])
+    .where('sessions.access_hash', '=', accessHash)
+    .where('sessions.revoked_at', 'is', null);
+}
+
+type AuthRow = Awaited<ReturnType<ReturnType<typeof authQueryFor>['executeTakeFirstOrThrow']>>;
+type AuthCompiled = CompiledQuery<AuthRow>;
+
+function compileAuthQuery(db: Kysely<Database>): AuthCompiled {
+  const compiled = authQueryFor(db, '').compile();
+  // The hash must be the one and only parameter, or binding it by position would be wrong.
+  if (compiled.parameters.length !== 1) throw new Error('the authentication query must have exactly one parameter');
+  return compiled;
+}
+
 export function sessionQueries(db: Kysely<Database>) {
+  let authQuery: AuthCompiled | undefined;
   return {
     async insert(session: SessionRecord): Promise<void> {
       await db.insertInto('sessions').values(session).execute();
     },
     async findByAccessHash(accessHash: string): Promise<AuthContextRow | undefined> {
-      const row = await db
-        .selectFrom('sessions')
-        .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
-        .select([
-          'sessions.id as session_id',
-          'sessions.jkt',
-          'sessions.trusted',
-          'sessions.access_expires_at',
-          'sessions.expires_at',
-          'sessions.last_seen_at',
-          'accounts.id',
-          'accounts.username',
-          'accounts.username_canonical',
-          'accounts.username_skeleton',
-          'accounts.user_handle',
-          'accounts.display_name',
-          'accounts.locale',
-          'accounts.default_country',
-          'accounts.region',
-          'accounts.version',
-          'accounts.created_at',
-        ])
-        .where('sessions.access_hash', '=', accessHash)
-        .where('sessions.revoked_at', 'is', null)
-        .executeTakeFirst();
+      // Every authenticated request runs this query: it is built and compiled once, and each
+      // call only binds the hash (the same SQL and plan as building it per call).
+      authQuery ??= compileAuthQuery(db);
+      const query: AuthCompiled = { ...authQuery, parameters: [accessHash] };
+      const { rows } = await db.executeQuery(query);
+      const row = rows[0];
       if (!row) return undefined;
       const { session_id, jkt, trusted, access_expires_at, expires_at, last_seen_at, ...account } = row;
       return { session_id, jkt, trusted, access_expires_at, expires_at, last_seen_at, account };

@@ -1,0 +1,134 @@
+// The service under benchmark: the built server (dist/src/server.js, what `npm start` runs) in
+// its own pinned process, on a fresh SQLite file or a fresh PostgreSQL database, and the setup
+// its scenarios need (accounts signed up through the real API).
+import type { JsonWebKey } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { SoftwareAuthenticator } from '../../test/helpers/authenticator.js';
+import { TestClient } from '../../test/helpers/client.js';
+import type { Device } from '../../test/helpers/client.js';
+import type { SerialisedCredential } from './generator.js';
+import { LOAD_CORE, ServerProcess, freePort, pin } from './processes.js';
+import { ProofSigner, newDeviceKey } from './proofs.js';
+
+/** The origin proofs and WebAuthn are made for (the service is configured with it, as behind a proxy). */
+export const ORIGIN = 'http://localhost:8080';
+export const HOST = 'localhost:8080';
+// BENCH_SERVER_ENTRY runs another build of the service (a profile of a proposed change, say).
+const SERVER_ENTRY = process.env.BENCH_SERVER_ENTRY ?? fileURLToPath(new URL('../../dist/src/server.js', import.meta.url));
+
+/**
+ * Production defaults except what would measure something else: the per-account and per-address
+ * limits and the monthly quota are raised far out of reach (their counters still run on every
+ * request), and logging is at `warn` (see docs/performance.md: request logging at `info` is
+ * measured separately).
+ */
+export function serviceEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    HOST: '127.0.0.1',
+    PUBLIC_ORIGIN: ORIGIN,
+    SECRET_KEY: Buffer.alloc(32, 5).toString('base64url'),
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    RATE_LIMIT_AUTH_PER_MIN: '1000000000',
+    RATE_LIMIT_USER_PER_MIN: '1000000000',
+    RATE_LIMIT_PUBLIC_PER_MIN: '1000000000',
+    QUOTA_PER_MONTH: '1000000000000',
+    NODE_ENV: 'production',
+    ...extra,
+  };
+}
+
+/** A database for one service run: a temporary SQLite file or a fresh PostgreSQL database. */
+export interface BenchDatabase {
+  kind: 'sqlite' | 'postgres';
+  env: Record<string, string>;
+  /** Pins this database's PostgreSQL backends to the load core (no-op on SQLite). */
+  pinBackends(): Promise<number>;
+  drop(): Promise<void>;
+}
+
+export function postgresAdminUrl(): string {
+  return process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+}
+
+export async function createDatabase(kind: 'sqlite' | 'postgres'): Promise<BenchDatabase> {
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'vid-bench-'));
+    return {
+      kind,
+      env: { SQLITE_PATH: join(dir, 'vid.sqlite') },
+      pinBackends: async () => 0,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const adminUrl = postgresAdminUrl();
+  const name = `vid_bench_${process.pid}_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    kind,
+    env: { DATABASE_URL: url.toString() },
+    async pinBackends() {
+      // The service's connections are served by backend processes forked per connection:
+      // they go on the load core, so the service keeps its core to itself.
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [name]);
+      await client.end();
+      return rows.filter((row) => pin(row.pid, LOAD_CORE)).length;
+    },
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+/** `profileDir`: run under `node --cpu-prof`, writing the profile there when the server stops. */
+export async function startVid(name: string, database: BenchDatabase, extra: Record<string, string> = {}, profileDir?: string): Promise<ServerProcess> {
+  const port = await freePort();
+  const node = profileDir ? [process.execPath, '--cpu-prof', '--cpu-prof-dir', profileDir] : [process.execPath];
+  const server = new ServerProcess(name, [...node, SERVER_ENTRY], serviceEnv({ ...database.env, PORT: String(port), ...extra }), port);
+  await server.start(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok);
+  return server;
+}
+
+/** A signed-up account whose device key and authenticator can cross to the generator. */
+export interface BenchDevice {
+  key: JsonWebKey;
+  device: Device;
+  credential: SerialisedCredential;
+}
+
+export function clientFor(port: number): TestClient {
+  return new TestClient(`http://127.0.0.1:${port}`, ORIGIN, { check() {} }, Date.now);
+}
+
+/** Signs up `count` accounts, a few at a time, each with its own device key and authenticator. */
+export async function signUpDevices(port: number, count: number, prefix: string): Promise<BenchDevice[]> {
+  const client = clientFor(port);
+  const devices: BenchDevice[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < count) {
+        const i = next++;
+        const key = newDeviceKey();
+        const authenticator = new SoftwareAuthenticator();
+        const device = await client.signUp(`${prefix}${process.pid}x${i}`, authenticator, new ProofSigner(key).asDpopKey());
+        const { privateKey, ...credential } = authenticator.credentials[0]!;
+        devices[i] = { key, device, credential: { ...credential, privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string } };
+      }
+    }),
+  );
+  return devices;
+}

@@ -1,0 +1,16 @@
+import { Generator, LOAD_CORE, pin } from './lib/processes.js';
+import { HOST, ORIGIN, createDatabase, signUpDevices, startVid } from './lib/vid.js';
+pin(process.pid, LOAD_CORE);
+const gen = new Generator(); await gen.start();
+const db = await createDatabase((process.env.DB as 'sqlite') ?? 'sqlite');
+const vid = await startVid('vid', db, JSON.parse(process.env.EXTRA ?? '{}'), process.env.PROF);
+await db.pinBackends();
+const devices = await signUpDevices(vid.port, 50, 'b');
+await db.pinBackends();
+const job = (port: number) => ({ kind: 'get' as const, targets: [{ host: '127.0.0.1', port }], connections: 50, warmupSeconds: 2, durationSeconds: Number(process.env.D ?? 5), host: HOST, path: '/api/v1/me', htu: ORIGIN + '/api/v1/me', expectedRate: 8000, devices: devices.map((d) => ({ key: d.key, accessToken: d.device.tokens.access_token })) });
+console.log('idle', vid.memory());
+const c0 = vid.cpuSeconds()!;
+const r = await gen.run(job(vid.port));
+const s = r.steps[0]!;
+console.log('b rate', s.rate, 'p50', s.p50, 'p99', s.p99, 'failed', s.failed, s.samples, 'gen', r.generatorCpu, 'inline', r.inlineSigned, 'servercpu', vid.cpuSeconds()! - c0, vid.memory());
+await vid.stop(); await db.drop(); gen.stop();

@@ -1,0 +1,139 @@
+// Joining new devices in Chromium across browser contexts: a code shown on the trusted device,
+// the request approved there (with step-up), finished on the new device without and with "keep
+// this device"; signals reaching the other devices; revoking a session from the sessions page.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startE2e } from '../helpers/browser.js';
+import type { Device, E2e } from '../helpers/browser.js';
+
+describe('web app: join a new device, signals, sessions (Chromium)', { timeout: 120_000 }, () => {
+  let e2e: E2e;
+  let laptop: Device;
+  let borrowed: Device;
+  let tablet: Device;
+  const username = `grace${Date.now().toString(36)}`;
+
+  before(async () => {
+    e2e = await startE2e();
+    laptop = await e2e.device('laptop');
+    borrowed = await e2e.device('borrowed', { width: 360, height: 740 });
+    tablet = await e2e.device('tablet', { width: 768, height: 1000 });
+    await laptop.page.goto(`${e2e.origin}/`);
+    await laptop.page.getByLabel('Choose a username').fill(username);
+    await laptop.page.getByRole('button', { name: 'Create account with a passkey' }).click();
+    await laptop.view('account');
+  });
+  after(async () => {
+    await e2e?.close();
+  });
+
+  async function issueCode(): Promise<string> {
+    const { page } = laptop;
+    if (!(await page.locator('main[data-view="add-device"]').count())) {
+      await page.getByRole('link', { name: 'Add a device' }).click();
+      await laptop.view('add-device');
+    }
+    const previous = await page.locator('#join-code').textContent().catch(() => null);
+    await page.getByRole('button', { name: 'Show a code' }).click();
+    await page.locator('#join-code').filter({ hasNotText: previous ?? '\u0000' }).waitFor();
+    const code = (await page.locator('#join-code').textContent())!.trim();
+    assert.match(code, /^\d{6}$/);
+    return code;
+  }
+
+  async function enter(device: Device, code: string, keep: boolean): Promise<void> {
+    const { page } = device;
+    await page.goto(`${e2e.origin}/join`);
+    await device.view('join');
+    const box = page.getByLabel(/^Keep this device/);
+    assert.equal(await box.isChecked(), false, '"keep this device" is unchecked by default');
+    await page.getByLabel('Username').fill(username);
+    await page.getByLabel('Code from your other device').fill(code);
+    if (keep) await box.check();
+    await page.getByRole('button', { name: 'Join', exact: true }).click();
+    await page.getByText('Waiting for approval on your other device…').waitFor();
+  }
+
+  async function approveOnLaptop(shot?: string): Promise<void> {
+    const { page } = laptop;
+    // Arrives through the join.requested signal: no reload.
+    const request = page.locator('#pending li[data-attempt]');
+    await request.waitFor();
+    assert.match((await request.getByTestId('join-user-agent').textContent()) ?? '', /Chrome/);
+    assert.match((await request.getByTestId('join-location').textContent()) ?? '', /^Where: /);
+    if (shot) await laptop.shot(shot);
+    await request.getByRole('button', { name: /^Approve/ }).click();
+    await page.locator('#pending li[data-attempt]').waitFor({ state: 'detached' });
+  }
+
+  it('joins a borrowed device without keeping it (persist_device false)', async () => {
+    const code = await issueCode();
+    await laptop.shot('10-join-code');
+    await enter(borrowed, code, false);
+    await borrowed.shot('11-join-waiting');
+    await approveOnLaptop('12-join-approve');
+    await borrowed.view('account');
+    await borrowed.page.getByText('This device is not kept').waitFor();
+    assert.equal((await borrowed.credentials()).length, 0, 'no passkey made on a device not kept');
+    assert.equal(await borrowed.page.getByRole('link', { name: 'Add a device' }).count(), 0);
+    await borrowed.shot('13-join-not-kept');
+  });
+
+  it('joins a tablet and keeps it (persist_device true: a passkey there)', async () => {
+    const code = await issueCode();
+    await enter(tablet, code, true);
+    await approveOnLaptop();
+    await tablet.view('account');
+    assert.equal(await tablet.page.getByText('This device is not kept').count(), 0);
+    assert.equal((await tablet.credentials()).filter((c) => c.isResidentCredential).length, 1);
+    // The laptop's security page lists both passkeys.
+    await laptop.page.getByRole('link', { name: 'Security' }).click();
+    await laptop.view('security');
+    await laptop.page.locator('#passkeys li').nth(1).waitFor();
+  });
+
+  it('refuses a wrong code with the one answer', async () => {
+    const stranger = await e2e.device('stranger');
+    await stranger.page.goto(`${e2e.origin}/join`);
+    await stranger.page.getByLabel('Username').fill(username);
+    await stranger.page.getByLabel('Code from your other device').fill('000000');
+    await stranger.page.getByRole('button', { name: 'Join', exact: true }).click();
+    await stranger.page.getByText("That code didn't work. Ask your other device for a new one.").waitFor();
+    await stranger.context.close();
+  });
+
+  it('shows a change made on one device on the others through signals', async () => {
+    for (const device of [borrowed, tablet]) {
+      await device.page.getByRole('link', { name: 'Fields' }).click();
+      await device.view('fields');
+    }
+    await borrowed.page.locator('body[data-stream="streaming"]').waitFor();
+    const { page } = laptop;
+    await page.getByRole('link', { name: 'Fields' }).click();
+    await laptop.view('fields');
+    await page.getByLabel('Type').selectOption('nickname');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.getByLabel('Nickname', { exact: true }).fill('Amazing Grace');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.locator('#fields li', { hasText: 'Amazing Grace' }).waitFor();
+    // No reload on the other devices: the fields.changed signal redraws their lists.
+    await borrowed.page.locator('#fields li', { hasText: 'Amazing Grace' }).waitFor();
+    await tablet.page.locator('#fields li', { hasText: 'Amazing Grace' }).waitFor();
+    assert.equal(await borrowed.page.evaluate('document.body.dataset.lastSignal'), 'fields.changed');
+    await borrowed.shot('14-fields-after-signal');
+  });
+
+  it('revokes the borrowed device from the sessions page, which signs it out', async () => {
+    const { page } = laptop;
+    await page.getByRole('link', { name: 'Sessions' }).click();
+    await laptop.view('sessions');
+    await page.locator('#sessions li').nth(2).waitFor();
+    assert.equal(await page.locator('#sessions li').count(), 3);
+    await laptop.shot('15-sessions');
+    await page.locator('#sessions li', { hasText: 'Not kept' }).getByRole('button', { name: /^Revoke/ }).click();
+    await page.locator('#sessions li', { hasText: 'Not kept' }).waitFor({ state: 'detached' });
+    assert.equal(await page.locator('#sessions li').count(), 2);
+    // The borrowed device learns it at once (its stream ends, renewal is refused): back to sign-in.
+    await borrowed.view('welcome');
+  });
+});

@@ -1,0 +1,122 @@
+// Browser end-to-end harness: the real service (fresh SQLite, real clock) on a free port with
+// PUBLIC_ORIGIN = the URL the pages open, Debian's Chromium through playwright-core, and one
+// virtual authenticator (resident keys, user verification) per device. No Chromium: the suite
+// fails (launch throws); it never skips.
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import { buildApp } from '../../src/app.js';
+import { projectRoot } from '../../src/paths.js';
+import { testConfig } from './app.js';
+import { backends } from './backends.js';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const ARTIFACTS = join(projectRoot, 'test-artifacts', 'e2e');
+const sqlite = backends.find((b) => b.name === 'sqlite')!;
+
+export interface Device {
+  name: string;
+  context: BrowserContext;
+  page: Page;
+  cdp: CDPSession;
+  /** The current virtual authenticator (a test may swap it). */
+  authenticatorId: string;
+  /** Saves a full-page screenshot as test-artifacts/e2e/<name>.png. */
+  shot(name: string): Promise<void>;
+  /** Waits for the app to show a view (main[data-view]). */
+  view(name: string): Promise<void>;
+  credentials(): Promise<{ credentialId: string; isResidentCredential: boolean }[]>;
+}
+
+export interface E2e {
+  origin: string;
+  browser: Browser;
+  device(name: string, options?: { width?: number; height?: number }): Promise<Device>;
+  close(): Promise<void>;
+}
+
+/** Inputs, selects and textareas with no <label> and no aria-label, and clickable non-buttons. */
+const UNLABELLED = `[...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
+  .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute('aria-label'))
+  .map((el) => el.outerHTML.slice(0, 80))
+  .concat([...document.querySelectorAll('[onclick], div[role=button], span[role=button]')].map((el) => el.outerHTML.slice(0, 80)))`;
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+export async function startE2e(): Promise<E2e> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const database = await sqlite.open();
+  const port = await freePort();
+  const origin = `http://localhost:${port}`;
+  // The config is built once the port is known: WebAuthn's RP id and DPoP's htu use this origin.
+  const config = testConfig(undefined, { PUBLIC_ORIGIN: origin });
+  const { app } = await buildApp({ config, store: database.store, logger: false });
+  await app.listen({ host: '127.0.0.1', port });
+  let browser: Browser;
+  try {
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP localhost 127.0.0.1'],
+    });
+  } catch (error) {
+    await app.close();
+    await database.cleanup();
+    throw error;
+  }
+  const contexts: BrowserContext[] = [];
+  return {
+    origin,
+    browser,
+    async device(name, options = {}) {
+      const context = await browser.newContext({ viewport: { width: options.width ?? 1024, height: options.height ?? 800 }, acceptDownloads: true });
+      contexts.push(context);
+      const page = await context.newPage();
+      page.setDefaultTimeout(15_000);
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(String(error)));
+      page.on('console', (msg) => {
+        if (msg.type() === 'error' && process.env.E2E_VERBOSE) console.error(`[${name}] ${msg.text()}`);
+      });
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('WebAuthn.enable');
+      const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+        options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      });
+      const device: Device = {
+        name,
+        context,
+        page,
+        cdp,
+        authenticatorId,
+        shot: async (shot) => {
+          await page.screenshot({ path: join(ARTIFACTS, `${shot}.png`), fullPage: true });
+          // Every screen shot is also checked: each control is labelled, each button is a <button>.
+          const unlabelled = (await page.evaluate(UNLABELLED)) as string[];
+          if (unlabelled.length) throw new Error(`${shot}: controls without a label: ${unlabelled.join(', ')}`);
+          const width = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+          if (Number(width) > 0) throw new Error(`${shot}: the page scrolls sideways by ${width}px`);
+        },
+        view: async (view) => {
+          await page.locator(`main[data-view="${view}"]`).waitFor();
+        },
+        credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId: device.authenticatorId })).credentials,
+      };
+      return device;
+    },
+    async close() {
+      for (const context of contexts) await context.close().catch(() => undefined);
+      await browser.close().catch(() => undefined);
+      await app.close();
+      await database.cleanup();
+    },
+  };
+}

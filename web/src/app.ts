@@ -1,0 +1,124 @@
+// The app's shared state: one client (IndexedDB storage), the router, the signal stream.
+import { createVidClient, isProblem } from '../../client/src/index.js';
+import type { Signal } from '../../client/src/index.js';
+import { indexedDbStorage } from './storage.js';
+
+export const client = createVidClient({
+  baseUrl: `${location.origin}/api/v1`,
+  storage: indexedDbStorage(),
+  onSessionEnded: () => {
+    stopSignals();
+    if (!PUBLIC.has(location.pathname)) void navigate('/', 'You were signed out.');
+  },
+});
+
+export interface View {
+  title: string;
+  render(main: HTMLElement): Promise<void> | void;
+  /** A signal arrived for this account: refresh what it shows. */
+  onSignal?(signal: Signal): void | Promise<void>;
+  leave?(): void;
+}
+
+type Route = () => Promise<View>;
+const routes = new Map<string, Route>();
+export const PUBLIC = new Set(['/', '/join', '/recover']);
+let current: View | undefined;
+
+export function route(path: string, load: Route): void {
+  routes.set(path, load);
+}
+
+let clearStatus: ReturnType<typeof setTimeout> | undefined;
+export function announce(text: string): void {
+  const status = document.getElementById('status')!;
+  status.textContent = '';
+  clearTimeout(clearStatus);
+  setTimeout(() => (status.textContent = text), 30);
+  clearStatus = setTimeout(() => (status.textContent = ''), 6_000);
+}
+
+export async function navigate(path: string, note?: string, replace = false): Promise<void> {
+  if (path !== location.pathname) history[replace ? 'replaceState' : 'pushState'](null, '', path);
+  await show(note);
+}
+
+export async function show(note?: string): Promise<void> {
+  const session = await client.session();
+  let path = location.pathname;
+  if (!routes.has(path)) path = session ? '/account' : '/';
+  if (session && PUBLIC.has(path)) path = '/account';
+  if (!session && !PUBLIC.has(path)) path = '/';
+  if (path !== location.pathname) history.replaceState(null, '', path);
+  current?.leave?.();
+  const view = await routes.get(path)!();
+  current = view;
+  document.title = `${view.title} · VID`;
+  renderNav(!!session, session?.trusted ?? false);
+  const main = document.getElementById('main')!;
+  main.replaceChildren();
+  delete main.dataset.view;
+  await view.render(main);
+  // Set once the view is drawn: tests and assistive tech can rely on it.
+  main.dataset.view = path.slice(1) || 'welcome';
+  if (session) startSignals();
+  main.focus({ preventScroll: true });
+  if (note) announce(note);
+}
+
+function renderNav(signedIn: boolean, trusted: boolean): void {
+  const nav = document.getElementById('nav')!;
+  const links: [string, string][] = signedIn
+    ? [['/account', 'Account'], ['/fields', 'Fields'], ['/security', 'Security'], ['/sessions', 'Sessions'], ...(trusted ? [['/add-device', 'Add a device'] as [string, string]] : [])]
+    : [['/', 'Sign in'], ['/join', 'Join with a code'], ['/recover', 'Recover']];
+  nav.replaceChildren(
+    ...links.map(([href, label]) => {
+      const a = document.createElement('a');
+      a.href = href;
+      a.textContent = label;
+      a.dataset.link = '';
+      if (href === location.pathname) a.setAttribute('aria-current', 'page');
+      return a;
+    }),
+  );
+}
+
+let signals: AbortController | undefined;
+export let streamState = 'off';
+
+function startSignals(): void {
+  if (signals) return;
+  const controller = (signals = new AbortController());
+  client.events
+    .stream({
+      signal: controller.signal,
+      onStateChange: (state) => {
+        streamState = state;
+        document.body.dataset.stream = state;
+      },
+      onSignal: async (signal) => {
+        document.body.dataset.lastSignal = signal.kind;
+        await current?.onSignal?.(signal);
+      },
+      onResync: async () => {
+        await show();
+      },
+    })
+    .catch((error) => {
+      if (signals === controller) signals = undefined;
+      if (isProblem(error) && error.status === 401) void show('You were signed out.');
+    });
+}
+
+export function stopSignals(): void {
+  signals?.abort();
+  signals = undefined;
+  document.body.dataset.stream = 'off';
+}
+
+/** A problem's detail (or the error's message) for people. */
+export function explain(error: unknown): string {
+  if (isProblem(error)) return error.detail || error.title || error.code;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

@@ -1,0 +1,50 @@
+// Small DOM helpers: elements from code (never HTML strings), so nothing needs inline script.
+type Child = Node | string | number | false | null | undefined;
+type Attrs = Record<string, string | number | boolean | EventListener | undefined | null>;
+
+let ids = 0;
+export const uid = (prefix = 'id'): string => `${prefix}-${++ids}`;
+
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith('on') && typeof value === 'function') el.addEventListener(name.slice(2), value);
+    else if (name === 'class') el.className = String(value);
+    else if (value === true) el.setAttribute(name, '');
+    else el.setAttribute(name, String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+export function append(el: Element, children: Child[]): void {
+  for (const child of children) {
+    if (child === false || child === null || child === undefined) continue;
+    el.append(typeof child === 'number' ? String(child) : child);
+  }
+}
+
+/** A labelled input: the label always names the control (accessibility). */
+export function field(label: string, input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement, hint?: string): HTMLDivElement {
+  input.id ||= uid('f');
+  const hintEl = hint ? h('p', { class: 'hint', id: `${input.id}-hint` }, hint) : undefined;
+  if (hintEl) input.setAttribute('aria-describedby', hintEl.id);
+  return h('div', { class: 'field' }, h('label', { for: input.id }, label), input, hintEl);
+}
+
+export function button(label: string, onclick: (event: Event) => unknown, attrs: Attrs = {}): HTMLButtonElement {
+  return h('button', { type: 'button', ...attrs, onclick: ((event: Event) => void onclick(event)) as EventListener }, label);
+}
+
+/** A region that announces what it says (errors and progress) to screen readers. */
+export function message(kind: 'error' | 'info' = 'info'): HTMLParagraphElement {
+  return h('p', { class: `msg ${kind}`, role: kind === 'error' ? 'alert' : 'status', 'aria-live': 'polite' });
+}
+
+export function section(title: string, ...children: Child[]): HTMLElement {
+  const id = uid('h');
+  return h('section', { class: 'card', 'aria-labelledby': id }, h('h2', { id }, title), ...children);
+}
+
+export const when = (iso: string | null | undefined): string => (iso ? new Date(iso).toLocaleString() : '—');

@@ -1,0 +1,28 @@
+// Entry: routes, link handling, first render. Every view is a small module under views/.
+import { route, navigate, show } from './app.js';
+import account from './views/account.js';
+import addDevice from './views/add-device.js';
+import fields from './views/fields.js';
+import join from './views/join.js';
+import recover from './views/recover.js';
+import security from './views/security.js';
+import sessions from './views/sessions.js';
+import welcome from './views/welcome.js';
+
+route('/', welcome);
+route('/join', join);
+route('/recover', recover);
+route('/account', account);
+route('/fields', fields);
+route('/security', security);
+route('/sessions', sessions);
+route('/add-device', addDevice);
+
+document.addEventListener('click', (event) => {
+  const link = (event.target as Element | null)?.closest?.('a[data-link]');
+  if (!link || !(link instanceof HTMLAnchorElement) || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+  event.preventDefault();
+  void navigate(new URL(link.href).pathname);
+});
+window.addEventListener('popstate', () => void show());
+void show();
