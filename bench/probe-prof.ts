@@ -3,7 +3,7 @@ import { HOST, ORIGIN, createDatabase, signUpDevices, startVid } from './lib/vid
 pin(process.pid, LOAD_CORE);
 const gen = new Generator(); await gen.start();
 const db = await createDatabase((process.env.DB as 'sqlite') ?? 'sqlite');
-const vid = await startVid('vid', db, JSON.parse(process.env.EXTRA ?? '{}'), process.env.PROF);
+const vid = await startVid('vid', db, { env: JSON.parse(process.env.EXTRA ?? '{}'), profileDir: process.env.PROF });
 await db.pinBackends();
 const devices = await signUpDevices(vid.port, 50, 'b');
 await db.pinBackends();

@@ -1,21 +1,488 @@
-// npm run bench: runs every benchmark scenario in turn and prints one table per scenario.
-// A scenario is a module exporting a BenchScenario; add new ones to the list below.
+// npm run bench [-- --pg] [--quick] [--profile] [scenario ...]
+//
+// Builds the service, starts each server in its own process pinned to core 0, drives it from a
+// load generator pinned to core 1 (bench/lib/generator.ts: raw keep-alive sockets, pre-signed
+// DPoP proofs), and prints one table where every throughput is a ratio to scenario a, "the
+// limit", measured in the same run on the same machine. JSON and the markdown table go to
+// bench-results/ (git-ignored). docs/performance.md explains the method and holds the latest table.
+//
+// Scenarios (names select a subset; `limit` always runs when a ratio needs it):
+//   limit    a. bare node:http + one ES256 verify per request
+//   me       b. GET /api/v1/me with a DPoP-bound token (the hot path)
+//   peer     c. oidc-provider userinfo with a DPoP-bound token, replay detection on
+//   login    d. passkey login ceremonies (begin + finish, software authenticator), durable commit
+//   renew    e. refresh-token rotation
+//   signals  f. signal latency with 1,000 SSE clients (bench/signals.ts)
+//   nodes    b on one node and on two nodes (PostgreSQL + Redis): the scaling factor (--pg only)
+// Memory (g) is read from /proc for b and d: RSS after setup (idle) and the highest RSS under load.
+//
+// Env: BENCH_QUICK=1 (1 repetition of 3 s), BENCH_REPS, BENCH_DURATION (s), BENCH_WARMUP (s),
+// BENCH_CONNECTIONS (50), BENCH_DATABASE_URL (PostgreSQL admin URL), BENCH_REDIS_URL,
+// BENCH_NO_PIN=1, BENCH_LOG_LEVEL (service log level, default warn).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, freemem, loadavg, release, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import type { Job, JobResult } from './lib/generator.js';
+import { Generator, LOAD_CORE, SERVER_CORE, ServerProcess, freePort, pin, pinning } from './lib/processes.js';
+import { formatSummary, summarise } from './lib/profile-summary.js';
+import { ProofSigner, newDeviceKey } from './lib/proofs.js';
+import { HOST, ORIGIN, createDatabase, postgresAdminUrl, signUpDevices, startVid } from './lib/vid.js';
+import type { BenchDatabase, BenchDevice } from './lib/vid.js';
 import { signalsScenario } from './signals.js';
-import type { BenchScenario } from './types.js';
 
-const scenarios: BenchScenario[] = [signalsScenario];
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const args = process.argv.slice(2);
+const flags = new Set(args.filter((a) => a.startsWith('--')));
+const chosen = args.filter((a) => !a.startsWith('--'));
+const quick = process.env.BENCH_QUICK === '1' || flags.has('--quick');
+const kind: 'sqlite' | 'postgres' = flags.has('--pg') ? 'postgres' : 'sqlite';
+const REPS = Number(process.env.BENCH_REPS ?? (quick ? 1 : 3));
+const DURATION = Number(process.env.BENCH_DURATION ?? (quick ? 3 : 10));
+const WARMUP = Number(process.env.BENCH_WARMUP ?? (quick ? 1 : 2));
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const DEVICES = Math.min(CONNECTIONS, 50);
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const ALL = kind === 'sqlite' ? ['limit', 'me', 'peer', 'login', 'renew', 'signals'] : ['limit', 'me', 'login', 'renew', 'nodes'];
+const selected = new Set(chosen.length ? chosen : ALL);
+for (const name of selected) if (!['limit', 'me', 'peer', 'login', 'renew', 'signals', 'nodes'].includes(name)) throw new Error(`unknown scenario ${name}`);
+if (selected.has('nodes') && kind !== 'postgres') throw new Error('the nodes scenario needs --pg');
+if ([...selected].some((s) => s !== 'signals')) selected.add('limit');
 
-const only = process.argv.slice(2);
-for (const scenario of scenarios) {
-  if (only.length && !only.includes(scenario.name)) continue;
-  const started = performance.now();
-  console.log(`\n## ${scenario.name}: ${scenario.description}\n`);
-  const result = await scenario.run((line) => console.log(`  … ${line}`));
-  console.log('');
-  const width = Math.max(...result.rows.map((r) => r[0].length), 6);
-  console.log(`| ${'metric'.padEnd(width)} | value |`);
-  console.log(`|${'-'.repeat(width + 2)}|-------|`);
-  for (const [metric, value] of result.rows) console.log(`| ${metric.padEnd(width)} | ${value} |`);
-  for (const note of result.notes ?? []) console.log(`\n${note}`);
-  console.log(`\n(${scenario.name} took ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+const ME_PATH = '/api/v1/me';
+const MB = 1024 * 1024;
+const started = performance.now();
+const log = (line: string) => console.log(`  … ${line}`);
+const median = (values: number[]) => {
+  const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (!v.length) return Number.NaN;
+  return v.length % 2 ? v[(v.length - 1) / 2]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2;
+};
+
+/** One measured scenario: every repetition, and the server-side figures read at its window marks. */
+interface Measured {
+  id: string;
+  label: string;
+  unit: string;
+  reps: Array<JobResult & { serverCpu: number }>;
+  rate: number;
+  p50: number;
+  p99: number;
+  serverCpu: number;
+  generatorCpu: number;
+  failed: number;
+  notes: string[];
 }
+
+function summariseRuns(id: string, label: string, unit: string, reps: Array<JobResult & { serverCpu: number }>, counted = 0): Measured {
+  const step = (r: JobResult) => r.steps[counted]!;
+  const failed = reps.reduce((sum, r) => sum + r.steps.reduce((s, st) => s + st.failed, 0) + r.socketErrors, 0);
+  const notes: string[] = [];
+  const inline = reps.reduce((sum, r) => sum + r.inlineSigned, 0);
+  if (inline) notes.push(`${inline} proofs were signed during the run (pool ran dry)`);
+  if (failed) notes.push(`${failed} failed requests, e.g. ${reps.flatMap((r) => r.steps.flatMap((s) => s.samples))[0] ?? ''}`);
+  return {
+    id,
+    label,
+    unit,
+    reps,
+    rate: median(reps.map((r) => step(r).rate)),
+    p50: median(reps.map((r) => step(r).p50)),
+    p99: median(reps.map((r) => step(r).p99)),
+    serverCpu: median(reps.map((r) => r.serverCpu)),
+    generatorCpu: median(reps.map((r) => r.generatorCpu)),
+    failed,
+    notes,
+  };
+}
+
+/** Runs a job and reads the servers' CPU time at the generator's window marks. */
+async function measure(generator: Generator, job: Job, servers: ServerProcess[], hooks: { start?: () => void; end?: () => void } = {}): Promise<JobResult & { serverCpu: number }> {
+  let before = 0;
+  let after = 0;
+  const cpu = () => servers.reduce((sum, s) => sum + (s.cpuSeconds() ?? Number.NaN), 0);
+  const result = await generator.run(job, (phase) => {
+    if (phase === 'start') {
+      before = cpu();
+      hooks.start?.();
+    } else {
+      after = cpu();
+      hooks.end?.();
+    }
+  });
+  return { ...result, serverCpu: ((after - before) / job.durationSeconds) * 100 };
+}
+
+function getJob(targets: Array<{ host: string; port: number }>, devices: Array<{ key: JsonWebKeyLike; accessToken: string }>, expectedRate: number, host = HOST, path = ME_PATH, htu = ORIGIN + ME_PATH): Job {
+  return { kind: 'get', targets, connections: CONNECTIONS, warmupSeconds: WARMUP, durationSeconds: DURATION, host, path, htu, expectedRate, devices };
+}
+type JsonWebKeyLike = Job['devices'][number]['key'];
+
+const tsx = (file: string) => [process.execPath, '--import', 'tsx', fileURLToPath(new URL(file, import.meta.url))];
+
+function machine() {
+  const cpu = cpus();
+  let postgres: string | undefined;
+  return {
+    cpu: cpu[0]?.model ?? 'unknown',
+    cores: cpu.length,
+    memoryGb: +(totalmem() / 2 ** 30).toFixed(1),
+    freeMemoryGb: +(freemem() / 2 ** 30).toFixed(1),
+    kernel: `${process.platform} ${release()}`,
+    node: process.version,
+    loadAverageAtStart: loadavg().map((l) => +l.toFixed(2)),
+    pinning: pinning ? `servers on core ${SERVER_CORE}, load generator on core ${LOAD_CORE} (taskset)` : 'none (taskset missing, one core, or BENCH_NO_PIN=1)',
+    postgres,
+  };
+}
+
+/** SQLite commits with fsync (synchronous=FULL, as the service runs) a second on this disk. */
+function fsyncRate(): number {
+  const dir = mkdtempSync(join(tmpdir(), 'vid-fsync-'));
+  try {
+    const out = execFileSync(process.execPath, ['-e', `
+      const SQLite = require(${JSON.stringify(join(ROOT, 'node_modules/better-sqlite3'))});
+      const db = new SQLite(${JSON.stringify(join(dir, 'f.sqlite'))});
+      db.pragma('journal_mode = WAL'); db.pragma('synchronous = FULL');
+      db.exec('create table t (v text)');
+      const ins = db.prepare('insert into t values (?)');
+      for (let i = 0; i < 50; i++) ins.run('w');
+      const t = performance.now(); for (let i = 0; i < 300; i++) ins.run('x');
+      console.log(300 / (performance.now() - t) * 1000);`]);
+    return Number(out.toString().trim());
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function postgresVersion(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: postgresAdminUrl() });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ server_version: string }>('show server_version');
+    return rows[0]?.server_version;
+  } catch {
+    return undefined;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function redisReachable(): Promise<boolean> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  try {
+    await redis.connect();
+    return (await redis.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+pin(process.pid, LOAD_CORE);
+const info = { ...machine(), postgres: kind === 'postgres' || selected.has('nodes') ? await postgresVersion() : undefined, sqliteFsyncCommitsPerSecond: Math.round(fsyncRate()) };
+console.log(`# VID benchmark (${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}${quick ? ', quick' : ''})\n`);
+console.log(`machine: ${info.cpu}, ${info.cores} cores, ${info.memoryGb} GB, ${info.kernel}, Node ${info.node}${info.postgres ? `, PostgreSQL ${info.postgres}` : ''}`);
+console.log(`pinning: ${info.pinning}; load average at start ${info.loadAverageAtStart.join(' ')}`);
+console.log(`runs: ${REPS} × ${DURATION} s (+${WARMUP} s warm-up) per scenario, ${CONNECTIONS} connections, medians reported`);
+if (info.loadAverageAtStart[0]! > 0.5 * info.cores) console.log(`warning: the machine is busy (load ${info.loadAverageAtStart[0]}); other processes distort every figure`);
+
+log('building (npm run build)');
+const build = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+if (build.status !== 0) throw new Error('npm run build failed');
+
+const generator = new Generator();
+await generator.start();
+const results: Record<string, Measured> = {};
+const memory: Record<string, { idle: number; peak: number }> = {};
+const extraRows: Array<[string, string]> = [];
+const profiles: Record<string, string> = {};
+let signalRows: Array<[string, string]> | undefined;
+let signalNotes: string[] = [];
+const cleanups: Array<() => Promise<void>> = [];
+
+async function cleanup(): Promise<void> {
+  for (const fn of cleanups.splice(0).reverse()) await fn().catch((error) => console.error('cleanup:', error));
+}
+process.on('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+
+try {
+  // a, b, c: servers up together; each repetition runs a, b, c in turn, so drift over the run
+  // (thermal, other load) touches every scenario alike.
+  const abc = ['limit', 'me', 'peer'].filter((s) => selected.has(s));
+  if (abc.length) {
+    const keys = Array.from({ length: DEVICES }, newDeviceKey);
+    const servers: Record<string, ServerProcess> = {};
+    let meDevices: BenchDevice[] = [];
+    let peerTokens: string[] = [];
+    const limitPort = await freePort();
+    servers.limit = new ServerProcess('limit', tsx('./servers/limit.ts'), { PORT: String(limitPort) }, limitPort);
+    await servers.limit.start(async () => false);
+    cleanups.push(() => servers.limit!.stop());
+    let meDatabase: BenchDatabase | undefined;
+    if (selected.has('me')) {
+      meDatabase = await createDatabase(kind);
+      cleanups.push(() => meDatabase!.drop());
+      servers.me = await startVid('vid', meDatabase);
+      cleanups.push(() => servers.me!.stop());
+      log(`signing up ${DEVICES} accounts on the service (${kind})`);
+      meDevices = await signUpDevices(servers.me.port, DEVICES, 'benchme');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      memory.me = { idle: servers.me.memory()?.rss ?? Number.NaN, peak: 0 };
+    }
+    if (selected.has('peer')) {
+      const port = await freePort();
+      servers.peer = new ServerProcess('peer', tsx('./servers/peer.ts'), { PORT: String(port), NODE_ENV: 'production', BENCH_JKTS: keys.map((k) => new ProofSigner(k).jkt).join(',') }, port);
+      await servers.peer.start(async () => false);
+      cleanups.push(() => servers.peer!.stop());
+      peerTokens = JSON.parse(servers.peer.line('TOKENS ') ?? '[]') as string[];
+    }
+    const reps: Record<string, Array<JobResult & { serverCpu: number }>> = { limit: [], me: [], peer: [] };
+    const expected: Record<string, number> = { limit: 8000, me: 4000, peer: 1500 };
+    for (let rep = 1; rep <= REPS; rep++) {
+      for (const name of abc) {
+        const server = servers[name]!;
+        const target = [{ host: '127.0.0.1', port: server.port }];
+        const job =
+          name === 'limit'
+            ? getJob(target, (meDevices.length ? meDevices.map((d) => ({ key: d.key, accessToken: d.device.tokens.access_token })) : keys.map((key) => ({ key, accessToken: 'at-limit' }))), expected.limit!)
+            : name === 'me'
+              ? getJob(target, meDevices.map((d) => ({ key: d.key, accessToken: d.device.tokens.access_token })), expected.me!)
+              : getJob(target, keys.map((key, i) => ({ key, accessToken: peerTokens[i]! })), expected.peer!, `localhost:${server.port}`, '/me', `http://localhost:${server.port}/me`);
+        const hooks = name === 'me' ? { start: () => server.startSampling(), end: () => (memory.me!.peak = Math.max(memory.me!.peak, server.stopSampling())) } : {};
+        const result = await measure(generator, job, [server], hooks);
+        reps[name]!.push(result);
+        expected[name] = Math.max(result.steps[0]!.rate, 100) * 1.1;
+        log(`${name} ${rep}/${REPS}: ${result.steps[0]!.rate.toFixed(0)} req/s, p99 ${result.steps[0]!.p99.toFixed(1)} ms, server CPU ${result.serverCpu.toFixed(0)}%, generator CPU ${result.generatorCpu.toFixed(0)}%${result.steps[0]!.failed ? `, ${result.steps[0]!.failed} failed: ${result.steps[0]!.samples[0]}` : ''}`);
+      }
+    }
+    if (reps.limit!.length) results.limit = summariseRuns('a', 'the limit: node:http + one ES256 verify', 'req/s', reps.limit!);
+    if (reps.me!.length) results.me = summariseRuns('b', `GET /me, DPoP-bound token (${kind})`, 'req/s', reps.me!);
+    if (reps.peer!.length) results.peer = summariseRuns('c', 'the peer: oidc-provider userinfo, DPoP', 'req/s', reps.peer!);
+    await cleanup();
+  }
+
+  // d: passkey logins. Each connection holds one account's authenticator and logs in again and again.
+  if (selected.has('login')) {
+    const database = await createDatabase(kind);
+    cleanups.push(() => database.drop());
+    const server = await startVid('vid-login', database);
+    cleanups.push(() => server.stop());
+    log(`signing up ${DEVICES} accounts for logins`);
+    const accounts = await signUpDevices(server.port, DEVICES, 'benchlogin');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    memory.login = { idle: server.memory()?.rss ?? Number.NaN, peak: 0 };
+    let devices: Job['devices'] = accounts.map((a) => ({ key: a.key, credential: a.credential }));
+    const reps: Array<JobResult & { serverCpu: number }> = [];
+    let expectedRate = 400;
+    for (let rep = 1; rep <= REPS; rep++) {
+      const job: Job = {
+        kind: 'login',
+        targets: [{ host: '127.0.0.1', port: server.port }],
+        connections: CONNECTIONS,
+        warmupSeconds: WARMUP,
+        durationSeconds: DURATION,
+        host: HOST,
+        path: '/api/v1/auth/login/begin',
+        htu: `${ORIGIN}/api/v1/auth/login/begin`,
+        finishPath: '/api/v1/auth/login/finish',
+        finishHtu: `${ORIGIN}/api/v1/auth/login/finish`,
+        origin: ORIGIN,
+        expectedRate,
+        devices: devices as never,
+      };
+      const result = await measure(generator, job, [server], { start: () => server.startSampling(), end: () => (memory.login!.peak = Math.max(memory.login!.peak, server.stopSampling())) });
+      devices = result.devices;
+      reps.push(result);
+      expectedRate = Math.max(result.steps[1]!.rate, 50) * 1.1;
+      log(`login ${rep}/${REPS}: ${result.steps[1]!.rate.toFixed(0)} logins/s (begin p99 ${result.steps[0]!.p99.toFixed(1)} ms, finish p99 ${result.steps[1]!.p99.toFixed(1)} ms), server CPU ${result.serverCpu.toFixed(0)}%`);
+    }
+    results.login = summariseRuns('d', `passkey login, begin + finish (${kind})`, 'logins/s', reps, 1);
+    await cleanup();
+  }
+
+  // e: token renewal. Each connection renews one session's tokens with the refresh token it got last.
+  if (selected.has('renew')) {
+    const database = await createDatabase(kind);
+    cleanups.push(() => database.drop());
+    const server = await startVid('vid-renew', database);
+    cleanups.push(() => server.stop());
+    log(`signing up ${DEVICES} accounts for renewals`);
+    const accounts = await signUpDevices(server.port, DEVICES, 'benchrenew');
+    let devices: Job['devices'] = accounts.map((a) => ({ key: a.key, refreshToken: a.device.tokens.refresh_token }));
+    const reps: Array<JobResult & { serverCpu: number }> = [];
+    let expectedRate = 1000;
+    for (let rep = 1; rep <= REPS; rep++) {
+      const path = '/api/v1/auth/token/renew';
+      const job: Job = { kind: 'renew', targets: [{ host: '127.0.0.1', port: server.port }], connections: CONNECTIONS, warmupSeconds: WARMUP, durationSeconds: DURATION, host: HOST, path, htu: ORIGIN + path, expectedRate, devices: devices as never };
+      const result = await measure(generator, job, [server]);
+      devices = result.devices;
+      reps.push(result);
+      expectedRate = Math.max(result.steps[0]!.rate, 50) * 1.1;
+      log(`renew ${rep}/${REPS}: ${result.steps[0]!.rate.toFixed(0)} renewals/s, p99 ${result.steps[0]!.p99.toFixed(1)} ms, server CPU ${result.serverCpu.toFixed(0)}%`);
+    }
+    results.renew = summariseRuns('e', `token renew (${kind})`, 'renewals/s', reps);
+    await cleanup();
+  }
+
+  // b on PostgreSQL + Redis, one node then two nodes behind round-robin connections (an L4
+  // balancer). Nodes are pinned to cores 0 and 1; the generator, PostgreSQL and Redis float.
+  if (selected.has('nodes')) {
+    if (!(await redisReachable())) {
+      extraRows.push(['two nodes', `skipped: Redis is not reachable at ${REDIS_URL}`]);
+    } else {
+      const database = await createDatabase('postgres');
+      cleanups.push(() => database.drop());
+      const env = { REDIS_URL };
+      const first = await startVid('vid-node-1', database, { env, core: 0 });
+      cleanups.push(() => first.stop());
+      const second = await startVid('vid-node-2', database, { env, core: 1 });
+      cleanups.push(() => second.stop());
+      log(`signing up ${DEVICES} accounts for the two-node runs`);
+      const accounts = await signUpDevices(first.port, DEVICES, 'benchnodes');
+      const devices = accounts.map((a) => ({ key: a.key, accessToken: a.device.tokens.access_token }));
+      pin(generator.pid, '0,1');
+      const one: Array<JobResult & { serverCpu: number }> = [];
+      const two: Array<JobResult & { serverCpu: number }> = [];
+      let expected = 3000;
+      for (let rep = 1; rep <= REPS; rep++) {
+        const single = await measure(generator, getJob([{ host: '127.0.0.1', port: first.port }], devices, expected), [first]);
+        one.push(single);
+        const both = await measure(generator, getJob([{ host: '127.0.0.1', port: first.port }, { host: '127.0.0.1', port: second.port }], devices, single.steps[0]!.rate * 2), [first, second]);
+        two.push(both);
+        expected = single.steps[0]!.rate * 1.1;
+        log(`nodes ${rep}/${REPS}: one node ${single.steps[0]!.rate.toFixed(0)} req/s, two nodes ${both.steps[0]!.rate.toFixed(0)} req/s`);
+      }
+      pin(generator.pid, LOAD_CORE);
+      results.node1 = summariseRuns('b1', 'GET /me, one node, PostgreSQL + Redis', 'req/s', one);
+      results.node2 = summariseRuns('b2', 'GET /me, two nodes, PostgreSQL + Redis', 'req/s', two);
+      await cleanup();
+    }
+  }
+
+  // --profile: one more run of b, d and e each with the service under node --cpu-prof.
+  if (flags.has('--profile')) {
+    for (const name of ['me', 'login', 'renew'].filter((s) => selected.has(s))) {
+      const dir = mkdtempSync(join(tmpdir(), 'vid-prof-'));
+      const database = await createDatabase(kind);
+      const server = await startVid(`vid-prof-${name}`, database, { profileDir: dir });
+      try {
+        const accounts = await signUpDevices(server.port, DEVICES, `benchprof${name}`);
+        const target = [{ host: '127.0.0.1', port: server.port }];
+        const base = { targets: target, connections: CONNECTIONS, warmupSeconds: WARMUP, durationSeconds: DURATION, host: HOST, expectedRate: (results[name]?.rate ?? 1000) * 0.8 };
+        const job: Job =
+          name === 'me'
+            ? { ...base, kind: 'get', path: ME_PATH, htu: ORIGIN + ME_PATH, devices: accounts.map((a) => ({ key: a.key, accessToken: a.device.tokens.access_token })) }
+            : name === 'login'
+              ? { ...base, kind: 'login', path: '/api/v1/auth/login/begin', htu: `${ORIGIN}/api/v1/auth/login/begin`, finishPath: '/api/v1/auth/login/finish', finishHtu: `${ORIGIN}/api/v1/auth/login/finish`, origin: ORIGIN, devices: accounts.map((a) => ({ key: a.key, credential: a.credential })) }
+              : { ...base, kind: 'renew', path: '/api/v1/auth/token/renew', htu: `${ORIGIN}/api/v1/auth/token/renew`, devices: accounts.map((a) => ({ key: a.key, refreshToken: a.device.tokens.refresh_token })) };
+        log(`profiling ${name} (node --cpu-prof)`);
+        await generator.run(job);
+      } finally {
+        await server.stop();
+        await database.drop();
+      }
+      const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+      if (file) {
+        const profile = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+        const text = formatSummary(summarise(profile, 20, ['verify', 'authenticate', 'findByAccessHash', 'remember', 'executeQuery', 'hit', 'loginFinish', 'loginBegin', 'verifyAuthenticationResponse', 'renew', 'transaction'], DURATION * 1000));
+        profiles[name] = text;
+        mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
+        writeFileSync(join(ROOT, 'bench-results', `profile-${name}-${kind}.cpuprofile`), JSON.stringify(profile));
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  // f: signal latency (its own server process, SQLite).
+  if (selected.has('signals')) {
+    console.log(`\n## signals: ${signalsScenario.description}\n`);
+    const result = await signalsScenario.run(log);
+    signalRows = result.rows;
+    signalNotes = result.notes ?? [];
+  }
+} finally {
+  await cleanup();
+  generator.stop();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The table.
+
+const limit = results.limit;
+const ratio = (m: Measured | undefined) => (m && limit ? m.rate / limit.rate : Number.NaN);
+const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '–');
+const x = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}x` : '–');
+const mb = (bytes: number) => (Number.isFinite(bytes) && bytes > 0 ? `${(bytes / MB).toFixed(0)} MB` : '–');
+
+interface Target {
+  what: string;
+  value: string;
+  met: boolean | undefined;
+}
+const targets: Target[] = [];
+const check = (what: string, value: number, goal: number, atLeast: boolean, show: (n: number) => string) => {
+  const met = Number.isFinite(value) ? (atLeast ? value >= goal : value <= goal) : undefined;
+  targets.push({ what, value: show(value), met });
+};
+if (results.me && limit) {
+  if (kind === 'sqlite') {
+    check('b ≥ 0.75x the limit', ratio(results.me), 0.75, true, x);
+    check('b p99 ≤ 2x the limit\'s p99', results.me.p99 / limit.p99, 2, false, x);
+  } else {
+    check('b on PostgreSQL ≥ 0.45x the limit', ratio(results.me), 0.45, true, x);
+  }
+}
+if (results.me && results.peer) check('b ≥ 4x the peer c', results.me.rate / results.peer.rate, 4, true, x);
+if (results.login && limit) check('d ≥ 0.10x the limit', ratio(results.login), 0.1, true, x);
+if (results.renew && limit) check('e ≥ 0.3x the limit', ratio(results.renew), 0.3, true, x);
+for (const [name, label] of [['me', 'b'], ['login', 'd']] as const) {
+  if (!memory[name]) continue;
+  check(`RSS idle ${label} ≤ 100 MB`, memory[name].idle / MB, 100, false, (n) => `${n.toFixed(0)} MB`);
+  check(`RSS under load ${label} ≤ 150 MB`, memory[name].peak / MB, 150, false, (n) => `${n.toFixed(0)} MB`);
+}
+
+const rows: string[] = [];
+rows.push('| | scenario | throughput | ratio to a | p50 | p99 | server CPU | generator CPU |');
+rows.push('|---|---|---:|---:|---:|---:|---:|---:|');
+for (const m of Object.values(results)) {
+  rows.push(`| ${m.id} | ${m.label} | ${fmt(m.rate)} ${m.unit} | ${m === limit ? '1.00x' : x(ratio(m))} | ${fmt(m.p50, 1)} ms | ${fmt(m.p99, 1)} ms | ${fmt(m.serverCpu)}% | ${fmt(m.generatorCpu)}% |`);
+}
+const tableNotes: string[] = [];
+if (results.node1 && results.node2) tableNotes.push(`Two nodes vs one (PostgreSQL + Redis, same run): scaling factor ${(results.node2.rate / results.node1.rate).toFixed(2)}x.`);
+for (const m of Object.values(results)) for (const note of m.notes) tableNotes.push(`${m.id}: ${note}`);
+const memoryRows = Object.entries(memory).map(([name, m]) => `| ${name === 'me' ? 'b' : 'd'} | ${mb(m.idle)} | ${mb(m.peak)} |`);
+const targetRows = targets.map((t) => `| ${t.what} | ${t.value} | ${t.met === undefined ? '–' : t.met ? 'met' : '**missed**'} |`);
+
+const markdown = [
+  `Run ${new Date().toISOString()} on ${info.cpu} (${info.cores} cores, ${info.memoryGb} GB), ${info.kernel}, Node ${info.node}${info.postgres ? `, PostgreSQL ${info.postgres}` : ''}; ${info.pinning}; load average at start ${info.loadAverageAtStart.join(' ')}; SQLite fsync'd commits/s on this disk: ${info.sqliteFsyncCommitsPerSecond}. ${REPS} × ${DURATION} s per scenario after ${WARMUP} s of warm-up, ${CONNECTIONS} connections, medians.`,
+  '',
+  ...rows,
+  '',
+  ...(tableNotes.length ? [...tableNotes, ''] : []),
+  ...(memoryRows.length ? ['| g. memory | RSS idle | RSS peak under load |', '|---|---:|---:|', ...memoryRows, ''] : []),
+  ...(targetRows.length ? ['| target | measured | |', '|---|---:|---|', ...targetRows, ''] : []),
+  ...(signalRows ? ['| f. signals | value |', '|---|---|', ...signalRows.map(([k, v]) => `| ${k} | ${v} |`), '', ...signalNotes, ''] : []),
+  ...extraRows.map(([k, v]) => `${k}: ${v}`),
+].join('\n');
+
+console.log(`\n## Results (${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'})\n`);
+console.log(markdown);
+for (const [name, text] of Object.entries(profiles)) console.log(`\n## CPU profile of ${name} (last ${DURATION} s, self time)\n\n${text}`);
+const missed = targets.filter((t) => t.met === false);
+if (missed.length) console.log(`\n${missed.length} target(s) missed: ${missed.map((t) => t.what).join('; ')}. docs/performance.md explains where the time goes (npm run bench -- --profile).`);
+
+const outDir = join(ROOT, 'bench-results');
+mkdirSync(outDir, { recursive: true });
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+const json = { machine: info, kind, quick, reps: REPS, durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, results, memory, targets, signals: signalRows, profiles };
+writeFileSync(join(outDir, `${stamp}-${kind}.json`), JSON.stringify(json, (key, value) => (key === 'devices' ? undefined : value), 2));
+writeFileSync(join(outDir, `latest-${kind}.md`), `${markdown}\n`);
+console.log(`\nwrote bench-results/${stamp}-${kind}.json and bench-results/latest-${kind}.md (${((performance.now() - started) / 1000).toFixed(0)} s in all)`);
+process.exit(0);

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { SoftwareAuthenticator } from '../test/helpers/authenticator.js';
 import { TestClient } from '../test/helpers/client.js';
 import type { Device } from '../test/helpers/client.js';
+import { SERVER_CORE, pin } from './lib/processes.js';
 import type { BenchScenario } from './types.js';
 import { percentile } from './types.js';
 
@@ -49,6 +50,8 @@ class ServerProcess {
   async start(): Promise<void> {
     const entry = fileURLToPath(new URL('./support/signals-server.ts', import.meta.url));
     this.child = fork(entry, [], { execArgv: ['--import', 'tsx', '--expose-gc'], env: { ...process.env, BENCH_ENV: JSON.stringify(SERVER_ENV) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // The server on its own core, like every other scenario's (a no-op without taskset).
+    pin(this.child.pid!, SERVER_CORE);
     this.port = await new Promise<number>((resolve, reject) => {
       this.child.once('error', reject);
       this.child.once('exit', (code) => reject(new Error(`bench server exited (${code})`)));

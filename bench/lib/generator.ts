@@ -61,6 +61,8 @@ export interface JobResult {
   inlineSigned: number;
   proofsSigned: number;
   signSeconds: number;
+  /** The devices as they are after the run (rotated refresh tokens, authenticator counters), for the next run. */
+  devices: Job['devices'];
 }
 
 function percentileOf(sorted: number[], p: number): number {
@@ -129,12 +131,13 @@ class ProofPools {
   }
 }
 
-async function run(job: Job): Promise<JobResult> {
+async function run(job: Job, mark: (phase: 'start' | 'end') => void): Promise<JobResult> {
   const signers = job.devices.map((d) => new ProofSigner(d.key));
   let pools: ProofPools;
   let makeScript: (connection: number) => Script;
   let steps = 1;
   let counted = 0;
+  let devicesAfter: () => Job['devices'] = () => job.devices;
 
   if (job.kind === 'get') {
     const athOf = job.devices.map((d) => accessTokenHash(d.accessToken));
@@ -148,6 +151,7 @@ async function run(job: Job): Promise<JobResult> {
     const head = HEAD('POST', job.path, job.host);
     const tokens = job.devices.map((d) => d.refreshToken);
     pools = new ProofPools(signers, (signer) => signer.sign('POST', job.htu));
+    devicesAfter = () => job.devices.map((d, i) => ({ ...d, refreshToken: tokens[i]! }));
     makeScript = (c) => {
       const device = c % job.devices.length;
       return (last) => {
@@ -171,6 +175,7 @@ async function run(job: Job): Promise<JobResult> {
       return authenticator;
     });
     pools = new ProofPools(signers, (signer) => signer.sign('POST', job.finishHtu));
+    devicesAfter = () => job.devices.map((d, i) => ({ ...d, credential: { ...d.credential, counter: authenticators[i]!.credentials[0]!.counter } }));
     makeScript = (c) => {
       const authenticator = authenticators[c % authenticators.length]!;
       return async (last: Response | undefined, lastStep: number): Promise<Next> => {
@@ -189,7 +194,7 @@ async function run(job: Job): Promise<JobResult> {
   const ramp = 0.5;
   signSeconds += pools.fill(job.connections, Math.ceil((Math.max(warmupRate, 50) * (job.durationSeconds + ramp) * 1.3) / job.connections) + 5);
   pools.inline = 0;
-  const stats = await runLoad({ targets: job.targets, connections: job.connections, warmupSeconds: ramp, durationSeconds: job.durationSeconds, steps, script: makeScript });
+  const stats = await runLoad({ targets: job.targets, connections: job.connections, warmupSeconds: ramp, durationSeconds: job.durationSeconds, steps, script: makeScript, onWindow: mark });
   return {
     seconds: stats.seconds,
     steps: summarise(stats),
@@ -200,14 +205,16 @@ async function run(job: Job): Promise<JobResult> {
     inlineSigned: pools.inline,
     proofsSigned: pools.signed,
     signSeconds,
+    devices: devicesAfter(),
   };
 }
 
 process.on('message', (message: { type: 'job'; id: number; job: Job } | { type: 'exit' }) => {
   if (message.type === 'exit') process.exit(0);
-  run(message.job).then(
-    (result) => process.send!({ type: 'result', id: message.id, result }),
-    (error: Error) => process.send!({ type: 'error', id: message.id, error: String(error?.stack ?? error) }),
+  const { id } = message;
+  run(message.job, (phase) => process.send!({ type: 'mark', id, phase })).then(
+    (result) => process.send!({ type: 'result', id, result }),
+    (error: Error) => process.send!({ type: 'error', id, error: String(error?.stack ?? error) }),
   );
 });
 process.send!({ type: 'ready' });

@@ -68,6 +68,8 @@ export async function runLoad(options: {
   durationSeconds: number;
   steps: number;
   script: (connection: number) => Script;
+  /** Called when the measured window starts and ends (the parent reads the server's CPU time then). */
+  onWindow?: (phase: 'start' | 'end') => void;
 }): Promise<RunStats> {
   const steps = Array.from({ length: options.steps }, newStep);
   let socketErrors = 0;
@@ -76,9 +78,15 @@ export async function runLoad(options: {
   const measureFrom = start + options.warmupSeconds * 1000;
   const measureTo = measureFrom + options.durationSeconds * 1000;
   let cpuAtStart: NodeJS.CpuUsage | undefined;
-  const cpuTimer = setTimeout(() => (cpuAtStart = process.cpuUsage()), options.warmupSeconds * 1000);
+  const cpuTimer = setTimeout(() => {
+    cpuAtStart = process.cpuUsage();
+    options.onWindow?.('start');
+  }, options.warmupSeconds * 1000);
   let cpuAtEnd: NodeJS.CpuUsage | undefined;
-  const endTimer = setTimeout(() => (cpuAtEnd = process.cpuUsage(cpuAtStart)), (options.warmupSeconds + options.durationSeconds) * 1000);
+  const endTimer = setTimeout(() => {
+    cpuAtEnd = process.cpuUsage(cpuAtStart);
+    options.onWindow?.('end');
+  }, (options.warmupSeconds + options.durationSeconds) * 1000);
 
   const finished: Array<Promise<void>> = [];
   const closers: Array<() => void> = [];

@@ -25,11 +25,11 @@ function hasTaskset(): boolean {
 /** Whether processes are pinned: taskset present, two cores or more, and not turned off. */
 export const pinning = process.env.BENCH_NO_PIN !== '1' && availableParallelism() >= 2 && process.platform === 'linux' && hasTaskset();
 
-/** Pins a running process (all its threads) to one core; false when that is not possible. */
-export function pin(pid: number, core: number): boolean {
+/** Pins a running process (all its threads) to cores ("1", "0,1"); false when that is not possible. */
+export function pin(pid: number, cores: number | string): boolean {
   if (!pinning) return false;
   try {
-    execFileSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' });
+    execFileSync('taskset', ['-a', '-p', '-c', String(cores), String(pid)], { stdio: 'ignore' });
     return true;
   } catch {
     return false;
@@ -110,6 +110,11 @@ export class ServerProcess {
     }
   }
 
+  /** The rest of the first output line starting with `prefix`. */
+  line(prefix: string): string | undefined {
+    return this.output.join('').split('\n').find((l) => l.startsWith(prefix))?.slice(prefix.length);
+  }
+
   log(): string {
     return this.output.join('').slice(-4000);
   }
@@ -161,11 +166,20 @@ export class Generator {
     });
   }
 
-  run(job: Job): Promise<JobResult> {
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** Runs a job; `onMark` hears when its measured window starts and ends. */
+  run(job: Job, onMark?: (phase: 'start' | 'end') => void): Promise<JobResult> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      const onMessage = (m: { id: number; type: string; result?: JobResult; error?: string }) => {
+      const onMessage = (m: { id: number; type: string; result?: JobResult; error?: string; phase?: 'start' | 'end' }) => {
         if (m.id !== id) return;
+        if (m.type === 'mark') {
+          onMark?.(m.phase!);
+          return;
+        }
         this.child.off('message', onMessage);
         if (m.type === 'result') resolve(m.result!);
         else reject(new Error(`load generator: ${m.error}`));

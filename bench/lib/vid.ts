@@ -93,11 +93,18 @@ export async function createDatabase(kind: 'sqlite' | 'postgres'): Promise<Bench
   };
 }
 
-/** `profileDir`: run under `node --cpu-prof`, writing the profile there when the server stops. */
-export async function startVid(name: string, database: BenchDatabase, extra: Record<string, string> = {}, profileDir?: string): Promise<ServerProcess> {
+export interface VidOptions {
+  /** More environment (REDIS_URL, DPOP_REPLAY_CACHE, ...). */
+  env?: Record<string, string>;
+  /** Run under `node --cpu-prof`, writing the profile here when the server stops. */
+  profileDir?: string;
+  core?: number;
+}
+
+export async function startVid(name: string, database: BenchDatabase, options: VidOptions = {}): Promise<ServerProcess> {
   const port = await freePort();
-  const node = profileDir ? [process.execPath, '--cpu-prof', '--cpu-prof-dir', profileDir] : [process.execPath];
-  const server = new ServerProcess(name, [...node, SERVER_ENTRY], serviceEnv({ ...database.env, PORT: String(port), ...extra }), port);
+  const node = options.profileDir ? [process.execPath, '--cpu-prof', '--cpu-prof-dir', options.profileDir] : [process.execPath];
+  const server = new ServerProcess(name, [...node, SERVER_ENTRY], serviceEnv({ ...database.env, PORT: String(port), ...options.env }), port, options.core);
   await server.start(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok);
   return server;
 }
