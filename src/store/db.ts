@@ -1,9 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import { Kysely, PostgresDialect } from 'kysely';
+import type pg from 'pg';
+import { loadPg } from '../optional-deps.js';
 import type { Database } from './schema.js';
+import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -34,10 +36,12 @@ export function openSqlite(path: string): DatabaseHandle {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const replayFile = new SQLite(path === ':memory:' ? ':memory:' : path.replace(/(\.sqlite)?$/, '-replay.sqlite'));
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), dialect: 'sqlite', replayFile };
+  // Commits are grouped (sqlite-group-commit.ts): one fsync covers every write that came in meanwhile.
+  return { db: new Kysely<Database>({ dialect: new GroupCommitSqliteDialect(sqlite) }), dialect: 'sqlite', replayFile };
 }
 
 export function openPostgres(url: string, options: OpenOptions = {}): DatabaseHandle {
+  const pg = loadPg();
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
