@@ -266,6 +266,14 @@ for (const backend of backends) {
         assert.equal((await t.client.as(device, 'GET', ME)).status, 200);
       });
 
+      it('the same proof sent ten times at once: exactly one is accepted', async () => {
+        const device = await t.client.signUp(uniqueName('race'));
+        const proof = await device.key.proof('GET', ME_URL, { accessToken: device.tokens.access_token });
+        const responses = await Promise.all(Array.from({ length: 10 }, () => meWithProof(device, proof)));
+        assert.deepEqual(responses.map((r) => r.status).sort(), [200, ...Array(9).fill(401)]);
+        for (const res of responses.filter((r) => r.status === 401)) assertRefused(res, 401, 'invalid_dpop_proof', 'invalid_dpop_proof');
+      });
+
       it('a new proof that reuses a jti: 401 invalid_dpop_proof', async () => {
         const device = await t.client.signUp(uniqueName('jti'));
         const jti = randomUUID();
