@@ -18,7 +18,7 @@ import { idempotencyQueries } from './idempotency.js';
 import { passkeyQueries } from './passkeys.js';
 import { refreshTokenQueries } from './refresh-tokens.js';
 import type { Database } from './schema.js';
-import { sessionQueries } from './sessions.js';
+import { coalescedAuthLookup, sessionQueries } from './sessions.js';
 
 export { uniqueViolation } from './db.js';
 export type { DatabaseHandle, Dialect } from './db.js';
@@ -88,9 +88,13 @@ export function createStore(handle: DatabaseHandle): Store {
       }
     }
   };
+  // Outside a transaction every statement commits at once, so an append is published at once.
+  const base = queries(db, { dialect, onAppend: (event) => publish([event]) });
+  // Over the network, concurrent authentications share a round trip; SQLite is in process and
+  // answers each at once.
+  if (dialect === 'postgres') base.sessions.findByAccessHash = coalescedAuthLookup(db);
   return {
-    // Outside a transaction every statement commits at once, so an append is published at once.
-    ...queries(db, { dialect, onAppend: (event) => publish([event]) }),
+    ...base,
     dialect,
     handle,
     replay,

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type { CompiledQuery, Kysely, Selectable } from 'kysely';
+import { coalesce } from './coalesce.js';
 import type { AccountRecord } from './accounts.js';
 import type { Database, SessionsTable } from './schema.js';
 
@@ -20,6 +22,10 @@ export interface AuthContextRow {
 
 /** The authentication lookup: one indexed read on the access-token hash, joined to its account by primary key. */
 function authQueryFor(db: Kysely<Database>, accessHash: string) {
+  return authSelect(db).where('sessions.access_hash', '=', accessHash);
+}
+
+function authSelect(db: Kysely<Database>) {
   return db
     .selectFrom('sessions')
     .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
@@ -42,7 +48,6 @@ function authQueryFor(db: Kysely<Database>, accessHash: string) {
       'accounts.version',
       'accounts.created_at',
     ])
-    .where('sessions.access_hash', '=', accessHash)
     .where('sessions.revoked_at', 'is', null);
 }
 
@@ -54,6 +59,30 @@ function compileAuthQuery(db: Kysely<Database>): AuthCompiled {
   // The hash must be the one and only parameter, or binding it by position would be wrong.
   if (compiled.parameters.length !== 1) throw new Error('the authentication query must have exactly one parameter');
   return compiled;
+}
+
+function splitAuthRow(row: AuthRow): AuthContextRow {
+  const { session_id, jkt, trusted, access_expires_at, expires_at, last_seen_at, ...account } = row;
+  return { session_id, jkt, trusted, access_expires_at, expires_at, last_seen_at, account };
+}
+
+/**
+ * PostgreSQL: the authentication lookups of one turn of the event loop in one statement
+ * (coalesce.ts), `access_hash = any($1)` on the same unique index, so a burst of requests costs
+ * one round trip, not one each. Compiled once; each batch binds only the array of hashes.
+ */
+export function coalescedAuthLookup(db: Kysely<Database>): (accessHash: string) => Promise<AuthContextRow | undefined> {
+  const compiled = authSelect(db)
+    .select('sessions.access_hash as matched_hash')
+    .where(sql<boolean>`sessions.access_hash = any(${sql.val([] as string[])})`)
+    .compile();
+  if (compiled.parameters.length !== 1) throw new Error('the batched authentication query must have exactly one parameter');
+  return coalesce(async (hashes: string[]): Promise<Array<AuthContextRow | undefined>> => {
+    const { rows } = await db.executeQuery<AuthRow & { matched_hash: string }>({ ...compiled, parameters: [hashes] } as CompiledQuery<AuthRow & { matched_hash: string }>);
+    const found = new Map<string, AuthContextRow>();
+    for (const { matched_hash, ...row } of rows) found.set(matched_hash, splitAuthRow(row));
+    return hashes.map((hash) => found.get(hash));
+  });
 }
 
 export function sessionQueries(db: Kysely<Database>) {
@@ -69,9 +98,7 @@ export function sessionQueries(db: Kysely<Database>) {
       const query: AuthCompiled = { ...authQuery, parameters: [accessHash] };
       const { rows } = await db.executeQuery(query);
       const row = rows[0];
-      if (!row) return undefined;
-      const { session_id, jkt, trusted, access_expires_at, expires_at, last_seen_at, ...account } = row;
-      return { session_id, jkt, trusted, access_expires_at, expires_at, last_seen_at, account };
+      return row ? splitAuthRow(row) : undefined;
     },
     async findById(id: string): Promise<SessionRecord | undefined> {
       return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
