@@ -52,7 +52,8 @@ export const dpopAuthPlugin = fp(async (app: FastifyInstance, opts: DpopAuthOpti
   }
 
   async function verifyDpopProof(request: FastifyRequest, accessTokenHash?: string): Promise<VerifiedProof> {
-    const path = request.url.split('?', 1)[0] as string;
+    const query = request.url.indexOf('?');
+    const path = query < 0 ? request.url : request.url.slice(0, query);
     const proof = await verifier.verify({
       proof: proofHeader(request),
       method: request.method,

@@ -60,9 +60,7 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
     return reply.code(status).send(body);
   }
 
-  app.addHook('preHandler', async (request, reply) => {
-    const mode = request.routeOptions.config.idempotency;
-    if (!mode) return;
+  async function claimOrReplay(request: FastifyRequest, reply: FastifyReply, mode: 'required' | 'optional'): Promise<FastifyReply | undefined> {
     const key = request.headers['idempotency-key'];
     if (key === undefined) {
       if (mode === 'optional') return;
@@ -93,11 +91,9 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
       });
     }
     return replay(reply, existing.status, existing.body ? opts.box.open(existing.body, BODY_PURPOSE) : '', existing.headers ?? '{}');
-  });
+  }
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    const claimed = request.idempotency;
-    if (!claimed) return payload;
+  async function record(request: FastifyRequest, reply: FastifyReply, payload: unknown, claimed: Claimed): Promise<unknown> {
     request.idempotency = undefined;
     if (reply.statusCode >= 500 || TRANSIENT_STATUSES.has(reply.statusCode)) {
       // Our failure, or a refusal about the request's credentials or timing rather than its
@@ -116,5 +112,19 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
       headers: JSON.stringify(headers),
     });
     return payload;
+  }
+
+  // Most requests carry no key: for them these hooks call done() and make no promise. Otherwise
+  // they return the promise of the work (Fastify waits for it; an early reply ends the chain).
+  app.addHook('preHandler', (request, reply, done) => {
+    const mode = request.routeOptions.config.idempotency;
+    if (!mode) return done();
+    return claimOrReplay(request, reply, mode);
+  });
+
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const claimed = request.idempotency;
+    if (!claimed) return done(null, payload);
+    return record(request, reply, payload, claimed);
   });
 }, { name: 'idempotency' });

@@ -35,17 +35,20 @@ export const loadSheddingPlugin = fp(async (app: FastifyInstance, opts: Shedding
 
   if (opts.maxInFlight <= 0) return;
   let inFlight = 0;
-  app.addHook('onRequest', async (request) => {
+  // Callback hooks: nothing here waits, so no promise is made per request.
+  app.addHook('onRequest', (request, _reply, done) => {
     // Streams live for hours and an upgraded WebSocket never reaches onResponse: they are
     // bounded by the per-account stream limit instead.
-    if (request.routeOptions.config?.stream) return;
+    if (request.routeOptions.config?.stream) return done();
     if (inFlight >= opts.maxInFlight && !request.url.startsWith('/health/')) {
-      throw overloaded('too many requests in flight; retry later');
+      return done(overloaded('too many requests in flight; retry later'));
     }
     inFlight++;
     (request as { countedInFlight?: boolean }).countedInFlight = true;
+    done();
   });
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     if ((request as { countedInFlight?: boolean }).countedInFlight) inFlight--;
+    done();
   });
 }, { name: 'load-shedding' });

@@ -26,6 +26,13 @@ function monthWindow(now: number): [number, number] {
  * request quota (Quota-* headers).
  */
 export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOptions) => {
+  // The current month's window, recomputed only when the clock leaves it (hot path: every request).
+  let month: [number, number] = [0, 0];
+  const currentMonth = (now: number): [number, number] => {
+    if (now < month[0] || now >= month[1]) month = monthWindow(now);
+    return month;
+  };
+
   async function count(reply: FastifyReply, policy: string, key: string, limit: number): Promise<void> {
     const now = opts.now();
     const windowStart = now - (now % MINUTE);
@@ -47,7 +54,7 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOp
 
   async function countQuota(reply: FastifyReply, accountId: string): Promise<void> {
     const now = opts.now();
-    const [start, end] = monthWindow(now);
+    const [start, end] = currentMonth(now);
     const hit = await opts.counters.hit(`quota:${accountId}`, start, end, now);
     const reset = Math.max(1, Math.ceil((end - now) / 1000));
     reply.header('Quota-Limit', opts.quotaPerMonth);
@@ -67,15 +74,19 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOp
     return request.routeOptions.config.auth === 'session' ? 'user' : 'public';
   }
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback hooks: a request of another class passes without a promise being made.
+  app.addHook('onRequest', (request, reply, done) => {
     const cls = classOf(request);
-    if (cls === 'auth' || cls === 'public') await count(reply, cls, request.ip, opts.limits[cls]);
+    if (cls !== 'auth' && cls !== 'public') return done();
+    count(reply, cls, request.ip, opts.limits[cls]).then(() => done(), done);
   });
 
   // Registered after authentication, so the account is known.
-  app.addHook('preHandler', async (request, reply) => {
-    if (classOf(request) !== 'user' || !request.auth) return;
-    await count(reply, 'user', request.auth.account.id, opts.limits.user);
-    await countQuota(reply, request.auth.account.id);
+  app.addHook('preHandler', (request, reply, done) => {
+    if (classOf(request) !== 'user' || !request.auth) return done();
+    const accountId = request.auth.account.id;
+    count(reply, 'user', accountId, opts.limits.user)
+      .then(() => countQuota(reply, accountId))
+      .then(() => done(), done);
   });
 }, { name: 'rate-limit' });

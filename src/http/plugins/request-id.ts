@@ -11,8 +11,10 @@ export function requestIdFor(header: string | string[] | undefined): string {
 
 /** Every response carries VID-Request-Id (spec: Common request rules 4) and VID-API-Version. */
 export const requestIdPlugin = fp(async (app: FastifyInstance, opts: { apiVersion: string }) => {
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook: nothing here waits, so no promise is made per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('VID-Request-Id', request.id);
     reply.header('VID-API-Version', opts.apiVersion);
+    done();
   });
 }, { name: 'request-id' });
