@@ -21,6 +21,7 @@ import { dpopAuthPlugin } from './http/plugins/dpop-auth.js';
 import { idempotencyPlugin } from './http/plugins/idempotency.js';
 import { loadSheddingPlugin } from './http/plugins/load-shedding.js';
 import { API_PREFIX, openApiPlugin } from './http/plugins/openapi.js';
+import { lazyCompilers } from './http/lazy-compile.js';
 import { problemPlugin } from './http/plugins/problem.js';
 import { rateLimitPlugin } from './http/plugins/rate-limit.js';
 import { requestIdFor, requestIdPlugin } from './http/plugins/request-id.js';
@@ -53,6 +54,8 @@ export interface VidApp {
   store: Store;
   /** This node's event streams (stats for tests and the benchmark). */
   streams: StreamHub;
+  /** Compiles every route schema not yet compiled (they compile on first use; tests check all of them). */
+  compileSchemas(): void;
 }
 
 const PRUNE_INTERVAL_MS = 60_000;
@@ -76,6 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   const services = createServices({ config, store, clock, warn: (error: unknown, what: string) => app.log.warn({ err: error }, what) });
   const { redis, counters, replayCache, verifier, box, securityLog, sessions, usernames, totp, recovery, passkeys, stepUp, methods, join, me, fieldCatalog, fields, events, streams, notifiers } = services;
 
+  const compilers = lazyCompilers();
   const app = Fastify({
     logger:
       deps.logger === undefined
@@ -92,11 +96,12 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    schemaController: { compilersFactory: { buildSerializer: compilers.serializerFactory } },
   });
 
   // PRODUCT §0: every body is JSON; anything else is 415, not a string for the validator to refuse.
   app.removeContentTypeParser('text/plain');
-  installValidators(app);
+  installValidators(app, compilers);
   await app.register(requestIdPlugin, { apiVersion: config.apiVersion });
   await app.register(problemPlugin, { challenge: verifier.challenge });
   // Upgrade requests run through every hook below (authentication included) before upgrading.
@@ -162,5 +167,5 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   await app.ready();
   for (const notifier of notifiers) await notifier.start(streams);
   streams.start();
-  return { app, store, streams };
+  return { app, store, streams, compileSchemas: compilers.compileAll };
 }

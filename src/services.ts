@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { createDpopVerifier } from './crypto/dpop.js';
@@ -23,6 +23,7 @@ import { createStreamHub } from './events/hub.js';
 import { inProcessNotifier, postgresNotifier } from './events/notifier.js';
 import type { Notifier } from './events/notifier.js';
 import { locateIp } from './geo/locate.js';
+import { loadRedis } from './optional-deps.js';
 import { createAttemptLimiter } from './shared-state/attempt-limiter.js';
 import { memoryCounters, redisCounters } from './shared-state/counters.js';
 import type { Counters } from './shared-state/counters.js';
@@ -36,7 +37,11 @@ import type { Store } from './store/index.js';
  */
 export function createServices(deps: { config: Config; store: Store; clock: Clock; warn: (error: unknown, what: string) => void }) {
   const { config, store, clock } = deps;
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
+  let redis: Redis | undefined;
+  if (config.redisUrl) {
+    const RedisClient = loadRedis();
+    redis = new RedisClient(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true });
+  }
   const counters: Counters = redis ? redisCounters(redis) : memoryCounters();
   const replayCache: ReplayCache =
     config.dpop.replayCache === 'redis' && redis

@@ -1,8 +1,8 @@
-import countries from 'i18n-iso-countries';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { FieldError } from '../errors.js';
 import type { Store } from '../store/index.js';
+import { isValidCountry } from './fields/countries.js';
 import type { MeView } from './accounts.js';
 import { meView } from './accounts.js';
 import type { AuthContext } from './sessions.js';
@@ -43,7 +43,7 @@ function validate(patch: MePatch): MePatch {
   }
   if (patch.default_country !== undefined) {
     const country = patch.default_country === null ? null : patch.default_country.toUpperCase();
-    if (country !== null && !countries.isValid(country)) {
+    if (country !== null && !isValidCountry(country)) {
       errors.push({ path: '/default_country', code: 'invalid_country', message: 'not an ISO 3166-1 alpha-2 country code' });
     }
     out.default_country = country;

@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from '../optional-deps.js';
 import type { Store } from '../store/index.js';
 import { EVENTS_CHANNEL_SQL } from '../store/events.js';
 
@@ -59,7 +60,8 @@ export function postgresNotifier(options: PostgresNotifierOptions): Notifier {
 
   async function connect(target: WakeTarget, first: boolean): Promise<void> {
     const { connectionString, options: startup, host, port, user, password, database, ssl } = options.pool.options as pg.PoolConfig;
-    const next = new pg.Client({ connectionString, options: startup, host, port, user, password, database, ssl, application_name: LISTENER_NAME });
+    const { Client } = loadPg();
+    const next = new Client({ connectionString, options: startup, host, port, user, password, database, ssl, application_name: LISTENER_NAME });
     next.on('error', () => reconnect(target, next));
     next.on('end', () => reconnect(target, next));
     next.on('notification', (message) => {

@@ -11,14 +11,20 @@ import { loadConfig } from '../../src/config.js';
 describe('the OpenAPI document', () => {
   let document: any;
   let close: () => Promise<void>;
+  let compileSchemas: () => void;
   before(async () => {
-    const { app } = await buildApp({ config: loadConfig({ SQLITE_PATH: ':memory:', SECRET_KEY: 'A'.repeat(43) }), logger: false });
+    const { app, ...built } = await buildApp({ config: loadConfig({ SQLITE_PATH: ':memory:', SECRET_KEY: 'A'.repeat(43) }), logger: false });
+    compileSchemas = built.compileSchemas;
     const response = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
     assert.equal(response.statusCode, 200);
     document = response.json();
     close = () => app.close();
   });
   after(() => close());
+
+  it('compiles every request validator and response serializer (they are compiled on first use)', () => {
+    assert.doesNotThrow(() => compileSchemas());
+  });
 
   it('is OpenAPI 3.1 with the DPoP security scheme and a relative server for {base_url}', () => {
     assert.equal(document.openapi, '3.1.0');

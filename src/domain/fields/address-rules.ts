@@ -95,13 +95,15 @@ function load(): Map<string, { rule: AddressCountryRule; regex?: RegExp }> {
   return rules;
 }
 
-const RULES = load();
+// Read on first use, not at start: only address fields and the catalog need them.
+let rules: ReturnType<typeof load> | undefined;
+const RULES = () => (rules ??= load());
 
 /** Rules for an ISO country code (every code has one: its own or the default). */
 export function addressRuleFor(country: string): { rule: AddressCountryRule; regex?: RegExp } {
-  return RULES.get(country) ?? buildRule(country, { fmt: '%N%n%O%n%A%n%C%n%S %Z', require: 'AC' }, false);
+  return RULES().get(country) ?? buildRule(country, { fmt: '%N%n%O%n%A%n%C%n%S %Z', require: 'AC' }, false);
 }
 
 export function addressCountryRules(): Record<string, AddressCountryRule> {
-  return Object.fromEntries([...RULES].map(([code, { rule }]) => [code, rule]));
+  return Object.fromEntries([...RULES()].map(([code, { rule }]) => [code, rule]));
 }

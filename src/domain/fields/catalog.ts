@@ -57,12 +57,7 @@ function shapeErrors(issues: ErrorObject[]): FieldError[] {
 const countryProblem = (status: number, code: string, title: string, message: string) =>
   new AppError(status, code, title, { detail: message, errors: [{ path: '/country', code, message }] });
 
-/**
- * The read-only field catalog (PRODUCT §2): built once at start, served with content ETags, and
- * the one place values are judged. Shape first (the published value_schema, with Ajv), then the
- * type's own rules.
- */
-export function createFieldCatalog(limits: { maxValueBytes: number } = FIELD_LIMITS) {
+function build() {
   const ajv = new Ajv2020({ allErrors: true, strict: false });
   const shapes = new Map<string, ValidateFunction>();
   const entries = new Map<string, CatalogEntry>();
@@ -74,7 +69,20 @@ export function createFieldCatalog(limits: { maxValueBytes: number } = FIELD_LIM
     return view;
   });
   const listJson = JSON.stringify({ data: views, next_cursor: null, has_more: false });
-  const list = { json: listJson, etag: etagOf(listJson) };
+  return { shapes, entries, list: { json: listJson, etag: etagOf(listJson) } };
+}
+
+/**
+ * The read-only field catalog (PRODUCT §2): built once, on first use, served with content
+ * ETags, and the one place values are judged. Shape first (the published value_schema, with
+ * Ajv), then the type's own rules. Built on first use rather than at start: it holds every
+ * country's phone and address rules, twice serialised (about 1 MB), which a node answering
+ * only sign-ins and /me never needs.
+ */
+export function createFieldCatalog(limits: { maxValueBytes: number } = FIELD_LIMITS) {
+  let built: ReturnType<typeof build> | undefined;
+  const catalog = () => (built ??= build());
+  const definitions = new Map(FIELD_TYPES.map((def) => [def.key, def]));
 
   /** The country the rules apply with; refusals here are request-level (400 with their own code). */
   function resolveCountry(def: FieldTypeDefinition, given: string | null | undefined, fallback: string | null | undefined): string | undefined {
@@ -93,9 +101,9 @@ export function createFieldCatalog(limits: { maxValueBytes: number } = FIELD_LIM
   }
 
   return {
-    list: () => list,
-    entry: (key: string) => entries.get(key),
-    definition: (key: string) => entries.get(key)?.definition,
+    list: () => catalog().list,
+    entry: (key: string) => catalog().entries.get(key),
+    definition: (key: string) => definitions.get(key),
     limits,
     /**
      * Judges a value for a type. Throws AppError for request-level refusals (oversized value,
@@ -108,7 +116,7 @@ export function createFieldCatalog(limits: { maxValueBytes: number } = FIELD_LIM
         throw new AppError(413, 'field_value_too_large', 'Field value too large', { detail: message, errors: [{ path: '/value', code: 'field_value_too_large', message }] });
       }
       const country = resolveCountry(def, given, fallback);
-      const shape = shapes.get(def.key) as ValidateFunction;
+      const shape = catalog().shapes.get(def.key) as ValidateFunction;
       if (!shape(value)) return { ok: false, errors: shapeErrors(shape.errors ?? []) };
       const result = def.validate(value, { country, now });
       if (!result.ok) {

@@ -1,4 +1,10 @@
-import countries from 'i18n-iso-countries';
+// The package's main entry registers the country names of all 78 languages it ships (about
+// 2 MB of heap for the process's life); we only ever name countries in English, so we take the
+// bare library and register English alone.
+import countries from 'i18n-iso-countries/index.js';
+import en from 'i18n-iso-countries/langs/en.json' with { type: 'json' };
+
+countries.registerLocale(en);
 
 /** ISO 3166-1 alpha-2 codes from i18n-iso-countries, sorted. */
 export const COUNTRY_CODES: readonly string[] = Object.keys(countries.getAlpha2Codes()).sort();
@@ -14,3 +20,6 @@ export function isCountryCode(code: string): boolean {
 export function countryName(code: string): string {
   return countries.getName(code, 'en') ?? code;
 }
+
+/** i18n-iso-countries' isValid: an ISO 3166-1 alpha-2, alpha-3 or numeric code. */
+export const isValidCountry = (code: string): boolean => countries.isValid(code);

@@ -1,9 +1,12 @@
 import { invalid } from './types.js';
 import type { FieldTypeDefinition } from './types.js';
 
-const names = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
+// Made on the first language field, not at import: creating it maps in several MB of ICU's
+// locale data (file-backed pages of the node binary, which count in resident memory).
+let names: Intl.DisplayNames | undefined;
 
 function englishName(tag: string): string | undefined {
+  names ??= new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
   try {
     return names.of(tag);
   } catch {

@@ -1,6 +1,5 @@
-import { getCountries, getCountryCallingCode, getExampleNumber, isSupportedCountry, parsePhoneNumberFromString, validatePhoneNumberLength } from 'libphonenumber-js/max';
-import type { CountryCode } from 'libphonenumber-js/max';
-import mobileExamples from 'libphonenumber-js/mobile/examples';
+import { createRequire } from 'node:module';
+import type { CountryCode, Examples } from 'libphonenumber-js/max';
 import { countryName, isCountryCode } from './countries.js';
 import { invalid } from './types.js';
 import type { FieldTypeDefinition } from './types.js';
@@ -10,6 +9,16 @@ import type { FieldTypeDefinition } from './types.js';
  * types) and stored in E.164 (ITU-T E.164: `+`, country calling code, national number, at most
  * 15 digits). An extension, when typed, follows as `;ext=` (RFC 3966 §5.1.5).
  */
+// libphonenumber-js with its `max` metadata is about 2 MB of heap; loaded on the first phone
+// number (or catalog build) rather than at start. Its CommonJS build, so loading stays synchronous.
+const require = createRequire(import.meta.url);
+interface PhoneLib {
+  lib: typeof import('libphonenumber-js/max');
+  mobileExamples: Examples;
+}
+let loaded: PhoneLib | undefined;
+const phoneLib = (): PhoneLib => (loaded ??= { lib: require('libphonenumber-js/max'), mobileExamples: require('libphonenumber-js/mobile/examples') });
+
 const LENGTH_ERRORS: Record<string, [string, string]> = {
   NOT_A_NUMBER: ['phone_not_a_number', 'not a phone number'],
   TOO_SHORT: ['phone_too_short', 'too short for a phone number of this country'],
@@ -24,6 +33,7 @@ export interface PhoneCountryRule {
 }
 
 function countryRules(): Record<string, PhoneCountryRule> {
+  const { lib: { getCountries, getCountryCallingCode, getExampleNumber }, mobileExamples } = phoneLib();
   const rules: Record<string, PhoneCountryRule> = {};
   for (const country of getCountries()) {
     if (!isCountryCode(country)) continue; // e.g. AC (Ascension) shares SH's ISO code
@@ -49,10 +59,11 @@ export const phoneType: FieldTypeDefinition = {
   valueSchema: { type: 'string', minLength: 1, maxLength: 64, examples: ['+49 30 1234567', '(415) 555-2671', '+44 20 7946 0958 ext. 12'] },
   countries: countryRules,
   validate(value, ctx) {
+    const lib = phoneLib().lib;
     const text = (value as string).normalize('NFKC').trim();
-    const defaultCountry: CountryCode | undefined = ctx.country && isSupportedCountry(ctx.country) ? ctx.country : undefined;
+    const defaultCountry: CountryCode | undefined = ctx.country && lib.isSupportedCountry(ctx.country) ? ctx.country : undefined;
     const options = defaultCountry ? { defaultCountry } : {};
-    const lengthProblem = validatePhoneNumberLength(text, options);
+    const lengthProblem = lib.validatePhoneNumberLength(text, options);
     if (lengthProblem === 'INVALID_COUNTRY') {
       if (text.startsWith('+')) return invalid('/value', 'phone_invalid', 'no country has this calling code');
       return ctx.country
@@ -63,7 +74,7 @@ export const phoneType: FieldTypeDefinition = {
       const [code, message] = LENGTH_ERRORS[lengthProblem] ?? ['phone_invalid', 'not a valid phone number'];
       return invalid('/value', code, message);
     }
-    const number = parsePhoneNumberFromString(text, { ...options, extract: false });
+    const number = lib.parsePhoneNumberFromString(text, { ...options, extract: false });
     if (!number) return invalid('/value', 'phone_not_a_number', 'not a phone number');
     if (!number.isValid()) {
       const where = number.country ?? defaultCountry;
