@@ -205,6 +205,7 @@ const extraRows: Array<[string, string]> = [];
 const profiles: Record<string, string> = {};
 let signalRows: Array<[string, string]> | undefined;
 let signalNotes: string[] = [];
+let signalMetrics: Record<string, number> | undefined;
 const cleanups: Array<() => Promise<void>> = [];
 
 async function cleanup(): Promise<void> {
@@ -245,6 +246,7 @@ try {
     }
     const reps: Record<string, Array<JobResult & { serverCpu: number }>> = { limit: [], me: [], peer: [] };
     const expected: Record<string, number> = { limit: 8000, me: 4000, peer: 1500 };
+    const repeated: Record<string, number> = {};
     for (let rep = 1; rep <= REPS; rep++) {
       for (const name of abc) {
         const server = servers[name]!;
@@ -255,13 +257,32 @@ try {
             : name === 'me'
               ? getJob(target, meDevices.map((d) => ({ key: d.key, accessToken: d.device.tokens.access_token })), expected.me!)
               : getJob(target, keys.map((key, i) => ({ key, accessToken: peerTokens[i]! })), expected.peer!, `localhost:${server.port}`, '/me', `http://localhost:${server.port}/me`);
-        const hooks = name === 'me' ? { start: () => server.startSampling(), end: () => (memory.me!.peak = Math.max(memory.me!.peak, server.stopSampling())) } : {};
-        const result = await measure(generator, job, [server], hooks);
+        const hooks =
+          name === 'me'
+            ? {
+                start: () => {
+                  server.startSampling();
+                  // PostgreSQL's backends for the service's pool exist by now (the warm-up opened them).
+                  void meDatabase!.pinBackends();
+                },
+                end: () => (memory.me!.peak = Math.max(memory.me!.peak, server.stopSampling())),
+              }
+            : {};
+        let result = await measure(generator, job, [server], hooks);
+        // These scenarios keep the server's core busy: if it got much less, something else on
+        // the machine took it, and the repetition says nothing about the server. Run it again.
+        // (On PostgreSQL the service also waits for the database, so there the rule is for a and c only.)
+        for (let retry = 1; retry <= 2 && result.serverCpu < 85 && (kind === 'sqlite' || name !== 'me'); retry++) {
+          log(`${name} ${rep}/${REPS}: the server got only ${result.serverCpu.toFixed(0)}% of its core (other load on the machine); repeating`);
+          repeated[name] = (repeated[name] ?? 0) + 1;
+          result = await measure(generator, { ...job, expectedRate: Math.max(job.expectedRate, result.steps[0]!.rate * 1.5) }, [server], hooks);
+        }
         reps[name]!.push(result);
         expected[name] = Math.max(result.steps[0]!.rate, 100) * 1.1;
         log(`${name} ${rep}/${REPS}: ${result.steps[0]!.rate.toFixed(0)} req/s, p99 ${result.steps[0]!.p99.toFixed(1)} ms, server CPU ${result.serverCpu.toFixed(0)}%, generator CPU ${result.generatorCpu.toFixed(0)}%${result.steps[0]!.failed ? `, ${result.steps[0]!.failed} failed: ${result.steps[0]!.samples[0]}` : ''}`);
       }
     }
+    for (const [name, count] of Object.entries(repeated)) extraRows.push([`repeated ${name} runs`, `${count} (the server got under 85% of its core: other load on the machine)`]);
     if (reps.limit!.length) results.limit = summariseRuns('a', 'the limit: node:http + one ES256 verify', 'req/s', reps.limit!);
     if (reps.me!.length) results.me = summariseRuns('b', `GET /me, DPoP-bound token (${kind})`, 'req/s', reps.me!);
     if (reps.peer!.length) results.peer = summariseRuns('c', 'the peer: oidc-provider userinfo, DPoP', 'req/s', reps.peer!);
@@ -297,7 +318,13 @@ try {
         expectedRate,
         devices: devices as never,
       };
-      const result = await measure(generator, job, [server], { start: () => server.startSampling(), end: () => (memory.login!.peak = Math.max(memory.login!.peak, server.stopSampling())) });
+      const result = await measure(generator, job, [server], {
+        start: () => {
+          server.startSampling();
+          void database.pinBackends();
+        },
+        end: () => (memory.login!.peak = Math.max(memory.login!.peak, server.stopSampling())),
+      });
       devices = result.devices;
       reps.push(result);
       expectedRate = Math.max(result.steps[1]!.rate, 50) * 1.1;
@@ -321,7 +348,7 @@ try {
     for (let rep = 1; rep <= REPS; rep++) {
       const path = '/api/v1/auth/token/renew';
       const job: Job = { kind: 'renew', targets: [{ host: '127.0.0.1', port: server.port }], connections: CONNECTIONS, warmupSeconds: WARMUP, durationSeconds: DURATION, host: HOST, path, htu: ORIGIN + path, expectedRate, devices: devices as never };
-      const result = await measure(generator, job, [server]);
+      const result = await measure(generator, job, [server], { start: () => void database.pinBackends() });
       devices = result.devices;
       reps.push(result);
       expectedRate = Math.max(result.steps[0]!.rate, 50) * 1.1;
@@ -405,6 +432,7 @@ try {
     console.log(`\n## signals: ${signalsScenario.description}\n`);
     const result = await signalsScenario.run(log);
     signalRows = result.rows;
+    signalMetrics = result.metrics;
     signalNotes = result.notes ?? [];
   }
 } finally {
@@ -440,10 +468,11 @@ if (results.me && limit) {
   }
 }
 if (results.me && results.peer) check('b ≥ 4x the peer c', results.me.rate / results.peer.rate, 4, true, x);
-if (results.login && limit) check('d ≥ 0.10x the limit', ratio(results.login), 0.1, true, x);
-if (results.renew && limit) check('e ≥ 0.3x the limit', ratio(results.renew), 0.3, true, x);
+// The issue sets the login, renewal and memory targets on SQLite; on PostgreSQL they are reported only.
+if (results.login && limit && kind === 'sqlite') check('d ≥ 0.10x the limit', ratio(results.login), 0.1, true, x);
+if (results.renew && limit && kind === 'sqlite') check('e ≥ 0.3x the limit', ratio(results.renew), 0.3, true, x);
 for (const [name, label] of [['me', 'b'], ['login', 'd']] as const) {
-  if (!memory[name]) continue;
+  if (!memory[name] || kind !== 'sqlite') continue;
   check(`RSS idle ${label} ≤ 100 MB`, memory[name].idle / MB, 100, false, (n) => `${n.toFixed(0)} MB`);
   check(`RSS under load ${label} ≤ 150 MB`, memory[name].peak / MB, 150, false, (n) => `${n.toFixed(0)} MB`);
 }
@@ -454,6 +483,9 @@ rows.push('|---|---|---:|---:|---:|---:|---:|---:|');
 for (const m of Object.values(results)) {
   rows.push(`| ${m.id} | ${m.label} | ${fmt(m.rate)} ${m.unit} | ${m === limit ? '1.00x' : x(ratio(m))} | ${fmt(m.p50, 1)} ms | ${fmt(m.p99, 1)} ms | ${fmt(m.serverCpu)}% | ${fmt(m.generatorCpu)}% |`);
 }
+if (signalMetrics) {
+  rows.push(`| f | signal latency, write → client, ${fmt(signalMetrics.clients!)} SSE clients (SQLite) | – | – | ${fmt(signalMetrics.latencyP50!, 1)} ms | ${fmt(signalMetrics.latencyP99!, 1)} ms | – | – |`);
+}
 const tableNotes: string[] = [];
 if (results.node1 && results.node2) tableNotes.push(`Two nodes vs one (PostgreSQL + Redis, same run): scaling factor ${(results.node2.rate / results.node1.rate).toFixed(2)}x.`);
 for (const m of Object.values(results)) for (const note of m.notes) tableNotes.push(`${m.id}: ${note}`);
@@ -463,8 +495,7 @@ const targetRows = targets.map((t) => `| ${t.what} | ${t.value} | ${t.met === un
 const markdown = [
   `Run ${new Date().toISOString()} on ${info.cpu} (${info.cores} cores, ${info.memoryGb} GB), ${info.kernel}, Node ${info.node}${info.postgres ? `, PostgreSQL ${info.postgres}` : ''}; ${info.pinning}; load average at start ${info.loadAverageAtStart.join(' ')}; SQLite fsync'd commits/s on this disk: ${info.sqliteFsyncCommitsPerSecond}. ${REPS} × ${DURATION} s per scenario after ${WARMUP} s of warm-up, ${CONNECTIONS} connections, medians.`,
   '',
-  ...rows,
-  '',
+  ...(rows.length > 2 ? [...rows, ''] : []),
   ...(tableNotes.length ? [...tableNotes, ''] : []),
   ...(memoryRows.length ? ['| g. memory | RSS idle | RSS peak under load |', '|---|---:|---:|', ...memoryRows, ''] : []),
   ...(targetRows.length ? ['| target | measured | |', '|---|---:|---|', ...targetRows, ''] : []),

@@ -10,6 +10,8 @@ export interface BenchResult {
   /** [metric, value] rows of the printed table. */
   rows: Array<[string, string]>;
   notes?: string[];
+  /** Headline numbers for the summary table of bench/run.ts. */
+  metrics?: Record<string, number>;
 }
 
 /** The p-th percentile (0-100) of samples, nearest rank. */

@@ -192,7 +192,9 @@ async function run(job: Job, mark: (phase: 'start' | 'end') => void): Promise<Jo
   const warm = await runLoad({ targets: job.targets, connections: job.connections, warmupSeconds: 0, durationSeconds: job.warmupSeconds, steps, script: makeScript });
   const warmupRate = warm.steps[counted]!.ok / job.warmupSeconds;
   const ramp = 0.5;
-  signSeconds += pools.fill(job.connections, Math.ceil((Math.max(warmupRate, 50) * (job.durationSeconds + ramp) * 1.3) / job.connections) + 5);
+  // A cold server's warm-up understates what it does warm: half again on top, or the caller's estimate.
+  const poolRate = Math.max(warmupRate * 1.6, job.expectedRate * 1.3, 50);
+  signSeconds += pools.fill(job.connections, Math.ceil((poolRate * (job.durationSeconds + ramp)) / job.connections) + 5);
   pools.inline = 0;
   const stats = await runLoad({ targets: job.targets, connections: job.connections, warmupSeconds: ramp, durationSeconds: job.durationSeconds, steps, script: makeScript, onWindow: mark });
   return {

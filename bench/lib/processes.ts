@@ -94,7 +94,9 @@ export class ServerProcess {
   /** Starts the process and waits until `ready` resolves true (polled) or it prints READY. */
   async start(ready: () => Promise<boolean>): Promise<void> {
     const [file, ...args] = pinned(this.command, this.core);
-    this.child = spawn(file!, args, { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A clean environment: the caller's shell (DATABASE_URL, LOG_LEVEL, ...) must not reach the servers.
+    const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TMPDIR: process.env.TMPDIR ?? '' };
+    this.child = spawn(file!, args, { env: { ...base, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     const keep = (chunk: Buffer) => {
       this.output.push(chunk.toString());
       if (this.output.length > 200) this.output.splice(0, 100);

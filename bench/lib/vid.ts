@@ -2,7 +2,7 @@
 // its own pinned process, on a fresh SQLite file or a fresh PostgreSQL database, and the setup
 // its scenarios need (accounts signed up through the real API).
 import type { JsonWebKey } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +18,18 @@ import { ProofSigner, newDeviceKey } from './proofs.js';
 export const ORIGIN = 'http://localhost:8080';
 export const HOST = 'localhost:8080';
 // BENCH_SERVER_ENTRY runs another build of the service (a profile of a proposed change, say).
-const SERVER_ENTRY = process.env.BENCH_SERVER_ENTRY ?? fileURLToPath(new URL('../../dist/src/server.js', import.meta.url));
+const SERVER_ENTRY = process.env.BENCH_SERVER_ENTRY || fileURLToPath(new URL('../../dist/src/server.js', import.meta.url));
+
+/**
+ * The node flags and environment `npm start` runs the service with (package.json; see
+ * docs/deploy.md, Memory): the benchmark measures that process, so it starts it the same way.
+ */
+const START_FLAGS = ['--max-semi-space-size=8'];
+const START_ENV = { MALLOC_ARENA_MAX: '2' };
+const startScript = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
+for (const part of [...START_FLAGS, ...Object.entries(START_ENV).map(([name, value]) => `${name}=\${${name}:-${value}}`)]) {
+  if (!startScript.includes(part)) throw new Error(`npm start no longer runs the service with ${part}: update bench/lib/vid.ts`);
+}
 
 /**
  * Production defaults except what would measure something else: the per-account and per-address
@@ -37,6 +48,9 @@ export function serviceEnv(extra: Record<string, string> = {}): Record<string, s
     RATE_LIMIT_PUBLIC_PER_MIN: '1000000000',
     QUOTA_PER_MONTH: '1000000000000',
     NODE_ENV: 'production',
+    ...START_ENV,
+    // BENCH_SERVICE_ENV (JSON) adds to or overrides this, to measure another configuration.
+    ...(JSON.parse(process.env.BENCH_SERVICE_ENV || '{}') as Record<string, string>),
     ...extra,
   };
 }
@@ -103,7 +117,7 @@ export interface VidOptions {
 
 export async function startVid(name: string, database: BenchDatabase, options: VidOptions = {}): Promise<ServerProcess> {
   const port = await freePort();
-  const node = options.profileDir ? [process.execPath, '--cpu-prof', '--cpu-prof-dir', options.profileDir] : [process.execPath];
+  const node = [process.execPath, ...START_FLAGS, ...(options.profileDir ? ['--cpu-prof', '--cpu-prof-dir', options.profileDir] : [])];
   const server = new ServerProcess(name, [...node, SERVER_ENTRY], serviceEnv({ ...database.env, PORT: String(port), ...options.env }), port, options.core);
   await server.start(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok);
   return server;

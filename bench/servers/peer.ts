@@ -13,7 +13,7 @@ const issuer = `http://localhost:${port}`;
 const signingKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
 
 const provider = new Provider(issuer, {
-  clients: [{ client_id: 'bench', client_secret: 'bench-secret-bench-secret-bench-secret', redirect_uris: ['https://client.example/cb'], response_types: ['code'], grant_types: ['authorization_code'] }],
+  clients: [{ client_id: 'bench', client_secret: 'bench-secret-bench-secret-bench-secret', redirect_uris: ['https://client.example/cb'], response_types: ['code'], grant_types: ['authorization_code'], id_token_signed_response_alg: 'ES256' }],
   jwks: { keys: [{ ...signingKey, alg: 'ES256', use: 'sig', kid: 'bench' } as never] },
   cookies: { keys: ['bench-cookie-key-bench-cookie-key'] },
   features: { dPoP: { enabled: true, allowReplay: false }, userinfo: { enabled: true }, devInteractions: { enabled: false } },
