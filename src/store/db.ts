@@ -2,8 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
+import type { DatabaseIntrospector } from 'kysely';
 import type pg from 'pg';
 import { loadPg } from '../optional-deps.js';
+import { SchemaScopedIntrospector } from './postgres-introspector.js';
 import type { Database } from './schema.js';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 
@@ -51,7 +53,21 @@ export function openPostgres(url: string, options: OpenOptions = {}): DatabaseHa
   });
   // An idle client's error (database restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres', pool, schema: options.schema };
+  return { db: new Kysely<Database>({ dialect: new ScopedPostgresDialect({ pool }, options.schema) }), dialect: 'postgres', pool, schema: options.schema };
+}
+
+/** PostgreSQL whose introspection (used by the migrator) sees only our schema: postgres-introspector.ts. */
+class ScopedPostgresDialect extends PostgresDialect {
+  constructor(
+    config: ConstructorParameters<typeof PostgresDialect>[0],
+    private readonly schema: string | undefined,
+  ) {
+    super(config);
+  }
+
+  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    return new SchemaScopedIntrospector(db, this.schema);
+  }
 }
 
 /** A unique-constraint violation, on either dialect, with the index it hit when known. */
