@@ -1,9 +1,10 @@
 // DPoP proofs (RFC 9449) made the way a client makes them, with node:crypto directly so the
 // generator signs tens of thousands a second before a run: ES256, a fresh jti each, and the
 // right htm, htu and ath.
-import { createHash, createPrivateKey, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
+import { createHash, createPrivateKey, randomUUID, sign } from 'node:crypto';
 import type { JsonWebKey, KeyObject } from 'node:crypto';
 import type { DpopKey } from '../../test/helpers/dpop.js';
+import { newKeyPair } from '../../test/helpers/keys.js';
 
 const b64u = (value: string | Buffer) => Buffer.from(value).toString('base64url');
 
@@ -13,7 +14,7 @@ export function accessTokenHash(token: string): string {
 
 /** A new device key as a private JWK (what crosses the process boundary to the generator). */
 export function newDeviceKey(): JsonWebKey {
-  return generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
+  return newKeyPair('ES256').privateJwk;
 }
 
 export class ProofSigner {

@@ -4,13 +4,13 @@
 // that key's thumbprint (the jkt the generator's proofs prove), no interactive login. Storage
 // is oidc-provider's own in-memory adapter, so the peer pays no database round trip at all.
 // Env: PORT, BENCH_JKTS (comma-separated thumbprints). Prints TOKENS <json array> and READY.
-import { generateKeyPairSync } from 'node:crypto';
 import Provider from 'oidc-provider';
+import { newKeyPair } from '../../test/helpers/keys.js';
 
 const port = Number(process.env.PORT);
 const jkts = (process.env.BENCH_JKTS ?? '').split(',').filter(Boolean);
 const issuer = `http://localhost:${port}`;
-const signingKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
+const signingKey = newKeyPair('ES256').privateJwk;
 
 const provider = new Provider(issuer, {
   clients: [{ client_id: 'bench', client_secret: 'bench-secret-bench-secret-bench-secret', redirect_uris: ['https://client.example/cb'], response_types: ['code'], grant_types: ['authorization_code'], id_token_signed_response_alg: 'ES256' }],

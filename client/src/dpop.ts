@@ -50,11 +50,16 @@ export async function createDpopKey(): Promise<DpopKeyPair> {
   return pair as DpopKeyPair;
 }
 
-/** The public key as the proof's `jwk` header (§4.2: never a private member). */
+/**
+ * The public key as the proof's `jwk` header (§4.2: never a private member), read from the raw
+ * uncompressed point (SEC 1 §2.3.3: 0x04 | x | y). Not exported as 'jwk': on Node 20 that export
+ * of a freshly generated key can deadlock the process when the garbage collector disposes of the
+ * key's generation job at the same moment; the raw export runs off the main thread.
+ */
 export async function publicJwk(key: DpopKeyPair): Promise<PublicJwk> {
-  const jwk = await subtle().exportKey('jwk', key.publicKey);
-  if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.x || !jwk.y) throw new Error('the DPoP key is not an EC P-256 key');
-  return { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y };
+  const point = new Uint8Array(await subtle().exportKey('raw', key.publicKey));
+  if (point.length !== 65 || point[0] !== 0x04) throw new Error('the DPoP key is not an EC P-256 key');
+  return { kty: 'EC', crv: 'P-256', x: base64url(point.subarray(1, 33)), y: base64url(point.subarray(33)) };
 }
 
 /** RFC 7638 thumbprint: SHA-256 over the required members in lexicographic order (§3.2). */

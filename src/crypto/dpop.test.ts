@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
-import { generateKeyPairSync, randomUUID, sign as nodeSign } from 'node:crypto';
+import { randomUUID, sign as nodeSign } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { CompactSign, SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
-import type { CryptoKey, JWK } from 'jose';
+import type { JWK } from 'jose';
 import { AppError } from '../errors.js';
 import { createDpopVerifier } from './dpop.js';
 import type { DpopCheck } from './dpop.js';
 import { sha256Base64url } from './tokens.js';
+import { newKeyPair } from '../../test/helpers/keys.js';
 
 // Pure unit tests of the RFC 9449 §4.3 proof checks: no server, no database.
 
@@ -27,13 +29,13 @@ const newVerifier = (algorithms: string[] = ALGS, cacheSize?: number) =>
 
 interface Key {
   alg: Alg;
-  privateKey: CryptoKey;
+  privateKey: KeyObject;
   jwk: JWK;
 }
 
 async function newKey(alg: Alg = 'ES256'): Promise<Key> {
-  const { publicKey, privateKey } = await generateKeyPair(alg, { crv: alg === 'EdDSA' ? 'Ed25519' : undefined, extractable: true });
-  return { alg, privateKey, jwk: await exportJWK(publicKey) };
+  const { privateKey, publicJwk } = newKeyPair(alg);
+  return { alg, privateKey, jwk: publicJwk as JWK };
 }
 
 interface ProofParts {
@@ -267,8 +269,8 @@ describe('createDpopVerifier: refusals (401 invalid_dpop_proof)', () => {
   }
 
   it('refuses a DER-encoded ECDSA signature', async () => {
-    const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const jwk = publicKey.export({ format: 'jwk' }) as JWK;
+    const { privateKey, publicJwk } = newKeyPair('ES256');
+    const jwk = publicJwk as JWK;
     const signingInput = `${b64({ typ: 'dpop+jwt', alg: 'ES256', jwk })}.${b64(defaultClaims())}`;
     const der = nodeSign('sha256', Buffer.from(signingInput), privateKey);
     await assertRefused(newVerifier().verify(check(`${signingInput}.${der.toString('base64url')}`)), /signature/);

@@ -48,6 +48,12 @@ describe('client: DPoP proofs', () => {
     const jwk = await publicJwk(await createDpopKey());
     assert.equal(await thumbprint(jwk), await calculateJwkThumbprint(jwk));
   });
+
+  it('reads the public JWK from the raw point: the same x and y as the JWK export', async () => {
+    const key = await createDpopKey();
+    const { kty, crv, x, y } = await globalThis.crypto.subtle.exportKey('jwk', key.publicKey);
+    assert.deepEqual(await publicJwk(key), { kty, crv, x, y });
+  });
 });
 
 describe('client: SSE parser', () => {

@@ -1,6 +1,6 @@
 // Software WebAuthn authenticator for tests: real P-256 keys, real ECDSA signatures and real CBOR,
 // so @simplewebauthn/server verification runs for real. References are to WebAuthn Level 3.
-import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createHash, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { encodeCBOR } from '@levischuck/tiny-cbor';
 import type {
   AuthenticationResponseJSON,
@@ -8,6 +8,7 @@ import type {
   PublicKeyCredentialRequestOptionsJSON,
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+import { newKeyPair } from './keys.js';
 
 export interface SoftwareAuthenticatorOptions {
   attestation?: 'none' | 'packed'; // 'packed' = self attestation (§8.2), signed with the credential key
@@ -64,9 +65,8 @@ export class SoftwareAuthenticator {
       err.name = 'InvalidStateError';
       throw err;
     }
-    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const { privateKey, publicKey, publicJwk: jwk } = newKeyPair('ES256');
     const credId = randomBytes(this.opts.credentialIdLength);
-    const jwk = publicKey.export({ format: 'jwk' });
     // COSE_Key, EC2 / ES256 / P-256 (§6.5.1.1, RFC 9053): integer keys, hence a Map
     const coseKey = cbor.encode(new Map<number, number | Buffer>([
       [1, 2], [3, -7], [-1, 1],

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
+import type { KeyObject } from 'node:crypto';
+import { SignJWT, calculateJwkThumbprint } from 'jose';
 import type { CryptoKey, JWK } from 'jose';
+import { newKeyPair } from './keys.js';
 import { sha256Base64url } from '../../src/crypto/tokens.js';
 
 export interface ProofOptions {
@@ -23,8 +25,8 @@ export interface DpopKey {
 }
 
 export async function createDpopKey(alg: 'ES256' | 'ES384' | 'EdDSA' = 'ES256', now: () => number = Date.now): Promise<DpopKey> {
-  const { publicKey, privateKey } = await generateKeyPair(alg, { crv: alg === 'EdDSA' ? 'Ed25519' : undefined });
-  const jwk = await exportJWK(publicKey);
+  const { privateKey, publicJwk } = newKeyPair(alg);
+  const jwk = publicJwk as JWK;
   const jkt = await calculateJwkThumbprint(jwk);
   return {
     jwk,
@@ -34,7 +36,7 @@ export async function createDpopKey(alg: 'ES256' | 'ES384' | 'EdDSA' = 'ES256', 
 }
 
 export async function signProof(
-  privateKey: CryptoKey,
+  privateKey: CryptoKey | KeyObject,
   alg: string,
   jwk: JWK,
   method: string,

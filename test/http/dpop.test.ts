@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
-import type { CryptoKey, JWK } from 'jose';
+import { SignJWT, calculateJwkThumbprint, exportJWK } from 'jose';
+import type { JWK } from 'jose';
 import { buildApp } from '../../src/app.js';
 import { sha256Base64url } from '../../src/crypto/tokens.js';
 import { PUBLIC_ORIGIN, startTestApp } from '../helpers/app.js';
@@ -13,6 +14,7 @@ import { backends } from '../helpers/backends.js';
 import { uniqueName } from '../helpers/client.js';
 import type { CallResult, Device } from '../helpers/client.js';
 import { createContractChecker } from '../helpers/contract.js';
+import { newKeyPair } from '../helpers/keys.js';
 import type { ContractChecker } from '../helpers/contract.js';
 import { signProof } from '../helpers/dpop.js';
 import type { DpopKey } from '../helpers/dpop.js';
@@ -109,9 +111,9 @@ for (const backend of backends) {
     const nowSeconds = () => t.clock.now() / 1000;
 
     /** A device key whose private half the test holds, for hand-made proofs. */
-    async function ownKey(alg: Alg = 'ES256'): Promise<DpopKey & { alg: Alg; privateKey: CryptoKey }> {
-      const { publicKey, privateKey } = await generateKeyPair(alg, { crv: alg === 'EdDSA' ? 'Ed25519' : undefined, extractable: true });
-      const jwk = await exportJWK(publicKey);
+    async function ownKey(alg: Alg = 'ES256'): Promise<DpopKey & { alg: Alg; privateKey: KeyObject }> {
+      const { privateKey, publicJwk } = newKeyPair(alg);
+      const jwk = publicJwk as JWK;
       return {
         alg,
         privateKey,
