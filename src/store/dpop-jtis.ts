@@ -26,31 +26,18 @@ export function sqliteReplayStore(file: SQLite.Database): ReplayStore {
   const insert = file.prepare('insert into dpop_jtis (jti_hash, expires_at) values (?, ?) on conflict do nothing');
   const prune = file.prepare('delete from dpop_jtis where expires_at <= ?');
 
-  // Group commit: the jtis remembered during one turn of the event loop are inserted in one
-  // transaction just after it (setImmediate), and each caller's promise settles only then, so
+  // Group commit (coalesce.ts): the jtis remembered during one turn of the event loop are
+  // inserted in one transaction just after it, and each caller's promise settles only then, so
   // no request proceeds before its jti is in the file, exactly as with one insert per call, but
-  // one commit costs far less than one per authenticated request. A jti seen twice in the same
-  // batch hits the primary key on its second insert and is refused like any replay.
-  let pending: Array<{ jtiHash: string; expiresAt: number; settle: (fresh: boolean) => void; fail: (error: unknown) => void }> = [];
-  const insertAll = file.transaction((batch: typeof pending) => batch.map((entry) => insert.run(entry.jtiHash, entry.expiresAt).changes === 1));
-  function flush(): void {
-    const batch = pending;
-    pending = [];
-    let fresh: boolean[];
-    try {
-      fresh = insertAll(batch);
-    } catch (error) {
-      for (const entry of batch) entry.fail(error);
-      return;
-    }
-    batch.forEach((entry, i) => entry.settle(fresh[i]!));
-  }
+  // one commit costs far less than one per authenticated request. The whole turn goes in one
+  // transaction (no batch bound: it is in process). A jti seen twice in the same batch hits the
+  // primary key on its second insert and is refused like any replay.
+  const insertAll = file.transaction((entries: Array<{ jtiHash: string; expiresAt: number }>) =>
+    entries.map((entry) => insert.run(entry.jtiHash, entry.expiresAt).changes === 1),
+  );
+  const rememberAll = coalesce(async (entries: Array<{ jtiHash: string; expiresAt: number }>) => insertAll(entries), Infinity);
   return {
-    remember: (jtiHash, expiresAt) =>
-      new Promise<boolean>((settle, fail) => {
-        if (pending.length === 0) setImmediate(flush);
-        pending.push({ jtiHash, expiresAt, settle, fail });
-      }),
+    remember: (jtiHash, expiresAt) => rememberAll({ jtiHash, expiresAt }),
     prune: async (now) => prune.run(now).changes,
   };
 }
