@@ -184,27 +184,24 @@ class Lease implements DatabaseConnection {
     // connection back after the first write: it takes it again for each statement.
     if (this.released) await this.takeAgain();
     const statement = this.committer.prepare(query.sql);
-    if (this.inUnit) {
-      try {
-        return execute(statement, query.parameters) as QueryResult<R>;
-      } catch (error) {
-        this.committer.checkAborted(error);
-        throw error;
-      }
-    }
+    if (this.inUnit) return this.executeInBatch(statement, query.parameters);
     // Outside a transaction. A read with no batch open sees only committed data.
     if (statement.readonly && !this.committer.open) return execute(statement, query.parameters) as QueryResult<R>;
     const batch = statement.readonly ? this.committer.open! : this.committer.join();
-    let result: QueryResult<R>;
+    const result = this.executeInBatch<R>(statement, query.parameters);
+    this.giveBack();
+    await this.committer.acknowledged(batch);
+    return result;
+  }
+
+  /** Runs a statement inside the open batch; a failure that aborted the whole transaction fails the batch. */
+  private executeInBatch<R>(statement: SQLite.Statement, parameters: readonly unknown[]): QueryResult<R> {
     try {
-      result = execute(statement, query.parameters) as QueryResult<R>;
+      return execute(statement, parameters) as QueryResult<R>;
     } catch (error) {
       this.committer.checkAborted(error);
       throw error;
     }
-    this.giveBack();
-    await this.committer.acknowledged(batch);
-    return result;
   }
 
   // eslint-disable-next-line require-yield
