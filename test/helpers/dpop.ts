@@ -24,13 +24,15 @@ export interface DpopKey {
   proof(method: string, url: string, options?: ProofOptions): Promise<string>;
 }
 
-export async function createDpopKey(alg: 'ES256' | 'ES384' | 'EdDSA' = 'ES256', now: () => number = Date.now): Promise<DpopKey> {
+/** A new device key; its private half is there for tests that make proofs by hand. */
+export async function createDpopKey(alg: 'ES256' | 'ES384' | 'EdDSA' = 'ES256', now: () => number = Date.now): Promise<DpopKey & { privateKey: KeyObject }> {
   const { privateKey, publicJwk } = newKeyPair(alg);
   const jwk = publicJwk as JWK;
   const jkt = await calculateJwkThumbprint(jwk);
   return {
     jwk,
     jkt,
+    privateKey,
     proof: (method, url, options = {}) => signProof(privateKey, alg, jwk, method, url, options, now),
   };
 }

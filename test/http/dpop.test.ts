@@ -14,9 +14,8 @@ import { backends } from '../helpers/backends.js';
 import { uniqueName } from '../helpers/client.js';
 import type { CallResult, Device } from '../helpers/client.js';
 import { createContractChecker } from '../helpers/contract.js';
-import { newKeyPair } from '../helpers/keys.js';
 import type { ContractChecker } from '../helpers/contract.js';
-import { signProof } from '../helpers/dpop.js';
+import { createDpopKey } from '../helpers/dpop.js';
 import type { DpopKey } from '../helpers/dpop.js';
 
 // RFC 9449 through the real HTTP API: the DPoP proof checks, token binding, replay, expiry,
@@ -112,15 +111,7 @@ for (const backend of backends) {
 
     /** A device key whose private half the test holds, for hand-made proofs. */
     async function ownKey(alg: Alg = 'ES256'): Promise<DpopKey & { alg: Alg; privateKey: KeyObject }> {
-      const { privateKey, publicJwk } = newKeyPair(alg);
-      const jwk = publicJwk as JWK;
-      return {
-        alg,
-        privateKey,
-        jwk,
-        jkt: await calculateJwkThumbprint(jwk),
-        proof: (method, url, options = {}) => signProof(privateKey, alg, jwk, method, url, options, t.clock.now),
-      };
+      return { alg, ...(await createDpopKey(alg, t.clock.now)) };
     }
 
     /** A device signed up with a key the test holds. */
