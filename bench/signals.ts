@@ -231,7 +231,7 @@ export const signalsScenario: BenchScenario = {
       }
 
       return {
-        metrics: { latencyP50: percentile(latencies, 50), latencyP99: percentile(latencies, 99), idleStreamsRss: idle.rss, clients: LIVE_CLIENTS },
+        metrics: { latencyP50: percentile(latencies, 50), latencyP99: percentile(latencies, 99), clients: LIVE_CLIENTS },
         rows: [
           ['live SSE clients / accounts', `${LIVE_CLIENTS} / ${ACCOUNTS} (${perAccount} per account)`],
           ['writes (PATCH /me), deliveries expected / received', `${WRITES}, ${WRITES * perAccount} / ${latencies.length}${timedOut ? ` (${timedOut} writes timed out)` : ''}${stray ? `, ${stray} unexpected` : ''}`],

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Reads a `node --test` TAP log and prints each failure with its error, the ones that caused
-// others first, so the end of a CI log says why it failed without scrolling back through it.
+// Reads a `node --test` TAP log and prints each failure with its error, in the order they ran,
+// so the end of a CI log says why it failed without scrolling back through it.
 // Tests cancelled because their suite failed are counted, not listed: their suite is.
 import { readFileSync } from 'node:fs';
 
@@ -14,7 +14,7 @@ for (let i = 0; i < lines.length; i++) {
   const details = {};
   // The YAML block that follows: "  ---" ... "  ...", two spaces deeper than the test line.
   for (let j = i + 1; j < lines.length && !/^\s*\.\.\.$/.test(lines[j]) && !/^\s*(not )?ok \d+/.test(lines[j]); j++) {
-    const field = /^\s*(failureType|error|location|code):\s*(.*)$/.exec(lines[j]);
+    const field = /^\s*(failureType|error|location):\s*(.*)$/.exec(lines[j]);
     if (field && !(field[1] in details)) {
       let value = field[2];
       // Multi-line values ("|-") continue on the deeper-indented lines after.
