@@ -5,11 +5,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadConfig } from '../src/config.js';
-import { SIGNAL_KINDS } from '../src/events/kinds.js';
-import { SSE_RETRY_MS } from '../src/events/sse.js';
-import { WS_AUTH_PREFIX, WS_CLOSE, WS_DPOP_PREFIX, WS_PROTOCOL } from '../src/events/websocket.js';
-import { projectRoot } from '../src/paths.js';
+import { loadConfig } from '../src/platform/config.js';
+import { SIGNAL_KINDS } from '../src/platform/signals/catalogue.js';
+import { SSE_RETRY_MS } from '../src/platform/signals/sse.js';
+import { WS_AUTH_PREFIX, WS_CLOSE, WS_DPOP_PREFIX, WS_PROTOCOL } from '../src/platform/signals/websocket.js';
+import { projectRoot } from '../src/platform/paths.js';
 
 export const EVENTS_DOC = join(projectRoot, 'docs', 'events.md');
 

@@ -1,5 +1,5 @@
 import { buildApp } from './app.js';
-import { loadConfig } from './config.js';
+import { loadConfig } from './platform/config.js';
 
 /** Start, stop on SIGTERM/SIGINT after in-flight requests finish, and nothing else. */
 const config = loadConfig();

@@ -10,8 +10,8 @@ import { createDpopKey, fillPath, paginate, publicJwk, SseParser, thumbprint } f
 import { signProof } from '../../client/src/dpop.js';
 import { retryAfterMs } from '../../client/src/retry.js';
 import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { sha256Base64url } from '../../src/crypto/tokens.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { sha256Base64url } from '../../src/platform/crypto/tokens.js';
 
 describe('client: generated types', () => {
   it('match the OpenAPI document the routes describe (else: npm run client:generate)', async () => {

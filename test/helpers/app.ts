@@ -1,9 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../src/app.js';
-import { createManualClock } from '../../src/clock.js';
-import { loadConfig } from '../../src/config.js';
-import type { Config } from '../../src/config.js';
-import type { Store } from '../../src/store/index.js';
+import { createManualClock } from '../../src/platform/clock.js';
+import { loadConfig } from '../../src/platform/config.js';
+import type { Config } from '../../src/platform/config.js';
+import type { Store } from '../../src/platform/store/store.js';
 import type { TestBackend } from './backends.js';
 import { TestClient } from './client.js';
 import { createContractChecker } from './contract.js';

@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createStore } from '../../src/store/index.js';
-import type { Store } from '../../src/store/index.js';
-import { openPostgres, openSqlite } from '../../src/store/db.js';
-import { migrateToLatest } from '../../src/store/migrate.js';
+import { createStore } from '../../src/platform/store/store.js';
+import type { Store } from '../../src/platform/store/store.js';
+import { openPostgres, openSqlite } from '../../src/platform/store/db.js';
+import { migrateToLatest } from '../../src/platform/store/migrate.js';
 
 /**
  * The database backends every store and HTTP suite runs against. SQLite always; PostgreSQL

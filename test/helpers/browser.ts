@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { buildApp } from '../../src/app.js';
-import { projectRoot } from '../../src/paths.js';
+import { projectRoot } from '../../src/platform/paths.js';
 import { testConfig } from './app.js';
 import { backends } from './backends.js';
 

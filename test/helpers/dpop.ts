@@ -3,7 +3,7 @@ import type { KeyObject } from 'node:crypto';
 import { SignJWT, calculateJwkThumbprint } from 'jose';
 import type { CryptoKey, JWK } from 'jose';
 import { newKeyPair } from './keys.js';
-import { sha256Base64url } from '../../src/crypto/tokens.js';
+import { sha256Base64url } from '../../src/platform/crypto/tokens.js';
 
 export interface ProofOptions {
   accessToken?: string;

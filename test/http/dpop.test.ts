@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { SignJWT, calculateJwkThumbprint, exportJWK } from 'jose';
 import type { JWK } from 'jose';
 import { buildApp } from '../../src/app.js';
-import { sha256Base64url } from '../../src/crypto/tokens.js';
+import { sha256Base64url } from '../../src/platform/crypto/tokens.js';
 import { PUBLIC_ORIGIN, startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/backends.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { EVENTS_DOC, renderEventsDoc } from '../../scripts/gen-events-doc.js';
-import { SIGNAL_KINDS } from '../../src/events/kinds.js';
+import { SIGNAL_KINDS } from '../../src/platform/signals/catalogue.js';
 
 describe('events: the catalogue and its generated docs', () => {
   it('docs/events.md matches src/events/kinds.ts (run npm run docs:events after changing it)', () => {

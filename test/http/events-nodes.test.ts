@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { LISTENER_NAME } from '../../src/events/notifier.js';
+import { LISTENER_NAME } from '../../src/platform/signals/notifier.js';
 import { backends } from '../helpers/backends.js';
 import { uniqueName } from '../helpers/client.js';
 import type { Device } from '../helpers/client.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { sha256Base64url } from '../../src/crypto/tokens.js';
+import { sha256Base64url } from '../../src/platform/crypto/tokens.js';
 import { backends } from '../helpers/backends.js';
 import { uniqueName } from '../helpers/client.js';
 import type { CallResult } from '../helpers/client.js';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.js';
-import { createManualClock } from '../../src/clock.js';
+import { createManualClock } from '../../src/platform/clock.js';
 import { backends } from '../helpers/backends.js';
 import type { TestBackend } from '../helpers/backends.js';
 import { PUBLIC_ORIGIN, startTestApp, testConfig } from '../helpers/app.js';

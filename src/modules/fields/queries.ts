@@ -1,0 +1,67 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, FieldsTable } from '../../platform/store/schema.js';
+
+export type FieldRecord = Selectable<FieldsTable>;
+
+export interface FieldChanges {
+  label?: string | null;
+  country?: string | null;
+  value?: string;
+  input?: string | null;
+  details?: string;
+  updated_at: number;
+}
+
+/** Identity fields (PRODUCT §2): one row per field, value and typed input as JSON text. */
+export function fieldQueries(db: Kysely<Database>) {
+  return {
+    async insert(field: FieldRecord): Promise<void> {
+      await db.insertInto('fields').values(field).execute();
+    },
+    async find(accountId: string, id: string): Promise<FieldRecord | undefined> {
+      return db.selectFrom('fields').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    },
+    /** Fields of an account in (created_at, id) order after a keyset position, optionally of one type. */
+    async list(accountId: string, after: { created_at: number; id: string } | undefined, limit: number, type?: string): Promise<FieldRecord[]> {
+      let query = db.selectFrom('fields').selectAll().where('account_id', '=', accountId);
+      if (type !== undefined) query = query.where('type', '=', type);
+      if (after) {
+        query = query.where((eb) =>
+          eb.or([eb('created_at', '>', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '>', after.id)])]),
+        );
+      }
+      return query.orderBy('created_at').orderBy('id').limit(limit).execute();
+    },
+    async count(accountId: string): Promise<number> {
+      const row = await db
+        .selectFrom('fields')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    async findOfType(accountId: string, type: string): Promise<FieldRecord | undefined> {
+      return db.selectFrom('fields').selectAll().where('account_id', '=', accountId).where('type', '=', type).executeTakeFirst();
+    },
+    /** Compare-and-swap on version (If-Match): undefined when the field is not there or moved on. */
+    async update(accountId: string, id: string, expectedVersion: number, changes: FieldChanges): Promise<FieldRecord | undefined> {
+      return db
+        .updateTable('fields')
+        .set({ ...changes, version: expectedVersion + 1 })
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .where('version', '=', expectedVersion)
+        .returningAll()
+        .executeTakeFirst();
+    },
+    async remove(accountId: string, id: string, expectedVersion: number): Promise<boolean> {
+      const result = await db
+        .deleteFrom('fields')
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .where('version', '=', expectedVersion)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows) === 1;
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FieldService } from './service.js';
+import { requireIfMatch, setEtag } from '../../platform/http/preconditions.js';
+import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
+import { NoContent, PageOf, problem, ref } from '../../platform/http/schemas.js';
+import { FieldCreateBody, FieldIdParams, FieldListQuery, FieldPatchBody, FieldSchema } from './schemas.js';
+
+const JUDGED =
+  'The value is judged by the catalog (GET /field-types): 400 validation_failed with errors[] ({path, code, message}) when it ' +
+  'breaks a rule; 400 unknown_field_type, invalid_country, country_required or country_not_applicable; 413 ' +
+  'field_value_too_large past 4096 bytes as JSON. Stored normalised; what was typed is kept in `original` when it differs.';
+
+/** The caller's identity fields (PRODUCT §2). */
+export async function meFieldRoutes(app: FastifyInstance, opts: { fields: FieldService }) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { fields } = opts;
+  const notFound = problem('You have no field with this id (field_not_found)');
+
+  r.get('/me/fields', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['identity'],
+      summary: 'List your fields',
+      description: 'In creation order. `type` narrows to one field type (unknown: 400 unknown_field_type).',
+      querystring: FieldListQuery,
+      response: { 200: PageOf(ref(FieldSchema), 'FieldPage') },
+    },
+  }, async (request) => fields.list(request.auth!, request.query.cursor, request.query.limit ?? 50, request.query.type));
+
+  r.post('/me/fields', {
+    config: { auth: 'session', idempotency: 'required' },
+    schema: {
+      tags: ['identity'],
+      summary: 'Add a field',
+      description: `Needs Idempotency-Key. ${JUDGED} An account holds at most 200 fields (409 field_limit_reached); types that are not \`multiple\` allow one field (409 single_field_exists).`,
+      body: FieldCreateBody,
+      response: {
+        201: ref(FieldSchema),
+        409: problem('field_limit_reached, single_field_exists, or Idempotency-Key reused / still in flight'),
+        413: problem('The value is larger than 4096 bytes as JSON (field_value_too_large), or the body is too large'),
+      },
+    },
+  }, async (request, reply) => {
+    const field = await fields.create(request.auth!, request.body);
+    setEtag(reply, field.version);
+    reply.header('Location', `${API_PREFIX}/me/fields/${field.id}`);
+    return reply.code(201).send(field);
+  });
+
+  r.get('/me/fields/:id', {
+    config: { auth: 'session' },
+    schema: { tags: ['identity'], summary: 'One of your fields', params: FieldIdParams, response: { 200: ref(FieldSchema), 404: notFound } },
+  }, async (request, reply) => {
+    const field = await fields.get(request.auth!, request.params.id);
+    setEtag(reply, field.version);
+    return field;
+  });
+
+  r.patch('/me/fields/:id', {
+    config: { auth: 'session', idempotency: 'optional' },
+    schema: {
+      tags: ['identity'],
+      summary: 'Change a field\'s label, value or country',
+      description: `Needs If-Match with the ETag of the last GET. ${JUDGED} A new country alone re-reads what was typed. Idempotency-Key is honoured when sent.`,
+      params: FieldIdParams,
+      body: FieldPatchBody,
+      response: {
+        200: ref(FieldSchema),
+        404: notFound,
+        409: problem('Idempotency-Key reused with another body, or its first request still running'),
+        412: problem('The field changed since it was read (version_mismatch)'),
+        413: problem('The value is larger than 4096 bytes as JSON (field_value_too_large), or the body is too large'),
+        428: problem('If-Match is missing (precondition_required)'),
+      },
+    },
+  }, async (request, reply) => {
+    const version = requireIfMatch(request);
+    const field = await fields.update(request.auth!, request.params.id, version, request.body);
+    setEtag(reply, field.version);
+    return field;
+  });
+
+  r.delete('/me/fields/:id', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['identity'],
+      summary: 'Delete a field',
+      description: 'Needs If-Match with the ETag of the last GET.',
+      params: FieldIdParams,
+      response: {
+        204: NoContent,
+        404: notFound,
+        412: problem('The field changed since it was read (version_mismatch)'),
+        428: problem('If-Match is missing (precondition_required)'),
+      },
+    },
+  }, async (request, reply) => {
+    await fields.remove(request.auth!, request.params.id, requireIfMatch(request));
+    return reply.code(204).send(null);
+  });
+}

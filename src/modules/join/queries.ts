@@ -1,0 +1,86 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, JoinAttemptsTable } from '../../platform/store/schema.js';
+
+export type JoinAttemptRecord = Selectable<JoinAttemptsTable>;
+
+export function joinQueries(db: Kysely<Database>) {
+  return {
+    /** A new code voids the issuing session's previous one (PRODUCT §1 join/issue). */
+    async replaceCode(code: { id: string; account_id: string; session_id: string; code_hash: string; created_at: number; expires_at: number }): Promise<void> {
+      await db.updateTable('join_codes').set({ voided_at: code.created_at }).where('session_id', '=', code.session_id).where('used_at', 'is', null).where('voided_at', 'is', null).execute();
+      await db.insertInto('join_codes').values({ ...code, used_at: null, voided_at: null }).execute();
+    },
+    /**
+     * Redeems a live code of the account in one statement, so of two concurrent redeems exactly
+     * one wins (ARCHITECTURE habit 7).
+     */
+    async consumeCode(accountId: string, codeHash: string, now: number): Promise<boolean> {
+      const used = await db
+        .updateTable('join_codes')
+        .set({ used_at: now })
+        .where('account_id', '=', accountId)
+        .where('code_hash', '=', codeHash)
+        .where('used_at', 'is', null)
+        .where('voided_at', 'is', null)
+        .where('expires_at', '>', now)
+        .returning('id')
+        .executeTakeFirst();
+      return used !== undefined;
+    },
+    /** Counts a wrong code against every live code of the account; voids them at the limit. */
+    async recordWrongCode(accountId: string, now: number, limit: number): Promise<void> {
+      await db
+        .updateTable('join_codes')
+        .set((eb) => ({ failures: eb('failures', '+', 1) }))
+        .where('account_id', '=', accountId)
+        .where('used_at', 'is', null)
+        .where('voided_at', 'is', null)
+        .where('expires_at', '>', now)
+        .execute();
+      await db
+        .updateTable('join_codes')
+        .set({ voided_at: now })
+        .where('account_id', '=', accountId)
+        .where('voided_at', 'is', null)
+        .where('used_at', 'is', null)
+        .where('failures', '>=', limit)
+        .execute();
+    },
+    async insertAttempt(attempt: JoinAttemptRecord): Promise<void> {
+      await db.insertInto('join_attempts').values(attempt).execute();
+    },
+    async findAttempt(id: string): Promise<JoinAttemptRecord | undefined> {
+      return db.selectFrom('join_attempts').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    async listAwaiting(accountId: string, now: number): Promise<JoinAttemptRecord[]> {
+      return db
+        .selectFrom('join_attempts')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('status', '=', 'awaiting_approval')
+        .where('expires_at', '>', now)
+        .orderBy('created_at', 'desc')
+        .limit(50)
+        .execute();
+    },
+    /** Moves an attempt from one state to the next in one statement; false when it was not in `from`. */
+    async transition(id: string, from: string, to: string, now: number, changes: { decided_by?: string; challenge?: string | null } = {}): Promise<boolean> {
+      const result = await db
+        .updateTable('join_attempts')
+        .set({
+          status: to,
+          ...(to === 'approved' || to === 'denied' ? { decided_at: now } : {}),
+          ...(to === 'finished' ? { finished_at: now } : {}),
+          ...changes,
+        })
+        .where('id', '=', id)
+        .where('status', '=', from)
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+    async setChallenge(id: string, challenge: string): Promise<void> {
+      await db.updateTable('join_attempts').set({ challenge }).where('id', '=', id).execute();
+    },
+  };
+}

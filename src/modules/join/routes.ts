@@ -1,0 +1,148 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { clientInfo } from '../../platform/client-info.js';
+import type { JoinService } from './service.js';
+import type { SecurityLog } from '../security-log/service.js';
+import { CreationOptions, RegistrationCredential, Tokens } from '../sessions/schemas.js';
+import { problem, ref } from '../../platform/http/schemas.js';
+import { AttemptBody, AttemptId, FactorBody, JoinAttempt, JoinCode, PendingJoin, RedeemBody, StartBody } from './schemas.js';
+
+const notApproved = problem('Not approved yet (JOIN_NOT_APPROVED), denied (join_denied), or not the redeeming device (join_key_mismatch)');
+const gone = problem('The attempt expired (join_attempt_expired)');
+const notFound = problem('No such attempt (join_attempt_not_found)');
+
+/** Cross-device join: a code issued on a trusted device, approved there, finished on the new one. */
+export async function authJoinRoutes(app: FastifyInstance, opts: { join: JoinService; securityLog: SecurityLog }) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { join, securityLog } = opts;
+  const located = (ip: string, ua: string | undefined) => securityLog.locate(clientInfo(ip, ua));
+  const ephemeral = problem('Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session)');
+
+  r.post('/auth/join/issue', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['join'],
+      summary: 'Issue a 6-digit join code (trusted device)',
+      description: 'Single use, valid 120 s; issuing again voids this session\'s previous code. Show it to the person, who types it on the new device.',
+      response: { 200: JoinCode, 403: ephemeral },
+    },
+  }, async (request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    return join.issue(request.auth!);
+  });
+
+  r.post('/auth/join/redeem', {
+    config: { auth: 'proof', rateLimit: 'auth' },
+    schema: {
+      tags: ['join'],
+      summary: 'Redeem a code on the new device (never logs in)',
+      description: 'Binds a new attempt to the DPoP key of this proof. Wrong, expired and used codes all answer 422 join_code_invalid; five wrong codes for a username void its live code. Limited per username and per client.',
+      body: RedeemBody,
+      response: { 201: ref(JoinAttempt), 422: problem('join_code_invalid') },
+    },
+  }, async (request, reply) => {
+    const attempt = await join.redeem({ username: request.body.username, code: request.body.code, jkt: request.dpopJkt!, client: await located(request.ip, request.headers['user-agent']) });
+    return reply.code(201).send(attempt);
+  });
+
+  r.post('/auth/join/start', {
+    config: { auth: 'proof', rateLimit: 'auth' },
+    schema: {
+      tags: ['join'],
+      summary: 'Start a join with no trusted device (factor path)',
+      description: 'Creates an attempt to approve with POST /auth/join/approve-with-factor: a TOTP code when the account has an authenticator app, else the recovery key.',
+      body: StartBody,
+      response: { 201: ref(JoinAttempt), 404: problem('No such account (account_not_found)') },
+    },
+  }, async (request, reply) => {
+    const attempt = await join.start({ username: request.body.username, jkt: request.dpopJkt!, client: await located(request.ip, request.headers['user-agent']) });
+    return reply.code(201).send(attempt);
+  });
+
+  r.get('/auth/join/attempts/:id', {
+    config: { auth: 'proof' },
+    schema: {
+      tags: ['join'],
+      summary: 'Poll an attempt (the redeeming device)',
+      params: Type.Object({ id: AttemptId }, { additionalProperties: false }),
+      response: { 200: ref(JoinAttempt), 403: notApproved, 404: notFound },
+    },
+  }, async (request) => join.status(request.params.id, request.dpopJkt!));
+
+  r.get('/auth/join/pending', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['join'],
+      summary: 'Attempts waiting for your approval (trusted device)',
+      response: {
+        200: Type.Object({ data: Type.Array(ref(PendingJoin)), next_cursor: Type.Null(), has_more: Type.Boolean() }, { title: 'PendingJoinList', additionalProperties: false }),
+        403: ephemeral,
+      },
+    },
+  }, async (request) => ({ data: await join.pending(request.auth!), next_cursor: null, has_more: false }));
+
+  r.post('/auth/join/approve', {
+    config: { auth: 'session', stepUp: true, idempotency: 'required' },
+    schema: {
+      tags: ['join'],
+      summary: 'Approve an attempt (trusted device, step-up)',
+      body: AttemptBody,
+      response: { 200: ref(JoinAttempt), 404: notFound, 410: gone },
+    },
+  }, async (request) => join.approve(request.auth!, request.body.attempt_id));
+
+  r.post('/auth/join/deny', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['join'],
+      summary: 'Deny an attempt (trusted device)',
+      body: AttemptBody,
+      response: { 200: ref(JoinAttempt), 403: ephemeral, 404: notFound, 409: problem('Not awaiting approval (invalid_transition)'), 410: gone },
+    },
+  }, async (request) => join.deny(request.auth!, request.body.attempt_id));
+
+  r.post('/auth/join/approve-with-factor', {
+    config: { auth: 'proof', rateLimit: 'auth' },
+    schema: {
+      tags: ['join'],
+      summary: 'Approve your own attempt with a factor (no trusted device)',
+      body: FactorBody,
+      response: { 200: ref(JoinAttempt), 403: problem('Wrong factor (factor_invalid) or not the redeeming device'), 404: notFound, 409: problem('Not awaiting approval'), 410: gone },
+    },
+  }, async (request) => join.approveWithFactor({ attemptId: request.body.attempt_id, jkt: request.dpopJkt!, totpCode: request.body.totp_code, recoveryKey: request.body.recovery_key }));
+
+  r.post('/auth/join/register-options', {
+    config: { auth: 'proof' },
+    schema: {
+      tags: ['join'],
+      summary: 'Creation options to keep this device (persist_device true)',
+      body: AttemptBody,
+      response: { 200: Type.Object({ options: ref(CreationOptions) }, { title: 'JoinRegisterOptions', additionalProperties: false }), 403: notApproved, 404: notFound, 410: gone },
+    },
+  }, async (request) => join.registerOptions(request.body.attempt_id, request.dpopJkt!));
+
+  r.post('/auth/join/finish', {
+    config: { auth: 'proof', rateLimit: 'auth' },
+    schema: {
+      tags: ['join'],
+      summary: 'Finish the join: a DPoP-bound session for this device',
+      description: 'persist_device false (the default): an ephemeral session (12 h cap, no step-up, cannot approve others) and no credential. true: the WebAuthn create ceremony from register-options, exactly one passkey stored, a trusted session.',
+      body: Type.Object(
+        { attempt_id: AttemptId, persist_device: Type.Optional(Type.Boolean({ default: false })), credential: Type.Optional(ref(RegistrationCredential)) },
+        { additionalProperties: false },
+      ),
+      response: { 200: ref(Tokens), 403: notApproved, 404: notFound, 409: problem('Already finished (join_already_finished)'), 410: gone },
+    },
+  }, async (request, reply) => {
+    const tokens = await join.finish({
+      attemptId: request.body.attempt_id,
+      jkt: request.dpopJkt!,
+      persistDevice: request.body.persist_device ?? false,
+      credential: request.body.credential as never,
+      client: await located(request.ip, request.headers['user-agent']),
+    });
+    reply.header('Cache-Control', 'no-store');
+    return tokens;
+  });
+}

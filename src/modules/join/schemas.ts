@@ -1,0 +1,47 @@
+import { Type } from 'typebox';
+import { IsoDateTime } from '../../platform/http/schemas.js';
+
+export const AttemptId = Type.String({ minLength: 1, maxLength: 64 });
+
+export const JoinAttempt = Type.Object(
+  {
+    attempt_id: Type.String(),
+    status: Type.Union([Type.Literal('awaiting_approval'), Type.Literal('approved'), Type.Literal('denied'), Type.Literal('finished'), Type.Literal('expired')]),
+    expires_at: IsoDateTime,
+  },
+  { $id: 'JoinAttempt', title: 'JoinAttempt', additionalProperties: false },
+);
+
+export const PendingJoin = Type.Object(
+  {
+    attempt_id: Type.String(),
+    via: Type.Union([Type.Literal('code'), Type.Literal('factor')], { description: 'code: a code from one of your devices was redeemed; factor: started without a code, can only be denied here' }),
+    created_at: IsoDateTime,
+    expires_at: IsoDateTime,
+    ip: Type.String(),
+    location: Type.Union([Type.String(), Type.Null()], { description: 'Approximate "City, CC" of the new device, from an offline IP database' }),
+    user_agent: Type.String(),
+    device_label: Type.String({ description: 'Parsed from the user agent, e.g. "Firefox 132 on Windows"' }),
+  },
+  { $id: 'PendingJoin', title: 'PendingJoin', additionalProperties: false },
+);
+
+export const JoinCode = Type.Object(
+  { code: Type.String({ pattern: '^[0-9]{6}$' }), expires_at: IsoDateTime },
+  { title: 'JoinCode', additionalProperties: false },
+);
+
+export const RedeemBody = Type.Object(
+  { username: Type.String({ minLength: 1, maxLength: 128 }), code: Type.String({ pattern: '^[0-9]{6}$', description: 'The 6 digits shown on the trusted device' }) },
+  { additionalProperties: false },
+);
+export const StartBody = Type.Object({ username: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false });
+export const AttemptBody = Type.Object({ attempt_id: AttemptId }, { additionalProperties: false });
+export const FactorBody = Type.Object(
+  {
+    attempt_id: AttemptId,
+    totp_code: Type.Optional(Type.String({ pattern: '^[0-9]{6}$' })),
+    recovery_key: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  },
+  { additionalProperties: false },
+);

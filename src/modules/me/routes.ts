@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { MeService } from './service.js';
+import { requireIfMatch, setEtag } from '../../platform/http/preconditions.js';
+import { problem, ref } from '../../platform/http/schemas.js';
+import { MePatchBody, MeSchema } from './schemas.js';
+
+export async function meRoutes(app: FastifyInstance, opts: { me: MeService }) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.get('/me', {
+    config: { auth: 'session' },
+    schema: { tags: ['identity'], summary: 'The identity of the caller', response: { 200: ref(MeSchema) } },
+  }, async (request, reply) => {
+    const me = opts.me.get(request.auth!);
+    setEtag(reply, me.version);
+    return me;
+  });
+
+  r.patch('/me', {
+    config: { auth: 'session', idempotency: 'optional' },
+    schema: {
+      tags: ['identity'],
+      summary: 'Change display name, locale or default country',
+      description: 'Needs If-Match with the ETag of the last GET. Idempotency-Key is honoured when sent.',
+      body: MePatchBody,
+      response: {
+        200: ref(MeSchema),
+        409: problem('Idempotency-Key reused with another body, or its first request still running'),
+        412: problem('The identity changed since it was read (version_mismatch)'),
+        428: problem('If-Match is missing (precondition_required)'),
+      },
+    },
+  }, async (request, reply) => {
+    const version = requireIfMatch(request);
+    const me = await opts.me.update(request.auth!, version, request.body);
+    setEtag(reply, me.version);
+    return me;
+  });
+}

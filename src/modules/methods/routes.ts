@@ -1,0 +1,80 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { clientInfo } from '../../platform/client-info.js';
+import type { MethodsService } from './passkeys.js';
+import { requireIfMatch, setEtag } from '../../platform/http/preconditions.js';
+import { CreationOptions, RegistrationCredential } from '../sessions/schemas.js';
+import { NoContent, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
+import { MethodIdParams, Passkey, RenameBody } from './schemas.js';
+
+/** Passkey management (PRODUCT §1 methods). */
+export async function authMethodRoutes(app: FastifyInstance, opts: { methods: MethodsService }) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { methods } = opts;
+  const client = (ip: string, ua: string | undefined) => clientInfo(ip, ua);
+
+  r.get('/auth/methods', {
+    config: { auth: 'session' },
+    schema: { tags: ['auth'], summary: 'List your passkeys', querystring: PageQuery, response: { 200: PageOf(ref(Passkey), 'PasskeyPage') } },
+  }, async (request) => methods.list(request.auth!, request.query.cursor, request.query.limit ?? 50));
+
+  r.patch('/auth/methods/:id', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['auth'],
+      summary: 'Rename a passkey',
+      params: MethodIdParams,
+      body: RenameBody,
+      response: {
+        200: ref(Passkey),
+        404: problem('No passkey of yours has this id'),
+        412: problem('The passkey changed since it was read'),
+        428: problem('If-Match is missing'),
+      },
+    },
+  }, async (request, reply) => {
+    const version = requireIfMatch(request);
+    const passkey = await methods.rename(request.auth!, request.params.id, version, request.body.name, client(request.ip, request.headers['user-agent']));
+    setEtag(reply, passkey.version);
+    return passkey;
+  });
+
+  r.post('/auth/methods/passkeys/begin', {
+    config: { auth: 'session', stepUp: true, idempotency: 'required' },
+    schema: {
+      tags: ['auth'],
+      summary: 'Begin adding another passkey (step-up)',
+      description: 'Creation options excluding your existing passkeys; finish from this same session within 5 minutes.',
+      response: { 200: Type.Object({ ceremony_id: Type.String(), options: ref(CreationOptions) }, { title: 'AddPasskeyBeginResult', additionalProperties: false }) },
+    },
+  }, async (request) => methods.addBegin(request.auth!));
+
+  r.post('/auth/methods/passkeys/finish', {
+    config: { auth: 'session', idempotency: 'required' },
+    schema: {
+      tags: ['auth'],
+      summary: 'Finish adding a passkey',
+      body: Type.Object({ ceremony_id: Type.String({ maxLength: 64 }), credential: ref(RegistrationCredential) }, { additionalProperties: false }),
+      response: { 201: ref(Passkey) },
+    },
+  }, async (request, reply) => {
+    const passkey = await methods.addFinish(request.auth!, request.body.ceremony_id, request.body.credential as never, client(request.ip, request.headers['user-agent']));
+    setEtag(reply, passkey.version);
+    return reply.code(201).send(passkey);
+  });
+
+  r.delete('/auth/methods/:id', {
+    config: { auth: 'session', stepUp: true },
+    schema: {
+      tags: ['auth'],
+      summary: 'Remove a passkey (step-up)',
+      description: 'The last passkey cannot be removed: 409 last_method.',
+      params: MethodIdParams,
+      response: { 204: NoContent, 404: problem('No passkey of yours has this id'), 409: problem('The last passkey (last_method)') },
+    },
+  }, async (request, reply) => {
+    await methods.remove(request.auth!, request.params.id, client(request.ip, request.headers['user-agent']));
+    return reply.code(204).send(null);
+  });
+}

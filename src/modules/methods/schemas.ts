@@ -1,0 +1,75 @@
+import { Type } from 'typebox';
+import { IsoDateTime } from '../../platform/http/schemas.js';
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const Passkey = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    created_at: IsoDateTime,
+    last_used_at: Nullable(IsoDateTime),
+    backup_eligible: Type.Boolean(),
+    backed_up: Type.Boolean({ description: 'Synced to a cloud keychain' }),
+    dpop_jkt: Type.String({ description: 'Thumbprint of the DPoP key of the device that last used it' }),
+    flagged: Type.Boolean({ description: 'A signature counter went backwards once (possible clone)' }),
+    version: Type.Integer(),
+    schema_version: Type.Literal(1),
+  },
+  { $id: 'Passkey', title: 'Passkey', additionalProperties: false },
+);
+
+export const MethodIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false });
+export const RenameBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+
+export const TotpAuthenticator = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    active: Type.Boolean({ description: 'false until a first valid code confirms it' }),
+    created_at: IsoDateTime,
+    confirmed_at: Nullable(IsoDateTime),
+    last_used_at: Nullable(IsoDateTime),
+    schema_version: Type.Literal(1),
+  },
+  { $id: 'TotpAuthenticator', title: 'TotpAuthenticator', additionalProperties: false },
+);
+
+export const TotpEnrollment = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    active: Type.Boolean(),
+    created_at: IsoDateTime,
+    confirmed_at: Nullable(IsoDateTime),
+    last_used_at: Nullable(IsoDateTime),
+    schema_version: Type.Literal(1),
+    secret: Type.String({ description: 'Base32 secret, shown once; the server keeps it encrypted' }),
+    otpauth_uri: Type.String({ description: 'otpauth://totp/… for a QR code' }),
+  },
+  { title: 'TotpEnrollment', additionalProperties: false },
+);
+
+export const TotpEnrollBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+export const TotpCodeBody = Type.Object({ code: Type.String({ pattern: '^[0-9]{6}$', description: 'The 6 digits the app shows' }) }, { additionalProperties: false });
+
+export const RecoveryBeginBody = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 128 }),
+    recovery_key: Type.String({ minLength: 1, maxLength: 128, description: 'As written down; case, spaces and dashes do not matter' }),
+    totp_code: Type.Optional(Type.String({ pattern: '^[0-9]{6}$', description: 'Required when the account has an active authenticator' })),
+  },
+  { additionalProperties: false },
+);
+
+export const SecurityLogEntry = Type.Object(
+  {
+    id: Type.String(),
+    kind: Type.String({ description: 'account_created, signed_in, passkey_added, passkey_renamed, passkey_removed, totp_added, totp_confirmed, totp_removed, recovery_key_downloaded, recovery_succeeded, recovery_failed, session_revoked' }),
+    at: IsoDateTime,
+    ip: Type.String(),
+    location: Nullable(Type.String({ description: 'Approximate: "City, CC" from an offline IP database' })),
+    user_agent: Type.String(),
+  },
+  { $id: 'SecurityLogEntry', title: 'SecurityLogEntry', additionalProperties: false },
+);

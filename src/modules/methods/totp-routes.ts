@@ -1,0 +1,68 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { clientInfo } from '../../platform/client-info.js';
+import type { SecurityLog } from '../security-log/service.js';
+import type { TotpService } from './totp.js';
+import { NoContent, problem, ref } from '../../platform/http/schemas.js';
+import { MethodIdParams, TotpAuthenticator, TotpCodeBody, TotpEnrollBody, TotpEnrollment } from './schemas.js';
+
+/** TOTP authenticators (RFC 6238), optional, several per account. */
+export async function authTotpRoutes(app: FastifyInstance, opts: { totp: TotpService; securityLog: SecurityLog }) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { totp, securityLog } = opts;
+  const located = (ip: string, ua: string | undefined) => securityLog.locate(clientInfo(ip, ua));
+
+  r.post('/auth/totp', {
+    config: { auth: 'session', stepUp: true, idempotency: 'required' },
+    schema: {
+      tags: ['auth'],
+      summary: 'Start enrolling an authenticator app (step-up)',
+      description: 'Returns the secret and otpauth:// URI once; the authenticator stays pending until POST /auth/totp/{id}/confirm with a first valid code.',
+      body: TotpEnrollBody,
+      response: { 201: TotpEnrollment },
+    },
+  }, async (request, reply) => {
+    const enrollment = await totp.enroll(request.auth!, request.body.name, await located(request.ip, request.headers['user-agent']));
+    reply.header('Cache-Control', 'no-store');
+    return reply.code(201).send(enrollment);
+  });
+
+  r.post('/auth/totp/:id/confirm', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['auth'],
+      summary: 'Activate an authenticator with a first valid code',
+      params: MethodIdParams,
+      body: TotpCodeBody,
+      response: {
+        200: ref(TotpAuthenticator),
+        404: problem('No authenticator of yours has this id'),
+        409: problem('Already active'),
+        422: problem('Wrong, expired or reused code (totp_code_invalid)'),
+      },
+    },
+  }, async (request) => totp.confirm(request.auth!, request.params.id, request.body.code, await located(request.ip, request.headers['user-agent'])));
+
+  r.get('/auth/totp', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['auth'],
+      summary: 'List your authenticator apps (no secrets)',
+      response: { 200: Type.Object({ data: Type.Array(ref(TotpAuthenticator)), next_cursor: Type.Null(), has_more: Type.Boolean() }, { title: 'TotpList', additionalProperties: false }) },
+    },
+  }, async (request) => ({ data: await totp.list(request.auth!), next_cursor: null, has_more: false }));
+
+  r.delete('/auth/totp/:id', {
+    config: { auth: 'session', stepUp: true },
+    schema: {
+      tags: ['auth'],
+      summary: 'Remove an authenticator app (step-up)',
+      params: MethodIdParams,
+      response: { 204: NoContent, 404: problem('No authenticator of yours has this id') },
+    },
+  }, async (request, reply) => {
+    await totp.remove(request.auth!, request.params.id, await located(request.ip, request.headers['user-agent']));
+    return reply.code(204).send(null);
+  });
+}

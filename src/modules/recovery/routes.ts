@@ -1,0 +1,87 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { clientInfo } from '../../platform/client-info.js';
+import type { RecoveryService } from './service.js';
+import type { SecurityLog } from '../security-log/service.js';
+import { CreationOptions, RegistrationCredential, Tokens } from '../sessions/schemas.js';
+import { PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
+import { RecoveryBeginBody, SecurityLogEntry } from '../methods/schemas.js';
+
+/** Recovery key download, account recovery on a new device, and the security log. */
+export async function authRecoveryRoutes(app: FastifyInstance, opts: { recovery: RecoveryService; securityLog: SecurityLog }) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { recovery, securityLog } = opts;
+  const located = (ip: string, ua: string | undefined) => securityLog.locate(clientInfo(ip, ua));
+
+  r.get('/auth/recovery-key', {
+    config: { auth: 'session', stepUp: true },
+    schema: {
+      tags: ['auth'],
+      summary: 'Download your recovery key (step-up)',
+      description: 'A text attachment holding the key made at sign-up. Keep it offline; with it (and a code from your authenticator app, if you have one) you can get back in without any passkey.',
+      produces: ['text/plain'],
+      response: {
+        200: { description: 'The recovery key as a text file', content: { 'text/plain': { schema: Type.String() } } },
+        404: problem('No recovery key'),
+      },
+    },
+  }, async (request, reply) => {
+    const { key, filename } = await recovery.download(request.auth!, await located(request.ip, request.headers['user-agent']));
+    reply.header('Content-Disposition', `attachment; filename="${filename}"`);
+    reply.header('Cache-Control', 'no-store');
+    reply.type('text/plain; charset=utf-8');
+    return `VID recovery key for ${request.auth!.account.username}\n\n${key}\n\nKeep it somewhere safe and offline. Anyone with this key (and your authenticator app, if you use one) can take over your account.\n`;
+  });
+
+  r.post('/auth/recovery/begin', {
+    config: { rateLimit: 'auth' },
+    schema: {
+      tags: ['auth'],
+      summary: 'Begin recovery on a new device',
+      description:
+        'With at least one active authenticator app the recovery key AND a current code are needed; without one, the key alone. Every failure gets the same 403 recovery_refused, whatever was wrong. Attempts are limited per username and per client.',
+      body: RecoveryBeginBody,
+      response: {
+        200: Type.Object({ ceremony_id: Type.String(), options: ref(CreationOptions) }, { title: 'RecoveryBeginResult', additionalProperties: false }),
+        403: problem('Recovery refused (recovery_refused)'),
+      },
+    },
+  }, async (request) =>
+    recovery.begin({
+      username: request.body.username,
+      recoveryKey: request.body.recovery_key,
+      totpCode: request.body.totp_code,
+      client: await located(request.ip, request.headers['user-agent']),
+    }),
+  );
+
+  r.post('/auth/recovery/finish', {
+    config: { rateLimit: 'auth', auth: 'proof' },
+    schema: {
+      tags: ['auth'],
+      summary: 'Finish recovery: a new passkey on this device and a trusted session',
+      body: Type.Object({ ceremony_id: Type.String({ maxLength: 64 }), credential: ref(RegistrationCredential) }, { additionalProperties: false }),
+      response: { 200: ref(Tokens), 409: problem('Passkey already registered') },
+    },
+  }, async (request, reply) => {
+    const tokens = await recovery.finish({
+      ceremonyId: request.body.ceremony_id,
+      credential: request.body.credential as never,
+      jkt: request.dpopJkt as string,
+      client: await located(request.ip, request.headers['user-agent']),
+    });
+    reply.header('Cache-Control', 'no-store');
+    return tokens;
+  });
+
+  r.get('/auth/security-log', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['auth'],
+      summary: 'Your account\'s security log, newest first',
+      querystring: PageQuery,
+      response: { 200: PageOf(ref(SecurityLogEntry), 'SecurityLogPage') },
+    },
+  }, async (request) => securityLog.list(request.auth!, request.query.cursor, request.query.limit ?? 50));
+}

@@ -1,0 +1,58 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { clientInfo } from '../../platform/client-info.js';
+import type { SessionService } from './service.js';
+import { RenewBody, Session, SessionIdParams, Tokens } from './schemas.js';
+import { NoContent, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
+
+/** Token renewal, logout and the account's sessions (PRODUCT §1). */
+export async function authSessionRoutes(app: FastifyInstance, opts: { sessions: SessionService }) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { sessions } = opts;
+
+  r.post('/auth/token/renew', {
+    config: { rateLimit: 'auth', auth: 'proof' },
+    schema: {
+      tags: ['auth'],
+      summary: 'Renew tokens (refresh-token rotation)',
+      description: 'The proof must be made by the key the session is bound to. Each refresh token works once; presenting a used one revokes the whole session (401 refresh_token_reused).',
+      body: RenewBody,
+      response: { 200: ref(Tokens) },
+    },
+  }, async (request, reply) => {
+    const tokens = await sessions.renew(request.body.refresh_token, request.dpopJkt as string);
+    reply.header('Cache-Control', 'no-store');
+    return tokens;
+  });
+
+  r.post('/auth/logout', {
+    config: { auth: 'session' },
+    schema: { tags: ['auth'], summary: 'Revoke the current session', response: { 204: NoContent } },
+  }, async (request, reply) => {
+    await sessions.logout(request.auth!);
+    return reply.code(204).send(null);
+  });
+
+  r.get('/auth/sessions', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['auth'],
+      summary: 'List your live sessions',
+      querystring: PageQuery,
+      response: { 200: PageOf(ref(Session), 'SessionPage') },
+    },
+  }, async (request) => sessions.list(request.auth!, request.query.cursor, request.query.limit ?? 50));
+
+  r.delete('/auth/sessions/:id', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['auth'],
+      summary: 'Revoke one of your sessions',
+      params: SessionIdParams,
+      response: { 204: NoContent, 404: problem('No live session of yours has this id') },
+    },
+  }, async (request, reply) => {
+    await sessions.revoke(request.auth!, request.params.id, clientInfo(request.ip, request.headers['user-agent']));
+    return reply.code(204).send(null);
+  });
+}

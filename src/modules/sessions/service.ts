@@ -1,0 +1,191 @@
+import type { Clock } from '../../platform/clock.js';
+import type { Config } from '../../platform/config.js';
+import { newOpaqueToken, sha256Base64url } from '../../platform/crypto/tokens.js';
+import { AppError } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import type { AccountRecord, SessionRecord, Store, StoreQueries } from '../../platform/store/store.js';
+import type { ClientInfo } from '../../platform/client-info.js';
+import { deviceLabel } from '../../platform/client-info.js';
+import { decodeCursor, toPage } from '../../platform/store/keyset.js';
+import type { SecurityLog } from '../security-log/service.js';
+import type { Page } from '../../platform/store/keyset.js';
+
+/** The caller of an authenticated request, as the domain sees it. */
+export interface AuthContext {
+  sessionId: string;
+  jkt: string;
+  trusted: boolean;
+  account: AccountRecord;
+}
+
+export interface IssuedTokens {
+  session_id: string;
+  token_type: 'DPoP';
+  access_token: string;
+  expires_in: number;
+  refresh_token: string;
+  refresh_expires_in: number;
+  trusted: boolean;
+}
+
+export interface SessionView {
+  id: string;
+  device_label: string;
+  user_agent: string;
+  trusted: boolean;
+  current: boolean;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+}
+
+/** last_seen_at is written at most this often, so reads do not become writes. */
+const LAST_SEEN_RESOLUTION_MS = 60_000;
+
+export function createSessionService(deps: { store: Store; clock: Clock; config: Config; dpopChallenge: string; securityLog: SecurityLog }) {
+  const { store, clock, config } = deps;
+  const ttl = config.tokens;
+  /** RFC 9449 §7.1 / RFC 6750 §3: a 401 names the scheme, our algorithms and the error. */
+  const invalidToken = (detail: string, code = 'invalid_token') =>
+    new AppError(401, code, code === 'invalid_token' ? 'Invalid token' : 'Refresh token reused', {
+      detail,
+      headers: { 'WWW-Authenticate': `${deps.dpopChallenge}, error="invalid_token", error_description="${detail}"` },
+    });
+
+  function tokensFor(session: { id: string; trusted: boolean; expires_at: number }, now: number) {
+    const access = newOpaqueToken('at');
+    const refresh = newOpaqueToken('rt');
+    // Neither token outlives the session's absolute cap (12 h for ephemeral sessions).
+    const accessExpiresAt = Math.min(now + ttl.accessTtlSeconds * 1000, session.expires_at);
+    const refreshExpiresAt = Math.min(now + ttl.refreshTtlSeconds * 1000, session.expires_at);
+    const issued: IssuedTokens = {
+      session_id: session.id,
+      token_type: 'DPoP',
+      access_token: access,
+      expires_in: Math.floor((accessExpiresAt - now) / 1000),
+      refresh_token: refresh,
+      refresh_expires_in: Math.floor((refreshExpiresAt - now) / 1000),
+      trusted: session.trusted,
+    };
+    return { issued, accessHash: sha256Base64url(access), refreshHash: sha256Base64url(refresh), accessExpiresAt, refreshExpiresAt };
+  }
+
+  /** Revokes a session and tells the account's devices, in the caller's transaction. */
+  async function revokeIn(tx: StoreQueries, accountId: string, sessionId: string, now: number): Promise<boolean> {
+    const revoked = await tx.sessions.revoke(accountId, sessionId, now);
+    if (revoked) await tx.events.append(accountId, 'sessions.changed', '/auth/sessions', now);
+    return revoked;
+  }
+
+  function view(session: SessionRecord, currentId: string): SessionView {
+    return {
+      id: session.id,
+      device_label: session.device_label,
+      user_agent: session.user_agent,
+      trusted: session.trusted === 1,
+      current: session.id === currentId,
+      created_at: new Date(session.created_at).toISOString(),
+      last_seen_at: new Date(session.last_seen_at).toISOString(),
+      expires_at: new Date(Math.min(session.expires_at, session.refresh_expires_at)).toISOString(),
+    };
+  }
+
+  return {
+    revokeIn,
+    /** Opens a session inside the caller's transaction, bound to the device key `jkt`. */
+    async open(tx: StoreQueries, input: { accountId: string; jkt: string; trusted: boolean; client: ClientInfo }): Promise<IssuedTokens> {
+      const now = clock.now();
+      const maxAge = (input.trusted ? ttl.trustedMaxAgeSeconds : ttl.ephemeralMaxAgeSeconds) * 1000;
+      const id = newId('ses');
+      const tokens = tokensFor({ id, trusted: input.trusted, expires_at: now + maxAge }, now);
+      await tx.sessions.insert({
+        id,
+        account_id: input.accountId,
+        jkt: input.jkt,
+        trusted: input.trusted ? 1 : 0,
+        access_hash: tokens.accessHash,
+        access_expires_at: tokens.accessExpiresAt,
+        refresh_expires_at: tokens.refreshExpiresAt,
+        expires_at: now + maxAge,
+        created_at: now,
+        last_seen_at: now,
+        revoked_at: null,
+        user_agent: input.client.userAgent,
+        ip: input.client.ip,
+        device_label: deviceLabel(input.client.userAgent),
+      });
+      await tx.refreshTokens.insert(tokens.refreshHash, id, now);
+      await tx.events.append(input.accountId, 'sessions.changed', '/auth/sessions', now);
+      return tokens.issued;
+    },
+
+    /** Resolves an access token (by its hash, which is also the proof's ath) to its caller. */
+    async authenticate(accessHash: string, proofJkt: string): Promise<AuthContext> {
+      const row = await store.sessions.findByAccessHash(accessHash);
+      const now = clock.now();
+      if (!row) throw invalidToken('the access token is unknown or revoked');
+      if (row.access_expires_at <= now || row.expires_at <= now) throw invalidToken('the access token has expired');
+      // RFC 9449 §7.1: the proof must be made with the key the token is bound to.
+      if (row.jkt !== proofJkt) throw invalidToken('the access token is bound to another key');
+      if (now - row.last_seen_at > LAST_SEEN_RESOLUTION_MS) await store.sessions.touch(row.session_id, now);
+      return { sessionId: row.session_id, jkt: row.jkt, trusted: row.trusted === 1, account: row.account };
+    },
+
+    /**
+     * Rotates the refresh token (RFC 9700 §4.14.2). A token presented twice means one copy was
+     * stolen: the whole session is revoked, the thief's and the owner's alike.
+     */
+    async renew(refreshToken: string, proofJkt: string): Promise<IssuedTokens> {
+      const now = clock.now();
+      const hash = sha256Base64url(refreshToken);
+      const result = await store.transaction(async (tx) => {
+        const use = await tx.refreshTokens.consume(hash, now);
+        if (use.outcome === 'unknown') return { error: invalidToken('the refresh token is unknown') };
+        const session = await tx.sessions.findById(use.sessionId);
+        if (!session || session.revoked_at !== null) return { error: invalidToken('the session has ended') };
+        // Checked before anything is spent: thrown, so the consume above rolls back. Someone
+        // holding a copy of the token but not the key can neither burn it nor revoke the session.
+        if (session.jkt !== proofJkt) throw invalidToken('the refresh token is bound to another key');
+        if (use.outcome === 'reused') {
+          await revokeIn(tx, session.account_id, session.id, now);
+          return { error: invalidToken('this refresh token was already used; the session is revoked', 'refresh_token_reused') };
+        }
+        if (session.refresh_expires_at <= now || session.expires_at <= now) return { error: invalidToken('the session has expired') };
+        const tokens = tokensFor({ id: session.id, trusted: session.trusted === 1, expires_at: session.expires_at }, now);
+        await tx.sessions.rotateTokens(session.id, {
+          access_hash: tokens.accessHash,
+          access_expires_at: tokens.accessExpiresAt,
+          refresh_expires_at: tokens.refreshExpiresAt,
+          last_seen_at: now,
+        });
+        await tx.refreshTokens.insert(tokens.refreshHash, session.id, now);
+        return { tokens: tokens.issued };
+      });
+      // The revocation above must commit, so the refusal is thrown after the transaction.
+      if ('error' in result) throw result.error;
+      return result.tokens;
+    },
+
+    async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<SessionView>> {
+      const rows = await store.sessions.listLive(auth.account.id, clock.now(), decodeCursor(cursor), limit + 1);
+      return toPage(rows, limit, (row) => view(row, auth.sessionId));
+    },
+
+    async revoke(auth: AuthContext, sessionId: string, client: ClientInfo): Promise<void> {
+      const located = await deps.securityLog.locate(client);
+      const revoked = await store.transaction(async (tx) => {
+        const done = await revokeIn(tx, auth.account.id, sessionId, clock.now());
+        if (done) await deps.securityLog.record(tx, auth.account.id, 'session_revoked', located);
+        return done;
+      });
+      // Another account's session id answers like an unknown one: ids cannot be probed.
+      if (!revoked) throw new AppError(404, 'session_not_found', 'Session not found', { detail: 'no live session of yours has this id' });
+    },
+
+    async logout(auth: AuthContext): Promise<void> {
+      await store.transaction((tx) => revokeIn(tx, auth.account.id, auth.sessionId, clock.now()));
+    },
+  };
+}
+
+export type SessionService = ReturnType<typeof createSessionService>;

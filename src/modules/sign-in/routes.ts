@@ -1,0 +1,87 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { clientInfo } from '../../platform/client-info.js';
+import type { PasskeyAuthService } from './service.js';
+import { problem, ref } from '../../platform/http/schemas.js';
+import {
+  LoginBeginResult,
+  LoginFinishBody,
+  RegisterBeginBody,
+  RegisterBeginResult,
+  RegisterFinishBody,
+  Tokens,
+} from '../sessions/schemas.js';
+import { MeSchema } from '../me/schemas.js';
+
+const Registered = Type.Object(
+  { account: ref(MeSchema), passkey_id: Type.String(), tokens: ref(Tokens) },
+  { title: 'Registration', additionalProperties: false },
+);
+
+/** Sign-up and discoverable sign-in with passkeys (spec: Authentication 3, 4). */
+export async function authPasskeyRoutes(app: FastifyInstance, opts: { passkeys: PasskeyAuthService }) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { passkeys } = opts;
+
+  r.post('/auth/register/begin', {
+    config: { rateLimit: 'auth' },
+    schema: {
+      tags: ['auth'],
+      summary: 'Begin sign-up: WebAuthn creation options',
+      description: 'Checks the username and returns creation options (resident key and user verification required, 300 s) and a single-use ceremony id.',
+      body: RegisterBeginBody,
+      response: { 200: RegisterBeginResult, 409: problem('Username reserved, confusable with a taken one, or taken') },
+    },
+  }, async (request) => passkeys.registerBegin(request.body.username));
+
+  r.post('/auth/register/finish', {
+    config: { rateLimit: 'auth', auth: 'proof' },
+    schema: {
+      tags: ['auth'],
+      summary: 'Finish sign-up: create the account and log in',
+      description: 'Verifies the attestation, creates the account, stores the passkey with the DPoP key thumbprint and opens a trusted session bound to that key. When two sign-ups race for one name, exactly one wins; the other gets 409 username_taken.',
+      body: RegisterFinishBody,
+      response: { 201: Registered, 409: problem('Username taken meanwhile, or passkey already registered') },
+    },
+  }, async (request, reply) => {
+    const registration = await passkeys.registerFinish({
+      ceremonyId: request.body.ceremony_id,
+      username: request.body.username,
+      credential: request.body.credential as never,
+      jkt: request.dpopJkt as string,
+      client: clientInfo(request.ip, request.headers['user-agent']),
+    });
+    reply.header('Cache-Control', 'no-store');
+    return reply.code(201).send(registration);
+  });
+
+  r.post('/auth/login/begin', {
+    config: { rateLimit: 'auth' },
+    schema: {
+      tags: ['auth'],
+      summary: 'Begin sign-in: WebAuthn request options',
+      description: 'Discoverable login: allowCredentials is empty, user verification required.',
+      response: { 200: LoginBeginResult },
+    },
+  }, async () => passkeys.loginBegin());
+
+  r.post('/auth/login/finish', {
+    config: { rateLimit: 'auth', auth: 'proof' },
+    schema: {
+      tags: ['auth'],
+      summary: 'Finish sign-in: tokens bound to a fresh DPoP key',
+      body: LoginFinishBody,
+      response: { 200: ref(Tokens), 409: problem('A concurrent sign-in with the same passkey won') },
+    },
+  }, async (request, reply) => {
+    const tokens = await passkeys.loginFinish({
+      ceremonyId: request.body.ceremony_id,
+      credential: request.body.credential as never,
+      jkt: request.dpopJkt as string,
+      client: clientInfo(request.ip, request.headers['user-agent']),
+    });
+    reply.header('Cache-Control', 'no-store');
+    return tokens;
+  });
+}

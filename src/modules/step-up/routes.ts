@@ -1,0 +1,22 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { StepUpService } from './service.js';
+import { RequestOptions } from '../sessions/schemas.js';
+import { problem, ref } from '../../platform/http/schemas.js';
+
+export async function authStepUpRoutes(app: FastifyInstance, opts: { stepUp: StepUpService }) {
+  app.withTypeProvider<TypeBoxTypeProvider>().post('/auth/step-up/begin', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['auth'],
+      summary: 'Begin a step-up: a challenge for one of your passkeys',
+      description:
+        'Sign the options with navigator.credentials.get() (user verification required), then send base64url(JSON of the assertion) as the VID-Step-Up header of the sensitive request, within 5 minutes, from this same session. Each assertion works once. Ephemeral sessions cannot step up.',
+      response: {
+        200: Type.Object({ ceremony_id: Type.String(), options: ref(RequestOptions) }, { title: 'StepUpBeginResult', additionalProperties: false }),
+        403: problem('Ephemeral session (ephemeral_session)'),
+      },
+    },
+  }, async (request) => opts.stepUp.begin(request.auth!));
+}

@@ -1,0 +1,22 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { UsernameService } from './service.js';
+import { UsernameCheckBody, UsernameCheckResult } from '../sessions/schemas.js';
+import { ref } from '../../platform/http/schemas.js';
+
+export async function authUsernameRoutes(app: FastifyInstance, opts: { usernames: UsernameService }) {
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
+    '/auth/username/check',
+    {
+      config: { rateLimit: 'auth' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Is this username available?',
+        description: 'Applies every username rule (normalisation, reserved list, confusable skeleton) and reserves nothing: uniqueness is enforced atomically at /auth/register/finish.',
+        body: UsernameCheckBody,
+        response: { 200: ref(UsernameCheckResult) },
+      },
+    },
+    async (request) => opts.usernames.check(request.body.username),
+  );
+}

@@ -1,0 +1,256 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { confusableSkeleton, enforceUsername, loadReservedNames } from './rules.js';
+
+const RESERVED_FILE = fileURLToPath(new URL('../../../data/reserved-usernames.txt', import.meta.url));
+
+function canonicalOf(input: string): string {
+  const verdict = enforceUsername(input);
+  assert.ok(verdict.ok, `expected ${JSON.stringify(input)} to be valid`);
+  return verdict.canonical;
+}
+
+function assertInvalid(input: string, detail: RegExp): void {
+  const verdict = enforceUsername(input);
+  assert.equal(verdict.ok, false, `expected ${JSON.stringify(input)} to be refused`);
+  if (!verdict.ok) {
+    assert.equal(verdict.reason, 'invalid');
+    assert.match(verdict.detail, detail);
+  }
+}
+
+function isReservedName(input: string): boolean {
+  const verdict = enforceUsername(input);
+  assert.ok(verdict.ok, `expected ${JSON.stringify(input)} to be valid`);
+  return loadReservedNames(RESERVED_FILE).isReserved(verdict.canonical, verdict.skeleton);
+}
+
+describe('enforceUsername', () => {
+  describe('mapping', () => {
+    it('folds case so that differently cased names are one account', () => {
+      assert.equal(canonicalOf('Alice'), 'alice');
+      assert.equal(canonicalOf('ALICE'), canonicalOf('alice'));
+    });
+
+    it('folds ß to ss, so "straße" and "STRASSE" have the same canonical form', () => {
+      assert.equal(canonicalOf('straße'), 'strasse');
+      assert.equal(canonicalOf('STRASSE'), 'strasse');
+    });
+
+    it('maps fullwidth letters to ASCII', () => {
+      assert.equal(canonicalOf('ａｌｉｃｅ'), 'alice');
+      assert.equal(canonicalOf('ＡＬＩＣＥ'), 'alice');
+    });
+
+    it('maps halfwidth katakana and composes the voiced mark (NFC)', () => {
+      assert.equal(canonicalOf('ｶﾞﾗｽ'), 'ガラス');
+    });
+
+    it('gives precomposed and decomposed input the same canonical form', () => {
+      assert.equal(canonicalOf('jose\u0301'), canonicalOf('jos\u00e9'));
+      assert.equal(canonicalOf('JOSÉ'), 'jos\u00e9');
+    });
+
+    it('returns the skeleton of the canonical form', () => {
+      const verdict = enforceUsername('PayPa1');
+      assert.deepEqual(verdict, { ok: true, canonical: 'paypa1', skeleton: confusableSkeleton('paypa1') });
+    });
+  });
+
+  describe('length', () => {
+    it('refuses 2 characters and accepts 3', () => {
+      assertInvalid('ab', /at least 3/);
+      assert.equal(canonicalOf('abc'), 'abc');
+    });
+
+    it('accepts 32 characters and refuses 33', () => {
+      assert.equal(canonicalOf('a'.repeat(32)), 'a'.repeat(32));
+      assertInvalid('a'.repeat(33), /at most 32/);
+    });
+
+    it('counts code points, not UTF-16 units', () => {
+      assert.equal(Array.from(canonicalOf('𠀀'.repeat(32))).length, 32);
+    });
+
+    it('refuses the empty string and very long input', () => {
+      assertInvalid('', /at least 3/);
+      assertInvalid('a'.repeat(100_000), /at most 32/);
+    });
+  });
+
+  describe('allowed characters', () => {
+    it('accepts letters, digits and single . _ - between them', () => {
+      assert.equal(canonicalOf('j.doe_99-x'), 'j.doe_99-x');
+    });
+
+    it('refuses leading and trailing punctuation', () => {
+      assertInvalid('.alice', /start with a letter or digit/);
+      assertInvalid('-alice', /start with a letter or digit/);
+      assertInvalid('alice_', /end with a letter or digit/);
+      assertInvalid('alice.', /end with a letter or digit/);
+    });
+
+    it('refuses two punctuation characters in a row', () => {
+      assertInvalid('a..b', /two punctuation characters in a row/);
+      assertInvalid('a-_b', /two punctuation characters in a row/);
+    });
+
+    it('refuses a combining mark placed on punctuation', () => {
+      assertInvalid('ab-\u0301cd', /combining mark/);
+    });
+
+    it('refuses spaces, other punctuation and symbols', () => {
+      assertInvalid('alice smith', /U\+0020/);
+      assertInvalid('alice@example', /U\+0040/);
+      assertInvalid('alice+bob', /U\+002B/);
+    });
+
+    it('refuses emoji', () => {
+      assertInvalid('alice😀', /U\+1F600/);
+    });
+
+    it('refuses default-ignorables such as zero-width joiner and space', () => {
+      assertInvalid('ali\u200Dce', /U\+200D/);
+      assertInvalid('ali\u200Bce', /U\+200B/);
+      assertInvalid('alice\uFE0F', /U\+FE0F/); // a mark, but invisible
+      assertInvalid('\u3164alice', /U\+3164/); // a letter, but invisible
+    });
+
+    it('refuses scripts outside the UAX #31 recommended set', () => {
+      assertInvalid('ᚠᚢᚦ', /script is not allowed/); // Runic
+    });
+  });
+
+  describe('mixed scripts (UTS #39 §5.1)', () => {
+    it('refuses Latin mixed with a Cyrillic lookalike', () => {
+      assertInvalid('p\u0430ypal', /mixes scripts/);
+    });
+
+    it('accepts pure Cyrillic', () => {
+      assert.equal(canonicalOf('Наташа'), 'наташа');
+    });
+
+    it('accepts Japanese Han with Hiragana and Katakana', () => {
+      assert.equal(canonicalOf('山田たろう'), '山田たろう');
+      assert.equal(canonicalOf('東京タワー'), '東京タワー');
+    });
+
+    it('accepts Korean Hangul with Han', () => {
+      assert.equal(canonicalOf('김大中'), '김大中');
+    });
+
+    it('refuses Hangul mixed with Latin', () => {
+      assertInvalid('김han', /mixes scripts/);
+    });
+
+    it('lets ASCII digits and punctuation join any script', () => {
+      assert.equal(canonicalOf('наташа_1990'), 'наташа_1990');
+    });
+  });
+
+  describe('right-to-left names (simplified RFC 5893)', () => {
+    it('accepts an Arabic name, also with trailing digits', () => {
+      assert.equal(canonicalOf('محمد'), 'محمد');
+      assert.equal(canonicalOf('محمد2024'), 'محمد2024');
+    });
+
+    it('accepts a Hebrew name', () => {
+      assert.equal(canonicalOf('דוד'), 'דוד');
+    });
+
+    it('refuses an Arabic name that starts with a digit', () => {
+      assertInvalid('1محمد', /right-to-left name must start with a right-to-left letter/);
+      assertInvalid('١محمد', /right-to-left name must start with a right-to-left letter/);
+    });
+  });
+
+  describe('digits (UTS #39 §5.3)', () => {
+    it('refuses ASCII digits mixed with Arabic-Indic digits', () => {
+      assertInvalid('محمد1٢', /different numbering systems/);
+    });
+
+    it('refuses Arabic-Indic mixed with Extended Arabic-Indic digits', () => {
+      assertInvalid('محمد١۲', /different numbering systems/);
+    });
+
+    it('accepts digits of one system', () => {
+      assert.equal(canonicalOf('محمد١٢٣'), 'محمد١٢٣');
+    });
+  });
+});
+
+describe('confusableSkeleton', () => {
+  it('gives "paypal", "paypa1" and Cyrillic "рауpal" the same skeleton', () => {
+    const skeleton = confusableSkeleton('paypal');
+    assert.equal(skeleton, 'paypal');
+    assert.equal(confusableSkeleton('paypa1'), skeleton);
+    assert.equal(confusableSkeleton('\u0440\u0430\u0443pal'), skeleton);
+  });
+
+  it('maps "m" to the same prototype as "rn"', () => {
+    assert.equal(confusableSkeleton('m'), 'rn');
+    assert.equal(confusableSkeleton('modern'), confusableSkeleton('rnodern'));
+  });
+
+  it('drops default-ignorables before mapping', () => {
+    assert.equal(confusableSkeleton('pay\u200Bpal'), 'paypal');
+  });
+
+  it('is equal for canonically equivalent input', () => {
+    assert.equal(confusableSkeleton('jos\u00e9'), confusableSkeleton('jose\u0301'));
+  });
+});
+
+describe('loadReservedNames', () => {
+  it('loads the shipped list, every entry of which passes enforcement', () => {
+    const reserved = loadReservedNames(RESERVED_FILE);
+    assert.ok(reserved.size >= 150, `only ${reserved.size} reserved names`);
+  });
+
+  it('reserves "admin" in any case', () => {
+    for (const name of ['admin', 'Admin', 'ADMIN', 'ａｄｍｉｎ']) assert.equal(isReservedName(name), true, name);
+  });
+
+  it('reserves a Latin lookalike through the skeleton ("adrnin" for "admin")', () => {
+    assert.equal(isReservedName('adrnin'), true);
+  });
+
+  it('reserves an all-Cyrillic lookalike through the skeleton ("ассеѕѕ" for "access")', () => {
+    const lookalike = '\u0430\u0441\u0441\u0435\u0455\u0455';
+    assert.equal(confusableSkeleton(lookalike), 'access');
+    assert.equal(isReservedName(lookalike), true);
+  });
+
+  it('does not reserve "adm1n": "1" maps to "l", so its skeleton is "adrnln", not "adrnin"', () => {
+    assert.equal(confusableSkeleton('adm1n'), 'adrnln');
+    assert.equal(isReservedName('adm1n'), false);
+  });
+
+  it('leaves ordinary names free', () => {
+    assert.equal(isReservedName('alice'), false);
+    assert.equal(isReservedName('山田たろう'), false);
+  });
+
+  it('ignores comments and blank lines, and refuses an entry that fails enforcement', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vid-reserved-'));
+    try {
+      const good = join(dir, 'good.txt');
+      writeFileSync(good, '# header\n\nRoot\n  staff  # trailing comment\n');
+      const reserved = loadReservedNames(good);
+      assert.equal(reserved.size, 2);
+      assert.equal(reserved.isReserved('root', confusableSkeleton('root')), true);
+      assert.equal(reserved.isReserved('staff', confusableSkeleton('staff')), true);
+
+      const bad = join(dir, 'bad.txt');
+      writeFileSync(bad, 'root\nme\n');
+      assert.throws(() => loadReservedNames(bad), /bad\.txt:2: reserved name "me"/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

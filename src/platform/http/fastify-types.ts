@@ -1,0 +1,22 @@
+import type { AuthContext } from '../../modules/sessions/service.js';
+
+/** What a route declares in `config`, read by the plugins. */
+export type AuthRequirement = 'session' | 'proof' | 'none';
+export type RateLimitClass = 'auth' | 'user' | 'public' | 'none';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** session: DPoP-bound access token; proof: a DPoP proof only (sign-up, login, renew). */
+    auth?: AuthRequirement;
+    rateLimit?: RateLimitClass;
+    /** required: 400 without Idempotency-Key (PRODUCT §0 [IK]); optional: honoured when sent. */
+    idempotency?: 'required' | 'optional';
+    /** A long-lived stream (SSE, WebSocket): not a request "in flight" for load shedding. */
+    stream?: boolean;
+  }
+  interface FastifyRequest {
+    auth?: AuthContext;
+    /** Thumbprint of the key that signed this request's DPoP proof. */
+    dpopJkt?: string;
+  }
+}

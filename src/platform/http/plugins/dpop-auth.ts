@@ -1,0 +1,102 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { DpopVerifier, VerifiedProof } from '../../crypto/dpop.js';
+import { sha256Base64url } from '../../crypto/tokens.js';
+import type { SessionService } from '../../../modules/sessions/service.js';
+import { AppError } from '../../errors.js';
+import type { ReplayCache } from '../../limits/replay-cache.js';
+
+export interface DpopAuthOptions {
+  verifier: DpopVerifier;
+  replayCache: ReplayCache;
+  sessions: SessionService;
+  publicOrigin: string;
+  now: () => number;
+}
+
+/**
+ * Sender-constrained access (RFC 9449). Routes with `config.auth = 'session'` need an access
+ * token (`Authorization: DPoP` per the RFC, or `Bearer` as the spec writes it, see
+ * docs/decisions) and a proof by the key the token is bound to; `'proof'` routes need only a
+ * proof, whose key the route then binds new tokens to.
+ */
+export const dpopAuthPlugin = fp(async (app: FastifyInstance, opts: DpopAuthOptions) => {
+  const { verifier, replayCache, sessions } = opts;
+  const challenge = verifier.challenge;
+
+  function unauthenticated(detail: string): AppError {
+    // RFC 6750 §3.1: a request with no credentials gets the challenge without an error code.
+    return new AppError(401, 'unauthenticated', 'Authentication required', { detail, headers: { 'WWW-Authenticate': challenge } });
+  }
+
+  function invalidRequest(detail: string): AppError {
+    return new AppError(400, 'invalid_request', 'Invalid request', {
+      detail,
+      headers: { 'WWW-Authenticate': `${challenge}, error="invalid_request", error_description="${detail}"` },
+    });
+  }
+
+  function invalidProof(detail: string): AppError {
+    return new AppError(401, 'invalid_dpop_proof', 'Invalid DPoP proof', {
+      detail,
+      headers: { 'WWW-Authenticate': `${challenge}, error="invalid_dpop_proof", error_description="${detail}"` },
+    });
+  }
+
+  /** RFC 9449 §4.3 step 1: exactly one DPoP header with one JWT. */
+  function proofHeader(request: FastifyRequest): string {
+    const raw = request.headers.dpop;
+    if (raw === undefined || raw === '') throw invalidProof('the DPoP header is missing');
+    if (typeof raw !== 'string' || raw.includes(',')) throw invalidProof('send exactly one DPoP proof');
+    return raw;
+  }
+
+  async function verifyDpopProof(request: FastifyRequest, accessTokenHash?: string): Promise<VerifiedProof> {
+    const query = request.url.indexOf('?');
+    const path = query < 0 ? request.url : request.url.slice(0, query);
+    const proof = await verifier.verify({
+      proof: proofHeader(request),
+      method: request.method,
+      url: opts.publicOrigin + path,
+      accessTokenHash,
+      now: opts.now(),
+    });
+    return proof;
+  }
+
+  async function refuseReplay(proof: VerifiedProof): Promise<void> {
+    // §11.1: checked last, so only otherwise valid proofs cost a write.
+    if (!(await replayCache.remember(proof.jti, proof.replayUntil))) throw invalidProof('this proof was used before');
+  }
+
+  function accessToken(request: FastifyRequest): string {
+    // Node keeps only the first Authorization header; the raw list shows a second (DPoP and Bearer at once).
+    const raw = request.raw.rawHeaders;
+    let count = 0;
+    for (let i = 0; i < raw.length; i += 2) if ((raw[i] as string).length === 13 && (raw[i] as string).toLowerCase() === 'authorization') count++;
+    if (count > 1) throw invalidRequest('send one Authorization header');
+    const header = request.headers.authorization;
+    if (!header) throw unauthenticated('send Authorization: DPoP <access token> and a DPoP proof');
+    const space = header.indexOf(' ');
+    const scheme = space > 0 ? header.slice(0, space).toLowerCase() : '';
+    const token = space > 0 ? header.slice(space + 1).trim() : '';
+    if (scheme !== 'dpop' && scheme !== 'bearer') throw unauthenticated('use the DPoP authorization scheme');
+    if (!token || token.includes(' ')) throw invalidRequest('the Authorization header is malformed');
+    return token;
+  }
+
+  app.addHook('preHandler', async (request) => {
+    const mode = request.routeOptions.config.auth;
+    if (mode === 'session') {
+      const tokenHash = sha256Base64url(accessToken(request));
+      const proof = await verifyDpopProof(request, tokenHash);
+      request.auth = await sessions.authenticate(tokenHash, proof.jkt);
+      await refuseReplay(proof);
+      request.dpopJkt = proof.jkt;
+    } else if (mode === 'proof') {
+      const proof = await verifyDpopProof(request);
+      await refuseReplay(proof);
+      request.dpopJkt = proof.jkt;
+    }
+  });
+}, { name: 'dpop-auth' });
