@@ -1,48 +1,44 @@
 import websocket from '@fastify/websocket';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
+import { allMigrations, modules } from './modules/index.js';
+import { createCeremonies } from './platform/ceremonies.js';
 import { systemClock } from './platform/clock.js';
 import type { Clock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
-import type { StreamHub } from './platform/signals/hub.js';
-import { selectProtocol } from './platform/signals/websocket.js';
-import { eventRoutes } from './modules/signals/routes.js';
-import { eventStreamRoutes } from './modules/signals/stream-routes.js';
-import { authJoinRoutes } from './modules/join/routes.js';
-import { stepUpPlugin } from './platform/http/plugins/step-up.js';
-import { authMethodRoutes } from './modules/methods/routes.js';
-import { authRecoveryRoutes } from './modules/recovery/routes.js';
-import { authStepUpRoutes } from './modules/step-up/routes.js';
-import { authTotpRoutes } from './modules/methods/totp-routes.js';
+import { createDpopVerifier } from './platform/crypto/dpop.js';
+import { createSecretBox } from './platform/crypto/secret-box.js';
+import { loadSecretKey, subkey } from './platform/crypto/secret-key.js';
+import { locateIp } from './platform/geo/locate.js';
 import './platform/http/fastify-types.js';
+import { lazyCompilers } from './platform/http/lazy-compile.js';
+import { openApiDocumentRoute } from './platform/http/openapi-document.js';
+import { clientPlugin } from './platform/http/plugins/client.js';
 import { corsPlugin } from './platform/http/plugins/cors.js';
 import { deprecationPlugin } from './platform/http/plugins/deprecation.js';
 import { dpopAuthPlugin } from './platform/http/plugins/dpop-auth.js';
 import { idempotencyPlugin } from './platform/http/plugins/idempotency.js';
 import { loadSheddingPlugin } from './platform/http/plugins/load-shedding.js';
 import { API_PREFIX, openApiPlugin } from './platform/http/plugins/openapi.js';
-import { lazyCompilers } from './platform/http/lazy-compile.js';
 import { problemPlugin } from './platform/http/plugins/problem.js';
 import { rateLimitPlugin } from './platform/http/plugins/rate-limit.js';
 import { requestIdFor, requestIdPlugin } from './platform/http/plugins/request-id.js';
+import { stepUpPlugin } from './platform/http/plugins/step-up.js';
 import { installValidators } from './platform/http/plugins/validation.js';
-import { authPasskeyRoutes } from './modules/sign-in/routes.js';
-import { authSessionRoutes } from './modules/sessions/routes.js';
-import { authUsernameRoutes } from './modules/usernames/routes.js';
-import { healthRoutes } from './modules/health/routes.js';
-import { meRoutes } from './modules/me/routes.js';
-import { fieldTypeRoutes } from './modules/fields/catalog-routes.js';
-import { meFieldRoutes } from './modules/fields/routes.js';
-import { openApiDocumentRoute } from './platform/http/openapi-document.js';
-import { webAppRoutes } from './modules/web-app/routes.js';
+import { Problem } from './platform/http/schemas.js';
+import { AuthenticationCredential, CreationOptions, RegistrationCredential, RequestOptions } from './platform/http/webauthn-schemas.js';
+import { createSharedState } from './platform/limits/shared-state.js';
+import { buildModules } from './platform/module.js';
+import type { Platform } from './platform/module.js';
+import type { StreamHub } from './platform/signals/hub.js';
+import { migrateToLatest } from './platform/store/migrate.js';
 import { createStore, openDatabase } from './platform/store/store.js';
 import type { Store } from './platform/store/store.js';
-import { migrateToLatest } from './platform/store/migrate.js';
-import { createServices } from './modules/index.js';
+import { selectProtocol } from './platform/signals/websocket.js';
 
 export interface AppDeps {
   config: Config;
-  /** An open store; by default one is opened from config and closed with the app. */
+  /** An open, migrated store; by default one is opened from config, migrated and closed with the app. */
   store?: Store;
   clock?: Clock;
   /** pino options, or false for silence (tests). */
@@ -51,6 +47,7 @@ export interface AppDeps {
 
 export interface VidApp {
   app: FastifyInstance;
+  /** The store as the app uses it: its transactions stamp signals with the app's clock. */
   store: Store;
   /** This node's event streams (stats for tests and the benchmark). */
   streams: StreamHub;
@@ -68,19 +65,41 @@ lists are {data, next_cursor, has_more} with limit (1-200, default 50) and curso
 required where marked and replays the first response with VID-Idempotent-Replay: true for 24 hours; rate-limited responses
 carry RateLimit-* headers and 429/503 carry Retry-After.`;
 
-/** Builds the whole service: plugins in order, then routes. Used by the server and by every test. */
+/** Schemas with an $id the platform's own routes and plugins use (Problem) or several modules share (WebAuthn). */
+const PLATFORM_SCHEMAS = [Problem, CreationOptions, RequestOptions, RegistrationCredential, AuthenticationCredential];
+const PLATFORM_TAGS = [{ name: 'meta', description: 'The contract itself' }];
+
+/**
+ * Builds the whole service: the platform (store, shared state, crypto), every module's services
+ * in list order, then the platform's plugins and each module's routes. Used by the server and
+ * by every test.
+ */
 export async function buildApp(deps: AppDeps): Promise<VidApp> {
   const { config } = deps;
   const clock = deps.clock ?? systemClock;
   const ownsStore = !deps.store;
-  const store = deps.store ?? createStore(openDatabase(config));
-  if (ownsStore) await migrateToLatest(store.handle.db, store.handle.schema);
+  const store = (deps.store ?? createStore(openDatabase(config))).withClock(clock);
+  if (ownsStore) await migrateToLatest(store.handle.db, store.handle.schema, allMigrations());
 
-  const services = createServices({ config, store, clock, warn: (error: unknown, what: string) => app.log.warn({ err: error }, what) });
-  const { redis, counters, replayCache, verifier, box, securityLog, sessions, usernames, totp, recovery, passkeys, stepUp, methods, join, me, fieldCatalog, fields, events, streams, notifiers } = services;
+  let app: FastifyInstance | undefined;
+  const warn = (error: unknown, what: string) => app?.log.warn({ err: error }, what);
+  const shared = createSharedState(config, store, clock);
+  const secretKey = loadSecretKey(config);
+  const platform: Platform = {
+    config,
+    clock,
+    store,
+    box: createSecretBox(secretKey),
+    subkey: (purpose) => subkey(secretKey, purpose),
+    limiter: shared.limiter,
+    ceremonies: createCeremonies({ store, rp: config.webauthn, now: clock.now }),
+    warn,
+  };
+  const { services, parts } = buildModules(modules, platform);
+  const verifier = createDpopVerifier(config.dpop);
 
   const compilers = lazyCompilers();
-  const app = Fastify({
+  app = Fastify({
     logger:
       deps.logger === undefined
         ? {
@@ -99,9 +118,11 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
     schemaController: { compilersFactory: { buildSerializer: compilers.serializerFactory } },
   });
 
+  const schemas = [...PLATFORM_SCHEMAS, ...modules.flatMap((module) => module.schemas ?? [])];
+  const tags = [...modules.flatMap((module) => module.tags ?? []), ...PLATFORM_TAGS];
   // PRODUCT §0: every body is JSON; anything else is 415, not a string for the validator to refuse.
   app.removeContentTypeParser('text/plain');
-  installValidators(app, compilers);
+  installValidators(app, compilers, schemas);
   await app.register(requestIdPlugin, { apiVersion: config.apiVersion });
   await app.register(problemPlugin, { challenge: verifier.challenge });
   // Upgrade requests run through every hook below (authentication included) before upgrading.
@@ -111,61 +132,50 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   await app.register(corsPlugin, { origins: config.corsOrigins });
   await app.register(loadSheddingPlugin, config.shedding);
   await app.register(deprecationPlugin, { routes: config.deprecatedRoutes });
-  await app.register(openApiPlugin, { version: config.apiVersion, description: API_DESCRIPTION });
+  await app.register(openApiPlugin, { version: config.apiVersion, description: API_DESCRIPTION, schemas, tags });
+  await app.register(clientPlugin, { locate: locateIp });
   // Order matters: authentication, then per-account limits, then idempotency (scoped by principal).
-  await app.register(dpopAuthPlugin, { verifier, replayCache, sessions, publicOrigin: config.publicOrigin, now: clock.now });
-  await app.register(rateLimitPlugin, { counters, limits: { auth: config.rateLimits.authPerMinute, user: config.rateLimits.userPerMinute, public: config.rateLimits.publicPerMinute }, quotaPerMonth: config.quotaPerMonth, now: clock.now });
-  await app.register(idempotencyPlugin, { store, box, now: clock.now });
-  await app.register(stepUpPlugin, { stepUp });
+  await app.register(dpopAuthPlugin, { verifier, replayCache: shared.replayCache, authenticate: services.sessions.authenticate, publicOrigin: config.publicOrigin, now: clock.now });
+  await app.register(rateLimitPlugin, {
+    counters: shared.counters,
+    limits: { auth: config.rateLimits.authPerMinute, user: config.rateLimits.userPerMinute, public: config.rateLimits.publicPerMinute },
+    quotaPerMonth: config.quotaPerMonth,
+    now: clock.now,
+  });
+  await app.register(idempotencyPlugin, { store, box: platform.box, now: clock.now });
+  await app.register(stepUpPlugin, { verify: services.stepUp.verify });
 
-  let closing = false;
-  await app.register(healthRoutes, { store, isClosing: () => closing });
   await app.register(
     async (api) => {
       await api.register(openApiDocumentRoute);
-      await api.register(authUsernameRoutes, { usernames });
-      await api.register(authPasskeyRoutes, { passkeys });
-      await api.register(authSessionRoutes, { sessions });
-      await api.register(authStepUpRoutes, { stepUp });
-      await api.register(authMethodRoutes, { methods });
-      await api.register(authTotpRoutes, { totp, securityLog });
-      await api.register(authRecoveryRoutes, { recovery, securityLog });
-      await api.register(authJoinRoutes, { join, securityLog });
-      await api.register(meRoutes, { me });
-      await api.register(fieldTypeRoutes, { catalog: fieldCatalog, now: clock.now });
-      await api.register(meFieldRoutes, { fields });
-      await api.register(eventRoutes, { events, retentionDays: config.events.retentionDays });
-      await api.register(eventStreamRoutes, { events, hub: streams, maxStreamsPerAccount: config.events.maxStreamsPerAccount, heartbeatMs: config.events.heartbeatMs });
+      for (const part of parts) if (part.routes) await api.register(part.routes);
     },
     { prefix: API_PREFIX },
   );
-  // Last, outside the API prefix: the web app at / (its GET /* answers only what nothing else does).
-  await app.register(webAppRoutes);
+  // Outside the API prefix, in list order: the health probes, and last the web app at /.
+  for (const part of parts) if (part.rootRoutes) await app.register(part.rootRoutes);
 
-  // Expired challenges, jtis and idempotency records go in the background; nothing waits for it.
+  // Expired challenges, jtis, idempotency records and signals go in the background; nothing waits for it.
   const pruner = setInterval(() => {
     const now = clock.now();
-    counters.prune?.(now);
-    replayCache.prune?.(now);
-    store.prune(now).catch((error) => app.log.warn({ err: error }, 'prune failed'));
-    events.prune().catch((error) => app.log.warn({ err: error }, 'event prune failed'));
+    shared.counters.prune?.(now);
+    shared.replayCache.prune?.(now);
+    store.prune(now).catch((error) => warn(error, 'prune failed'));
+    for (const part of parts) part.prune?.(now).catch((error) => warn(error, `${part.name} prune failed`));
   }, PRUNE_INTERVAL_MS);
   pruner.unref();
 
   app.addHook('preClose', async () => {
-    closing = true;
-    // Open streams would hold the server open; their clients resume on another node.
-    streams.stop();
+    for (const part of parts) part.stop?.();
   });
   app.addHook('onClose', async () => {
     clearInterval(pruner);
-    for (const notifier of notifiers) await notifier.stop();
-    redis?.disconnect();
+    for (const part of parts) await part.close?.();
+    shared.redis?.disconnect();
     if (ownsStore) await store.close();
   });
 
   await app.ready();
-  for (const notifier of notifiers) await notifier.start(streams);
-  streams.start();
-  return { app, store, streams, compileSchemas: compilers.compileAll };
+  for (const part of parts) await part.start?.();
+  return { app, store, streams: services.streams, compileSchemas: compilers.compileAll };
 }

@@ -1,4 +1,4 @@
-// The web app served by VID at / (src/http/routes/web-app.ts serves web/dist).
+// The web app served by VID at / (src/modules/web-app/routes.ts serves web/dist).
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 

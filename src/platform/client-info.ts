@@ -1,9 +1,17 @@
 import Bowser from 'bowser';
 
-/** Where a request came from, as the domain sees it: no Fastify request. */
+/** Where a request came from, as a service sees it: no Fastify request. */
 export interface ClientInfo {
   ip: string;
   userAgent: string;
+}
+
+/**
+ * A client with its approximate location ("Berlin, DE"), resolved once per request before any
+ * transaction opens (the HTTP layer's `request.client()`), so no lookup holds a database lock.
+ */
+export interface LocatedClient extends ClientInfo {
+  location: string | null;
 }
 
 const MAX_USER_AGENT = 512;

@@ -7,6 +7,7 @@ import type { Store } from '../../src/platform/store/store.js';
 import type { TestBackend } from './backends.js';
 import { TestClient } from './client.js';
 import { createContractChecker } from './contract.js';
+import { signalsOffCatalogue } from './signal-catalogue.js';
 
 export const PUBLIC_ORIGIN = 'http://localhost:8080';
 /** Seals TOTP secrets and recovery keys in tests (32 bytes, base64url). */
@@ -49,8 +50,9 @@ export async function startTestApp(backend: TestBackend, env: Record<string, str
   const config = testConfig(database.databaseUrl, env);
   const clock = createManualClock(Date.now());
   let app;
+  let store: Store;
   try {
-    ({ app } = await buildApp({ config, store: database.store, clock, logger: false }));
+    ({ app, store } = await buildApp({ config, store: database.store, clock, logger: false }));
   } catch (error) {
     await database.cleanup();
     throw error;
@@ -63,12 +65,15 @@ export async function startTestApp(backend: TestBackend, env: Record<string, str
   return {
     baseUrl,
     config,
-    store: database.store,
+    store,
     clock,
     client,
     async close() {
+      // Whatever a suite did, every signal it caused names the resource the catalogue promises.
+      const offCatalogue = await signalsOffCatalogue(store).catch((error) => [`unreadable: ${error}`]);
       await app.close();
       await database.cleanup();
+      if (offCatalogue.length) throw new Error(`signals off the catalogue: ${offCatalogue.join(', ')}`);
     },
   };
 }

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { createStore } from '../../src/platform/store/store.js';
 import type { Store } from '../../src/platform/store/store.js';
 import { openPostgres, openSqlite } from '../../src/platform/store/db.js';
+import { allMigrations } from '../../src/modules/index.js';
 import { migrateToLatest } from '../../src/platform/store/migrate.js';
 
 /**
@@ -29,7 +30,7 @@ const sqlite: TestBackend = {
   async open() {
     const dir = mkdtempSync(join(tmpdir(), 'vid-test-'));
     const store = createStore(openSqlite(join(dir, 'vid.sqlite')));
-    await migrateToLatest(store.handle.db, store.handle.schema);
+    await migrateToLatest(store.handle.db, store.handle.schema, allMigrations());
     return {
       store,
       async cleanup() {
@@ -52,7 +53,7 @@ const postgres: TestBackend = {
     await admin.end();
     const store = createStore(openPostgres(postgresUrl as string, { schema, poolSize: 5 }));
     try {
-      await migrateToLatest(store.handle.db, store.handle.schema);
+      await migrateToLatest(store.handle.db, store.handle.schema, allMigrations());
     } catch (error) {
       await store.close();
       await dropSchema(schema);

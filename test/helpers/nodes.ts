@@ -52,17 +52,18 @@ export async function startNodes(backend: TestBackend, count: number, env: Recor
       store = createStore(openPostgres(database.databaseUrl as string, { schema: database.schema, poolSize: 5 }));
       extraStores.push(store);
     }
-    const { app, streams } = await buildApp({ config, store, clock, logger: false });
+    const built = await buildApp({ config, store, clock, logger: false });
+    const { app, streams } = built;
     await app.listen({ host: '127.0.0.1', port: 0 });
     const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const document = await (await fetch(`${baseUrl}/api/v1/openapi.json`)).json();
-    nodes.push({ baseUrl, app, streams, store, client: new TestClient(baseUrl, PUBLIC_ORIGIN, createContractChecker(document), clock.now) });
+    nodes.push({ baseUrl, app, streams, store: built.store, client: new TestClient(baseUrl, PUBLIC_ORIGIN, createContractChecker(document), clock.now) });
   }
   return {
     nodes,
     config,
     clock,
-    store: database.store,
+    store: nodes[0]!.store,
     async close() {
       for (const node of nodes) await node.app.close();
       for (const store of extraStores) await store.close();

@@ -186,7 +186,7 @@ for (const backend of backends) {
     });
 
     it('a display_name of invisible characters only is 400 validation_failed, nothing written', async () => {
-      // src/domain/me.ts's own rule: "a display name needs visible characters". U+200B (ZERO WIDTH
+      // src/modules/me/service.ts's own rule: "a display name needs visible characters". U+200B (ZERO WIDTH
       // SPACE, a default-ignorable format character) renders as nothing, so a blank name results.
       const device = await t.client.signUp(uniqueName('invisible'));
       const res = await expectRefused(device, { display_name: '\u200B\u200B' }, 400, 'validation_failed');

@@ -15,6 +15,7 @@ import type { TestApp } from '../helpers/app.js';
 import { TestClient, uniqueName } from '../helpers/client.js';
 import type { CallResult, Device } from '../helpers/client.js';
 import { createContractChecker } from '../helpers/contract.js';
+import { idempotencyQueries } from '../../src/platform/store/idempotency.js';
 
 const ME = '/api/v1/me';
 const HOUR = 3600_000;
@@ -161,7 +162,7 @@ for (const backend of backends) {
       const key = randomUUID();
       const body = { display_name: 'Busy' };
       const now = t.clock.now();
-      const claim = await t.store.idempotency.claim(
+      const claim = await t.store.use(idempotencyQueries).claim(
         {
           scope: `PATCH ${ME} acc:${device.accountId}`,
           idem_key: key,

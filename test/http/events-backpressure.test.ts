@@ -9,10 +9,12 @@ import { uniqueName } from '../helpers/client.js';
 import type { Device } from '../helpers/client.js';
 import { openSse, startNodes } from '../helpers/nodes.js';
 import type { TestCluster, TestNode } from '../helpers/nodes.js';
+import { signal } from '../../src/platform/signals/signal.js';
 
 const BUFFER_KB = 16;
 /** Big signals fill socket buffers quickly: each carries a 1 KiB resource path. */
-const RESOURCE = `/contacts/${'c'.repeat(1000)}/card`;
+/** A long resource (/contacts/ccc…/card), so a few signals fill a stream's buffer. */
+const LONG_ID = 'c'.repeat(1000);
 const BATCH = 250;
 const MAX_BATCHES = 80;
 
@@ -28,7 +30,7 @@ for (const backend of backends) {
 
     const emit = (device: Device, count: number) =>
       cluster.store.transaction(async (tx) => {
-        for (let i = 0; i < count; i++) await tx.events.append(device.accountId, 'contact.card.changed', RESOURCE, cluster.clock.now());
+        for (let i = 0; i < count; i++) await signal(tx, device.accountId, 'contact.card.changed', { id: LONG_ID });
       });
 
     /** Writes signals until the stream stops taking them (its buffer is full); returns how many. */

@@ -6,7 +6,7 @@ import { EVENTS_DOC, renderEventsDoc } from '../../scripts/gen-events-doc.js';
 import { SIGNAL_KINDS } from '../../src/platform/signals/catalogue.js';
 
 describe('events: the catalogue and its generated docs', () => {
-  it('docs/events.md matches src/events/kinds.ts (run npm run docs:events after changing it)', () => {
+  it('docs/events.md matches src/platform/signals/catalogue.ts (run npm run docs:events after changing it)', () => {
     assert.equal(readFileSync(EVENTS_DOC, 'utf8'), renderEventsDoc());
   });
 

@@ -10,6 +10,7 @@ import { uniqueName } from '../helpers/client.js';
 import type { Device } from '../helpers/client.js';
 import { openSse, openWs, startNodes } from '../helpers/nodes.js';
 import type { TestCluster, TestNode } from '../helpers/nodes.js';
+import { signal } from '../../src/platform/signals/signal.js';
 
 const postgres = backends.find((b) => b.name === 'postgres')!;
 
@@ -67,15 +68,15 @@ describe('events: live delivery across two nodes on one PostgreSQL database', { 
     await onB.waitForComment('heartbeat');
     await assert.rejects(
       a.store.transaction(async (tx) => {
-        await tx.events.append(device.accountId, 'fields.changed', '/me/fields', cluster.clock.now());
+        await signal(tx, device.accountId, 'fields.changed');
         throw new Error('abort');
       }),
     );
     await sleep(300);
     assert.deepEqual(onB.signals, []);
-    await a.store.transaction((tx) => tx.events.append(device.accountId, 'me.changed', '/me', cluster.clock.now()));
-    const [signal] = await onB.waitForSignals(1, 2000);
-    assert.equal(signal!.kind, 'me.changed');
+    await a.store.transaction((tx) => signal(tx, device.accountId, 'me.changed'));
+    const [received] = await onB.waitForSignals(1, 2000);
+    assert.equal(received!.kind, 'me.changed');
     onB.close();
   });
 

@@ -7,6 +7,8 @@ import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { uniqueName } from '../helpers/client.js';
 import type { CallResult, Device } from '../helpers/client.js';
+import { signal } from '../../src/platform/signals/signal.js';
+import { signalLog } from '../../src/platform/signals/log.js';
 
 const EVENTS = '/api/v1/events';
 const DAY_MS = 24 * 3600 * 1000;
@@ -103,11 +105,11 @@ for (const backend of backends) {
     it('writes a signal only with its change: a rolled-back transaction leaves none, and wakes no one', async () => {
       const device = await t.client.signUp(uniqueName('rollback'));
       const woken: string[] = [];
-      const unsubscribe = t.store.onEventsCommitted((events) => woken.push(...events.map((e) => e.kind)));
+      const unsubscribe = t.store.onSignalsCommitted((records) => woken.push(...records.map((r) => r.kind)));
       await assert.rejects(
         t.store.transaction(async (tx) => {
-          await tx.accounts.updateProfile(device.accountId, 1, { display_name: 'never' });
-          await tx.events.append(device.accountId, 'me.changed', '/me', t.clock.now());
+          await tx.db.updateTable('accounts').set({ display_name: 'never', version: 2 }).where('id', '=', device.accountId).execute();
+          await signal(tx, device.accountId, 'me.changed');
           throw new Error('abort');
         }),
         /abort/,
@@ -115,12 +117,12 @@ for (const backend of backends) {
       // A refused change (stale If-Match) writes nothing either.
       const stale = await t.client.as(device, 'PATCH', '/api/v1/me', { body: { display_name: 'x' }, headers: { 'if-match': '"99"' } });
       assert.equal(stale.status, 412);
-      await t.store.transaction((tx) => tx.events.append(device.accountId, 'fields.changed', '/me/fields', t.clock.now()));
+      await t.store.transaction((tx) => signal(tx, device.accountId, 'fields.changed'));
       unsubscribe();
       assert.deepEqual(woken, ['fields.changed']);
       const res = await poll(device);
       assert.deepEqual(res.body.data.map((s: any) => s.kind), ['sessions.changed', 'fields.changed']);
-      const head = await t.store.events.head(device.accountId);
+      const head = await t.store.use(signalLog).head(device.accountId);
       assert.equal(head, 2, 'the rolled-back sequence number was not taken');
     });
 
@@ -159,7 +161,7 @@ for (const backend of backends) {
       await renew(device);
       await rename(device, 'recent');
       const other = await t.client.signUp(uniqueName('expire-other'));
-      const pruneAt = (days: number) => t.store.events.prune(t.clock.now() - days * DAY_MS);
+      const pruneAt = (days: number) => t.store.use(signalLog).prune(t.clock.now() - days * DAY_MS);
 
       assert.equal(await pruneAt(30), 0, 'nothing is 30 days old yet');
       assert.equal((await poll(device, `?since=${start}`)).body.data.length, 2);

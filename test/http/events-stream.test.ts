@@ -8,6 +8,8 @@ import { uniqueName } from '../helpers/client.js';
 import type { Device } from '../helpers/client.js';
 import { openSse, openWs, startNodes, STREAM_PATH } from '../helpers/nodes.js';
 import type { SseClient, TestCluster, TestNode } from '../helpers/nodes.js';
+import { signal } from '../../src/platform/signals/signal.js';
+import { signalLog } from '../../src/platform/signals/log.js';
 
 const EVENTS = '/api/v1/events';
 
@@ -33,7 +35,7 @@ for (const backend of backends) {
     const signUp = (prefix: string) => node.client.signUp(uniqueName(prefix));
     const emit = (device: Device, count = 1, kind: 'fields.changed' | 'me.changed' = 'fields.changed') =>
       cluster.store.transaction(async (tx) => {
-        for (let i = 0; i < count; i++) await tx.events.append(device.accountId, kind, kind === 'me.changed' ? '/me' : '/me/fields', cluster.clock.now());
+        for (let i = 0; i < count; i++) await signal(tx, device.accountId, kind);
       });
     async function rename(device: Device, name: string): Promise<void> {
       const me = await node.client.as(device, 'GET', '/api/v1/me');
@@ -200,7 +202,7 @@ for (const backend of backends) {
       const start = (await node.client.as(device, 'GET', EVENTS)).body.next_cursor;
       await emit(device, 1);
       cluster.clock.advance(31 * 24 * 3600 * 1000);
-      await cluster.store.events.prune(cluster.clock.now() - 30 * 24 * 3600 * 1000);
+      await cluster.store.use(signalLog).prune(cluster.clock.now() - 30 * 24 * 3600 * 1000);
       const renew = await node.client.call('POST', '/api/v1/auth/token/renew', { body: { refresh_token: device.tokens.refresh_token }, key: device.key });
       assert.equal(renew.status, 401, 'the refresh token expired with the jump too');
       const login = await node.client.logIn(device.authenticator);

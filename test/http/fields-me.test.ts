@@ -9,6 +9,7 @@ import type { TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/backends.js';
 import { uniqueName } from '../helpers/client.js';
 import type { CallResult, Device } from '../helpers/client.js';
+import { fieldQueries } from '../../src/modules/fields/queries.js';
 
 const FIELDS = '/api/v1/me/fields';
 const BERLIN = { street_lines: ['Platz der Republik 1'], locality: 'Berlin', postal_code: '11011' };
@@ -201,7 +202,7 @@ for (const backend of backends) {
       // Fill up to 199 straight in the store, then the 200th through the API.
       const now = t.clock.now();
       for (let i = 1; i < 199; i++) {
-        await t.store.fields.insert({
+        await t.store.use(fieldQueries).insert({
           id: newId('fld'), account_id: device.accountId, type: 'nickname', label: null, country: null,
           value: JSON.stringify(`nick${i}`), input: null, details: '{}', version: 1, created_at: now + i, updated_at: now + i,
         });

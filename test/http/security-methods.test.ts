@@ -11,6 +11,7 @@ import { SoftwareAuthenticator } from '../helpers/authenticator.js';
 import { uniqueName } from '../helpers/client.js';
 import type { CallResult, Device } from '../helpers/client.js';
 import { STEP_UP_HEADER, addPasskey, addPasskeyDetailed, logInAs, signUpWith, stepUp } from '../helpers/step-up.js';
+import { accountQueries } from '../../src/platform/store/accounts.js';
 
 const METHODS = '/api/v1/auth/methods';
 const ADD_BEGIN = '/api/v1/auth/methods/passkeys/begin';
@@ -145,7 +146,7 @@ for (const backend of backends) {
       const beginKey = randomUUID();
       const begin = await t.client.as(device, 'POST', ADD_BEGIN, { headers: { 'idempotency-key': beginKey, [STEP_UP_HEADER]: await stepUp(t.client, device) } });
       assert.equal(begin.status, 200, JSON.stringify(begin.body));
-      assert.equal(begin.body.options.user.id, (await t.store.accounts.findById(device.accountId))!.user_handle, 'the account\'s user handle');
+      assert.equal(begin.body.options.user.id, (await t.store.use(accountQueries).findById(device.accountId))!.user_handle, 'the account\'s user handle');
       assert.deepEqual(begin.body.options.excludeCredentials.map((c: { id: string }) => c.id), [device.authenticator.credentials[0]!.id]);
       const beginReplay = await t.client.as(device, 'POST', ADD_BEGIN, { headers: { 'idempotency-key': beginKey } });
       assert.equal(beginReplay.status, 200);

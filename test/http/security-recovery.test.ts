@@ -19,6 +19,7 @@ import type { CallResult, Device } from '../helpers/client.js';
 import { createContractChecker } from '../helpers/contract.js';
 import type { DpopKey } from '../helpers/dpop.js';
 import { RECOVERY_KEY_PATTERN, STEP_UP_HEADER, activeTotp, downloadRecoveryKey, enrollTotp, stepUp, totpCode, wrongTotpCode } from '../helpers/step-up.js';
+import { accountQueries } from '../../src/platform/store/accounts.js';
 
 const RECOVERY_KEY = '/api/v1/auth/recovery-key';
 const BEGIN = '/api/v1/auth/recovery/begin';
@@ -124,7 +125,7 @@ for (const backend of backends) {
       const begin = await steps.begin(old.username, key);
       assert.equal(begin.status, 200, JSON.stringify(begin.body));
       assert.match(begin.body.ceremony_id, /^cer_/);
-      const account = await t.store.accounts.findById(old.accountId);
+      const account = await t.store.use(accountQueries).findById(old.accountId);
       assert.equal(begin.body.options.user.id, account!.user_handle, 'creation options for the existing account');
       assert.deepEqual(begin.body.options.excludeCredentials.map((c: { id: string }) => c.id), [old.authenticator.credentials[0]!.id]);
       assert.equal(begin.body.options.authenticatorSelection.userVerification, 'required');

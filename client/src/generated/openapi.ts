@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/auth/security-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your account's security log, newest first */
+        get: operations["getAuthSecurityLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/username/check": {
         parameters: {
             query?: never;
@@ -18,83 +35,6 @@ export interface paths {
          * @description Applies every username rule (normalisation, reserved list, confusable skeleton) and reserves nothing: uniqueness is enforced atomically at /auth/register/finish.
          */
         post: operations["postAuthUsernameCheck"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/register/begin": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Begin sign-up: WebAuthn creation options
-         * @description Checks the username and returns creation options (resident key and user verification required, 300 s) and a single-use ceremony id.
-         */
-        post: operations["postAuthRegisterBegin"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/register/finish": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Finish sign-up: create the account and log in
-         * @description Verifies the attestation, creates the account, stores the passkey with the DPoP key thumbprint and opens a trusted session bound to that key. When two sign-ups race for one name, exactly one wins; the other gets 409 username_taken.
-         */
-        post: operations["postAuthRegisterFinish"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/login/begin": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Begin sign-in: WebAuthn request options
-         * @description Discoverable login: allowCredentials is empty, user verification required.
-         */
-        post: operations["postAuthLoginBegin"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/login/finish": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Finish sign-in: tokens bound to a fresh DPoP key */
-        post: operations["postAuthLoginFinish"];
         delete?: never;
         options?: never;
         head?: never;
@@ -167,26 +107,6 @@ export interface paths {
         post?: never;
         /** Revoke one of your sessions */
         delete: operations["deleteAuthSessionsById"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/step-up/begin": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Begin a step-up: a challenge for one of your passkeys
-         * @description Sign the options with navigator.credentials.get() (user verification required), then send base64url(JSON of the assertion) as the VID-Step-Up header of the sensitive request, within 5 minutes, from this same session. Each assertion works once. Ephemeral sessions cannot step up.
-         */
-        post: operations["postAuthStepUpBegin"];
-        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -322,6 +242,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The identity of the caller */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change display name, locale or default country
+         * @description Needs If-Match with the ETag of the last GET. Idempotency-Key is honoured when sent.
+         */
+        patch: operations["patchMe"];
+        trace?: never;
+    };
     "/auth/recovery-key": {
         parameters: {
             query?: never;
@@ -379,17 +320,97 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/auth/security-log": {
+    "/auth/register/begin": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Your account's security log, newest first */
-        get: operations["getAuthSecurityLog"];
+        get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Begin sign-up: WebAuthn creation options
+         * @description Checks the username and returns creation options (resident key and user verification required, 300 s) and a single-use ceremony id.
+         */
+        post: operations["postAuthRegisterBegin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/register/finish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish sign-up: create the account and log in
+         * @description Verifies the attestation, creates the account, stores the passkey with the DPoP key thumbprint and opens a trusted session bound to that key. When two sign-ups race for one name, exactly one wins; the other gets 409 username_taken.
+         */
+        post: operations["postAuthRegisterFinish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/login/begin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Begin sign-in: WebAuthn request options
+         * @description Discoverable login: allowCredentials is empty, user verification required.
+         */
+        post: operations["postAuthLoginBegin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/login/finish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Finish sign-in: tokens bound to a fresh DPoP key */
+        post: operations["postAuthLoginFinish"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/step-up/begin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Begin a step-up: a challenge for one of your passkeys
+         * @description Sign the options with navigator.credentials.get() (user verification required), then send base64url(JSON of the assertion) as the VID-Step-Up header of the sensitive request, within 5 minutes, from this same session. Each assertion works once. Ephemeral sessions cannot step up.
+         */
+        post: operations["postAuthStepUpBegin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -576,27 +597,6 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
-        trace?: never;
-    };
-    "/me": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The identity of the caller */
-        get: operations["getMe"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /**
-         * Change display name, locale or default country
-         * @description Needs If-Match with the ETag of the last GET. Idempotency-Key is honoured when sent.
-         */
-        patch: operations["patchMe"];
         trace?: never;
     };
     "/field-types": {
@@ -791,16 +791,6 @@ export interface components {
                 message: string;
             }[];
         };
-        /** UsernameCheckResult */
-        UsernameCheckResult: {
-            username: string;
-            /** @description The enforced form uniqueness is checked on; null when invalid */
-            canonical: string | null;
-            available: boolean;
-            reason?: "invalid" | "reserved" | "confusable" | "taken";
-            /** @description Why an invalid name is invalid */
-            detail?: string;
-        };
         /** CreationOptions */
         CreationOptions: {
             rp: {
@@ -887,6 +877,27 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** SecurityLogEntry */
+        SecurityLogEntry: {
+            id: string;
+            /** @description account_created, signed_in, passkey_added, passkey_renamed, passkey_removed, totp_added, totp_confirmed, totp_removed, recovery_key_downloaded, recovery_succeeded, recovery_failed, session_revoked */
+            kind: string;
+            /** Format: date-time */
+            at: string;
+            ip: string;
+            location: string | null;
+            user_agent: string;
+        };
+        /** UsernameCheckResult */
+        UsernameCheckResult: {
+            username: string;
+            /** @description The enforced form uniqueness is checked on; null when invalid */
+            canonical: string | null;
+            available: boolean;
+            reason?: "invalid" | "reserved" | "confusable" | "taken";
+            /** @description Why an invalid name is invalid */
+            detail?: string;
+        };
         /** Tokens */
         Tokens: {
             session_id: string;
@@ -916,6 +927,37 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
         };
+        /** Passkey */
+        Passkey: {
+            id: string;
+            name: string;
+            /** Format: date-time */
+            created_at: string;
+            last_used_at: string | null;
+            backup_eligible: boolean;
+            /** @description Synced to a cloud keychain */
+            backed_up: boolean;
+            /** @description Thumbprint of the DPoP key of the device that last used it */
+            dpop_jkt: string;
+            /** @description A signature counter went backwards once (possible clone) */
+            flagged: boolean;
+            version: number;
+            /** @enum {number} */
+            schema_version: 1;
+        };
+        /** TotpAuthenticator */
+        TotpAuthenticator: {
+            id: string;
+            name: string;
+            /** @description false until a first valid code confirms it */
+            active: boolean;
+            /** Format: date-time */
+            created_at: string;
+            confirmed_at: string | null;
+            last_used_at: string | null;
+            /** @enum {number} */
+            schema_version: 1;
+        };
         /** Me */
         Me: {
             id: string;
@@ -931,6 +973,29 @@ export interface components {
             version: number;
             /** @enum {number} */
             schema_version: 1;
+        };
+        /** JoinAttempt */
+        JoinAttempt: {
+            attempt_id: string;
+            status: "awaiting_approval" | "approved" | "denied" | "finished" | "expired";
+            /** Format: date-time */
+            expires_at: string;
+        };
+        /** PendingJoin */
+        PendingJoin: {
+            attempt_id: string;
+            /** @description code: a code from one of your devices was redeemed; factor: started without a code, can only be denied here */
+            via: "code" | "factor";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            ip: string;
+            /** @description Approximate "City, CC" of the new device, from an offline IP database */
+            location: string | null;
+            user_agent: string;
+            /** @description Parsed from the user agent, e.g. "Firefox 132 on Windows" */
+            device_label: string;
         };
         /** PhoneCountryRule */
         PhoneCountryRule: {
@@ -1068,71 +1133,6 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
-        /** Passkey */
-        Passkey: {
-            id: string;
-            name: string;
-            /** Format: date-time */
-            created_at: string;
-            last_used_at: string | null;
-            backup_eligible: boolean;
-            /** @description Synced to a cloud keychain */
-            backed_up: boolean;
-            /** @description Thumbprint of the DPoP key of the device that last used it */
-            dpop_jkt: string;
-            /** @description A signature counter went backwards once (possible clone) */
-            flagged: boolean;
-            version: number;
-            /** @enum {number} */
-            schema_version: 1;
-        };
-        /** TotpAuthenticator */
-        TotpAuthenticator: {
-            id: string;
-            name: string;
-            /** @description false until a first valid code confirms it */
-            active: boolean;
-            /** Format: date-time */
-            created_at: string;
-            confirmed_at: string | null;
-            last_used_at: string | null;
-            /** @enum {number} */
-            schema_version: 1;
-        };
-        /** SecurityLogEntry */
-        SecurityLogEntry: {
-            id: string;
-            /** @description account_created, signed_in, passkey_added, passkey_renamed, passkey_removed, totp_added, totp_confirmed, totp_removed, recovery_key_downloaded, recovery_succeeded, recovery_failed, session_revoked */
-            kind: string;
-            /** Format: date-time */
-            at: string;
-            ip: string;
-            location: string | null;
-            user_agent: string;
-        };
-        /** JoinAttempt */
-        JoinAttempt: {
-            attempt_id: string;
-            status: "awaiting_approval" | "approved" | "denied" | "finished" | "expired";
-            /** Format: date-time */
-            expires_at: string;
-        };
-        /** PendingJoin */
-        PendingJoin: {
-            attempt_id: string;
-            /** @description code: a code from one of your devices was redeemed; factor: started without a code, can only be denied here */
-            via: "code" | "factor";
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            expires_at: string;
-            ip: string;
-            /** @description Approximate "City, CC" of the new device, from an offline IP database */
-            location: string | null;
-            user_agent: string;
-            /** @description Parsed from the user agent, e.g. "Firefox 132 on Windows" */
-            device_label: string;
-        };
         /**
          * Signal
          * @description Something changed; no data: pull `resource`.
@@ -1162,6 +1162,99 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getAuthSecurityLog: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 (default 50) */
+                limit?: number;
+                /** @description Opaque cursor from next_cursor */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SecurityLogEntry"][];
+                        /** @description Pass as `cursor` for the next page; null on the last */
+                        next_cursor: string | null;
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     postAuthUsernameCheck: {
         parameters: {
             query?: never;
@@ -1189,382 +1282,6 @@ export interface operations {
             };
             /** @description Malformed request: validation, JSON, headers */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit or monthly quota reached; honour Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unexpected failure on our side */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Load shedding; honour Retry-After */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    postAuthRegisterBegin: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description As the person typed it; 3-32 characters once normalised */
-                    username: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ceremony_id: string;
-                        options: components["schemas"]["CreationOptions"];
-                    };
-                };
-            };
-            /** @description Malformed request: validation, JSON, headers */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Username reserved, confusable with a taken one, or taken */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit or monthly quota reached; honour Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unexpected failure on our side */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Load shedding; honour Retry-After */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    postAuthRegisterFinish: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description From the matching /begin response */
-                    ceremony_id: string;
-                    /** @description As the person typed it; 3-32 characters once normalised */
-                    username: string;
-                    credential: components["schemas"]["RegistrationCredential"];
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        account: components["schemas"]["Me"];
-                        passkey_id: string;
-                        tokens: components["schemas"]["Tokens"];
-                    };
-                };
-            };
-            /** @description Malformed request: validation, JSON, headers */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Username taken meanwhile, or passkey already registered */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit or monthly quota reached; honour Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unexpected failure on our side */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Load shedding; honour Retry-After */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    postAuthLoginBegin: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ceremony_id: string;
-                        options: components["schemas"]["RequestOptions"];
-                    };
-                };
-            };
-            /** @description Malformed request: validation, JSON, headers */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit or monthly quota reached; honour Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unexpected failure on our side */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Load shedding; honour Retry-After */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    postAuthLoginFinish: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description From the matching /begin response */
-                    ceremony_id: string;
-                    credential: components["schemas"]["AuthenticationCredential"];
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Tokens"];
-                };
-            };
-            /** @description Malformed request: validation, JSON, headers */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description A concurrent sign-in with the same passkey won */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1920,101 +1637,6 @@ export interface operations {
             };
             /** @description No live session of yours has this id */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit or monthly quota reached; honour Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unexpected failure on our side */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Load shedding; honour Retry-After */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    postAuthStepUpBegin: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ceremony_id: string;
-                        options: components["schemas"]["RequestOptions"];
-                    };
-                };
-            };
-            /** @description Malformed request: validation, JSON, headers */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Ephemeral session (ephemeral_session) */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2515,6 +2137,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description From the matching /begin response */
                     ceremony_id: string;
                     credential: components["schemas"]["RegistrationCredential"];
                 };
@@ -3040,6 +2663,210 @@ export interface operations {
             };
         };
     };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchMe: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: a UUID (else 400 invalid_idempotency_key); a retry with the same key and body replays the first response for 24 h */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    display_name?: string | null;
+                    locale?: string | null;
+                    default_country?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key reused with another body, or its first request still running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The identity changed since it was read (version_mismatch) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description If-Match is missing (precondition_required) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getAuthRecoveryKey: {
         parameters: {
             query?: never;
@@ -3250,6 +3077,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description From the matching /begin response */
                     ceremony_id: string;
                     credential: components["schemas"]["RegistrationCredential"];
                 };
@@ -3339,19 +3167,21 @@ export interface operations {
             };
         };
     };
-    getAuthSecurityLog: {
+    postAuthRegisterBegin: {
         parameters: {
-            query?: {
-                /** @description Page size, 1 to 200 (default 50) */
-                limit?: number;
-                /** @description Opaque cursor from next_cursor */
-                cursor?: string;
-            };
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description As the person typed it; 3-32 characters once normalised */
+                    username: string;
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -3360,10 +3190,105 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["SecurityLogEntry"][];
-                        /** @description Pass as `cursor` for the next page; null on the last */
-                        next_cursor: string | null;
-                        has_more: boolean;
+                        ceremony_id: string;
+                        options: components["schemas"]["CreationOptions"];
+                    };
+                };
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Username reserved, confusable with a taken one, or taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postAuthRegisterFinish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description From the matching /begin response */
+                    ceremony_id: string;
+                    /** @description As the person typed it; 3-32 characters once normalised */
+                    username: string;
+                    credential: components["schemas"]["RegistrationCredential"];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account: components["schemas"]["Me"];
+                        passkey_id: string;
+                        tokens: components["schemas"]["Tokens"];
                     };
                 };
             };
@@ -3378,6 +3303,287 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Username taken meanwhile, or passkey already registered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postAuthLoginBegin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ceremony_id: string;
+                        options: components["schemas"]["RequestOptions"];
+                    };
+                };
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postAuthLoginFinish: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description From the matching /begin response */
+                    ceremony_id: string;
+                    credential: components["schemas"]["AuthenticationCredential"];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tokens"];
+                };
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A concurrent sign-in with the same passkey won */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postAuthStepUpBegin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ceremony_id: string;
+                        options: components["schemas"]["RequestOptions"];
+                    };
+                };
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Ephemeral session (ephemeral_session) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4517,210 +4723,6 @@ export interface operations {
             };
             /** @description Body is not application/json */
             415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit or monthly quota reached; honour Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unexpected failure on our side */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Load shedding; honour Retry-After */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getMe: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Me"];
-                };
-            };
-            /** @description Malformed request: validation, JSON, headers */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limit or monthly quota reached; honour Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unexpected failure on our side */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Load shedding; honour Retry-After */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    patchMe: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Optional: a UUID (else 400 invalid_idempotency_key); a retry with the same key and body replays the first response for 24 h */
-                "idempotency-key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    display_name?: string | null;
-                    locale?: string | null;
-                    default_country?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Me"];
-                };
-            };
-            /** @description Malformed request: validation, JSON, headers */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Idempotency-Key reused with another body, or its first request still running */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The identity changed since it was read (version_mismatch) */
-            412: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Body is not application/json */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description If-Match is missing (precondition_required) */
-            428: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { POSTCODE_REGEXES } from 'postcode-validator/lib/cjs/postcode-regexes.js';
 import { projectRoot } from '../../platform/paths.js';
-import { COUNTRY_CODES, countryName } from './countries.js';
+import { COUNTRY_CODES, countryName } from '../../platform/countries.js';
 
 /** The parts of a postal address, named after libaddressinput's address fields. */
 export const ADDRESS_PARTS = ['street_lines', 'dependent_locality', 'locality', 'region', 'postal_code', 'sorting_code'] as const;

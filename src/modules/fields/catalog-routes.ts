@@ -1,35 +1,28 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FieldCatalog } from './catalog.js';
-import { AppError } from '../../platform/errors.js';
-import { PageOf, problem, ref } from '../../platform/http/schemas.js';
+import { refuse } from '../../platform/errors.js';
+import { notModified } from '../../platform/http/preconditions.js';
+import { NotModified, PageOf, problem, ref } from '../../platform/http/schemas.js';
 import { FieldType, FieldTypeKeyParams, FieldValidateBody, FieldValidation } from './schemas.js';
 
 const CACHE_CONTROL = 'public, max-age=3600';
-const NotModified = { type: 'null', description: 'Not Modified: the copy you hold (If-None-Match) is current' } as const;
-
-/** If-None-Match (RFC 9110 §13.1.2): weak comparison against any listed tag, or "*". */
-function matches(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  const bare = (tag: string) => tag.trim().replace(/^W\//, '');
-  return header.split(',').some((tag) => tag.trim() === '*' || bare(tag) === bare(etag));
-}
 
 /** Sends catalog JSON built once at start, with its content ETag; 304 when the client has it. */
 function sendCached(request: FastifyRequest, reply: FastifyReply, cached: { json: string; etag: string }) {
   reply.header('ETag', cached.etag).header('Cache-Control', CACHE_CONTROL);
-  if (matches(request.headers['if-none-match'], cached.etag)) return reply.code(304).send();
+  if (notModified(request, cached.etag)) return reply.code(304).send();
   // Serialised once at start: sent as is, not serialised again per request.
   return reply.type('application/json; charset=utf-8').serializer((payload: unknown) => payload as string).send(cached.json);
 }
 
 /** The public, read-only field catalog (PRODUCT §2). */
-export async function fieldTypeRoutes(app: FastifyInstance, opts: { catalog: FieldCatalog; now: () => number }) {
+export async function catalogRoutes(app: FastifyInstance, opts: { catalog: FieldCatalog; now: () => number }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { catalog } = opts;
   const entryOf = (key: string) => {
     const entry = catalog.entry(key);
-    if (!entry) throw new AppError(404, 'field_type_not_found', 'Field type not found', { detail: `no field type "${key}"; GET /field-types lists them` });
+    if (!entry) throw refuse('field_type_not_found', `no field type "${key}"; GET /field-types lists them`);
     return entry;
   };
 

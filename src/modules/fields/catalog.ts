@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { AppError } from '../../platform/errors.js';
+import { refuse } from '../../platform/errors.js';
 import type { FieldError } from '../../platform/errors.js';
-import { isCountryCode } from './countries.js';
+import { isCountryCode } from '../../platform/countries.js';
 import { FIELD_LIMITS } from './limits.js';
 import { FIELD_TYPES } from './registry.js';
 import { stableJson } from './text.js';
@@ -54,8 +54,8 @@ function shapeErrors(issues: ErrorObject[]): FieldError[] {
   });
 }
 
-const countryProblem = (status: number, code: string, title: string, message: string) =>
-  new AppError(status, code, title, { detail: message, errors: [{ path: '/country', code, message }] });
+const countryProblem = (code: 'invalid_country' | 'country_required' | 'country_not_applicable', message: string) =>
+  refuse(code, { detail: message, errors: [{ path: '/country', code, message }] });
 
 function build() {
   const ajv = new Ajv2020({ allErrors: true, strict: false });
@@ -88,14 +88,14 @@ export function createFieldCatalog(limits: { maxValueBytes: number } = FIELD_LIM
   function resolveCountry(def: FieldTypeDefinition, given: string | null | undefined, fallback: string | null | undefined): string | undefined {
     if (given !== undefined && given !== null) {
       const code = given.toUpperCase();
-      if (!isCountryCode(code)) throw countryProblem(400, 'invalid_country', 'Invalid country', `"${given}" is not an ISO 3166-1 alpha-2 country code`);
-      if (def.country === 'none') throw countryProblem(400, 'country_not_applicable', 'Country not applicable', `${def.label} fields take no country`);
+      if (!isCountryCode(code)) throw countryProblem('invalid_country', `"${given}" is not an ISO 3166-1 alpha-2 country code`);
+      if (def.country === 'none') throw countryProblem('country_not_applicable', `${def.label} fields take no country`);
       return code;
     }
     if (def.country === 'none') return undefined;
     const code = fallback ?? undefined;
     if (!code && def.country === 'required') {
-      throw countryProblem(400, 'country_required', 'Country required', `${def.label} fields need a country: send one, or set default_country on /me`);
+      throw countryProblem('country_required', `${def.label} fields need a country: send one, or set default_country on /me`);
     }
     return code;
   }
@@ -106,14 +106,14 @@ export function createFieldCatalog(limits: { maxValueBytes: number } = FIELD_LIM
     definition: (key: string) => definitions.get(key),
     limits,
     /**
-     * Judges a value for a type. Throws AppError for request-level refusals (oversized value,
+     * Judges a value for a type. Throws refusals for request-level problems (oversized value,
      * bad or missing country); returns the rule violations otherwise.
      */
     check(def: FieldTypeDefinition, value: unknown, given: string | null | undefined, fallback: string | null | undefined, now: number): CheckOutcome {
       const bytes = Buffer.byteLength(JSON.stringify(value ?? null), 'utf8');
       if (bytes > limits.maxValueBytes) {
         const message = `the value takes ${bytes} bytes as JSON; at most ${limits.maxValueBytes} are allowed`;
-        throw new AppError(413, 'field_value_too_large', 'Field value too large', { detail: message, errors: [{ path: '/value', code: 'field_value_too_large', message }] });
+        throw refuse('field_value_too_large', { detail: message, errors: [{ path: '/value', code: 'field_value_too_large', message }] });
       }
       const country = resolveCountry(def, given, fallback);
       const shape = catalog().shapes.get(def.key) as ValidateFunction;
@@ -122,7 +122,7 @@ export function createFieldCatalog(limits: { maxValueBytes: number } = FIELD_LIM
       if (!result.ok) {
         // A phone number in national form with no country to read it by: a request-level refusal too.
         const missing = result.errors.find((e) => e.path === '/country');
-        if (missing) throw countryProblem(400, missing.code, 'Country required', missing.message);
+        if (missing) throw countryProblem('country_required', missing.message);
         return result;
       }
       const finalCountry = result.country !== undefined ? result.country : (country ?? null);

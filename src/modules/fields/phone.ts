@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { CountryCode, Examples } from 'libphonenumber-js/max';
-import { countryName, isCountryCode } from './countries.js';
+import { countryName, isCountryCode } from '../../platform/countries.js';
 import { invalid } from './types.js';
 import type { FieldTypeDefinition } from './types.js';
 

@@ -8,7 +8,7 @@ import { AppError } from '../../platform/errors.js';
 import { projectRoot } from '../../platform/paths.js';
 import { addressCountryRules, addressRuleFor } from './address-rules.js';
 import { createFieldCatalog } from './catalog.js';
-import { isCountryCode } from './countries.js';
+import { isCountryCode } from '../../platform/countries.js';
 
 const catalog = createFieldCatalog();
 const address = catalog.definition('postal_address')!;

@@ -1,5 +1,25 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, FieldsTable } from '../../platform/store/schema.js';
+import { keysetPage } from '../../platform/store/keyset.js';
+import type { KeysetPosition } from '../../platform/store/keyset.js';
+
+/** Identity fields (003-identity-fields). */
+export interface FieldsTable {
+  id: string;
+  account_id: string;
+  type: string;
+  label: string | null;
+  country: string | null;
+  /** The normalised value, JSON. */
+  value: string;
+  /** What the person typed, JSON; null when normalising changed nothing. */
+  input: string | null;
+  /** Facts derived while normalising (line type, formatted forms), JSON. */
+  details: string;
+  version: number;
+  created_at: number;
+  updated_at: number;
+}
+
 
 export type FieldRecord = Selectable<FieldsTable>;
 
@@ -13,7 +33,7 @@ export interface FieldChanges {
 }
 
 /** Identity fields (PRODUCT §2): one row per field, value and typed input as JSON text. */
-export function fieldQueries(db: Kysely<Database>) {
+export function fieldQueries(db: Kysely<{ fields: FieldsTable }>) {
   return {
     async insert(field: FieldRecord): Promise<void> {
       await db.insertInto('fields').values(field).execute();
@@ -22,15 +42,10 @@ export function fieldQueries(db: Kysely<Database>) {
       return db.selectFrom('fields').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
     },
     /** Fields of an account in (created_at, id) order after a keyset position, optionally of one type. */
-    async list(accountId: string, after: { created_at: number; id: string } | undefined, limit: number, type?: string): Promise<FieldRecord[]> {
+    async list(accountId: string, after: KeysetPosition | undefined, limit: number, type?: string): Promise<FieldRecord[]> {
       let query = db.selectFrom('fields').selectAll().where('account_id', '=', accountId);
       if (type !== undefined) query = query.where('type', '=', type);
-      if (after) {
-        query = query.where((eb) =>
-          eb.or([eb('created_at', '>', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '>', after.id)])]),
-        );
-      }
-      return query.orderBy('created_at').orderBy('id').limit(limit).execute();
+      return keysetPage(query, after, limit).execute();
     },
     async count(accountId: string): Promise<number> {
       const row = await db
@@ -65,3 +80,5 @@ export function fieldQueries(db: Kysely<Database>) {
     },
   };
 }
+
+export type FieldQueries = ReturnType<typeof fieldQueries>;

@@ -12,7 +12,7 @@ const JUDGED =
   'field_value_too_large past 4096 bytes as JSON. Stored normalised; what was typed is kept in `original` when it differs.';
 
 /** The caller's identity fields (PRODUCT §2). */
-export async function meFieldRoutes(app: FastifyInstance, opts: { fields: FieldService }) {
+export async function fieldRoutes(app: FastifyInstance, opts: { fields: FieldService }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { fields } = opts;
   const notFound = problem('You have no field with this id (field_not_found)');

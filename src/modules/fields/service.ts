@@ -1,11 +1,13 @@
+import type { AuthContext } from '../../platform/caller.js';
 import type { Clock } from '../../platform/clock.js';
-import { AppError } from '../../platform/errors.js';
+import { refuse, validationFailed } from '../../platform/errors.js';
 import type { FieldError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
-import type { FieldRecord, Store, StoreQueries } from '../../platform/store/store.js';
+import { signal } from '../../platform/signals/signal.js';
 import { decodeCursor, toPage } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
-import type { AuthContext } from '../sessions/service.js';
+import type { RepositoryOf } from '../../platform/store/store.js';
+import type { FieldQueries, FieldRecord, fieldQueries } from './queries.js';
 import type { CheckedValue, FieldCatalog } from './catalog.js';
 import { FIELD_LIMITS } from './limits.js';
 import type { FieldLimits } from './limits.js';
@@ -55,19 +57,16 @@ function view(row: FieldRecord): FieldView {
   };
 }
 
-const validationFailed = (errors: FieldError[]) =>
-  new AppError(400, 'validation_failed', 'Validation failed', { detail: errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors });
-
-function unknownType(type: string): AppError {
+function unknownType(type: string) {
   const message = `"${type}" is not a field type; GET /field-types lists them`;
-  return new AppError(400, 'unknown_field_type', 'Unknown field type', { detail: message, errors: [{ path: '/type', code: 'unknown_field_type', message }] });
+  return refuse('unknown_field_type', { detail: message, errors: [{ path: '/type', code: 'unknown_field_type', message }] });
 }
 
-const notFound = () => new AppError(404, 'field_not_found', 'Field not found', { detail: 'you have no field with this id' });
+const notFound = () => refuse('field_not_found', 'you have no field with this id');
 
 /** Identity fields of the caller (PRODUCT §2): values judged by the catalog, stored normalised. */
-export function createFieldService(deps: { store: Store; clock: Clock; catalog: FieldCatalog; limits?: FieldLimits }) {
-  const { store, clock, catalog } = deps;
+export function createFieldService(deps: { db: RepositoryOf<{ fields: typeof fieldQueries }>; clock: Clock; catalog: FieldCatalog; limits?: FieldLimits }) {
+  const { db, clock, catalog } = deps;
   const limits = deps.limits ?? FIELD_LIMITS;
 
   function cleanLabel(label: string | null | undefined, errors: FieldError[]): string | null | undefined {
@@ -84,21 +83,19 @@ export function createFieldService(deps: { store: Store; clock: Clock; catalog: 
   }
 
   /** A stale version and a missing field are told apart only after the compare-and-swap failed. */
-  async function refusal(tx: StoreQueries, accountId: string, id: string): Promise<AppError> {
-    return (await tx.fields.find(accountId, id))
-      ? new AppError(412, 'version_mismatch', 'Version mismatch', { detail: 'the field changed since you read it; fetch it again' })
-      : notFound();
+  async function refusal(fields: FieldQueries, accountId: string, id: string) {
+    return (await fields.find(accountId, id)) ? refuse('version_mismatch', 'the field changed since you read it; fetch it again') : notFound();
   }
 
   return {
     async list(auth: AuthContext, cursor: string | undefined, limit: number, type?: string): Promise<Page<FieldView>> {
       if (type !== undefined && !catalog.definition(type)) throw unknownType(type);
-      const rows = await store.fields.list(auth.account.id, decodeCursor(cursor), limit + 1, type);
+      const rows = await db.direct.fields.list(auth.account.id, decodeCursor(cursor), limit + 1, type);
       return toPage(rows, limit, view);
     },
 
     async get(auth: AuthContext, id: string): Promise<FieldView> {
-      const row = await store.fields.find(auth.account.id, id);
+      const row = await db.direct.fields.find(auth.account.id, id);
       if (!row) throw notFound();
       return view(row);
     },
@@ -125,18 +122,16 @@ export function createFieldService(deps: { store: Store; clock: Clock; catalog: 
         created_at: now,
         updated_at: now,
       };
-      await store.transaction(async (tx) => {
+      await db.transaction(async (q, tx) => {
         // The signal goes first: it takes the account row's lock, so concurrent creates of one
         // account queue here and the count and single-value checks below cannot race.
-        await tx.events.append(accountId, 'fields.changed', '/me/fields', now);
-        if ((await tx.fields.count(accountId)) >= limits.maxFieldsPerAccount) {
-          throw new AppError(409, 'field_limit_reached', 'Field limit reached', { detail: `an account holds at most ${limits.maxFieldsPerAccount} fields; delete one first` });
+        await signal(tx, accountId, 'fields.changed');
+        if ((await q.fields.count(accountId)) >= limits.maxFieldsPerAccount) {
+          throw refuse('field_limit_reached', `an account holds at most ${limits.maxFieldsPerAccount} fields; delete one first`);
         }
-        const existing = def.multiple ? undefined : await tx.fields.findOfType(accountId, def.key);
-        if (existing) {
-          throw new AppError(409, 'single_field_exists', 'Field type allows one field', { detail: `an account has one ${def.key} field (${existing.id}); update it instead` });
-        }
-        await tx.fields.insert(row);
+        const existing = def.multiple ? undefined : await q.fields.findOfType(accountId, def.key);
+        if (existing) throw refuse('single_field_exists', `an account has one ${def.key} field (${existing.id}); update it instead`);
+        await q.fields.insert(row);
       });
       return view(row);
     },
@@ -144,10 +139,10 @@ export function createFieldService(deps: { store: Store; clock: Clock; catalog: 
     /** PATCH with If-Match: label, value and country; a new value or country is judged again. */
     async update(auth: AuthContext, id: string, expectedVersion: number, patch: FieldPatch): Promise<FieldView> {
       const accountId = auth.account.id;
-      const current = await store.fields.find(accountId, id);
+      const current = await db.direct.fields.find(accountId, id);
       if (!current) throw notFound();
       const def = catalog.definition(current.type);
-      if (!def) throw new AppError(500, 'field_type_retired', 'Field type retired', { detail: `type ${current.type} is no longer in the catalog` });
+      if (!def) throw refuse('field_type_retired', `type ${current.type} is no longer in the catalog`);
       const errors: FieldError[] = [];
       const label = cleanLabel(patch.label, errors);
       let checked: CheckedValue | undefined;
@@ -159,9 +154,9 @@ export function createFieldService(deps: { store: Store; clock: Clock; catalog: 
       }
       if (errors.length) throw validationFailed(errors);
       const now = clock.now();
-      const updated = await store.transaction(async (tx) => {
-        await tx.events.append(accountId, 'fields.changed', '/me/fields', now);
-        const row = await tx.fields.update(accountId, id, expectedVersion, {
+      const updated = await db.transaction(async (q, tx) => {
+        await signal(tx, accountId, 'fields.changed');
+        const row = await q.fields.update(accountId, id, expectedVersion, {
           ...(label !== undefined ? { label } : {}),
           ...(checked
             ? {
@@ -173,7 +168,7 @@ export function createFieldService(deps: { store: Store; clock: Clock; catalog: 
             : {}),
           updated_at: now,
         });
-        if (!row) throw await refusal(tx, accountId, id);
+        if (!row) throw await refusal(q.fields, accountId, id);
         return row;
       });
       return view(updated);
@@ -181,9 +176,9 @@ export function createFieldService(deps: { store: Store; clock: Clock; catalog: 
 
     async remove(auth: AuthContext, id: string, expectedVersion: number): Promise<void> {
       const accountId = auth.account.id;
-      await store.transaction(async (tx) => {
-        await tx.events.append(accountId, 'fields.changed', '/me/fields', clock.now());
-        if (!(await tx.fields.remove(accountId, id, expectedVersion))) throw await refusal(tx, accountId, id);
+      await db.transaction(async (q, tx) => {
+        await signal(tx, accountId, 'fields.changed');
+        if (!(await q.fields.remove(accountId, id, expectedVersion))) throw await refusal(q.fields, accountId, id);
       });
     },
   };

@@ -1,9 +1,45 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, JoinAttemptsTable } from '../../platform/store/schema.js';
+import type { Generated } from 'kysely';
+
+/** Join codes and attempts (005-join). */
+export interface JoinCodesTable {
+  id: string;
+  account_id: string;
+  session_id: string;
+  code_hash: string;
+  failures: Generated<number>;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  voided_at: number | null;
+}
+
+export interface JoinAttemptsTable {
+  id: string;
+  account_id: string;
+  via: string;
+  jkt: string;
+  status: string;
+  challenge: string | null;
+  ip: string;
+  location: string | null;
+  user_agent: string;
+  created_at: number;
+  expires_at: number;
+  decided_at: number | null;
+  decided_by: string | null;
+  finished_at: number | null;
+}
+
+interface JoinTables {
+  join_codes: JoinCodesTable;
+  join_attempts: JoinAttemptsTable;
+}
+
 
 export type JoinAttemptRecord = Selectable<JoinAttemptsTable>;
 
-export function joinQueries(db: Kysely<Database>) {
+export function joinQueries(db: Kysely<JoinTables>) {
   return {
     /** A new code voids the issuing session's previous one (PRODUCT §1 join/issue). */
     async replaceCode(code: { id: string; account_id: string; session_id: string; code_hash: string; created_at: number; expires_at: number }): Promise<void> {

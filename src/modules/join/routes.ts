@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { clientInfo } from '../../platform/client-info.js';
-import type { JoinService } from './service.js';
-import type { SecurityLog } from '../security-log/service.js';
-import { CreationOptions, RegistrationCredential, Tokens } from '../sessions/schemas.js';
 import { problem, ref } from '../../platform/http/schemas.js';
+import { CreationOptions, RegistrationCredential } from '../../platform/http/webauthn-schemas.js';
+import { Tokens } from '../sessions/schemas.js';
+import type { JoinService } from './service.js';
 import { AttemptBody, AttemptId, FactorBody, JoinAttempt, JoinCode, PendingJoin, RedeemBody, StartBody } from './schemas.js';
 
 const notApproved = problem('Not approved yet (JOIN_NOT_APPROVED), denied (join_denied), or not the redeeming device (join_key_mismatch)');
@@ -13,10 +12,9 @@ const gone = problem('The attempt expired (join_attempt_expired)');
 const notFound = problem('No such attempt (join_attempt_not_found)');
 
 /** Cross-device join: a code issued on a trusted device, approved there, finished on the new one. */
-export async function authJoinRoutes(app: FastifyInstance, opts: { join: JoinService; securityLog: SecurityLog }) {
+export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { join, securityLog } = opts;
-  const located = (ip: string, ua: string | undefined) => securityLog.locate(clientInfo(ip, ua));
+  const { join } = opts;
   const ephemeral = problem('Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session)');
 
   r.post('/auth/join/issue', {
@@ -42,7 +40,7 @@ export async function authJoinRoutes(app: FastifyInstance, opts: { join: JoinSer
       response: { 201: ref(JoinAttempt), 422: problem('join_code_invalid') },
     },
   }, async (request, reply) => {
-    const attempt = await join.redeem({ username: request.body.username, code: request.body.code, jkt: request.dpopJkt!, client: await located(request.ip, request.headers['user-agent']) });
+    const attempt = await join.redeem({ username: request.body.username, code: request.body.code, jkt: request.dpopJkt!, client: await request.client() });
     return reply.code(201).send(attempt);
   });
 
@@ -56,7 +54,7 @@ export async function authJoinRoutes(app: FastifyInstance, opts: { join: JoinSer
       response: { 201: ref(JoinAttempt), 404: problem('No such account (account_not_found)') },
     },
   }, async (request, reply) => {
-    const attempt = await join.start({ username: request.body.username, jkt: request.dpopJkt!, client: await located(request.ip, request.headers['user-agent']) });
+    const attempt = await join.start({ username: request.body.username, jkt: request.dpopJkt!, client: await request.client() });
     return reply.code(201).send(attempt);
   });
 
@@ -140,7 +138,7 @@ export async function authJoinRoutes(app: FastifyInstance, opts: { join: JoinSer
       jkt: request.dpopJkt!,
       persistDevice: request.body.persist_device ?? false,
       credential: request.body.credential as never,
-      client: await located(request.ip, request.headers['user-agent']),
+      client: await request.client(),
     });
     reply.header('Cache-Control', 'no-store');
     return tokens;

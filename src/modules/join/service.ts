@@ -1,20 +1,27 @@
 import { createHmac, randomInt } from 'node:crypto';
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { AuthContext } from '../../platform/caller.js';
+import type { Ceremonies } from '../../platform/ceremonies.js';
+import { deviceLabel } from '../../platform/client-info.js';
+import type { LocatedClient } from '../../platform/client-info.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Config } from '../../platform/config.js';
-import { enforceUsername } from '../usernames/rules.js';
-import { creationOptions, verifyCreation } from '../../platform/crypto/webauthn.js';
-import type { NewCredential } from '../../platform/crypto/webauthn.js';
-import { AppError } from '../../platform/errors.js';
+import { verifyCreation } from '../../platform/crypto/webauthn.js';
+import type { NewCredential, RelyingParty } from '../../platform/crypto/webauthn.js';
+import { refuse } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { AttemptLimiter } from '../../platform/limits/attempt-limiter.js';
+import { signal } from '../../platform/signals/signal.js';
+import type { accountQueries } from '../../platform/store/accounts.js';
 import { uniqueViolation } from '../../platform/store/store.js';
-import type { JoinAttemptRecord, Store } from '../../platform/store/store.js';
-import { deviceLabel } from '../../platform/client-info.js';
-import { insertPasskey } from '../methods/passkey-records.js';
-import type { LocatedClient, SecurityLog } from '../security-log/service.js';
-import type { AuthContext, IssuedTokens, SessionService } from '../sessions/service.js';
+import type { RepositoryOf, Tx } from '../../platform/store/store.js';
+import { credentialExists } from '../methods/passkeys.js';
+import type { PasskeyService } from '../methods/passkeys.js';
+import type { SecurityLog } from '../security-log/service.js';
+import type { IssuedTokens, SessionService } from '../sessions/service.js';
+import type { UsernameService } from '../usernames/service.js';
 import type { JoinFactors } from './factors.js';
+import type { JoinAttemptRecord, joinQueries } from './queries.js';
 
 export const JOIN_CODE_TTL_MS = 120_000;
 export const JOIN_ATTEMPT_TTL_MS = 10 * 60_000;
@@ -42,10 +49,12 @@ export interface PendingAttempt {
 }
 
 /** One answer for wrong, expired and used codes, and for codes of another username: no oracle. */
-const codeInvalid = () => new AppError(422, 'join_code_invalid', 'Join code invalid', { detail: 'the code is wrong, expired or already used' });
-const attemptNotFound = () => new AppError(404, 'join_attempt_not_found', 'Join attempt not found', { detail: 'no join attempt of yours has this id' });
-const trustedOnly = () =>
-  new AppError(403, 'ephemeral_session', 'Not allowed on an ephemeral session', { detail: 'only a trusted device can issue codes or decide join attempts' });
+const codeInvalid = () => refuse('join_code_invalid', 'the code is wrong, expired or already used');
+const attemptNotFound = () => refuse('join_attempt_not_found', 'no join attempt of yours has this id');
+const trustedOnly = () => refuse('ephemeral_session', 'only a trusted device can issue codes or decide join attempts');
+const expired = () => refuse('join_attempt_expired', 'the attempt expired; start again');
+const denied = () => refuse('join_denied', 'the request was denied on a trusted device');
+const alreadyFinished = () => refuse('join_already_finished', 'this attempt already issued a session');
 
 function statusOf(row: JoinAttemptRecord, now: number): JoinStatus {
   if ((row.status === 'awaiting_approval' || row.status === 'approved') && row.expires_at <= now) return 'expired';
@@ -58,43 +67,43 @@ function statusOf(row: JoinAttemptRecord, now: number): JoinStatus {
  * device path, must approve (rule 1, 2).
  */
 export function createJoinService(deps: {
-  store: Store;
+  db: RepositoryOf<{ join: typeof joinQueries; accounts: typeof accountQueries }>;
   clock: Clock;
-  config: Config;
+  rp: RelyingParty;
+  ceremonies: Ceremonies;
+  limits: Config['join'];
+  /** Keys the code hashes (HMAC), derived from SECRET_KEY. */
   codeKey: Buffer;
   limiter: AttemptLimiter;
+  usernames: UsernameService;
+  passkeys: PasskeyService;
   sessions: SessionService;
   securityLog: SecurityLog;
   factors: JoinFactors;
 }) {
-  const { store, clock, limiter, sessions, securityLog, factors } = deps;
-  const rp = deps.config.webauthn;
-  const limits = deps.config.join;
+  const { db, clock, limiter, sessions, securityLog, factors, passkeys, rp, limits } = deps;
+  const direct = db.direct;
 
   const codeHash = (accountId: string, code: string) => createHmac('sha256', deps.codeKey).update(`${accountId}:${code}`).digest('base64url');
   const view = (row: JoinAttemptRecord): AttemptView => ({ attempt_id: row.id, status: statusOf(row, clock.now()), expires_at: new Date(row.expires_at).toISOString() });
 
   async function throttle(username: string, ip: string): Promise<void> {
-    for (const [key, limit] of [[`join:user:${username}`, limits.perUsernamePerHour], [`join:client:${ip}`, limits.perClientPerHour]] as const) {
-      const attempt = await limiter.hit(key, limit, HOUR);
-      if (!attempt.allowed) {
-        throw new AppError(429, 'too_many_attempts', 'Too many attempts', { detail: 'too many join attempts; wait before trying again', headers: { 'Retry-After': String(attempt.retryAfterSeconds) } });
-      }
-    }
+    const detail = 'too many join attempts; wait before trying again';
+    await limiter.enforce(`join:user:${username}`, limits.perUsernamePerHour, HOUR, detail);
+    await limiter.enforce(`join:client:${ip}`, limits.perClientPerHour, HOUR, detail);
   }
 
   /** Limits count per enforced username, so "ＡＤＡ" and "ada" share one budget. */
   function limitKey(username: string): string {
-    const verdict = enforceUsername(username);
-    return verdict.ok ? verdict.canonical : username.toLowerCase();
+    return deps.usernames.canonicalOf(username) ?? username.toLowerCase();
   }
 
   async function accountFor(username: string) {
-    const verdict = enforceUsername(username);
-    return verdict.ok ? store.accounts.findByCanonical(verdict.canonical) : undefined;
+    const canonical = deps.usernames.canonicalOf(username);
+    return canonical ? direct.accounts.findByCanonical(canonical) : undefined;
   }
 
-  async function createAttempt(accountId: string, via: 'code' | 'factor', jkt: string, client: LocatedClient, tx = store as Pick<Store, 'join' | 'events'>): Promise<JoinAttemptRecord> {
+  async function createAttempt(tx: Tx, accountId: string, via: 'code' | 'factor', jkt: string, client: LocatedClient): Promise<JoinAttemptRecord> {
     const now = clock.now();
     const row: JoinAttemptRecord = {
       id: newId('join'),
@@ -112,42 +121,42 @@ export function createJoinService(deps: {
       decided_by: null,
       finished_at: null,
     };
-    await tx.join.insertAttempt(row);
-    await tx.events.append(accountId, 'join.requested', '/auth/join/pending', now);
+    await db.in(tx).join.insertAttempt(row);
+    await signal(tx, accountId, 'join.requested');
     return row;
   }
 
   /** The attempt as its redeemer sees it: the proof's key must be the one that redeemed. */
   async function redeemersAttempt(id: string, jkt: string): Promise<JoinAttemptRecord> {
-    const row = await store.join.findAttempt(id);
+    const row = await direct.join.findAttempt(id);
     if (!row) throw attemptNotFound();
-    if (row.jkt !== jkt) throw new AppError(403, 'join_key_mismatch', 'Not the redeeming device', { detail: 'only the device that redeemed the code (same DPoP key) can use this attempt' });
+    if (row.jkt !== jkt) throw refuse('join_key_mismatch', 'only the device that redeemed the code (same DPoP key) can use this attempt');
     return row;
   }
 
   async function decide(auth: AuthContext, attemptId: string, to: 'approved' | 'denied'): Promise<AttemptView> {
     if (!auth.trusted) throw trustedOnly();
-    const row = await store.join.findAttempt(attemptId);
+    const row = await direct.join.findAttempt(attemptId);
     if (!row || row.account_id !== auth.account.id) throw attemptNotFound();
     // An attempt started without a code (factor path) is approved only by its factor: a device
     // approval would let anyone who knows a username flood the person with prompts.
     if (to === 'approved' && row.via !== 'code') {
-      throw new AppError(409, 'invalid_transition', 'Invalid transition', { detail: 'this attempt was started without a code; only its own factor can approve it, you can deny it' });
+      throw refuse('invalid_transition', 'this attempt was started without a code; only its own factor can approve it, you can deny it');
     }
     const now = clock.now();
-    const moved = await store.transaction(async (tx) => {
-      if (!(await tx.join.transition(row.id, 'awaiting_approval', to, now, { decided_by: auth.sessionId }))) return false;
-      await tx.events.append(auth.account.id, 'join.changed', '/auth/join/pending', now);
+    const moved = await db.transaction(async (q, tx) => {
+      if (!(await q.join.transition(row.id, 'awaiting_approval', to, now, { decided_by: auth.sessionId }))) return false;
+      await signal(tx, auth.account.id, 'join.changed');
       return true;
     });
     if (!moved) throw notAwaiting(row);
-    return view((await store.join.findAttempt(row.id))!);
+    return view((await direct.join.findAttempt(row.id))!);
   }
 
-  function notAwaiting(row: JoinAttemptRecord): AppError {
+  function notAwaiting(row: JoinAttemptRecord) {
     const status = statusOf(row, clock.now());
-    if (status === 'expired') return new AppError(410, 'join_attempt_expired', 'Join attempt expired', { detail: 'the attempt expired; start again' });
-    return new AppError(409, 'invalid_transition', 'Invalid transition', { detail: `the attempt is ${status}` });
+    if (status === 'expired') return expired();
+    return refuse('invalid_transition', `the attempt is ${status}`);
   }
 
   return {
@@ -155,7 +164,7 @@ export function createJoinService(deps: {
       if (!auth.trusted) throw trustedOnly();
       const now = clock.now();
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-      await store.join.replaceCode({
+      await direct.join.replaceCode({
         id: newId('join'),
         account_id: auth.account.id,
         session_id: auth.sessionId,
@@ -172,12 +181,12 @@ export function createJoinService(deps: {
       const account = await accountFor(input.username);
       if (!account) throw codeInvalid();
       const now = clock.now();
-      const row = await store.transaction(async (tx) => {
-        if (!(await tx.join.consumeCode(account.id, codeHash(account.id, input.code), now))) return undefined;
-        return createAttempt(account.id, 'code', input.jkt, input.client, tx);
+      const row = await db.transaction(async (q, tx) => {
+        if (!(await q.join.consumeCode(account.id, codeHash(account.id, input.code), now))) return undefined;
+        return createAttempt(tx, account.id, 'code', input.jkt, input.client);
       });
       if (!row) {
-        await store.join.recordWrongCode(account.id, now, WRONG_CODES_BEFORE_VOID);
+        await direct.join.recordWrongCode(account.id, now, WRONG_CODES_BEFORE_VOID);
         throw codeInvalid();
       }
       return view(row);
@@ -187,8 +196,8 @@ export function createJoinService(deps: {
     async start(input: { username: string; jkt: string; client: LocatedClient }): Promise<AttemptView> {
       await throttle(limitKey(input.username), input.client.ip);
       const account = await accountFor(input.username);
-      if (!account) throw new AppError(404, 'account_not_found', 'Account not found', { detail: 'no account has this username' });
-      return view(await store.transaction((tx) => createAttempt(account.id, 'factor', input.jkt, input.client, tx)));
+      if (!account) throw refuse('account_not_found', 'no account has this username');
+      return view(await db.transaction((_, tx) => createAttempt(tx, account.id, 'factor', input.jkt, input.client)));
     },
 
     async status(attemptId: string, jkt: string): Promise<AttemptView> {
@@ -197,7 +206,7 @@ export function createJoinService(deps: {
 
     async pending(auth: AuthContext): Promise<PendingAttempt[]> {
       if (!auth.trusted) throw trustedOnly();
-      const rows = await store.join.listAwaiting(auth.account.id, clock.now());
+      const rows = await direct.join.listAwaiting(auth.account.id, clock.now());
       return rows.map((row) => ({
         attempt_id: row.id,
         via: row.via as 'code' | 'factor',
@@ -215,39 +224,35 @@ export function createJoinService(deps: {
 
     async approveWithFactor(input: { attemptId: string; jkt: string; totpCode?: string; recoveryKey?: string }): Promise<AttemptView> {
       const row = await redeemersAttempt(input.attemptId, input.jkt);
-      const attempt = await limiter.hit(`join-factor:${row.account_id}`, limits.factorPerAccountPerHour, HOUR);
-      if (!attempt.allowed) {
-        throw new AppError(429, 'too_many_attempts', 'Too many attempts', { detail: 'too many factor attempts; wait before trying again', headers: { 'Retry-After': String(attempt.retryAfterSeconds) } });
-      }
+      await limiter.enforce(`join-factor:${row.account_id}`, limits.factorPerAccountPerHour, HOUR, 'too many factor attempts; wait before trying again');
       const now = clock.now();
-      const outcome = await store.transaction(async (tx) => {
+      const outcome = await db.transaction(async (q, tx) => {
         if (statusOf(row, now) !== 'awaiting_approval') return 'state' as const;
         if (!(await factors.verify(tx, row.account_id, { totpCode: input.totpCode, recoveryKey: input.recoveryKey }))) return 'factor' as const;
-        if (!(await tx.join.transition(row.id, 'awaiting_approval', 'approved', now, { decided_by: 'factor' }))) return 'state' as const;
-        await tx.events.append(row.account_id, 'join.changed', '/auth/join/pending', now);
+        if (!(await q.join.transition(row.id, 'awaiting_approval', 'approved', now, { decided_by: 'factor' }))) return 'state' as const;
+        await signal(tx, row.account_id, 'join.changed');
         return 'approved' as const;
       });
-      if (outcome === 'state') throw notAwaiting((await store.join.findAttempt(row.id))!);
+      if (outcome === 'state') throw notAwaiting((await direct.join.findAttempt(row.id))!);
       if (outcome === 'factor') {
-        throw new AppError(403, 'factor_invalid', 'Factor refused', { detail: 'the authenticator code or recovery key is not right (with an authenticator app, its code is required)' });
+        throw refuse('factor_invalid', 'the authenticator code or recovery key is not right (with an authenticator app, its code is required)');
       }
-      return view((await store.join.findAttempt(row.id))!);
+      return view((await direct.join.findAttempt(row.id))!);
     },
 
     async registerOptions(attemptId: string, jkt: string): Promise<{ options: PublicKeyCredentialCreationOptionsJSON }> {
       const row = await redeemersAttempt(attemptId, jkt);
       const status = statusOf(row, clock.now());
       if (status === 'expired') throw notAwaiting(row);
-      if (status === 'denied') throw new AppError(403, 'join_denied', 'Join denied', { detail: 'the request was denied on a trusted device' });
-      if (status !== 'approved') throw new AppError(403, 'JOIN_NOT_APPROVED', 'Join not approved', { detail: 'the attempt has not been approved on a trusted device' });
-      const account = (await store.accounts.findById(row.account_id))!;
-      const existing = await store.passkeys.listCredentialIds(account.id);
-      const options = await creationOptions(
-        rp,
+      if (status === 'denied') throw denied();
+      if (status !== 'approved') throw refuse('JOIN_NOT_APPROVED', 'the attempt has not been approved on a trusted device');
+      const account = (await direct.accounts.findById(row.account_id))!;
+      // The challenge is kept on the attempt, which only its redeemer can finish.
+      const options = await deps.ceremonies.creationOptions(
         { handle: account.user_handle, name: account.username_canonical, displayName: account.username },
-        existing.map((p) => ({ id: p.credential_id, transports: JSON.parse(p.transports) })),
+        await passkeys.credentials(account.id),
       );
-      await store.join.setChallenge(row.id, options.challenge);
+      await direct.join.setChallenge(row.id, options.challenge);
       return { options };
     },
 
@@ -256,35 +261,33 @@ export function createJoinService(deps: {
       const row = await redeemersAttempt(input.attemptId, input.jkt);
       const now = clock.now();
       const status = statusOf(row, now);
-      if (status === 'expired') throw new AppError(410, 'join_attempt_expired', 'Join attempt expired', { detail: 'the attempt expired; start again' });
-      if (status === 'awaiting_approval') throw new AppError(403, 'JOIN_NOT_APPROVED', 'Join not approved', { detail: 'approve the request on a trusted device first' });
-      if (status === 'denied') throw new AppError(403, 'join_denied', 'Join denied', { detail: 'the request was denied on a trusted device' });
-      if (status === 'finished') throw new AppError(409, 'join_already_finished', 'Already finished', { detail: 'this attempt already issued a session' });
+      if (status === 'expired') throw expired();
+      if (status === 'awaiting_approval') throw refuse('JOIN_NOT_APPROVED', 'approve the request on a trusted device first');
+      if (status === 'denied') throw denied();
+      if (status === 'finished') throw alreadyFinished();
 
       let credential: NewCredential | undefined;
       if (input.persistDevice) {
-        if (!input.credential) throw new AppError(400, 'credential_required', 'Credential required', { detail: 'persist_device true needs the WebAuthn create ceremony: POST /auth/join/register-options first' });
-        if (!row.challenge) throw new AppError(400, 'ceremony_invalid', 'Ceremony invalid', { detail: 'ask POST /auth/join/register-options for a challenge first' });
+        if (!input.credential) throw refuse('credential_required', 'persist_device true needs the WebAuthn create ceremony: POST /auth/join/register-options first');
+        if (!row.challenge) throw refuse('ceremony_invalid', 'ask POST /auth/join/register-options for a challenge first');
         credential = await verifyCreation(rp, input.credential, row.challenge);
       }
       try {
-        return await store.transaction(async (tx) => {
+        return await db.transaction(async (q, tx) => {
           // The transition is the single-use gate: of two finishes, one moves the attempt.
-          if (!(await tx.join.transition(row.id, 'approved', 'finished', now, { challenge: null }))) {
-            throw new AppError(409, 'join_already_finished', 'Already finished', { detail: 'this attempt already issued a session' });
-          }
+          if (!(await q.join.transition(row.id, 'approved', 'finished', now, { challenge: null }))) throw alreadyFinished();
           if (credential) {
-            await insertPasskey(tx, { accountId: row.account_id, credential, jkt: input.jkt, client: input.client, now });
-            await tx.events.append(row.account_id, 'methods.changed', '/auth/methods', now);
+            await passkeys.add(tx, { accountId: row.account_id, credential, jkt: input.jkt, client: input.client, now });
+            await signal(tx, row.account_id, 'methods.changed');
             await securityLog.record(tx, row.account_id, 'passkey_added', input.client);
           }
-          await tx.events.append(row.account_id, 'join.changed', '/auth/join/pending', now);
+          await signal(tx, row.account_id, 'join.changed');
           await securityLog.record(tx, row.account_id, 'signed_in', input.client);
           // persist_device false: an ephemeral session and no credential (spec table row 5).
           return sessions.open(tx, { accountId: row.account_id, jkt: input.jkt, trusted: !!credential, client: input.client });
         });
       } catch (error) {
-        if (uniqueViolation(error)) throw new AppError(409, 'credential_exists', 'Passkey already registered', { detail: 'this passkey is registered already' });
+        if (uniqueViolation(error)) throw credentialExists();
         throw error;
       }
     },

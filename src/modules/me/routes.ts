@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { MeService } from './service.js';
 import { requireIfMatch, setEtag } from '../../platform/http/preconditions.js';
 import { problem, ref } from '../../platform/http/schemas.js';
 import { MePatchBody, MeSchema } from './schemas.js';
+import type { MeService } from './service.js';
 
 export async function meRoutes(app: FastifyInstance, opts: { me: MeService }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();

@@ -1,11 +1,38 @@
-import type { Clock } from '../../platform/clock.js';
-import { AppError } from '../../platform/errors.js';
+import type { AuthContext } from '../../platform/caller.js';
+import { isValidCountry } from '../../platform/countries.js';
+import { refuse, validationFailed } from '../../platform/errors.js';
 import type { FieldError } from '../../platform/errors.js';
-import type { Store } from '../../platform/store/store.js';
-import { isValidCountry } from '../fields/countries.js';
-import type { MeView } from './view.js';
-import { meView } from './view.js';
-import type { AuthContext } from '../sessions/service.js';
+import { signal } from '../../platform/signals/signal.js';
+import type { AccountRecord } from '../../platform/store/accounts.js';
+import type { RepositoryOf } from '../../platform/store/store.js';
+import type { meQueries } from './queries.js';
+
+/** The identity as GET /me shows it (PRODUCT §2). */
+export interface MeView {
+  id: string;
+  username: string;
+  display_name: string | null;
+  locale: string | null;
+  default_country: string | null;
+  region: string;
+  created_at: string;
+  version: number;
+  schema_version: 1;
+}
+
+export function meView(account: AccountRecord): MeView {
+  return {
+    id: account.id,
+    username: account.username,
+    display_name: account.display_name,
+    locale: account.locale,
+    default_country: account.default_country,
+    region: account.region,
+    created_at: new Date(account.created_at).toISOString(),
+    version: account.version,
+    schema_version: 1,
+  };
+}
 
 export interface MePatch {
   display_name?: string | null;
@@ -48,26 +75,25 @@ function validate(patch: MePatch): MePatch {
     }
     out.default_country = country;
   }
-  if (errors.length) throw new AppError(400, 'validation_failed', 'Validation failed', { detail: errors.map((e) => e.message).join('; '), errors });
+  if (errors.length) throw validationFailed(errors, errors.map((e) => e.message).join('; '));
   return out;
 }
 
-export function createMeService(deps: { store: Store; clock: Clock }) {
+export function createMeService(deps: { db: RepositoryOf<{ me: typeof meQueries }> }) {
   return {
+    view: meView,
     get(auth: AuthContext): MeView {
       return meView(auth.account);
     },
     /** PATCH /me with If-Match: a compare-and-swap on the account's version. */
     async update(auth: AuthContext, expectedVersion: number, patch: MePatch): Promise<MeView> {
       const changes = validate(patch);
-      const updated = await deps.store.transaction(async (tx) => {
-        const row = await tx.accounts.updateProfile(auth.account.id, expectedVersion, changes);
-        if (row) await tx.events.append(row.id, 'me.changed', '/me', deps.clock.now());
+      const updated = await deps.db.transaction(async (q, tx) => {
+        const row = await q.me.update(auth.account.id, expectedVersion, changes);
+        if (row) await signal(tx, row.id, 'me.changed');
         return row;
       });
-      if (!updated) {
-        throw new AppError(412, 'version_mismatch', 'Version mismatch', { detail: 'the identity changed since you read it; fetch it again' });
-      }
+      if (!updated) throw refuse('version_mismatch', 'the identity changed since you read it; fetch it again');
       return meView(updated);
     },
   };

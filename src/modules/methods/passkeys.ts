@@ -1,103 +1,157 @@
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { AuthContext } from '../../platform/caller.js';
+import type { Begun, Ceremonies, CredentialRef } from '../../platform/ceremonies.js';
+import type { ClientInfo, LocatedClient } from '../../platform/client-info.js';
 import type { Clock } from '../../platform/clock.js';
-import type { Config } from '../../platform/config.js';
-import { CEREMONY_TIMEOUT_MS, creationOptions, verifyCreation } from '../../platform/crypto/webauthn.js';
-import { AppError } from '../../platform/errors.js';
+import { verifyCreation } from '../../platform/crypto/webauthn.js';
+import type { NewCredential, RelyingParty } from '../../platform/crypto/webauthn.js';
+import { refuse } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
-import { uniqueViolation } from '../../platform/store/store.js';
-import type { Store } from '../../platform/store/store.js';
-import type { ClientInfo } from '../../platform/client-info.js';
+import { signal } from '../../platform/signals/signal.js';
 import { decodeCursor, toPage } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
-import { insertPasskey, passkeyView } from './passkey-records.js';
-import type { PasskeyView } from './passkey-records.js';
+import { uniqueViolation } from '../../platform/store/store.js';
+import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { SecurityLog } from '../security-log/service.js';
-import type { AuthContext } from '../sessions/service.js';
+import { passkeyName } from './passkey-names.js';
+import type { PasskeyRecord, passkeyQueries } from './queries.js';
+
+export interface PasskeyView {
+  id: string;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+  backup_eligible: boolean;
+  backed_up: boolean;
+  dpop_jkt: string;
+  version: number;
+  flagged: boolean;
+  schema_version: 1;
+}
+
+export function passkeyView(row: PasskeyRecord): PasskeyView {
+  return {
+    id: row.id,
+    name: row.name,
+    created_at: new Date(row.created_at).toISOString(),
+    last_used_at: row.last_used_at === null ? null : new Date(row.last_used_at).toISOString(),
+    backup_eligible: row.backup_eligible === 1,
+    backed_up: row.backed_up === 1,
+    dpop_jkt: row.dpop_jkt,
+    version: row.version,
+    flagged: row.flagged_at !== null,
+    schema_version: 1,
+  };
+}
 
 // Another account's id answers like an unknown one, so ids cannot be probed (404, never 403).
-const notFound = () => new AppError(404, 'method_not_found', 'Method not found', { detail: 'no passkey of yours has this id' });
+const notFound = () => refuse('method_not_found', 'no passkey of yours has this id');
+export const credentialExists = () => refuse('credential_exists', 'this passkey is registered already');
 
-/** The account's passkeys: list, rename, add another, remove all but the last (spec rule 8). */
-export function createMethodsService(deps: { store: Store; clock: Clock; config: Config; securityLog: SecurityLog }) {
-  const { store, clock, securityLog } = deps;
-  const rp = deps.config.webauthn;
+/**
+ * The account's passkeys: list, rename, add another, remove all but the last (spec rule 8); and
+ * the passkey records the sign-in, step-up, recovery and join flows read and write.
+ */
+export function createPasskeyService(deps: {
+  db: RepositoryOf<{ passkeys: typeof passkeyQueries }>;
+  clock: Clock;
+  rp: RelyingParty;
+  ceremonies: Ceremonies;
+  securityLog: SecurityLog;
+}) {
+  const { db, clock, securityLog, ceremonies } = deps;
+
+  /** Stores a verified new credential for an account, bound to the registering device's key. */
+  async function add(tx: Tx, input: { accountId: string; credential: NewCredential; jkt: string; client: ClientInfo; now: number }): Promise<string> {
+    const id = newId('pk');
+    const { credential } = input;
+    await db.in(tx).passkeys.insert({
+      id,
+      account_id: input.accountId,
+      credential_id: credential.credentialId,
+      public_key: credential.publicKey,
+      counter: credential.counter,
+      transports: JSON.stringify(credential.transports),
+      backup_eligible: credential.backupEligible ? 1 : 0,
+      backed_up: credential.backedUp ? 1 : 0,
+      aaguid: credential.aaguid,
+      name: passkeyName(credential.aaguid, input.client.userAgent),
+      dpop_jkt: input.jkt,
+      version: 1,
+      created_at: input.now,
+      last_used_at: null,
+      flagged_at: null,
+    });
+    return id;
+  }
 
   return {
+    add,
+    /** The account's credentials, for a ceremony's exclude or allow list. */
+    credentials: (accountId: string): Promise<CredentialRef[]> => db.direct.passkeys.listCredentialIds(accountId),
+    byCredentialId: (credentialId: string) => db.direct.passkeys.findByCredentialId(credentialId),
+    /** A sign-in's counter, backup state and device key, compare-and-swapped on the counter verified against. */
+    recordSignIn: (tx: Tx, id: string, expectedCounter: number, use: { counter: number; backed_up: number; at: number; dpop_jkt: string }) =>
+      db.in(tx).passkeys.recordUse(id, expectedCounter, use),
+    recordAssertion: db.direct.passkeys.recordAssertion,
+    flag: db.direct.passkeys.flag,
+
     async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<PasskeyView>> {
-      const rows = await store.passkeys.list(auth.account.id, decodeCursor(cursor), limit + 1);
+      const rows = await db.direct.passkeys.list(auth.account.id, decodeCursor(cursor), limit + 1);
       return toPage(rows, limit, passkeyView);
     },
 
-    async rename(auth: AuthContext, id: string, expectedVersion: number, name: string, client: ClientInfo): Promise<PasskeyView> {
-      const located = await securityLog.locate(client);
-      return store.transaction(async (tx) => {
-        const existing = await tx.passkeys.find(auth.account.id, id);
+    async rename(auth: AuthContext, id: string, expectedVersion: number, name: string, client: LocatedClient): Promise<PasskeyView> {
+      return db.transaction(async (q, tx) => {
+        const existing = await q.passkeys.find(auth.account.id, id);
         if (!existing) throw notFound();
-        const renamed = await tx.passkeys.rename(auth.account.id, id, expectedVersion, name);
-        if (!renamed) throw new AppError(412, 'version_mismatch', 'Version mismatch', { detail: 'the passkey changed since you read it' });
-        await tx.events.append(auth.account.id, 'methods.changed', '/auth/methods', clock.now());
-        await securityLog.record(tx, auth.account.id, 'passkey_renamed', located);
+        const renamed = await q.passkeys.rename(auth.account.id, id, expectedVersion, name);
+        if (!renamed) throw refuse('version_mismatch', 'the passkey changed since you read it');
+        await signal(tx, auth.account.id, 'methods.changed');
+        await securityLog.record(tx, auth.account.id, 'passkey_renamed', client);
         return passkeyView(renamed);
       });
     },
 
-    async addBegin(auth: AuthContext): Promise<{ ceremony_id: string; options: PublicKeyCredentialCreationOptionsJSON }> {
-      const existing = await store.passkeys.listCredentialIds(auth.account.id);
-      const options = await creationOptions(
-        rp,
-        { handle: auth.account.user_handle, name: auth.account.username_canonical, displayName: auth.account.username },
-        existing.map((p) => ({ id: p.credential_id, transports: JSON.parse(p.transports) })),
+    async addBegin(auth: AuthContext): Promise<Begun<PublicKeyCredentialCreationOptionsJSON>> {
+      const { account } = auth;
+      return ceremonies.beginCreation(
+        'add_passkey',
+        { handle: account.user_handle, name: account.username_canonical, displayName: account.username },
+        await db.direct.passkeys.listCredentialIds(account.id),
+        { accountId: account.id, sessionId: auth.sessionId },
       );
-      const id = newId('cer');
-      await store.ceremonies.insert({
-        id,
-        kind: 'add_passkey',
-        challenge: options.challenge,
-        username: null,
-        user_handle: auth.account.user_handle,
-        account_id: auth.account.id,
-        session_id: auth.sessionId,
-        expires_at: clock.now() + CEREMONY_TIMEOUT_MS,
-      });
-      return { ceremony_id: id, options };
     },
 
-    async addFinish(auth: AuthContext, ceremonyId: string, response: RegistrationResponseJSON, client: ClientInfo): Promise<PasskeyView> {
-      const ceremony = await store.ceremonies.consume(ceremonyId, 'add_passkey');
-      if (!ceremony || ceremony.expires_at <= clock.now() || ceremony.session_id !== auth.sessionId) {
-        throw new AppError(400, 'ceremony_invalid', 'Ceremony invalid', { detail: 'the ceremony is unknown, used, expired or from another session; begin again' });
-      }
-      const credential = await verifyCreation(rp, response, ceremony.challenge);
-      const located = await securityLog.locate(client);
+    async addFinish(auth: AuthContext, ceremonyId: string, response: RegistrationResponseJSON, client: LocatedClient): Promise<PasskeyView> {
+      const ceremony = await ceremonies.take(ceremonyId, 'add_passkey', { sessionId: auth.sessionId });
+      const credential = await verifyCreation(deps.rp, response, ceremony.challenge);
       try {
-        return await store.transaction(async (tx) => {
+        return await db.transaction(async (q, tx) => {
           const now = clock.now();
-          const id = await insertPasskey(tx, { accountId: auth.account.id, credential, jkt: auth.jkt, client, now });
-          await tx.events.append(auth.account.id, 'methods.changed', '/auth/methods', now);
-          await securityLog.record(tx, auth.account.id, 'passkey_added', located);
-          return passkeyView((await tx.passkeys.find(auth.account.id, id))!);
+          const id = await add(tx, { accountId: auth.account.id, credential, jkt: auth.jkt, client, now });
+          await signal(tx, auth.account.id, 'methods.changed');
+          await securityLog.record(tx, auth.account.id, 'passkey_added', client);
+          return passkeyView((await q.passkeys.find(auth.account.id, id))!);
         });
       } catch (error) {
-        if (uniqueViolation(error)) throw new AppError(409, 'credential_exists', 'Passkey already registered', { detail: 'this passkey is registered already' });
+        if (uniqueViolation(error)) throw credentialExists();
         throw error;
       }
     },
 
-    async remove(auth: AuthContext, id: string, client: ClientInfo): Promise<void> {
-      const located = await securityLog.locate(client);
-      await store.transaction(async (tx) => {
-        // Appending the signal first takes the account row's lock, so two concurrent removals
-        // are serialised and cannot both see "two left" (PostgreSQL; SQLite serialises writers).
-        await tx.events.append(auth.account.id, 'methods.changed', '/auth/methods', clock.now());
-        if (!(await tx.passkeys.find(auth.account.id, id))) throw notFound();
-        if ((await tx.passkeys.count(auth.account.id)) <= 1) {
-          throw new AppError(409, 'last_method', 'Last passkey', { detail: 'the last passkey cannot be removed; add another first' });
-        }
-        await tx.passkeys.remove(auth.account.id, id);
-        await securityLog.record(tx, auth.account.id, 'passkey_removed', located);
+    async remove(auth: AuthContext, id: string, client: LocatedClient): Promise<void> {
+      await db.transaction(async (q, tx) => {
+        // Signalling first takes the account row's lock, so two concurrent removals are
+        // serialised and cannot both see "two left" (PostgreSQL; SQLite serialises writers).
+        await signal(tx, auth.account.id, 'methods.changed');
+        if (!(await q.passkeys.find(auth.account.id, id))) throw notFound();
+        if ((await q.passkeys.count(auth.account.id)) <= 1) throw refuse('last_method', 'the last passkey cannot be removed; add another first');
+        await q.passkeys.remove(auth.account.id, id);
+        await securityLog.record(tx, auth.account.id, 'passkey_removed', client);
       });
     },
   };
 }
 
-export type MethodsService = ReturnType<typeof createMethodsService>;
+export type PasskeyService = ReturnType<typeof createPasskeyService>;

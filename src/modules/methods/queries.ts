@@ -1,9 +1,48 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, PasskeysTable } from '../../platform/store/schema.js';
+import { keysetPage } from '../../platform/store/keyset.js';
+import type { KeysetPosition } from '../../platform/store/keyset.js';
+
+/** Passkeys (001-foundation) and TOTP authenticators (004-account-security): the account's methods. */
+export interface PasskeysTable {
+  id: string;
+  account_id: string;
+  credential_id: string;
+  public_key: string;
+  counter: number;
+  transports: string;
+  backup_eligible: number;
+  backed_up: number;
+  aaguid: string;
+  name: string;
+  dpop_jkt: string;
+  version: number;
+  created_at: number;
+  last_used_at: number | null;
+  flagged_at: number | null;
+}
+
+export interface TotpAuthenticatorsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  secret_sealed: string;
+  active: number;
+  last_step: number | null;
+  version: number;
+  created_at: number;
+  confirmed_at: number | null;
+  last_used_at: number | null;
+}
+
+interface MethodTables {
+  passkeys: PasskeysTable;
+  totp_authenticators: TotpAuthenticatorsTable;
+}
+
 
 export type PasskeyRecord = Selectable<PasskeysTable>;
 
-export function passkeyQueries(db: Kysely<Database>) {
+export function passkeyQueries(db: Kysely<MethodTables>) {
   return {
     async insert(passkey: PasskeyRecord): Promise<void> {
       await db.insertInto('passkeys').values(passkey).execute();
@@ -40,14 +79,8 @@ export function passkeyQueries(db: Kysely<Database>) {
     async find(accountId: string, id: string): Promise<PasskeyRecord | undefined> {
       return db.selectFrom('passkeys').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
     },
-    async list(accountId: string, after: { created_at: number; id: string } | undefined, limit: number): Promise<PasskeyRecord[]> {
-      let query = db.selectFrom('passkeys').selectAll().where('account_id', '=', accountId);
-      if (after) {
-        query = query.where((eb) =>
-          eb.or([eb('created_at', '>', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '>', after.id)])]),
-        );
-      }
-      return query.orderBy('created_at').orderBy('id').limit(limit).execute();
+    async list(accountId: string, after: KeysetPosition | undefined, limit: number): Promise<PasskeyRecord[]> {
+      return keysetPage(db.selectFrom('passkeys').selectAll().where('account_id', '=', accountId), after, limit).execute();
     },
     async count(accountId: string): Promise<number> {
       const row = await db
@@ -73,6 +106,55 @@ export function passkeyQueries(db: Kysely<Database>) {
     },
     async flag(id: string, at: number): Promise<void> {
       await db.updateTable('passkeys').set({ flagged_at: at }).where('id', '=', id).execute();
+    },
+  };
+}
+
+export type TotpRecord = Selectable<TotpAuthenticatorsTable>;
+
+export function totpQueries(db: Kysely<MethodTables>) {
+  return {
+    async insert(record: TotpRecord): Promise<void> {
+      await db.insertInto('totp_authenticators').values(record).execute();
+    },
+    async find(accountId: string, id: string): Promise<TotpRecord | undefined> {
+      return db.selectFrom('totp_authenticators').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    },
+    async list(accountId: string): Promise<TotpRecord[]> {
+      return db.selectFrom('totp_authenticators').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+    },
+    async listActive(accountId: string): Promise<TotpRecord[]> {
+      return db.selectFrom('totp_authenticators').selectAll().where('account_id', '=', accountId).where('active', '=', 1).execute();
+    },
+    async countActive(accountId: string): Promise<number> {
+      const row = await db
+        .selectFrom('totp_authenticators')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', accountId)
+        .where('active', '=', 1)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    /**
+     * Accepts a time step at most once per authenticator (RFC 6238 §5.2): the step only moves
+     * forward, in one statement, so two requests with the same code cannot both pass.
+     */
+    async acceptStep(id: string, step: number, at: number, activate: boolean): Promise<boolean> {
+      const result = await db
+        .updateTable('totp_authenticators')
+        .set((eb) => ({
+          last_step: step,
+          last_used_at: at,
+          ...(activate ? { active: 1, confirmed_at: at, version: eb('version', '+', 1) } : {}),
+        }))
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('last_step', 'is', null), eb('last_step', '<', step)]))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+    async remove(accountId: string, id: string): Promise<boolean> {
+      const result = await db.deleteFrom('totp_authenticators').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+      return Number(result.numDeletedRows) === 1;
     },
   };
 }

@@ -1,18 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { clientInfo } from '../../platform/client-info.js';
-import type { MethodsService } from './passkeys.js';
 import { requireIfMatch, setEtag } from '../../platform/http/preconditions.js';
-import { CreationOptions, RegistrationCredential } from '../sessions/schemas.js';
 import { NoContent, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
+import { CeremonyId, CreationOptions, RegistrationCredential } from '../../platform/http/webauthn-schemas.js';
+import type { PasskeyService } from './passkeys.js';
 import { MethodIdParams, Passkey, RenameBody } from './schemas.js';
 
 /** Passkey management (PRODUCT §1 methods). */
-export async function authMethodRoutes(app: FastifyInstance, opts: { methods: MethodsService }) {
+export async function passkeyRoutes(app: FastifyInstance, opts: { passkeys: PasskeyService }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { methods } = opts;
-  const client = (ip: string, ua: string | undefined) => clientInfo(ip, ua);
+  const methods = opts.passkeys;
 
   r.get('/auth/methods', {
     config: { auth: 'session' },
@@ -35,7 +33,7 @@ export async function authMethodRoutes(app: FastifyInstance, opts: { methods: Me
     },
   }, async (request, reply) => {
     const version = requireIfMatch(request);
-    const passkey = await methods.rename(request.auth!, request.params.id, version, request.body.name, client(request.ip, request.headers['user-agent']));
+    const passkey = await methods.rename(request.auth!, request.params.id, version, request.body.name, await request.client());
     setEtag(reply, passkey.version);
     return passkey;
   });
@@ -55,11 +53,11 @@ export async function authMethodRoutes(app: FastifyInstance, opts: { methods: Me
     schema: {
       tags: ['auth'],
       summary: 'Finish adding a passkey',
-      body: Type.Object({ ceremony_id: Type.String({ maxLength: 64 }), credential: ref(RegistrationCredential) }, { additionalProperties: false }),
+      body: Type.Object({ ceremony_id: CeremonyId, credential: ref(RegistrationCredential) }, { additionalProperties: false }),
       response: { 201: ref(Passkey) },
     },
   }, async (request, reply) => {
-    const passkey = await methods.addFinish(request.auth!, request.body.ceremony_id, request.body.credential as never, client(request.ip, request.headers['user-agent']));
+    const passkey = await methods.addFinish(request.auth!, request.body.ceremony_id, request.body.credential as never, await request.client());
     setEtag(reply, passkey.version);
     return reply.code(201).send(passkey);
   });
@@ -74,7 +72,7 @@ export async function authMethodRoutes(app: FastifyInstance, opts: { methods: Me
       response: { 204: NoContent, 404: problem('No passkey of yours has this id'), 409: problem('The last passkey (last_method)') },
     },
   }, async (request, reply) => {
-    await methods.remove(request.auth!, request.params.id, client(request.ip, request.headers['user-agent']));
+    await methods.remove(request.auth!, request.params.id, await request.client());
     return reply.code(204).send(null);
   });
 }

@@ -52,24 +52,3 @@ export const TotpEnrollment = Type.Object(
 
 export const TotpEnrollBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
 export const TotpCodeBody = Type.Object({ code: Type.String({ pattern: '^[0-9]{6}$', description: 'The 6 digits the app shows' }) }, { additionalProperties: false });
-
-export const RecoveryBeginBody = Type.Object(
-  {
-    username: Type.String({ minLength: 1, maxLength: 128 }),
-    recovery_key: Type.String({ minLength: 1, maxLength: 128, description: 'As written down; case, spaces and dashes do not matter' }),
-    totp_code: Type.Optional(Type.String({ pattern: '^[0-9]{6}$', description: 'Required when the account has an active authenticator' })),
-  },
-  { additionalProperties: false },
-);
-
-export const SecurityLogEntry = Type.Object(
-  {
-    id: Type.String(),
-    kind: Type.String({ description: 'account_created, signed_in, passkey_added, passkey_renamed, passkey_removed, totp_added, totp_confirmed, totp_removed, recovery_key_downloaded, recovery_succeeded, recovery_failed, session_revoked' }),
-    at: IsoDateTime,
-    ip: Type.String(),
-    location: Nullable(Type.String({ description: 'Approximate: "City, CC" from an offline IP database' })),
-    user_agent: Type.String(),
-  },
-  { $id: 'SecurityLogEntry', title: 'SecurityLogEntry', additionalProperties: false },
-);

@@ -1,17 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { clientInfo } from '../../platform/client-info.js';
-import type { SecurityLog } from '../security-log/service.js';
-import type { TotpService } from './totp.js';
 import { NoContent, problem, ref } from '../../platform/http/schemas.js';
 import { MethodIdParams, TotpAuthenticator, TotpCodeBody, TotpEnrollBody, TotpEnrollment } from './schemas.js';
+import type { TotpService } from './totp.js';
 
 /** TOTP authenticators (RFC 6238), optional, several per account. */
-export async function authTotpRoutes(app: FastifyInstance, opts: { totp: TotpService; securityLog: SecurityLog }) {
+export async function totpRoutes(app: FastifyInstance, opts: { totp: TotpService }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { totp, securityLog } = opts;
-  const located = (ip: string, ua: string | undefined) => securityLog.locate(clientInfo(ip, ua));
+  const { totp } = opts;
 
   r.post('/auth/totp', {
     config: { auth: 'session', stepUp: true, idempotency: 'required' },
@@ -23,7 +20,7 @@ export async function authTotpRoutes(app: FastifyInstance, opts: { totp: TotpSer
       response: { 201: TotpEnrollment },
     },
   }, async (request, reply) => {
-    const enrollment = await totp.enroll(request.auth!, request.body.name, await located(request.ip, request.headers['user-agent']));
+    const enrollment = await totp.enroll(request.auth!, request.body.name, await request.client());
     reply.header('Cache-Control', 'no-store');
     return reply.code(201).send(enrollment);
   });
@@ -42,7 +39,7 @@ export async function authTotpRoutes(app: FastifyInstance, opts: { totp: TotpSer
         422: problem('Wrong, expired or reused code (totp_code_invalid)'),
       },
     },
-  }, async (request) => totp.confirm(request.auth!, request.params.id, request.body.code, await located(request.ip, request.headers['user-agent'])));
+  }, async (request) => totp.confirm(request.auth!, request.params.id, request.body.code, await request.client()));
 
   r.get('/auth/totp', {
     config: { auth: 'session' },
@@ -62,7 +59,7 @@ export async function authTotpRoutes(app: FastifyInstance, opts: { totp: TotpSer
       response: { 204: NoContent, 404: problem('No authenticator of yours has this id') },
     },
   }, async (request, reply) => {
-    await totp.remove(request.auth!, request.params.id, await located(request.ip, request.headers['user-agent']));
+    await totp.remove(request.auth!, request.params.id, await request.client());
     return reply.code(204).send(null);
   });
 }

@@ -1,13 +1,15 @@
+import type { AuthContext } from '../../platform/caller.js';
+import type { LocatedClient } from '../../platform/client-info.js';
 import type { Clock } from '../../platform/clock.js';
-import type { Config } from '../../platform/config.js';
 import type { SecretBox } from '../../platform/crypto/secret-box.js';
 import { generateTotpSecret, matchingStep, totpUri } from '../../platform/crypto/totp.js';
-import { AppError } from '../../platform/errors.js';
+import { refuse } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { AttemptLimiter } from '../../platform/limits/attempt-limiter.js';
-import type { Store, StoreQueries, TotpRecord } from '../../platform/store/store.js';
-import type { LocatedClient, SecurityLog } from '../security-log/service.js';
-import type { AuthContext } from '../sessions/service.js';
+import { signal } from '../../platform/signals/signal.js';
+import type { RepositoryOf, Tx } from '../../platform/store/store.js';
+import type { SecurityLog } from '../security-log/service.js';
+import type { TotpRecord, totpQueries } from './queries.js';
 
 export interface TotpView {
   id: string;
@@ -40,25 +42,25 @@ const view = (row: TotpRecord): TotpView => ({
   last_used_at: iso(row.last_used_at),
   schema_version: 1,
 });
-const notFound = () => new AppError(404, 'totp_not_found', 'Authenticator not found', { detail: 'no authenticator of yours has this id' });
+const notFound = () => refuse('totp_not_found', 'no authenticator of yours has this id');
 
 /** TOTP authenticators (RFC 6238): several per account, any active one's code passes. */
-export function createTotpService(deps: { store: Store; clock: Clock; config: Config; box: SecretBox; limiter: AttemptLimiter; securityLog: SecurityLog }) {
-  const { store, clock, box, limiter, securityLog } = deps;
-  const issuer = deps.config.webauthn.rpName;
-
-  async function throttle(accountId: string): Promise<void> {
-    const attempt = await limiter.hit(`totp:${accountId}`, FAILURES_PER_WINDOW, FAILURE_WINDOW_MS);
-    if (!attempt.allowed) {
-      throw new AppError(429, 'too_many_attempts', 'Too many attempts', { detail: 'too many wrong codes; wait and try again', headers: { 'Retry-After': String(attempt.retryAfterSeconds) } });
-    }
-  }
+export function createTotpService(deps: {
+  db: RepositoryOf<{ totp: typeof totpQueries }>;
+  clock: Clock;
+  /** The issuer authenticator apps show (RP_NAME). */
+  issuer: string;
+  box: SecretBox;
+  limiter: AttemptLimiter;
+  securityLog: SecurityLog;
+}) {
+  const { db, clock, box, limiter, securityLog, issuer } = deps;
 
   /** Accepts the code if it is valid now for this authenticator and its step was not used before. */
-  async function accept(tx: StoreQueries, row: TotpRecord, code: string, activate: boolean): Promise<boolean> {
+  async function accept(tx: Tx, row: TotpRecord, code: string, activate: boolean): Promise<boolean> {
     const now = clock.now();
     const step = matchingStep(box.open(row.secret_sealed, PURPOSE), code, now);
-    return step !== undefined && (await tx.totp.acceptStep(row.id, step, now, activate));
+    return step !== undefined && (await db.in(tx).totp.acceptStep(row.id, step, now, activate));
   }
 
   return {
@@ -77,9 +79,9 @@ export function createTotpService(deps: { store: Store; clock: Clock; config: Co
         confirmed_at: null,
         last_used_at: null,
       };
-      await store.transaction(async (tx) => {
-        await tx.totp.insert(row);
-        await tx.events.append(auth.account.id, 'methods.changed', '/auth/totp', now);
+      await db.transaction(async (q, tx) => {
+        await q.totp.insert(row);
+        await signal(tx, auth.account.id, 'methods.changed');
         await securityLog.record(tx, auth.account.id, 'totp_added', client);
       });
       return { ...view(row), secret, otpauth_uri: totpUri(secret, issuer, auth.account.username) };
@@ -87,35 +89,36 @@ export function createTotpService(deps: { store: Store; clock: Clock; config: Co
 
     /** A first valid code activates a pending authenticator. */
     async confirm(auth: AuthContext, id: string, code: string, client: LocatedClient): Promise<TotpView> {
-      const row = await store.totp.find(auth.account.id, id);
+      const row = await db.direct.totp.find(auth.account.id, id);
       if (!row) throw notFound();
-      if (row.active === 1) throw new AppError(409, 'totp_already_active', 'Already active', { detail: 'this authenticator is active already' });
-      await throttle(auth.account.id);
-      return store.transaction(async (tx) => {
-        if (!(await accept(tx, row, code, true))) throw new AppError(422, 'totp_code_invalid', 'Invalid code', { detail: 'the code is wrong, expired or already used' });
-        await tx.events.append(auth.account.id, 'methods.changed', '/auth/totp', clock.now());
+      if (row.active === 1) throw refuse('totp_already_active', 'this authenticator is active already');
+      await limiter.enforce(`totp:${auth.account.id}`, FAILURES_PER_WINDOW, FAILURE_WINDOW_MS, 'too many wrong codes; wait and try again');
+      return db.transaction(async (q, tx) => {
+        if (!(await accept(tx, row, code, true))) throw refuse('totp_code_invalid', 'the code is wrong, expired or already used');
+        await signal(tx, auth.account.id, 'methods.changed');
         await securityLog.record(tx, auth.account.id, 'totp_confirmed', client);
-        return view((await tx.totp.find(auth.account.id, id))!);
+        return view((await q.totp.find(auth.account.id, id))!);
       });
     },
 
     async list(auth: AuthContext): Promise<TotpView[]> {
-      return (await store.totp.list(auth.account.id)).map(view);
+      return (await db.direct.totp.list(auth.account.id)).map(view);
     },
 
     async remove(auth: AuthContext, id: string, client: LocatedClient): Promise<void> {
-      await store.transaction(async (tx) => {
-        if (!(await tx.totp.remove(auth.account.id, id))) throw notFound();
-        await tx.events.append(auth.account.id, 'methods.changed', '/auth/totp', clock.now());
+      await db.transaction(async (q, tx) => {
+        if (!(await q.totp.remove(auth.account.id, id))) throw notFound();
+        await signal(tx, auth.account.id, 'methods.changed');
         await securityLog.record(tx, auth.account.id, 'totp_removed', client);
       });
     },
 
-    hasActive: (accountId: string) => store.totp.countActive(accountId).then((n) => n > 0),
+    /** Whether the account has an active authenticator (rule 7: then a code is required). */
+    hasActive: async (tx: Tx, accountId: string) => (await db.in(tx).totp.countActive(accountId)) > 0,
 
     /** Any active authenticator's code passes, once per time step (recovery, join). */
-    async verifyAny(tx: StoreQueries, accountId: string, code: string): Promise<boolean> {
-      for (const row of await tx.totp.listActive(accountId)) {
+    async verifyAny(tx: Tx, accountId: string, code: string): Promise<boolean> {
+      for (const row of await db.in(tx).totp.listActive(accountId)) {
         if (await accept(tx, row, code, false)) return true;
       }
       return false;

@@ -1,9 +1,17 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, RecoveryKeysTable } from '../../platform/store/schema.js';
+
+/** The account's recovery key, sealed, with a verifier to check a typed key against (004-account-security). */
+export interface RecoveryKeysTable {
+  account_id: string;
+  key_sealed: string;
+  verifier: string;
+  created_at: number;
+}
+
 
 export type RecoveryKeyRecord = Selectable<RecoveryKeysTable>;
 
-export function recoveryKeyQueries(db: Kysely<Database>) {
+export function recoveryKeyQueries(db: Kysely<{ recovery_keys: RecoveryKeysTable }>) {
   return {
     async insert(record: RecoveryKeyRecord): Promise<void> {
       await db.insertInto('recovery_keys').values(record).execute();

@@ -1,18 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { clientInfo } from '../../platform/client-info.js';
+import { problem, ref } from '../../platform/http/schemas.js';
+import { CeremonyId, CreationOptions, RegistrationCredential } from '../../platform/http/webauthn-schemas.js';
+import { Tokens } from '../sessions/schemas.js';
+import { RecoveryBeginBody } from './schemas.js';
 import type { RecoveryService } from './service.js';
-import type { SecurityLog } from '../security-log/service.js';
-import { CreationOptions, RegistrationCredential, Tokens } from '../sessions/schemas.js';
-import { PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
-import { RecoveryBeginBody, SecurityLogEntry } from '../methods/schemas.js';
 
-/** Recovery key download, account recovery on a new device, and the security log. */
-export async function authRecoveryRoutes(app: FastifyInstance, opts: { recovery: RecoveryService; securityLog: SecurityLog }) {
+/** The recovery key download and account recovery on a new device (spec: Authentication 6, 7). */
+export async function recoveryRoutes(app: FastifyInstance, opts: { recovery: RecoveryService }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { recovery, securityLog } = opts;
-  const located = (ip: string, ua: string | undefined) => securityLog.locate(clientInfo(ip, ua));
+  const { recovery } = opts;
 
   r.get('/auth/recovery-key', {
     config: { auth: 'session', stepUp: true },
@@ -27,7 +25,7 @@ export async function authRecoveryRoutes(app: FastifyInstance, opts: { recovery:
       },
     },
   }, async (request, reply) => {
-    const { key, filename } = await recovery.download(request.auth!, await located(request.ip, request.headers['user-agent']));
+    const { key, filename } = await recovery.download(request.auth!, await request.client());
     reply.header('Content-Disposition', `attachment; filename="${filename}"`);
     reply.header('Cache-Control', 'no-store');
     reply.type('text/plain; charset=utf-8');
@@ -52,7 +50,7 @@ export async function authRecoveryRoutes(app: FastifyInstance, opts: { recovery:
       username: request.body.username,
       recoveryKey: request.body.recovery_key,
       totpCode: request.body.totp_code,
-      client: await located(request.ip, request.headers['user-agent']),
+      client: await request.client(),
     }),
   );
 
@@ -61,7 +59,7 @@ export async function authRecoveryRoutes(app: FastifyInstance, opts: { recovery:
     schema: {
       tags: ['auth'],
       summary: 'Finish recovery: a new passkey on this device and a trusted session',
-      body: Type.Object({ ceremony_id: Type.String({ maxLength: 64 }), credential: ref(RegistrationCredential) }, { additionalProperties: false }),
+      body: Type.Object({ ceremony_id: CeremonyId, credential: ref(RegistrationCredential) }, { additionalProperties: false }),
       response: { 200: ref(Tokens), 409: problem('Passkey already registered') },
     },
   }, async (request, reply) => {
@@ -69,19 +67,9 @@ export async function authRecoveryRoutes(app: FastifyInstance, opts: { recovery:
       ceremonyId: request.body.ceremony_id,
       credential: request.body.credential as never,
       jkt: request.dpopJkt as string,
-      client: await located(request.ip, request.headers['user-agent']),
+      client: await request.client(),
     });
     reply.header('Cache-Control', 'no-store');
     return tokens;
   });
-
-  r.get('/auth/security-log', {
-    config: { auth: 'session' },
-    schema: {
-      tags: ['auth'],
-      summary: 'Your account\'s security log, newest first',
-      querystring: PageQuery,
-      response: { 200: PageOf(ref(SecurityLogEntry), 'SecurityLogPage') },
-    },
-  }, async (request) => securityLog.list(request.auth!, request.query.cursor, request.query.limit ?? 50));
 }

@@ -1,19 +1,26 @@
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { AuthContext } from '../../platform/caller.js';
+import type { Begun, Ceremonies } from '../../platform/ceremonies.js';
+import type { LocatedClient } from '../../platform/client-info.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Config } from '../../platform/config.js';
 import { generateRecoveryKey, normalizeRecoveryKey, recoveryKeyVerifier, verifiersMatch } from '../../platform/crypto/recovery-key.js';
 import type { SecretBox } from '../../platform/crypto/secret-box.js';
-import { enforceUsername } from '../usernames/rules.js';
-import { CEREMONY_TIMEOUT_MS, creationOptions, verifyCreation } from '../../platform/crypto/webauthn.js';
-import { AppError } from '../../platform/errors.js';
-import { newId } from '../../platform/ids.js';
+import { verifyCreation } from '../../platform/crypto/webauthn.js';
+import type { RelyingParty } from '../../platform/crypto/webauthn.js';
+import { refuse } from '../../platform/errors.js';
 import type { AttemptLimiter } from '../../platform/limits/attempt-limiter.js';
+import { signal } from '../../platform/signals/signal.js';
+import type { accountQueries } from '../../platform/store/accounts.js';
 import { uniqueViolation } from '../../platform/store/store.js';
-import type { Store, StoreQueries } from '../../platform/store/store.js';
-import { insertPasskey } from '../methods/passkey-records.js';
-import type { LocatedClient, SecurityLog } from '../security-log/service.js';
-import type { AuthContext, IssuedTokens, SessionService } from '../sessions/service.js';
+import type { RepositoryOf, Tx } from '../../platform/store/store.js';
+import { credentialExists } from '../methods/passkeys.js';
+import type { PasskeyService } from '../methods/passkeys.js';
 import type { TotpService } from '../methods/totp.js';
+import type { SecurityLog } from '../security-log/service.js';
+import type { IssuedTokens, SessionService } from '../sessions/service.js';
+import type { UsernameService } from '../usernames/service.js';
+import type { recoveryKeyQueries } from './queries.js';
 
 const PURPOSE = 'recovery-key';
 const HOUR = 3600_000;
@@ -25,64 +32,62 @@ const DECOY_VERIFIER = recoveryKeyVerifier('0'.repeat(32));
  * never says which part was wrong (spec: Authentication 6, 7).
  */
 const refused = () =>
-  new AppError(403, 'recovery_refused', 'Recovery refused', {
-    detail: 'the username, recovery key or authenticator code is not right; an account with an authenticator app needs its code too',
-  });
+  refuse('recovery_refused', 'the username, recovery key or authenticator code is not right; an account with an authenticator app needs its code too');
 
 /** The recovery key (generated once at sign-up) and recovery on a new device without a passkey. */
 export function createRecoveryService(deps: {
-  store: Store;
+  db: RepositoryOf<{ keys: typeof recoveryKeyQueries; accounts: typeof accountQueries }>;
   clock: Clock;
-  config: Config;
+  rp: RelyingParty;
+  limits: Config['recovery'];
   box: SecretBox;
   limiter: AttemptLimiter;
+  ceremonies: Ceremonies;
+  usernames: UsernameService;
+  passkeys: PasskeyService;
   totp: TotpService;
   sessions: SessionService;
   securityLog: SecurityLog;
 }) {
-  const { store, clock, box, limiter, totp, sessions, securityLog, config } = deps;
-  const rp = config.webauthn;
-
-  async function throttle(key: string, limit: number): Promise<void> {
-    const attempt = await limiter.hit(key, limit, HOUR);
-    if (!attempt.allowed) {
-      throw new AppError(429, 'too_many_attempts', 'Too many attempts', {
-        detail: 'too many recovery attempts; wait before trying again',
-        headers: { 'Retry-After': String(attempt.retryAfterSeconds) },
-      });
-    }
-  }
+  const { db, clock, box, limiter, totp, sessions, securityLog, passkeys, limits } = deps;
+  const throttle = (key: string, limit: number) => limiter.enforce(key, limit, HOUR, 'too many recovery attempts; wait before trying again');
 
   return {
     /** Called inside the sign-up transaction: every account has its key from the first moment. */
-    async createKey(tx: StoreQueries, accountId: string): Promise<void> {
+    async createKey(tx: Tx, accountId: string): Promise<void> {
       const key = generateRecoveryKey();
       const canonical = normalizeRecoveryKey(key) as string;
-      await tx.recoveryKeys.insert({ account_id: accountId, key_sealed: box.seal(key, PURPOSE), verifier: recoveryKeyVerifier(canonical), created_at: clock.now() });
+      await db.in(tx).keys.insert({ account_id: accountId, key_sealed: box.seal(key, PURPOSE), verifier: recoveryKeyVerifier(canonical), created_at: clock.now() });
+    },
+
+    /** Whether `typed` is the account's recovery key (the no-trusted-device join path). */
+    async matches(tx: Tx, accountId: string, typed: string | undefined): Promise<boolean> {
+      const stored = await db.in(tx).keys.find(accountId);
+      const canonical = typed === undefined ? undefined : normalizeRecoveryKey(typed);
+      return !!stored && !!canonical && verifiersMatch(recoveryKeyVerifier(canonical), stored.verifier);
     },
 
     async download(auth: AuthContext, client: LocatedClient): Promise<{ key: string; filename: string }> {
-      const row = await store.recoveryKeys.find(auth.account.id);
-      if (!row) throw new AppError(404, 'recovery_key_not_found', 'No recovery key', { detail: 'this account has no recovery key' });
-      await store.transaction((tx) => securityLog.record(tx, auth.account.id, 'recovery_key_downloaded', client));
+      const row = await db.direct.keys.find(auth.account.id);
+      if (!row) throw refuse('recovery_key_not_found', 'this account has no recovery key');
+      await db.transaction((_, tx) => securityLog.record(tx, auth.account.id, 'recovery_key_downloaded', client));
       return { key: box.open(row.key_sealed, PURPOSE), filename: `vid-recovery-key-${auth.account.username_canonical}.txt` };
     },
 
-    async begin(input: { username: string; recoveryKey: string; totpCode?: string; client: LocatedClient }): Promise<{ ceremony_id: string; options: PublicKeyCredentialCreationOptionsJSON }> {
-      const verdict = enforceUsername(input.username);
-      const canonical = verdict.ok ? verdict.canonical : input.username.toLowerCase();
-      await throttle(`recovery:client:${input.client.ip}`, config.recovery.perClientPerHour);
-      await throttle(`recovery:user:${canonical}`, config.recovery.perUsernamePerHour);
+    async begin(input: { username: string; recoveryKey: string; totpCode?: string; client: LocatedClient }): Promise<Begun<PublicKeyCredentialCreationOptionsJSON>> {
+      const canonical = deps.usernames.canonicalOf(input.username);
+      await throttle(`recovery:client:${input.client.ip}`, limits.perClientPerHour);
+      await throttle(`recovery:user:${canonical ?? input.username.toLowerCase()}`, limits.perUsernamePerHour);
 
-      const account = verdict.ok ? await store.accounts.findByCanonical(canonical) : undefined;
-      const stored = account ? await store.recoveryKeys.find(account.id) : undefined;
+      const account = canonical ? await db.direct.accounts.findByCanonical(canonical) : undefined;
+      const stored = account ? await db.direct.keys.find(account.id) : undefined;
       const typed = normalizeRecoveryKey(input.recoveryKey);
       const keyMatches = verifiersMatch(typed ? recoveryKeyVerifier(typed) : DECOY_VERIFIER, stored?.verifier ?? DECOY_VERIFIER) && !!typed && !!stored;
       if (!account) throw refused();
 
-      const outcome = await store.transaction(async (tx) => {
+      const outcome = await db.transaction(async (_, tx) => {
         // Rule 7: with an active authenticator, the key alone is not enough.
-        const needsCode = (await tx.totp.countActive(account.id)) > 0;
+        const needsCode = await totp.hasActive(tx, account.id);
         const codeOk = !needsCode || (input.totpCode !== undefined && keyMatches && (await totp.verifyAny(tx, account.id, input.totpCode)));
         const ok = keyMatches && codeOk;
         await securityLog.record(tx, account.id, ok ? 'recovery_succeeded' : 'recovery_failed', input.client);
@@ -90,47 +95,32 @@ export function createRecoveryService(deps: {
       });
       if (!outcome) throw refused();
 
-      const passkeys = await store.passkeys.listCredentialIds(account.id);
-      const options = await creationOptions(
-        rp,
+      return deps.ceremonies.beginCreation(
+        'recovery',
         { handle: account.user_handle, name: account.username_canonical, displayName: account.username },
-        passkeys.map((p) => ({ id: p.credential_id, transports: JSON.parse(p.transports) })),
+        await passkeys.credentials(account.id),
+        { accountId: account.id },
       );
-      const id = newId('cer');
-      await store.ceremonies.insert({
-        id,
-        kind: 'recovery',
-        challenge: options.challenge,
-        username: null,
-        user_handle: account.user_handle,
-        account_id: account.id,
-        session_id: null,
-        expires_at: clock.now() + CEREMONY_TIMEOUT_MS,
-      });
-      return { ceremony_id: id, options };
     },
 
     /** Registers the new device's passkey and opens a trusted session bound to its DPoP key. */
     async finish(input: { ceremonyId: string; credential: RegistrationResponseJSON; jkt: string; client: LocatedClient }): Promise<IssuedTokens> {
-      const ceremony = await store.ceremonies.consume(input.ceremonyId, 'recovery');
-      if (!ceremony || ceremony.expires_at <= clock.now() || !ceremony.account_id) {
-        throw new AppError(400, 'ceremony_invalid', 'Ceremony invalid', { detail: 'the ceremony is unknown, used or expired; begin again' });
-      }
-      const accountId = ceremony.account_id;
-      const credential = await verifyCreation(rp, input.credential, ceremony.challenge);
+      const ceremony = await deps.ceremonies.take(input.ceremonyId, 'recovery', { needsAccount: true });
+      const accountId = ceremony.account_id!;
+      const credential = await verifyCreation(deps.rp, input.credential, ceremony.challenge);
       try {
-        return await store.transaction(async (tx) => {
+        return await db.transaction(async (_, tx) => {
           const now = clock.now();
-          await insertPasskey(tx, { accountId, credential, jkt: input.jkt, client: input.client, now });
+          await passkeys.add(tx, { accountId, credential, jkt: input.jkt, client: input.client, now });
           const tokens = await sessions.open(tx, { accountId, jkt: input.jkt, trusted: true, client: input.client });
           // The account's other devices learn of the recovery at once.
-          await tx.events.append(accountId, 'methods.changed', '/auth/methods', now);
-          await tx.events.append(accountId, 'account.changed', '/me', now);
+          await signal(tx, accountId, 'methods.changed');
+          await signal(tx, accountId, 'account.changed');
           await securityLog.record(tx, accountId, 'passkey_added', input.client);
           return tokens;
         });
       } catch (error) {
-        if (uniqueViolation(error)) throw new AppError(409, 'credential_exists', 'Passkey already registered', { detail: 'this passkey is registered already' });
+        if (uniqueViolation(error)) throw credentialExists();
         throw error;
       }
     },

@@ -1,22 +1,29 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, SecurityLogTable } from '../../platform/store/schema.js';
+import { keysetPage } from '../../platform/store/keyset.js';
+import type { KeysetPosition } from '../../platform/store/keyset.js';
+
+/** What a person can read about their account's security: one row per event (004-account-security). */
+export interface SecurityLogTable {
+  id: string;
+  account_id: string;
+  kind: string;
+  created_at: number;
+  ip: string;
+  location: string | null;
+  user_agent: string;
+  detail: string | null;
+}
 
 export type SecurityLogRecord = Selectable<SecurityLogTable>;
 
-export function securityLogQueries(db: Kysely<Database>) {
+export function securityLogQueries(db: Kysely<{ security_log: SecurityLogTable }>) {
   return {
     async insert(record: SecurityLogRecord): Promise<void> {
       await db.insertInto('security_log').values(record).execute();
     },
     /** Newest first, before a keyset position. */
-    async list(accountId: string, before: { created_at: number; id: string } | undefined, limit: number): Promise<SecurityLogRecord[]> {
-      let query = db.selectFrom('security_log').selectAll().where('account_id', '=', accountId);
-      if (before) {
-        query = query.where((eb) =>
-          eb.or([eb('created_at', '<', before.created_at), eb.and([eb('created_at', '=', before.created_at), eb('id', '<', before.id)])]),
-        );
-      }
-      return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    async list(accountId: string, before: KeysetPosition | undefined, limit: number): Promise<SecurityLogRecord[]> {
+      return keysetPage(db.selectFrom('security_log').selectAll().where('account_id', '=', accountId), before, limit, { order: 'desc' }).execute();
     },
   };
 }

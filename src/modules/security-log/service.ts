@@ -1,13 +1,13 @@
+import type { AuthContext } from '../../platform/caller.js';
+import type { LocatedClient } from '../../platform/client-info.js';
 import type { Clock } from '../../platform/clock.js';
-import type { Locate } from '../../platform/geo/locate.js';
 import { newId } from '../../platform/ids.js';
-import type { SecurityLogRecord, Store, StoreQueries } from '../../platform/store/store.js';
-import type { ClientInfo } from '../../platform/client-info.js';
 import { decodeCursor, toPage } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
-import type { AuthContext } from '../sessions/service.js';
+import type { RepositoryOf, Tx } from '../../platform/store/store.js';
+import type { SecurityLogRecord, securityLogQueries } from './queries.js';
 
-/** What a person can read about their account's security (issue: sign-ins, methods, recovery, revocations). */
+/** What a person can read about their account's security (sign-ins, methods, recovery, revocations). */
 export type SecurityEventKind =
   | 'account_created'
   | 'signed_in'
@@ -31,22 +31,16 @@ export interface SecurityLogEntry {
   user_agent: string;
 }
 
-/** Where a client was: resolved before a transaction opens, so no lookup holds a database lock. */
-export interface LocatedClient extends ClientInfo {
-  location: string | null;
-}
-
-export function createSecurityLog(deps: { store: Store; clock: Clock; locate: Locate }) {
+export function createSecurityLog(deps: { db: RepositoryOf<{ log: typeof securityLogQueries }>; clock: Clock }) {
+  const { db, clock } = deps;
   return {
-    async locate(client: ClientInfo): Promise<LocatedClient> {
-      return { ...client, location: await deps.locate(client.ip) };
-    },
-    async record(tx: StoreQueries, accountId: string, kind: SecurityEventKind, client: LocatedClient): Promise<void> {
-      await tx.securityLog.insert({
+    /** Written in the transaction of what it records. */
+    async record(tx: Tx, accountId: string, kind: SecurityEventKind, client: LocatedClient): Promise<void> {
+      await db.in(tx).log.insert({
         id: newId('sec'),
         account_id: accountId,
         kind,
-        created_at: deps.clock.now(),
+        created_at: clock.now(),
         ip: client.ip,
         location: client.location,
         user_agent: client.userAgent,
@@ -54,7 +48,7 @@ export function createSecurityLog(deps: { store: Store; clock: Clock; locate: Lo
       });
     },
     async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<SecurityLogEntry>> {
-      const rows = await deps.store.securityLog.list(auth.account.id, decodeCursor(cursor), limit + 1);
+      const rows = await db.direct.log.list(auth.account.id, decodeCursor(cursor), limit + 1);
       return toPage(rows, limit, (row: SecurityLogRecord) => ({
         id: row.id,
         kind: row.kind,

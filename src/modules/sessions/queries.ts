@@ -1,8 +1,42 @@
 import { sql } from 'kysely';
 import type { CompiledQuery, Kysely, Selectable } from 'kysely';
 import { coalesce } from '../../platform/store/coalesce.js';
+import type { Dialect } from '../../platform/store/db.js';
 import type { AccountRecord } from '../../platform/store/accounts.js';
-import type { Database, SessionsTable } from '../../platform/store/schema.js';
+import { keysetPage } from '../../platform/store/keyset.js';
+import type { KeysetPosition } from '../../platform/store/keyset.js';
+import type { AccountsTable } from '../../platform/store/schema.js';
+
+/** Sessions and their rotating refresh tokens (001-foundation). */
+export interface SessionsTable {
+  id: string;
+  account_id: string;
+  jkt: string;
+  trusted: number;
+  access_hash: string | null;
+  access_expires_at: number;
+  refresh_expires_at: number;
+  expires_at: number;
+  created_at: number;
+  last_seen_at: number;
+  revoked_at: number | null;
+  user_agent: string;
+  ip: string;
+  device_label: string;
+}
+
+export interface RefreshTokensTable {
+  hash: string;
+  session_id: string;
+  created_at: number;
+  used_at: number | null;
+}
+
+interface SessionTables {
+  sessions: SessionsTable;
+  refresh_tokens: RefreshTokensTable;
+  accounts: AccountsTable;
+}
 
 export type SessionRecord = Selectable<SessionsTable>;
 
@@ -21,11 +55,11 @@ export interface AuthContextRow {
 }
 
 /** The authentication lookup: one indexed read on the access-token hash, joined to its account by primary key. */
-function authQueryFor(db: Kysely<Database>, accessHash: string) {
+function authQueryFor(db: Kysely<SessionTables>, accessHash: string) {
   return authSelect(db).where('sessions.access_hash', '=', accessHash);
 }
 
-function authSelect(db: Kysely<Database>) {
+function authSelect(db: Kysely<SessionTables>) {
   return db
     .selectFrom('sessions')
     .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
@@ -54,7 +88,7 @@ function authSelect(db: Kysely<Database>) {
 type AuthRow = Awaited<ReturnType<ReturnType<typeof authQueryFor>['executeTakeFirstOrThrow']>>;
 type AuthCompiled = CompiledQuery<AuthRow>;
 
-function compileAuthQuery(db: Kysely<Database>): AuthCompiled {
+function compileAuthQuery(db: Kysely<SessionTables>): AuthCompiled {
   const compiled = authQueryFor(db, '').compile();
   // The hash must be the one and only parameter, or binding it by position would be wrong.
   if (compiled.parameters.length !== 1) throw new Error('the authentication query must have exactly one parameter');
@@ -71,7 +105,7 @@ function splitAuthRow(row: AuthRow): AuthContextRow {
  * (coalesce.ts), `access_hash = any($1)` on the same unique index, so a burst of requests costs
  * one round trip, not one each. Compiled once; each batch binds only the array of hashes.
  */
-export function coalescedAuthLookup(db: Kysely<Database>): (accessHash: string) => Promise<AuthContextRow | undefined> {
+function coalescedAuthLookup(db: Kysely<SessionTables>): (accessHash: string) => Promise<AuthContextRow | undefined> {
   const compiled = authSelect(db)
     .select('sessions.access_hash as matched_hash')
     .where(sql<boolean>`sessions.access_hash = any(${sql.val([] as string[])})`)
@@ -85,20 +119,27 @@ export function coalescedAuthLookup(db: Kysely<Database>): (accessHash: string) 
   });
 }
 
-export function sessionQueries(db: Kysely<Database>) {
-  let authQuery: AuthCompiled | undefined;
+/**
+ * The lookup every authenticated request makes, outside any transaction. Over the network
+ * (PostgreSQL), concurrent authentications share a round trip; SQLite is in process and
+ * answers each at once, with a statement built and compiled once (each call binds the hash).
+ */
+export function authLookupQueries(db: Kysely<SessionTables>, dialect: Dialect) {
+  if (dialect === 'postgres') return { find: coalescedAuthLookup(db) };
+  const compiled = compileAuthQuery(db);
+  return {
+    async find(accessHash: string): Promise<AuthContextRow | undefined> {
+      const { rows } = await db.executeQuery({ ...compiled, parameters: [accessHash] } as AuthCompiled);
+      const row = rows[0];
+      return row ? splitAuthRow(row) : undefined;
+    },
+  };
+}
+
+export function sessionQueries(db: Kysely<SessionTables>) {
   return {
     async insert(session: SessionRecord): Promise<void> {
       await db.insertInto('sessions').values(session).execute();
-    },
-    async findByAccessHash(accessHash: string): Promise<AuthContextRow | undefined> {
-      // Every authenticated request runs this query: it is built and compiled once, and each
-      // call only binds the hash (the same SQL and plan as building it per call).
-      authQuery ??= compileAuthQuery(db);
-      const query: AuthCompiled = { ...authQuery, parameters: [accessHash] };
-      const { rows } = await db.executeQuery(query);
-      const row = rows[0];
-      return row ? splitAuthRow(row) : undefined;
     },
     async findById(id: string): Promise<SessionRecord | undefined> {
       return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
@@ -107,20 +148,15 @@ export function sessionQueries(db: Kysely<Database>) {
       await db.updateTable('sessions').set({ last_seen_at: at }).where('id', '=', id).execute();
     },
     /** Live sessions of an account in (created_at, id) order, after a keyset position. */
-    async listLive(accountId: string, now: number, after: { created_at: number; id: string } | undefined, limit: number): Promise<SessionRecord[]> {
-      let query = db
+    async listLive(accountId: string, now: number, after: KeysetPosition | undefined, limit: number): Promise<SessionRecord[]> {
+      const live = db
         .selectFrom('sessions')
         .selectAll()
         .where('account_id', '=', accountId)
         .where('revoked_at', 'is', null)
         .where('expires_at', '>', now)
         .where('refresh_expires_at', '>', now);
-      if (after) {
-        query = query.where((eb) =>
-          eb.or([eb('created_at', '>', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '>', after.id)])]),
-        );
-      }
-      return query.orderBy('created_at').orderBy('id').limit(limit).execute();
+      return keysetPage(live, after, limit).execute();
     },
     async rotateTokens(id: string, tokens: { access_hash: string; access_expires_at: number; refresh_expires_at: number; last_seen_at: number }): Promise<void> {
       await db.updateTable('sessions').set(tokens).where('id', '=', id).where('revoked_at', 'is', null).execute();
@@ -135,6 +171,35 @@ export function sessionQueries(db: Kysely<Database>) {
         .where('revoked_at', 'is', null)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
+    },
+  };
+}
+
+export type RefreshUse =
+  | { outcome: 'rotated'; sessionId: string }
+  | { outcome: 'reused'; sessionId: string }
+  | { outcome: 'unknown' };
+
+export function refreshTokenQueries(db: Kysely<SessionTables>) {
+  return {
+    async insert(hash: string, sessionId: string, at: number): Promise<void> {
+      await db.insertInto('refresh_tokens').values({ hash, session_id: sessionId, created_at: at, used_at: null }).execute();
+    },
+    /**
+     * Marks a refresh token used in one atomic statement. A token already used is a reuse
+     * (RFC 9700 §4.14.2): the caller revokes the session it belongs to.
+     */
+    async consume(hash: string, at: number): Promise<RefreshUse> {
+      const used = await db
+        .updateTable('refresh_tokens')
+        .set({ used_at: at })
+        .where('hash', '=', hash)
+        .where('used_at', 'is', null)
+        .returning('session_id')
+        .executeTakeFirst();
+      if (used) return { outcome: 'rotated', sessionId: used.session_id };
+      const known = await db.selectFrom('refresh_tokens').select('session_id').where('hash', '=', hash).executeTakeFirst();
+      return known ? { outcome: 'reused', sessionId: known.session_id } : { outcome: 'unknown' };
     },
   };
 }

@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { clientInfo } from '../../platform/client-info.js';
-import type { SessionService } from './service.js';
-import { RenewBody, Session, SessionIdParams, Tokens } from './schemas.js';
 import { NoContent, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
+import { RenewBody, Session, SessionIdParams, Tokens } from './schemas.js';
+import type { SessionService } from './service.js';
 
 /** Token renewal, logout and the account's sessions (PRODUCT §1). */
-export async function authSessionRoutes(app: FastifyInstance, opts: { sessions: SessionService }) {
+export async function sessionRoutes(app: FastifyInstance, opts: { sessions: SessionService }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { sessions } = opts;
 
@@ -52,7 +51,7 @@ export async function authSessionRoutes(app: FastifyInstance, opts: { sessions: 
       response: { 204: NoContent, 404: problem('No live session of yours has this id') },
     },
   }, async (request, reply) => {
-    await sessions.revoke(request.auth!, request.params.id, clientInfo(request.ip, request.headers['user-agent']));
+    await sessions.revoke(request.auth!, request.params.id, await request.client());
     return reply.code(204).send(null);
   });
 }

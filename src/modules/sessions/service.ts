@@ -1,22 +1,17 @@
+import type { AuthContext } from '../../platform/caller.js';
+import { deviceLabel } from '../../platform/client-info.js';
+import type { LocatedClient } from '../../platform/client-info.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Config } from '../../platform/config.js';
 import { newOpaqueToken, sha256Base64url } from '../../platform/crypto/tokens.js';
-import { AppError } from '../../platform/errors.js';
+import { refuse } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
-import type { AccountRecord, SessionRecord, Store, StoreQueries } from '../../platform/store/store.js';
-import type { ClientInfo } from '../../platform/client-info.js';
-import { deviceLabel } from '../../platform/client-info.js';
+import { signal } from '../../platform/signals/signal.js';
 import { decodeCursor, toPage } from '../../platform/store/keyset.js';
-import type { SecurityLog } from '../security-log/service.js';
 import type { Page } from '../../platform/store/keyset.js';
-
-/** The caller of an authenticated request, as the domain sees it. */
-export interface AuthContext {
-  sessionId: string;
-  jkt: string;
-  trusted: boolean;
-  account: AccountRecord;
-}
+import type { RepositoryOf, Tx } from '../../platform/store/store.js';
+import type { SecurityLog } from '../security-log/service.js';
+import type { authLookupQueries, refreshTokenQueries, sessionQueries, SessionRecord } from './queries.js';
 
 export interface IssuedTokens {
   session_id: string;
@@ -42,15 +37,17 @@ export interface SessionView {
 /** last_seen_at is written at most this often, so reads do not become writes. */
 const LAST_SEEN_RESOLUTION_MS = 60_000;
 
-export function createSessionService(deps: { store: Store; clock: Clock; config: Config; dpopChallenge: string; securityLog: SecurityLog }) {
-  const { store, clock, config } = deps;
-  const ttl = config.tokens;
-  /** RFC 9449 §7.1 / RFC 6750 §3: a 401 names the scheme, our algorithms and the error. */
-  const invalidToken = (detail: string, code = 'invalid_token') =>
-    new AppError(401, code, code === 'invalid_token' ? 'Invalid token' : 'Refresh token reused', {
-      detail,
-      headers: { 'WWW-Authenticate': `${deps.dpopChallenge}, error="invalid_token", error_description="${detail}"` },
-    });
+export function createSessionService(deps: {
+  db: RepositoryOf<{ sessions: typeof sessionQueries; refreshTokens: typeof refreshTokenQueries }>;
+  authLookup: ReturnType<typeof authLookupQueries>;
+  clock: Clock;
+  tokens: Config['tokens'];
+  securityLog: SecurityLog;
+}) {
+  const { db, clock } = deps;
+  const ttl = deps.tokens;
+  /** RFC 9449 §7.1 / RFC 6750 §3: a 401 whose challenge names the error (the problem plugin writes it). */
+  const invalidToken = (detail: string, code: 'invalid_token' | 'refresh_token_reused' = 'invalid_token') => refuse(code, detail);
 
   function tokensFor(session: { id: string; trusted: boolean; expires_at: number }, now: number) {
     const access = newOpaqueToken('at');
@@ -71,9 +68,9 @@ export function createSessionService(deps: { store: Store; clock: Clock; config:
   }
 
   /** Revokes a session and tells the account's devices, in the caller's transaction. */
-  async function revokeIn(tx: StoreQueries, accountId: string, sessionId: string, now: number): Promise<boolean> {
-    const revoked = await tx.sessions.revoke(accountId, sessionId, now);
-    if (revoked) await tx.events.append(accountId, 'sessions.changed', '/auth/sessions', now);
+  async function revokeIn(tx: Tx, accountId: string, sessionId: string, now: number): Promise<boolean> {
+    const revoked = await db.in(tx).sessions.revoke(accountId, sessionId, now);
+    if (revoked) await signal(tx, accountId, 'sessions.changed');
     return revoked;
   }
 
@@ -93,12 +90,13 @@ export function createSessionService(deps: { store: Store; clock: Clock; config:
   return {
     revokeIn,
     /** Opens a session inside the caller's transaction, bound to the device key `jkt`. */
-    async open(tx: StoreQueries, input: { accountId: string; jkt: string; trusted: boolean; client: ClientInfo }): Promise<IssuedTokens> {
+    async open(tx: Tx, input: { accountId: string; jkt: string; trusted: boolean; client: LocatedClient }): Promise<IssuedTokens> {
+      const q = db.in(tx);
       const now = clock.now();
       const maxAge = (input.trusted ? ttl.trustedMaxAgeSeconds : ttl.ephemeralMaxAgeSeconds) * 1000;
       const id = newId('ses');
       const tokens = tokensFor({ id, trusted: input.trusted, expires_at: now + maxAge }, now);
-      await tx.sessions.insert({
+      await q.sessions.insert({
         id,
         account_id: input.accountId,
         jkt: input.jkt,
@@ -114,20 +112,20 @@ export function createSessionService(deps: { store: Store; clock: Clock; config:
         ip: input.client.ip,
         device_label: deviceLabel(input.client.userAgent),
       });
-      await tx.refreshTokens.insert(tokens.refreshHash, id, now);
-      await tx.events.append(input.accountId, 'sessions.changed', '/auth/sessions', now);
+      await q.refreshTokens.insert(tokens.refreshHash, id, now);
+      await signal(tx, input.accountId, 'sessions.changed');
       return tokens.issued;
     },
 
     /** Resolves an access token (by its hash, which is also the proof's ath) to its caller. */
     async authenticate(accessHash: string, proofJkt: string): Promise<AuthContext> {
-      const row = await store.sessions.findByAccessHash(accessHash);
+      const row = await deps.authLookup.find(accessHash);
       const now = clock.now();
       if (!row) throw invalidToken('the access token is unknown or revoked');
       if (row.access_expires_at <= now || row.expires_at <= now) throw invalidToken('the access token has expired');
       // RFC 9449 §7.1: the proof must be made with the key the token is bound to.
       if (row.jkt !== proofJkt) throw invalidToken('the access token is bound to another key');
-      if (now - row.last_seen_at > LAST_SEEN_RESOLUTION_MS) await store.sessions.touch(row.session_id, now);
+      if (now - row.last_seen_at > LAST_SEEN_RESOLUTION_MS) await db.direct.sessions.touch(row.session_id, now);
       return { sessionId: row.session_id, jkt: row.jkt, trusted: row.trusted === 1, account: row.account };
     },
 
@@ -138,10 +136,10 @@ export function createSessionService(deps: { store: Store; clock: Clock; config:
     async renew(refreshToken: string, proofJkt: string): Promise<IssuedTokens> {
       const now = clock.now();
       const hash = sha256Base64url(refreshToken);
-      const result = await store.transaction(async (tx) => {
-        const use = await tx.refreshTokens.consume(hash, now);
+      const result = await db.transaction(async (q, tx) => {
+        const use = await q.refreshTokens.consume(hash, now);
         if (use.outcome === 'unknown') return { error: invalidToken('the refresh token is unknown') };
-        const session = await tx.sessions.findById(use.sessionId);
+        const session = await q.sessions.findById(use.sessionId);
         if (!session || session.revoked_at !== null) return { error: invalidToken('the session has ended') };
         // Checked before anything is spent: thrown, so the consume above rolls back. Someone
         // holding a copy of the token but not the key can neither burn it nor revoke the session.
@@ -152,13 +150,13 @@ export function createSessionService(deps: { store: Store; clock: Clock; config:
         }
         if (session.refresh_expires_at <= now || session.expires_at <= now) return { error: invalidToken('the session has expired') };
         const tokens = tokensFor({ id: session.id, trusted: session.trusted === 1, expires_at: session.expires_at }, now);
-        await tx.sessions.rotateTokens(session.id, {
+        await q.sessions.rotateTokens(session.id, {
           access_hash: tokens.accessHash,
           access_expires_at: tokens.accessExpiresAt,
           refresh_expires_at: tokens.refreshExpiresAt,
           last_seen_at: now,
         });
-        await tx.refreshTokens.insert(tokens.refreshHash, session.id, now);
+        await q.refreshTokens.insert(tokens.refreshHash, session.id, now);
         return { tokens: tokens.issued };
       });
       // The revocation above must commit, so the refusal is thrown after the transaction.
@@ -167,23 +165,33 @@ export function createSessionService(deps: { store: Store; clock: Clock; config:
     },
 
     async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<SessionView>> {
-      const rows = await store.sessions.listLive(auth.account.id, clock.now(), decodeCursor(cursor), limit + 1);
+      const rows = await db.direct.sessions.listLive(auth.account.id, clock.now(), decodeCursor(cursor), limit + 1);
       return toPage(rows, limit, (row) => view(row, auth.sessionId));
     },
 
-    async revoke(auth: AuthContext, sessionId: string, client: ClientInfo): Promise<void> {
-      const located = await deps.securityLog.locate(client);
-      const revoked = await store.transaction(async (tx) => {
+    async revoke(auth: AuthContext, sessionId: string, client: LocatedClient): Promise<void> {
+      const revoked = await db.transaction(async (_, tx) => {
         const done = await revokeIn(tx, auth.account.id, sessionId, clock.now());
-        if (done) await deps.securityLog.record(tx, auth.account.id, 'session_revoked', located);
+        if (done) await deps.securityLog.record(tx, auth.account.id, 'session_revoked', client);
         return done;
       });
       // Another account's session id answers like an unknown one: ids cannot be probed.
-      if (!revoked) throw new AppError(404, 'session_not_found', 'Session not found', { detail: 'no live session of yours has this id' });
+      if (!revoked) throw refuse('session_not_found', 'no live session of yours has this id');
     },
 
     async logout(auth: AuthContext): Promise<void> {
-      await store.transaction((tx) => revokeIn(tx, auth.account.id, auth.sessionId, clock.now()));
+      await db.transaction((_, tx) => revokeIn(tx, auth.account.id, auth.sessionId, clock.now()));
+    },
+
+    /** A stream lives no longer than the access token that opened it (nor its session). */
+    async streamExpiry(sessionId: string): Promise<number> {
+      const session = await db.direct.sessions.findById(sessionId);
+      return session ? Math.min(session.access_expires_at, session.expires_at) : 0;
+    },
+
+    async isLive(sessionId: string, now: number): Promise<boolean> {
+      const session = await db.direct.sessions.findById(sessionId);
+      return !!session && session.revoked_at === null && session.expires_at > now;
     },
   };
 }

@@ -1,28 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { clientInfo } from '../../platform/client-info.js';
-import type { PasskeyAuthService } from './service.js';
 import { problem, ref } from '../../platform/http/schemas.js';
-import {
-  LoginBeginResult,
-  LoginFinishBody,
-  RegisterBeginBody,
-  RegisterBeginResult,
-  RegisterFinishBody,
-  Tokens,
-} from '../sessions/schemas.js';
-import { MeSchema } from '../me/schemas.js';
-
-const Registered = Type.Object(
-  { account: ref(MeSchema), passkey_id: Type.String(), tokens: ref(Tokens) },
-  { title: 'Registration', additionalProperties: false },
-);
+import { Tokens } from '../sessions/schemas.js';
+import { LoginBeginResult, LoginFinishBody, RegisterBeginBody, RegisterBeginResult, RegisterFinishBody, Registration } from './schemas.js';
+import type { SignInService } from './service.js';
 
 /** Sign-up and discoverable sign-in with passkeys (spec: Authentication 3, 4). */
-export async function authPasskeyRoutes(app: FastifyInstance, opts: { passkeys: PasskeyAuthService }) {
+export async function signInRoutes(app: FastifyInstance, opts: { signIn: SignInService }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { passkeys } = opts;
+  const { signIn } = opts;
 
   r.post('/auth/register/begin', {
     config: { rateLimit: 'auth' },
@@ -33,7 +19,7 @@ export async function authPasskeyRoutes(app: FastifyInstance, opts: { passkeys: 
       body: RegisterBeginBody,
       response: { 200: RegisterBeginResult, 409: problem('Username reserved, confusable with a taken one, or taken') },
     },
-  }, async (request) => passkeys.registerBegin(request.body.username));
+  }, async (request) => signIn.registerBegin(request.body.username));
 
   r.post('/auth/register/finish', {
     config: { rateLimit: 'auth', auth: 'proof' },
@@ -42,15 +28,15 @@ export async function authPasskeyRoutes(app: FastifyInstance, opts: { passkeys: 
       summary: 'Finish sign-up: create the account and log in',
       description: 'Verifies the attestation, creates the account, stores the passkey with the DPoP key thumbprint and opens a trusted session bound to that key. When two sign-ups race for one name, exactly one wins; the other gets 409 username_taken.',
       body: RegisterFinishBody,
-      response: { 201: Registered, 409: problem('Username taken meanwhile, or passkey already registered') },
+      response: { 201: Registration, 409: problem('Username taken meanwhile, or passkey already registered') },
     },
   }, async (request, reply) => {
-    const registration = await passkeys.registerFinish({
+    const registration = await signIn.registerFinish({
       ceremonyId: request.body.ceremony_id,
       username: request.body.username,
       credential: request.body.credential as never,
       jkt: request.dpopJkt as string,
-      client: clientInfo(request.ip, request.headers['user-agent']),
+      client: await request.client(),
     });
     reply.header('Cache-Control', 'no-store');
     return reply.code(201).send(registration);
@@ -64,7 +50,7 @@ export async function authPasskeyRoutes(app: FastifyInstance, opts: { passkeys: 
       description: 'Discoverable login: allowCredentials is empty, user verification required.',
       response: { 200: LoginBeginResult },
     },
-  }, async () => passkeys.loginBegin());
+  }, async () => signIn.loginBegin());
 
   r.post('/auth/login/finish', {
     config: { rateLimit: 'auth', auth: 'proof' },
@@ -75,11 +61,11 @@ export async function authPasskeyRoutes(app: FastifyInstance, opts: { passkeys: 
       response: { 200: ref(Tokens), 409: problem('A concurrent sign-in with the same passkey won') },
     },
   }, async (request, reply) => {
-    const tokens = await passkeys.loginFinish({
+    const tokens = await signIn.loginFinish({
       ceremonyId: request.body.ceremony_id,
       credential: request.body.credential as never,
       jkt: request.dpopJkt as string,
-      client: clientInfo(request.ip, request.headers['user-agent']),
+      client: await request.client(),
     });
     reply.header('Cache-Control', 'no-store');
     return tokens;

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { EventService } from './service.js';
-import { AppError } from '../../platform/errors.js';
+import { refuse } from '../../platform/errors.js';
 import { problem } from '../../platform/http/schemas.js';
-import { EventPage, EventsQuery } from './schemas.js';
+import { SignalPage, SignalsQuery } from './schemas.js';
+import type { SignalService } from './service.js';
 
-/** The polling side of event-then-pull (PRODUCT §7); the stream is in events-stream.ts. */
-export async function eventRoutes(app: FastifyInstance, opts: { events: EventService; retentionDays: number }) {
+/** The polling side of event-then-pull (PRODUCT §7); the stream is in stream-routes.ts. */
+export async function pollRoutes(app: FastifyInstance, opts: { signals: SignalService; retentionDays: number }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.get('/events', {
@@ -19,9 +19,9 @@ export async function eventRoutes(app: FastifyInstance, opts: { events: EventSer
         `has_more says to ask again at once. Signals are kept ${opts.retentionDays} days: a cursor whose successors are gone is ` +
         '410 cursor_expired (pull your resources again, then continue from the new next_cursor). A cursor that was not issued ' +
         'to your account is 400 invalid_cursor.',
-      querystring: EventsQuery,
+      querystring: SignalsQuery,
       response: {
-        200: EventPage,
+        200: SignalPage,
         400: problem('Malformed cursor, or one issued to another account (invalid_cursor); limit out of range'),
         410: problem('The signals after this cursor are past the retention (cursor_expired): resync'),
       },
@@ -29,9 +29,9 @@ export async function eventRoutes(app: FastifyInstance, opts: { events: EventSer
   }, async (request, reply) => {
     const { since, cursor, limit } = request.query;
     if (since !== undefined && cursor !== undefined && since !== cursor) {
-      throw new AppError(400, 'invalid_cursor', 'Invalid cursor', { detail: 'send since or cursor, not two different positions' });
+      throw refuse('invalid_cursor', 'send since or cursor, not two different positions');
     }
     reply.header('Cache-Control', 'no-store');
-    return opts.events.list(request.auth!, since ?? cursor, limit ?? 50);
+    return opts.signals.list(request.auth!, since ?? cursor, limit ?? 50);
   });
 }

@@ -17,16 +17,16 @@ export const SignalSchema = Type.Object(
   { $id: 'Signal', title: 'Signal', description: 'Something changed; no data: pull `resource`.', additionalProperties: false },
 );
 
-export const EventPage = Type.Object(
+export const SignalPage = Type.Object(
   {
     data: Type.Array(ref(SignalSchema), { description: 'Oldest first' }),
     next_cursor: Type.String({ description: 'Always set: pass as `since` next time (after the last signal returned, or where you were)' }),
     has_more: Type.Boolean({ description: 'More signals are waiting: ask again at once' }),
   },
-  { title: 'EventPage', additionalProperties: false },
+  { title: 'SignalPage', additionalProperties: false },
 );
 
-export const EventsQuery = Type.Object(
+export const SignalsQuery = Type.Object(
   {
     since: Type.Optional(Type.String({ ...CursorText, description: 'Cursor (a signal id or next_cursor); signals after it. Without it: from the oldest retained signal' })),
     cursor: Type.Optional(Type.String({ ...CursorText, description: 'Same as since (the list convention\'s name)' })),

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
+import type { AuthContext } from '../../platform/caller.js';
 import type { Clock } from '../../platform/clock.js';
-import { AppError } from '../../platform/errors.js';
+import { refuse } from '../../platform/errors.js';
 import type { Signal } from '../../platform/signals/catalogue.js';
-import type { EventRecord, Store } from '../../platform/store/store.js';
-import type { AuthContext } from '../sessions/service.js';
+import type { SignalRecord, signalLog } from '../../platform/signals/log.js';
+import type { RepositoryOf } from '../../platform/store/store.js';
 
 /**
  * The signal log as clients see it (PRODUCT §7): polling, cursors, retention.
@@ -15,7 +16,7 @@ import type { AuthContext } from '../sessions/service.js';
  * whose successor has been pruned is recognised as expired (410 cursor_expired). See
  * docs/decisions/020-event-signals.md.
  */
-export interface EventPage {
+export interface SignalPage {
   data: Signal[];
   /** Always set: pass it as `since` next time (the position after the last signal returned). */
   next_cursor: string;
@@ -29,18 +30,16 @@ function accountTag(accountId: string): string {
   return createHash('sha256').update(`vid.events.cursor:${accountId}`).digest('base64url').slice(0, 11);
 }
 
-export function encodeEventCursor(accountId: string, seq: number): string {
+export function encodeSignalCursor(accountId: string, seq: number): string {
   return Buffer.from(`1.${seq}.${accountTag(accountId)}`).toString('base64url');
 }
 
-function invalidCursor(): AppError {
-  return new AppError(400, 'invalid_cursor', 'Invalid cursor', {
-    detail: 'the cursor is malformed or was not issued to this account; start again without one',
-  });
+function invalidCursor() {
+  return refuse('invalid_cursor', 'the cursor is malformed or was not issued to this account; start again without one');
 }
 
 /** The sequence number a cursor names, if it is well-formed and belongs to this account. */
-export function decodeEventCursor(accountId: string, cursor: string): number {
+export function decodeSignalCursor(accountId: string, cursor: string): number {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const match = CURSOR.exec(text);
   // Re-encoding must give the cursor back: one spelling per position, no padding variants.
@@ -48,18 +47,20 @@ export function decodeEventCursor(accountId: string, cursor: string): number {
   return Number(match[1]);
 }
 
-export function createEventService(deps: { store: Store; clock: Clock; retentionDays: number }) {
-  const { store, clock } = deps;
+export function createSignalService(deps: { db: RepositoryOf<{ log: typeof signalLog }>; clock: Clock; retentionDays: number }) {
+  const { clock } = deps;
+  const log = deps.db.direct.log;
 
-  function cursorExpired(): AppError {
-    return new AppError(410, 'cursor_expired', 'Cursor expired', {
-      detail: `signals after this cursor were older than ${deps.retentionDays} days and are gone; pull your resources again and continue from a fresh cursor`,
-    });
+  function cursorExpired() {
+    return refuse(
+      'cursor_expired',
+      `signals after this cursor were older than ${deps.retentionDays} days and are gone; pull your resources again and continue from a fresh cursor`,
+    );
   }
 
-  function toSignal(record: EventRecord): Signal {
+  function toSignal(record: SignalRecord): Signal {
     return {
-      id: encodeEventCursor(record.account_id, record.seq),
+      id: encodeSignalCursor(record.account_id, record.seq),
       kind: record.kind,
       resource: record.resource,
       at: new Date(Number(record.created_at)).toISOString(),
@@ -72,18 +73,18 @@ export function createEventService(deps: { store: Store; clock: Clock; retention
    * `rows` are the signals after it, read after `head`, so none committed meanwhile is
    * mistaken for a gap.
    */
-  function checkResumable(seq: number, head: number, rows: EventRecord[]): void {
+  function checkResumable(seq: number, head: number, rows: SignalRecord[]): void {
     if (seq > head) throw invalidCursor();
     if (seq < head && rows[0]?.seq !== seq + 1) throw cursorExpired();
   }
 
   async function headOf(accountId: string): Promise<number> {
-    return (await store.events.head(accountId)) ?? 0;
+    return (await log.head(accountId)) ?? 0;
   }
 
   return {
     toSignal,
-    read: (accountId: string, afterSeq: number, limit: number) => store.events.listAfter(accountId, afterSeq, limit),
+    read: (accountId: string, afterSeq: number, limit: number) => log.listAfter(accountId, afterSeq, limit),
 
     /**
      * Where a stream starts: after the client's cursor (validated as for polling), or, without
@@ -92,44 +93,33 @@ export function createEventService(deps: { store: Store; clock: Clock; retention
     async streamStart(accountId: string, cursor: string | undefined): Promise<number> {
       const head = await headOf(accountId);
       if (cursor === undefined) return head;
-      const seq = decodeEventCursor(accountId, cursor);
-      checkResumable(seq, head, seq < head ? await store.events.listAfter(accountId, seq, 1) : []);
+      const seq = decodeSignalCursor(accountId, cursor);
+      checkResumable(seq, head, seq < head ? await log.listAfter(accountId, seq, 1) : []);
       return seq;
     },
 
-    cursorAt: encodeEventCursor,
-
-    /** A stream lives no longer than the access token that opened it (nor its session). */
-    async streamExpiry(sessionId: string): Promise<number> {
-      const session = await store.sessions.findById(sessionId);
-      return session ? Math.min(session.access_expires_at, session.expires_at) : 0;
-    },
-
-    async isSessionLive(sessionId: string, now: number): Promise<boolean> {
-      const session = await store.sessions.findById(sessionId);
-      return !!session && session.revoked_at === null && session.expires_at > now;
-    },
+    cursorAt: encodeSignalCursor,
 
     /** GET /events: signals after the cursor (from the oldest retained one without), oldest first. */
-    async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<EventPage> {
+    async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<SignalPage> {
       const accountId = auth.account.id;
       const head = await headOf(accountId);
-      const seq = cursor === undefined ? 0 : decodeEventCursor(accountId, cursor);
-      const rows = await store.events.listAfter(accountId, seq, limit + 1);
+      const seq = cursor === undefined ? 0 : decodeSignalCursor(accountId, cursor);
+      const rows = await log.listAfter(accountId, seq, limit + 1);
       if (cursor !== undefined) checkResumable(seq, head, rows);
       const has_more = rows.length > limit;
       const page = has_more ? rows.slice(0, limit) : rows;
       const last = page[page.length - 1];
       // Without a cursor and with nothing retained, the client continues from the newest position.
       const next = last ? last.seq : cursor === undefined ? Math.max(head, 0) : seq;
-      return { data: page.map(toSignal), next_cursor: encodeEventCursor(accountId, next), has_more };
+      return { data: page.map(toSignal), next_cursor: encodeSignalCursor(accountId, next), has_more };
     },
 
     /** The background pruner: signals older than the retention go. */
     prune(): Promise<number> {
-      return store.events.prune(clock.now() - deps.retentionDays * DAY_MS);
+      return log.prune(clock.now() - deps.retentionDays * DAY_MS);
     },
   };
 }
 
-export type EventService = ReturnType<typeof createEventService>;
+export type SignalService = ReturnType<typeof createSignalService>;

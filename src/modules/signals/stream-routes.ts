@@ -1,16 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { WebSocket } from 'ws';
-import type { EventService } from './service.js';
-import { AppError } from '../../platform/errors.js';
+import { refuse } from '../../platform/errors.js';
 import type { StreamHub } from '../../platform/signals/hub.js';
 import { sseHeaders, sseOpening, sseSink, SSE_RETRY_MS } from '../../platform/signals/sse.js';
 import { credentialsFromProtocols, webSocketSink, WS_PROTOCOL } from '../../platform/signals/websocket.js';
 import { problem } from '../../platform/http/schemas.js';
 import { StreamHeaders, StreamQuery } from './schemas.js';
+import type { SignalService } from './service.js';
 
-export interface EventStreamOptions {
-  events: EventService;
+export interface StreamOptions {
+  signals: SignalService;
+  /** When the session's access token (or the session) ends: the stream ends with it. */
+  streamExpiry(sessionId: string): Promise<number>;
   hub: StreamHub;
   maxStreamsPerAccount: number;
   heartbeatMs: number;
@@ -45,15 +47,15 @@ number of streams per server node (429 too_many_streams; a session at the limit 
  * the stream (token, proof, cursor, stream limit) runs before the response starts or the
  * socket is upgraded, so refusals are ordinary problem+json responses.
  */
-export async function eventStreamRoutes(app: FastifyInstance, opts: EventStreamOptions) {
+export async function streamRoutes(app: FastifyInstance, opts: StreamOptions) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const { events, hub } = opts;
+  const { signals, hub } = opts;
   const starts = new WeakMap<FastifyRequest, StreamStart>();
 
-  function tooManyStreams(): AppError {
-    return new AppError(429, 'too_many_streams', 'Too many streams', {
+  function tooManyStreams() {
+    return refuse('too_many_streams', {
       detail: `this account already holds ${opts.maxStreamsPerAccount} streams on this server; close one`,
-      headers: { 'Retry-After': String(Math.ceil(opts.heartbeatMs / 1000)) },
+      retryAfterSeconds: Math.ceil(opts.heartbeatMs / 1000),
     });
   }
 
@@ -71,8 +73,8 @@ export async function eventStreamRoutes(app: FastifyInstance, opts: EventStreamO
     const lastEventId = request.headers['last-event-id'];
     // EventSource resends its original URL with Last-Event-ID: the header is the newer position.
     const cursor = typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : (request.query as { since?: string }).since;
-    const afterSeq = await events.streamStart(auth.account.id, cursor);
-    const expiresAt = await events.streamExpiry(auth.sessionId);
+    const afterSeq = await signals.streamStart(auth.account.id, cursor);
+    const expiresAt = await opts.streamExpiry(auth.sessionId);
     if (hub.admission(auth.account.id, auth.sessionId) === 'full') throw tooManyStreams();
     starts.set(request, { afterSeq, expiresAt });
   }
@@ -110,7 +112,7 @@ export async function eventStreamRoutes(app: FastifyInstance, opts: EventStreamO
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, sseHeaders(reply.getHeaders()));
-      res.write(sseOpening(events.cursorAt(auth.account.id, start.afterSeq)));
+      res.write(sseOpening(signals.cursorAt(auth.account.id, start.afterSeq)));
       const stream = hub.open({ accountId: auth.account.id, sessionId: auth.sessionId, afterSeq: start.afterSeq, expiresAt: start.expiresAt, sink: sseSink(res) })!;
       res.on('close', () => hub.remove(stream));
       res.on('error', () => hub.remove(stream));
@@ -122,7 +124,7 @@ export async function eventStreamRoutes(app: FastifyInstance, opts: EventStreamO
       starts.delete(request);
       const auth = request.auth!;
       // Nothing is expected from the client; its frames are read (so pongs arrive) and ignored.
-      socket.send(JSON.stringify({ type: 'ready', cursor: events.cursorAt(auth.account.id, start.afterSeq) }));
+      socket.send(JSON.stringify({ type: 'ready', cursor: signals.cursorAt(auth.account.id, start.afterSeq) }));
       const stream = hub.open({
         accountId: auth.account.id,
         sessionId: auth.sessionId,

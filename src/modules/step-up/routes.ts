@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { StepUpService } from './service.js';
-import { RequestOptions } from '../sessions/schemas.js';
 import { problem, ref } from '../../platform/http/schemas.js';
+import { RequestOptions } from '../../platform/http/webauthn-schemas.js';
+import type { StepUpService } from './service.js';
 
-export async function authStepUpRoutes(app: FastifyInstance, opts: { stepUp: StepUpService }) {
+export async function stepUpRoutes(app: FastifyInstance, opts: { stepUp: StepUpService }) {
   app.withTypeProvider<TypeBoxTypeProvider>().post('/auth/step-up/begin', {
     config: { auth: 'session' },
     schema: {

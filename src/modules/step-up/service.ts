@@ -1,16 +1,14 @@
 import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import type { AuthContext } from '../../platform/caller.js';
+import type { Begun, Ceremonies } from '../../platform/ceremonies.js';
 import type { Clock } from '../../platform/clock.js';
-import type { Config } from '../../platform/config.js';
-import { CEREMONY_TIMEOUT_MS, requestOptions, verifyAssertion } from '../../platform/crypto/webauthn.js';
-import { AppError } from '../../platform/errors.js';
-import { newId } from '../../platform/ids.js';
-import type { Store } from '../../platform/store/store.js';
-import type { AuthContext } from '../sessions/service.js';
+import { verifyAssertion } from '../../platform/crypto/webauthn.js';
+import type { RelyingParty } from '../../platform/crypto/webauthn.js';
+import { refuse } from '../../platform/errors.js';
+import type { PasskeyService } from '../methods/passkeys.js';
 
-/** Step-up assertions are good for 5 minutes (PRODUCT §1). */
-export const STEP_UP_TTL_MS = CEREMONY_TIMEOUT_MS;
-
-const required = (detail: string) => new AppError(403, 'step_up_required', 'Step-up required', { detail });
+const required = (detail: string) => refuse('step_up_required', detail);
+const ephemeral = () => refuse('ephemeral_session', 'sessions opened without keeping the device cannot step up');
 
 function parseHeader(header: string): AuthenticationResponseJSON & { challenge: string } {
   try {
@@ -25,43 +23,25 @@ function parseHeader(header: string): AuthenticationResponseJSON & { challenge: 
 
 /**
  * Step-up (spec: Authentication 2): a fresh user-verified assertion, answering a challenge that
- * this same session asked for, used once, within 5 minutes.
+ * this same session asked for, used once, within 5 minutes (PRODUCT §1).
  */
-export function createStepUpService(deps: { store: Store; clock: Clock; config: Config }) {
-  const { store, clock } = deps;
-  const rp = deps.config.webauthn;
+export function createStepUpService(deps: { clock: Clock; rp: RelyingParty; ceremonies: Ceremonies; passkeys: PasskeyService }) {
+  const { clock, rp, ceremonies, passkeys } = deps;
   return {
-    async begin(auth: AuthContext): Promise<{ ceremony_id: string; options: PublicKeyCredentialRequestOptionsJSON }> {
-      if (!auth.trusted) {
-        throw new AppError(403, 'ephemeral_session', 'Not allowed on an ephemeral session', { detail: 'sessions opened without keeping the device cannot step up' });
-      }
-      const passkeys = await store.passkeys.listCredentialIds(auth.account.id);
-      const options = await requestOptions(rp, passkeys.map((p) => ({ id: p.credential_id, transports: JSON.parse(p.transports) })));
-      const id = newId('cer');
-      await store.ceremonies.insert({
-        id,
-        kind: 'step_up',
-        challenge: options.challenge,
-        username: null,
-        user_handle: null,
-        account_id: auth.account.id,
-        session_id: auth.sessionId,
-        expires_at: clock.now() + STEP_UP_TTL_MS,
-      });
-      return { ceremony_id: id, options };
+    async begin(auth: AuthContext): Promise<Begun<PublicKeyCredentialRequestOptionsJSON>> {
+      if (!auth.trusted) throw ephemeral();
+      return ceremonies.beginRequest('step_up', await passkeys.credentials(auth.account.id), { accountId: auth.account.id, sessionId: auth.sessionId });
     },
 
     /** Checks a VID-Step-Up header; the challenge is spent whatever the outcome. */
     async verify(auth: AuthContext, header: string | undefined): Promise<void> {
       // Told first: an ephemeral session could never satisfy a step-up request.
-      if (!auth.trusted) {
-        throw new AppError(403, 'ephemeral_session', 'Not allowed on an ephemeral session', { detail: 'sessions opened without keeping the device cannot step up' });
-      }
+      if (!auth.trusted) throw ephemeral();
       if (!header) throw required('this operation needs a VID-Step-Up header: POST /auth/step-up/begin, then sign the challenge');
       const assertion = parseHeader(header);
-      const ceremony = await store.ceremonies.consumeByChallenge(assertion.challenge, 'step_up', auth.sessionId);
-      if (!ceremony || ceremony.expires_at <= clock.now()) throw required('the step-up challenge is unknown, used, expired or from another session');
-      const passkey = await store.passkeys.findByCredentialId(assertion.id);
+      const ceremony = await ceremonies.takeByChallenge(assertion.challenge, 'step_up', auth.sessionId);
+      if (!ceremony) throw required('the step-up challenge is unknown, used, expired or from another session');
+      const passkey = await passkeys.byCredentialId(assertion.id);
       if (!passkey || passkey.account_id !== auth.account.id) throw required('the assertion is not from a passkey of this account');
       let verified;
       try {
@@ -72,9 +52,9 @@ export function createStepUpService(deps: { store: Store; clock: Clock; config: 
           backupEligible: passkey.backup_eligible === 1,
         });
       } catch (error) {
-        throw new AppError(403, 'step_up_required', 'Step-up required', { detail: 'the step-up assertion did not verify', cause: error });
+        throw refuse('step_up_required', { detail: 'the step-up assertion did not verify', cause: error });
       }
-      await store.passkeys.recordAssertion(passkey.id, passkey.counter, { counter: verified.newCounter, backed_up: verified.backedUp ? 1 : 0, at: clock.now() });
+      await passkeys.recordAssertion(passkey.id, passkey.counter, { counter: verified.newCounter, backed_up: verified.backedUp ? 1 : 0, at: clock.now() });
     },
   };
 }

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { UsernameService } from './service.js';
-import { UsernameCheckBody, UsernameCheckResult } from '../sessions/schemas.js';
 import { ref } from '../../platform/http/schemas.js';
+import { UsernameCheckBody, UsernameCheckResult } from './schemas.js';
+import type { UsernameService } from './service.js';
 
-export async function authUsernameRoutes(app: FastifyInstance, opts: { usernames: UsernameService }) {
+export async function usernameRoutes(app: FastifyInstance, opts: { usernames: UsernameService }) {
   app.withTypeProvider<TypeBoxTypeProvider>().post(
     '/auth/username/check',
     {

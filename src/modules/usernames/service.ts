@@ -1,7 +1,8 @@
+import { refuse } from '../../platform/errors.js';
+import type { RepositoryOf } from '../../platform/store/store.js';
+import type { usernameQueries } from './queries.js';
 import { enforceUsername } from './rules.js';
 import type { ReservedNames } from './rules.js';
-import { AppError } from '../../platform/errors.js';
-import type { Store } from '../../platform/store/store.js';
 
 export type UnavailableReason = 'invalid' | 'reserved' | 'confusable' | 'taken';
 
@@ -19,20 +20,20 @@ export interface AcceptedUsername {
   skeleton: string;
 }
 
-const REFUSALS: Record<Exclude<UnavailableReason, 'invalid'>, { code: string; detail: string }> = {
+const REFUSALS = {
   reserved: { code: 'username_reserved', detail: 'this username is reserved' },
   confusable: { code: 'username_confusable', detail: 'this username looks like one already taken' },
   taken: { code: 'username_taken', detail: 'this username is taken' },
-};
+} as const;
 
 /** Username availability (spec: "reserves nothing"); uniqueness itself is the database's job. */
-export function createUsernameService(deps: { store: Store; reserved: ReservedNames }) {
+export function createUsernameService(deps: { db: RepositoryOf<{ names: typeof usernameQueries }>; reserved: ReservedNames }) {
   async function check(username: string): Promise<UsernameCheck> {
     const verdict = enforceUsername(username);
     if (!verdict.ok) return { username, canonical: null, available: false, reason: 'invalid', detail: verdict.detail };
     const { canonical, skeleton } = verdict;
     if (deps.reserved.isReserved(canonical, skeleton)) return { username, canonical, available: false, reason: 'reserved' };
-    const clash = await deps.store.accounts.findClash(canonical, skeleton);
+    const clash = await deps.db.direct.names.findClash(canonical, skeleton);
     if (clash) return { username, canonical, available: false, reason: clash };
     return { username, canonical, available: true };
   }
@@ -47,18 +48,22 @@ export function createUsernameService(deps: { store: Store; reserved: ReservedNa
         if (verdict.ok) return { username, canonical: verdict.canonical, skeleton: verdict.skeleton };
       }
       if (result.reason === 'invalid' || !result.reason) {
-        throw new AppError(400, 'username_invalid', 'Invalid username', {
-          detail: result.detail ?? 'invalid username',
-          errors: [{ path: '/username', code: 'username_invalid', message: result.detail ?? 'invalid username' }],
-        });
+        const detail = result.detail ?? 'invalid username';
+        throw refuse('username_invalid', { detail, errors: [{ path: '/username', code: 'username_invalid', message: detail }] });
       }
       const refusal = REFUSALS[result.reason];
-      throw new AppError(409, refusal.code, 'Username unavailable', { detail: refusal.detail });
+      throw refuse(refusal.code, refusal.detail);
     },
-    /** The refusal for a lost race: 'taken'/'confusable', or the unique index that refused. */
-    refusalFor(clashOrConstraint: string): AppError {
-      const reason = clashOrConstraint === 'confusable' || clashOrConstraint.includes('skeleton') ? 'confusable' : 'taken';
-      return new AppError(409, REFUSALS[reason].code, 'Username unavailable', { detail: REFUSALS[reason].detail });
+    /** The refusal for a lost race: the clash the winning row shows, or the unique index that refused. */
+    async raceRefusal(canonical: string, skeleton: string, constraint: string) {
+      const clash = (await deps.db.direct.names.findClash(canonical, skeleton)) ?? constraint;
+      const reason = clash === 'confusable' || clash.includes('skeleton') ? 'confusable' : 'taken';
+      return refuse(REFUSALS[reason].code, REFUSALS[reason].detail);
+    },
+    /** The account a typed name belongs to, by its enforced form ("ＡＤＡ" finds "ada"). */
+    canonicalOf(username: string): string | undefined {
+      const verdict = enforceUsername(username);
+      return verdict.ok ? verdict.canonical : undefined;
     },
   };
 }

@@ -6,6 +6,7 @@ import { CompactSign, SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPai
 import type { JWK } from 'jose';
 import { AppError } from '../errors.js';
 import { createDpopVerifier } from './dpop.js';
+import { challengeFor } from '../http/plugins/problem.js';
 import type { DpopCheck } from './dpop.js';
 import { sha256Base64url } from './tokens.js';
 import { newKeyPair } from '../../../test/helpers/keys.js';
@@ -70,7 +71,8 @@ async function assertRefused(promise: Promise<unknown>, detail?: RegExp, algs = 
     assert.ok(error instanceof AppError, `expected an AppError, got ${String(error)}`);
     assert.equal(error.status, 401);
     assert.equal(error.code, 'invalid_dpop_proof');
-    const challenge = error.headers?.['WWW-Authenticate'] ?? '';
+    // The problem plugin turns the refusal into the header; the verifier only names the error.
+    const challenge = challengeFor(error, `DPoP algs="${algs}"`) ?? '';
     assert.ok(
       challenge.startsWith(`DPoP algs="${algs}", error="invalid_dpop_proof", error_description="`),
       `WWW-Authenticate was ${challenge}`,

@@ -2,7 +2,7 @@ import { createPublicKey, verify as verifySignature } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint } from 'jose';
 import type { JWK } from 'jose';
-import { AppError } from '../errors.js';
+import { refuse as refusal } from '../errors.js';
 
 /**
  * DPoP proof verification (RFC 9449 §4.3). Pure: the caller supplies the expected method, URL,
@@ -60,10 +60,7 @@ export function createDpopVerifier(options: DpopVerifierOptions) {
   const cacheSize = options.cacheSize ?? 10_000;
 
   function refuse(detail: string): never {
-    throw new AppError(401, 'invalid_dpop_proof', 'Invalid DPoP proof', {
-      detail,
-      headers: { 'WWW-Authenticate': `${challenge}, error="invalid_dpop_proof", error_description="${detail}"` },
-    });
+    throw refusal('invalid_dpop_proof', detail);
   }
 
   function decodeJson(segment: string, what: string): Record<string, unknown> {

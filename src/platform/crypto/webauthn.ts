@@ -10,7 +10,7 @@ import type {
   PublicKeyCredentialRequestOptionsJSON,
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import { AppError } from '../errors.js';
+import { refuse as refusal } from '../errors.js';
 
 /**
  * The relying-party side of WebAuthn Level 3, over @simplewebauthn/server with our policy:
@@ -46,8 +46,28 @@ export interface StoredCredential {
   backupEligible: boolean;
 }
 
-function refuse(code: string, detail: string, cause?: unknown): never {
-  throw new AppError(400, code, 'WebAuthn verification failed', { detail, cause });
+const WHAT = { invalid_attestation: 'attestation', invalid_assertion: 'assertion' } as const;
+
+function refuse(code: keyof typeof WHAT, detail: string, cause?: unknown): never {
+  throw refusal(code, { detail, cause });
+}
+
+/**
+ * Runs a @simplewebauthn verification and refuses with `code` when it throws or does not verify:
+ * the library reports a failed check by throwing, a failed signature by `verified: false`.
+ */
+async function verifiedOrRefused<T extends { verified: boolean }>(code: keyof typeof WHAT, run: () => Promise<T>): Promise<T & { verified: true }> {
+  let result: T;
+  try {
+    result = await run();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : `${WHAT[code]} rejected`;
+    // The library throws when the signature counter did not grow: a sign of a cloned authenticator.
+    if (code === 'invalid_assertion' && /counter/i.test(message)) throw refusal('passkey_counter_regressed', { detail: 'the signature counter went backwards', cause: error });
+    refuse(code, message, error);
+  }
+  if (!result.verified) refuse(code, `${WHAT[code]} did not verify`);
+  return result as T & { verified: true };
 }
 
 export async function creationOptions(
@@ -82,20 +102,16 @@ export async function requestOptions(
 }
 
 export async function verifyCreation(rp: RelyingParty, response: RegistrationResponseJSON, challenge: string): Promise<NewCredential> {
-  let result;
-  try {
-    result = await verifyRegistrationResponse({
+  const result = await verifiedOrRefused('invalid_attestation', () =>
+    verifyRegistrationResponse({
       response,
       expectedChallenge: challenge,
       expectedOrigin: rp.origins,
       expectedRPID: rp.rpId,
       requireUserVerification: true,
       supportedAlgorithmIDs: SUPPORTED_ALGORITHMS,
-    });
-  } catch (error) {
-    refuse('invalid_attestation', error instanceof Error ? error.message : 'attestation rejected', error);
-  }
-  if (!result.verified) refuse('invalid_attestation', 'attestation did not verify');
+    }),
+  );
   const info = result.registrationInfo;
   const idBytes = Buffer.from(info.credential.id, 'base64url');
   if (idBytes.length === 0 || idBytes.length > MAX_CREDENTIAL_ID_BYTES) refuse('invalid_attestation', 'credential id length out of range');
@@ -121,23 +137,16 @@ export async function verifyAssertion(
   challenge: string,
   credential: StoredCredential,
 ): Promise<VerifiedAssertion> {
-  let result;
-  try {
-    result = await verifyAuthenticationResponse({
+  const result = await verifiedOrRefused('invalid_assertion', () =>
+    verifyAuthenticationResponse({
       response,
       expectedChallenge: challenge,
       expectedOrigin: rp.origins,
       expectedRPID: rp.rpId,
       requireUserVerification: true,
       credential: { id: credential.credentialId, publicKey: Buffer.from(credential.publicKey, 'base64url'), counter: credential.counter },
-    });
-  } catch (error) {
-    const message = error instanceof Error ? error.message : 'assertion rejected';
-    // The library throws when the signature counter did not grow: a sign of a cloned authenticator.
-    if (/counter/i.test(message)) throw new AppError(401, 'passkey_counter_regressed', 'Passkey refused', { detail: 'the signature counter went backwards', cause: error });
-    refuse('invalid_assertion', message, error);
-  }
-  if (!result.verified) refuse('invalid_assertion', 'assertion did not verify');
+    }),
+  );
   const info = result.authenticationInfo;
   // WebAuthn L3 §6.1.3: backup eligibility is fixed at creation; a change means another authenticator.
   if ((info.credentialDeviceType === 'multiDevice') !== credential.backupEligible) {

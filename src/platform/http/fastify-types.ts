@@ -1,4 +1,4 @@
-import type { AuthContext } from '../../modules/sessions/service.js';
+import type { AuthContext } from '../caller.js';
 
 /** What a route declares in `config`, read by the plugins. */
 export type AuthRequirement = 'session' | 'proof' | 'none';

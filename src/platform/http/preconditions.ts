@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.js';
+import { refuse } from '../errors.js';
 
 /** Strong entity tag of a versioned resource (RFC 9110 §8.8.3). */
 export function etagFor(version: number): string {
@@ -20,11 +20,22 @@ const STRONG_VERSION_TAG = /^"(\d{1,15})"$/;
 export function requireIfMatch(request: FastifyRequest): number {
   const header = request.headers['if-match'];
   if (header === undefined || header === '') {
-    throw new AppError(428, 'precondition_required', 'Precondition required', { detail: 'send If-Match with the ETag you last read' });
+    throw refuse('precondition_required', 'send If-Match with the ETag you last read');
   }
   const match = typeof header === 'string' ? STRONG_VERSION_TAG.exec(header.trim()) : null;
   if (!match) {
-    throw new AppError(412, 'version_mismatch', 'Version mismatch', { detail: 'If-Match must be one strong ETag as returned by a GET' });
+    throw refuse('version_mismatch', 'If-Match must be one strong ETag as returned by a GET');
   }
   return Number(match[1]);
+}
+
+/**
+ * If-None-Match (RFC 9110 §13.1.2): does the client hold this representation already? Weak
+ * comparison against any listed tag, or "*". A GET answers 304 then.
+ */
+export function notModified(request: FastifyRequest, etag: string): boolean {
+  const header = request.headers['if-none-match'];
+  if (!header) return false;
+  const bare = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim() === '*' || bare(tag) === bare(etag));
 }

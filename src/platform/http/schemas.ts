@@ -53,6 +53,9 @@ export const PageQuery = Type.Object(
 
 export const NoContent = Type.Null({ description: 'No content' });
 
+/** 304: the representation the client named in If-None-Match is current. */
+export const NotModified = { type: 'null', description: 'Not Modified: the copy you hold (If-None-Match) is current' } as const;
+
 export const IsoDateTime = Type.String({ format: 'date-time' });
 
 /**

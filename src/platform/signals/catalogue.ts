@@ -1,6 +1,9 @@
 /**
  * The catalogue of signal kinds (PRODUCT §7). A signal says that something changed and carries
- * no data: `resource` is the path the client pulls. docs/events.md is generated from this list.
+ * no data: `resource` is the path the client pulls, a template where the kind names one
+ * resource of several (`/contacts/{id}/card`). Code emits signals only through `signal()`
+ * (signal.ts), which takes the path from here, so what clients receive cannot drift from this
+ * list; docs/events.md is generated from it.
  */
 export interface SignalKind {
   kind: string;
@@ -26,6 +29,30 @@ export const SIGNAL_KINDS = {
 } as const satisfies Record<string, Omit<SignalKind, 'kind'>>;
 
 export type SignalKindName = keyof typeof SIGNAL_KINDS;
+
+type Placeholders<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? Name | Placeholders<Rest> : never;
+
+/** The values a kind's resource template needs (`{ id }` for `/contacts/{id}/card`), or none. */
+export type SignalParams<K extends SignalKindName> = [Placeholders<(typeof SIGNAL_KINDS)[K]['resource']>] extends [never]
+  ? []
+  : [params: Record<Placeholders<(typeof SIGNAL_KINDS)[K]['resource']>, string>];
+
+const PLACEHOLDER = /\{([a-z_]+)\}/g;
+
+/** The concrete path of one signal: the kind's template with its placeholders filled. */
+export function resourceOf(kind: SignalKindName, params: Record<string, string> = {}): string {
+  return SIGNAL_KINDS[kind].resource.replace(PLACEHOLDER, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined || value === '' || value.includes('/')) throw new Error(`signal ${kind} needs a path segment for {${name}}`);
+    return value;
+  });
+}
+
+/** A template as a pattern that matches exactly the paths it can produce (the catalogue test). */
+export function resourcePattern(kind: SignalKindName): RegExp {
+  const escaped = SIGNAL_KINDS[kind].resource.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${escaped.replace(PLACEHOLDER, '[^/]+')}$`);
+}
 
 /**
  * A signal as clients receive it (GET /events, SSE `data`, WebSocket frames). `id` is the

@@ -1,4 +1,4 @@
-import type { EventRecord } from '../store/store.js';
+import type { SignalRecord } from './log.js';
 import type { Signal } from './catalogue.js';
 
 /**
@@ -37,9 +37,9 @@ export interface HubLimits {
 }
 
 export interface HubDeps {
-  read(accountId: string, afterSeq: number, limit: number): Promise<EventRecord[]>;
+  read(accountId: string, afterSeq: number, limit: number): Promise<SignalRecord[]>;
   isSessionLive(sessionId: string, now: number): Promise<boolean>;
-  toSignal(record: EventRecord): Signal;
+  toSignal(record: SignalRecord): Signal;
   now(): number;
   limits: HubLimits;
   onError(error: unknown): void;
@@ -129,7 +129,7 @@ export function createStreamHub(deps: HubDeps) {
   }
 
   /** Writes the rows this stream has not had yet, until its buffer is full. */
-  function deliver(stream: Stream, rows: EventRecord[]): void {
+  function deliver(stream: Stream, rows: SignalRecord[]): void {
     if (deps.now() >= stream.expiresAt) {
       close(stream, 'expired');
       return;

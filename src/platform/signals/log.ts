@@ -1,62 +1,76 @@
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
-import type { SignalKindName } from './catalogue.js';
 import type { Dialect } from '../store/db.js';
-import type { Database, EventsTable } from '../store/schema.js';
+import type { EventsTable, PlatformTables } from '../store/schema.js';
+import type { SignalKindName } from './catalogue.js';
 
-export type EventRecord = Selectable<EventsTable>;
+/** One signal as the log stores it: a position in one account's gap-free sequence. */
+export type SignalRecord = Selectable<EventsTable>;
 
 /**
  * The LISTEN/NOTIFY channel of this database schema, computed by PostgreSQL itself so that the
- * writer (`pg_notify` below) and every listener (src/events/notifier.ts) agree without
- * configuration, and several schemas on one database (tests, tenants) do not hear each other.
- * Channel names are limited to 63 bytes, hence the hash.
+ * writer (`pg_notify` below) and every listener (notifier.ts) agree without configuration, and
+ * several schemas on one database (tests, tenants) do not hear each other. Channel names are
+ * limited to 63 bytes, hence the hash.
  */
-export const EVENTS_CHANNEL_SQL = `'vid_events_' || left(md5(current_schema()), 12)`;
+export const SIGNALS_CHANNEL_SQL = `'vid_events_' || left(md5(current_schema()), 12)`;
 
 /** Deleting expired signals in batches keeps each write short (SQLite has one writer). */
 const PRUNE_BATCH = 5000;
+/** Accounts per append statement: far below both dialects' bound-parameter limits. */
+const APPEND_CHUNK = 1000;
 
-export interface EventQueryOptions {
-  dialect: Dialect;
-  /** Told of every appended signal: collected by a transaction and published after its commit. */
-  onAppend(event: EventRecord): void;
-}
+/**
+ * The signal log (the `events` table): per account, signals numbered without gaps in commit
+ * order. Written only through signal() (signal.ts), read by the stream hub and GET /events.
+ */
+export function signalLog(db: Kysely<PlatformTables>, dialect: Dialect) {
+  const notify = dialect === 'postgres';
 
-export function eventQueries(db: Kysely<Database>, options: EventQueryOptions) {
-  const notify = options.dialect === 'postgres';
+  /** Takes the next sequence number of each account, locking their rows until commit. */
+  async function nextNumbers(accountIds: readonly string[]): Promise<Map<string, number>> {
+    if (notify && accountIds.length > 1) {
+      // Rows locked in one order by every writer, so two fan-outs over the same accounts queue
+      // instead of deadlocking.
+      await db.selectFrom('accounts').select('id').where('id', 'in', accountIds).orderBy('id').forUpdate().execute();
+    }
+    const update = db
+      .updateTable('accounts')
+      .set((eb) => ({ event_seq: eb('event_seq', '+', 1) }))
+      .where('id', accountIds.length === 1 ? '=' : 'in', accountIds.length === 1 ? accountIds[0]! : accountIds);
+    // On PostgreSQL the same statement queues one NOTIFY per account, which PostgreSQL delivers
+    // to every node only when (and if) the transaction commits.
+    const rows = notify
+      ? await update.returning(['id', 'event_seq', sql<string>`pg_notify(${sql.raw(SIGNALS_CHANNEL_SQL)}, accounts.id)`.as('notified')]).execute()
+      : await update.returning(['id', 'event_seq']).execute();
+    return new Map(rows.map((row) => [row.id, Number(row.event_seq)]));
+  }
+
   return {
     /**
-     * Appends a signal for an account. Call it inside the transaction of the change that causes
-     * it: the signal commits with the change or not at all (PRODUCT §7). Taking the next number
-     * locks the account row until commit, so within an account sequence order is commit order.
-     * On PostgreSQL the same statement queues a NOTIFY, which PostgreSQL delivers to every node
-     * only when (and if) the transaction commits. `kind` must be in the catalogue (kinds.ts).
+     * Appends one signal to each account's log, inside the transaction of the change that causes
+     * it: the signals commit with the change or not at all (PRODUCT §7). Set-based: one update
+     * and one insert for any number of accounts (in chunks of a thousand).
      */
-    async append(accountId: string, kind: SignalKindName, resource: string, at: number): Promise<EventRecord> {
-      const update = db
-        .updateTable('accounts')
-        .set((eb) => ({ event_seq: eb('event_seq', '+', 1) }))
-        .where('id', '=', accountId);
-      const next = notify
-        ? await update.returning(['event_seq', sql<string>`pg_notify(${sql.raw(EVENTS_CHANNEL_SQL)}, ${accountId})`.as('notified')]).executeTakeFirstOrThrow()
-        : await update.returning('event_seq').executeTakeFirstOrThrow();
-      const event = { account_id: accountId, seq: Number(next.event_seq), kind, resource, created_at: at };
-      await db.insertInto('events').values(event).execute();
-      options.onAppend(event);
-      return event;
+    async append(accountIds: readonly string[], kind: SignalKindName, resources: string | ((accountId: string) => string), at: number): Promise<SignalRecord[]> {
+      const appended: SignalRecord[] = [];
+      for (let start = 0; start < accountIds.length; start += APPEND_CHUNK) {
+        const chunk = accountIds.slice(start, start + APPEND_CHUNK);
+        const numbers = await nextNumbers(chunk);
+        const rows = chunk.flatMap((accountId) => {
+          const seq = numbers.get(accountId);
+          if (seq === undefined) return [];
+          return [{ account_id: accountId, seq, kind, resource: typeof resources === 'string' ? resources : resources(accountId), created_at: at }];
+        });
+        if (rows.length) await db.insertInto('events').values(rows).execute();
+        appended.push(...rows);
+      }
+      return appended;
     },
 
     /** Signals of an account after a sequence number, oldest first. */
-    async listAfter(accountId: string, afterSeq: number, limit: number): Promise<EventRecord[]> {
-      return db
-        .selectFrom('events')
-        .selectAll()
-        .where('account_id', '=', accountId)
-        .where('seq', '>', afterSeq)
-        .orderBy('seq')
-        .limit(limit)
-        .execute();
+    async listAfter(accountId: string, afterSeq: number, limit: number): Promise<SignalRecord[]> {
+      return db.selectFrom('events').selectAll().where('account_id', '=', accountId).where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
     },
 
     /** The newest sequence number an account has handed out (0 before its first signal). */
@@ -82,3 +96,5 @@ export function eventQueries(db: Kysely<Database>, options: EventQueryOptions) {
     },
   };
 }
+
+export type SignalLog = ReturnType<typeof signalLog>;

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { loadPg } from '../optional-deps.js';
 import type { Store } from '../store/store.js';
-import { EVENTS_CHANNEL_SQL } from './log.js';
+import { SIGNALS_CHANNEL_SQL } from './log.js';
 
 /**
  * Wake-ups for stream hubs: "account X has new signals". They carry no signal (the hub reads
@@ -23,8 +23,8 @@ export function inProcessNotifier(store: Store): Notifier {
   let unsubscribe: (() => void) | undefined;
   return {
     async start(target) {
-      unsubscribe = store.onEventsCommitted((events) => {
-        for (const accountId of new Set(events.map((e) => e.account_id))) target.wake(accountId);
+      unsubscribe = store.onSignalsCommitted((records) => {
+        for (const accountId of new Set(records.map((r) => r.account_id))) target.wake(accountId);
       });
     },
     async stop() {
@@ -69,7 +69,7 @@ export function postgresNotifier(options: PostgresNotifierOptions): Notifier {
     });
     try {
       await next.connect();
-      const { rows } = await next.query<{ channel: string }>(`select ${EVENTS_CHANNEL_SQL} as channel`);
+      const { rows } = await next.query<{ channel: string }>(`select ${SIGNALS_CHANNEL_SQL} as channel`);
       await next.query(`listen "${rows[0]!.channel}"`);
     } catch (error) {
       next.removeAllListeners('end');

@@ -1,9 +1,10 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { CeremoniesTable, Database } from './schema.js';
+import type { PlatformTables } from './schema.js';
+import type { CeremoniesTable } from './schema.js';
 
 export type CeremonyRecord = Selectable<CeremoniesTable>;
 
-export function ceremonyQueries(db: Kysely<Database>) {
+export function ceremonyQueries(db: Kysely<PlatformTables>) {
   return {
     async insert(ceremony: CeremonyRecord): Promise<void> {
       await db.insertInto('ceremonies').values(ceremony).execute();

@@ -6,13 +6,13 @@ import type { DatabaseIntrospector } from 'kysely';
 import type pg from 'pg';
 import { loadPg } from '../optional-deps.js';
 import { SchemaScopedIntrospector } from './postgres-introspector.js';
-import type { Database } from './schema.js';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
 export interface DatabaseHandle {
-  db: Kysely<Database>;
+  /** Typed per module by its query groups (each names the tables it uses). */
+  db: Kysely<any>;
   dialect: Dialect;
   /** The pg pool, for LISTEN/NOTIFY and health checks; undefined on SQLite. */
   pool?: pg.Pool;
@@ -39,7 +39,7 @@ export function openSqlite(path: string): DatabaseHandle {
   sqlite.pragma('busy_timeout = 5000');
   const replayFile = new SQLite(path === ':memory:' ? ':memory:' : path.replace(/(\.sqlite)?$/, '-replay.sqlite'));
   // Commits are grouped (sqlite-group-commit.ts): one fsync covers every write that came in meanwhile.
-  return { db: new Kysely<Database>({ dialect: new GroupCommitSqliteDialect(sqlite) }), dialect: 'sqlite', replayFile };
+  return { db: new Kysely<any>({ dialect: new GroupCommitSqliteDialect(sqlite) }), dialect: 'sqlite', replayFile };
 }
 
 export function openPostgres(url: string, options: OpenOptions = {}): DatabaseHandle {
@@ -53,7 +53,7 @@ export function openPostgres(url: string, options: OpenOptions = {}): DatabaseHa
   });
   // An idle client's error (database restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
-  return { db: new Kysely<Database>({ dialect: new ScopedPostgresDialect({ pool }, options.schema) }), dialect: 'postgres', pool, schema: options.schema };
+  return { db: new Kysely<any>({ dialect: new ScopedPostgresDialect({ pool }, options.schema) }), dialect: 'postgres', pool, schema: options.schema };
 }
 
 /** PostgreSQL whose introspection (used by the migrator) sees only our schema: postgres-introspector.ts. */

@@ -2,7 +2,7 @@ import type SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import { coalesce } from './coalesce.js';
-import type { Database } from './schema.js';
+import type { PlatformTables } from './schema.js';
 
 /**
  * The DPoP jti replay cache in the database (RFC 9449 §11.1), written on every authenticated
@@ -42,7 +42,7 @@ export function sqliteReplayStore(file: SQLite.Database): ReplayStore {
   };
 }
 
-export function postgresReplayStore(db: Kysely<Database>): ReplayStore {
+export function postgresReplayStore(db: Kysely<PlatformTables>): ReplayStore {
   // Coalesced (coalesce.ts): the jtis of one turn of the event loop go in one statement, so a
   // burst of authenticated requests costs one round trip here, not one each. The SQL text is
   // the same for any batch (two arrays), so PostgreSQL plans it like one statement.

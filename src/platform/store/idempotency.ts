@@ -1,9 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, IdempotencyRecordsTable } from './schema.js';
+import type { IdempotencyRecordsTable, PlatformTables } from './schema.js';
 
 export type IdempotencyRecord = Selectable<IdempotencyRecordsTable>;
 
-export function idempotencyQueries(db: Kysely<Database>) {
+export function idempotencyQueries(db: Kysely<PlatformTables>) {
   return {
     /**
      * Claims a key for a request in one statement. A record whose in-flight lease ran out (its

@@ -1,9 +1,10 @@
-import { AppError } from '../errors.js';
+import type { SelectQueryBuilder } from 'kysely';
+import { refuse } from '../errors.js';
 
 /**
  * Opaque keyset cursors (PRODUCT §0): the position of the last row returned, base64url JSON.
  * Keyset rather than offset paging keeps order stable with no duplicates or gaps while rows
- * are added between pages.
+ * are added between pages. Every list of (created_at, id)-ordered rows pages with these.
  */
 export interface Page<T> {
   data: T[];
@@ -30,7 +31,29 @@ export function decodeCursor(cursor: string | undefined): KeysetPosition | undef
   } catch {
     // fall through
   }
-  throw new AppError(400, 'invalid_cursor', 'Invalid cursor', { detail: 'the cursor is malformed; start again without one' });
+  throw refuse('invalid_cursor', 'the cursor is malformed; start again without one');
+}
+
+/**
+ * One page of a query over a table with `created_at` and `id`: the rows after `after` (before
+ * it, newest first, with order 'desc') in (created_at, id) order, limit rows. Ask for limit + 1
+ * and hand the rows to toPage(). `table` qualifies the columns when the query joins.
+ */
+export function keysetPage<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  after: KeysetPosition | undefined,
+  limit: number,
+  options: { order?: 'asc' | 'desc'; table?: string } = {},
+): SelectQueryBuilder<DB, TB, O> {
+  const order = options.order ?? 'asc';
+  const beyond = order === 'asc' ? '>' : '<';
+  const created = options.table ? `${options.table}.created_at` : 'created_at';
+  const id = options.table ? `${options.table}.id` : 'id';
+  let q = query as unknown as SelectQueryBuilder<any, any, O>;
+  if (after) {
+    q = q.where((eb) => eb.or([eb(created, beyond, after.created_at), eb.and([eb(created, '=', after.created_at), eb(id, beyond, after.id)])]));
+  }
+  return q.orderBy(created, order).orderBy(id, order).limit(limit) as unknown as SelectQueryBuilder<DB, TB, O>;
 }
 
 /** Fetch limit + 1 rows and call this: the extra row only says whether another page exists. */

@@ -1,12 +1,28 @@
 import { Migrator } from 'kysely';
-import type { Kysely } from 'kysely';
-import { migrationProvider } from './migrations/index.js';
+import type { Kysely, Migration } from 'kysely';
+import { platformMigrations } from './migrations/index.js';
+
+/**
+ * Every migration: the platform's own and each module's (module.ts `migrations`), applied in
+ * name order. Names carry one global sequence ("006-profiles"), so a database migrates the same
+ * way whatever the order of the module list; a name used twice is a mistake caught at start.
+ */
+export function collectMigrations(modules: ReadonlyArray<{ name: string; migrations?: Record<string, Migration> }>): Record<string, Migration> {
+  const all: Record<string, Migration> = { ...platformMigrations };
+  for (const module of modules) {
+    for (const [name, migration] of Object.entries(module.migrations ?? {})) {
+      if (name in all) throw new Error(`migration ${name} of module ${module.name} is already defined`);
+      all[name] = migration;
+    }
+  }
+  return Object.fromEntries(Object.entries(all).sort(([a], [b]) => a.localeCompare(b)));
+}
 
 /** Applies every pending migration; Kysely's migration lock keeps concurrent nodes from racing. */
-export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise<string[]> {
+export async function migrateToLatest(db: Kysely<any>, schema: string | undefined, migrations: Record<string, Migration>): Promise<string[]> {
   // With a schema of our own, name it: Kysely's table introspection sees every schema, and a
   // migration table in `public` would otherwise be taken for ours.
-  const migrator = new Migrator({ db, provider: migrationProvider, ...(schema ? { migrationTableSchema: schema } : {}) });
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -19,48 +19,6 @@ export interface AccountsTable {
   event_seq: Generated<number>;
 }
 
-export interface PasskeysTable {
-  id: string;
-  account_id: string;
-  credential_id: string;
-  public_key: string;
-  counter: number;
-  transports: string;
-  backup_eligible: number;
-  backed_up: number;
-  aaguid: string;
-  name: string;
-  dpop_jkt: string;
-  version: number;
-  created_at: number;
-  last_used_at: number | null;
-  flagged_at: number | null;
-}
-
-export interface SessionsTable {
-  id: string;
-  account_id: string;
-  jkt: string;
-  trusted: number;
-  access_hash: string | null;
-  access_expires_at: number;
-  refresh_expires_at: number;
-  expires_at: number;
-  created_at: number;
-  last_seen_at: number;
-  revoked_at: number | null;
-  user_agent: string;
-  ip: string;
-  device_label: string;
-}
-
-export interface RefreshTokensTable {
-  hash: string;
-  session_id: string;
-  created_at: number;
-  used_at: number | null;
-}
-
 export interface CeremoniesTable {
   id: string;
   kind: string;
@@ -89,6 +47,7 @@ export interface DpopJtisTable {
   expires_at: number;
 }
 
+/** The signal log (table name from 002-events). */
 export interface EventsTable {
   account_id: string;
   seq: number;
@@ -97,96 +56,10 @@ export interface EventsTable {
   created_at: number;
 }
 
-export interface TotpAuthenticatorsTable {
-  id: string;
-  account_id: string;
-  name: string;
-  secret_sealed: string;
-  active: number;
-  last_step: number | null;
-  version: number;
-  created_at: number;
-  confirmed_at: number | null;
-  last_used_at: number | null;
-}
-
-export interface RecoveryKeysTable {
-  account_id: string;
-  key_sealed: string;
-  verifier: string;
-  created_at: number;
-}
-
-export interface SecurityLogTable {
-  id: string;
-  account_id: string;
-  kind: string;
-  created_at: number;
-  ip: string;
-  location: string | null;
-  user_agent: string;
-  detail: string | null;
-}
-
-export interface JoinCodesTable {
-  id: string;
-  account_id: string;
-  session_id: string;
-  code_hash: string;
-  failures: Generated<number>;
-  created_at: number;
-  expires_at: number;
-  used_at: number | null;
-  voided_at: number | null;
-}
-
-export interface JoinAttemptsTable {
-  id: string;
-  account_id: string;
-  via: string;
-  jkt: string;
-  status: string;
-  challenge: string | null;
-  ip: string;
-  location: string | null;
-  user_agent: string;
-  created_at: number;
-  expires_at: number;
-  decided_at: number | null;
-  decided_by: string | null;
-  finished_at: number | null;
-}
-
-export interface FieldsTable {
-  id: string;
-  account_id: string;
-  type: string;
-  label: string | null;
-  country: string | null;
-  /** The normalised value, JSON. */
-  value: string;
-  /** What the person typed, JSON; null when normalising changed nothing. */
-  input: string | null;
-  /** Facts derived while normalising (line type, formatted forms), JSON. */
-  details: string;
-  version: number;
-  created_at: number;
-  updated_at: number;
-}
-
-export interface Database {
+export interface PlatformTables {
   accounts: AccountsTable;
-  passkeys: PasskeysTable;
-  sessions: SessionsTable;
-  refresh_tokens: RefreshTokensTable;
   ceremonies: CeremoniesTable;
   idempotency_records: IdempotencyRecordsTable;
   dpop_jtis: DpopJtisTable;
   events: EventsTable;
-  totp_authenticators: TotpAuthenticatorsTable;
-  recovery_keys: RecoveryKeysTable;
-  security_log: SecurityLogTable;
-  fields: FieldsTable;
-  join_codes: JoinCodesTable;
-  join_attempts: JoinAttemptsTable;
 }

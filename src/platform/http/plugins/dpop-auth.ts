@@ -1,15 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { DpopVerifier, VerifiedProof } from '../../crypto/dpop.js';
+import type { AuthContext } from '../../caller.js';
 import { sha256Base64url } from '../../crypto/tokens.js';
-import type { SessionService } from '../../../modules/sessions/service.js';
-import { AppError } from '../../errors.js';
+import { refuse } from '../../errors.js';
 import type { ReplayCache } from '../../limits/replay-cache.js';
 
 export interface DpopAuthOptions {
   verifier: DpopVerifier;
   replayCache: ReplayCache;
-  sessions: SessionService;
+  /** Resolves an access token (by its hash, the proof's ath) to its caller, or refuses it (sessions module). */
+  authenticate(accessTokenHash: string, proofJkt: string): Promise<AuthContext>;
   publicOrigin: string;
   now: () => number;
 }
@@ -21,27 +22,12 @@ export interface DpopAuthOptions {
  * proof, whose key the route then binds new tokens to.
  */
 export const dpopAuthPlugin = fp(async (app: FastifyInstance, opts: DpopAuthOptions) => {
-  const { verifier, replayCache, sessions } = opts;
-  const challenge = verifier.challenge;
+  const { verifier, replayCache } = opts;
 
-  function unauthenticated(detail: string): AppError {
-    // RFC 6750 §3.1: a request with no credentials gets the challenge without an error code.
-    return new AppError(401, 'unauthenticated', 'Authentication required', { detail, headers: { 'WWW-Authenticate': challenge } });
-  }
-
-  function invalidRequest(detail: string): AppError {
-    return new AppError(400, 'invalid_request', 'Invalid request', {
-      detail,
-      headers: { 'WWW-Authenticate': `${challenge}, error="invalid_request", error_description="${detail}"` },
-    });
-  }
-
-  function invalidProof(detail: string): AppError {
-    return new AppError(401, 'invalid_dpop_proof', 'Invalid DPoP proof', {
-      detail,
-      headers: { 'WWW-Authenticate': `${challenge}, error="invalid_dpop_proof", error_description="${detail}"` },
-    });
-  }
+  // RFC 6750 §3.1: a request with no credentials gets the challenge without an error code.
+  const unauthenticated = (detail: string) => refuse('unauthenticated', detail);
+  const invalidRequest = (detail: string) => refuse('invalid_request', detail);
+  const invalidProof = (detail: string) => refuse('invalid_dpop_proof', detail);
 
   /** RFC 9449 §4.3 step 1: exactly one DPoP header with one JWT. */
   function proofHeader(request: FastifyRequest): string {
@@ -90,7 +76,7 @@ export const dpopAuthPlugin = fp(async (app: FastifyInstance, opts: DpopAuthOpti
     if (mode === 'session') {
       const tokenHash = sha256Base64url(accessToken(request));
       const proof = await verifyDpopProof(request, tokenHash);
-      request.auth = await sessions.authenticate(tokenHash, proof.jkt);
+      request.auth = await opts.authenticate(tokenHash, proof.jkt);
       await refuseReplay(proof);
       request.dpopJkt = proof.jkt;
     } else if (mode === 'proof') {

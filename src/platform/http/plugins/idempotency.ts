@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { AppError } from '../../errors.js';
+import { refuse } from '../../errors.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
+import { idempotencyQueries } from '../../store/idempotency.js';
 import type { Store } from '../../store/store.js';
 
 export interface IdempotencyOptions {
@@ -42,6 +43,7 @@ declare module 'fastify' {
 export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: IdempotencyOptions) => {
   const retentionMs = opts.retentionMs ?? 24 * 3600_000;
   const leaseMs = opts.leaseMs ?? 60_000;
+  const records = opts.store.use(idempotencyQueries);
 
   function principal(request: FastifyRequest): string {
     if (request.auth) return `acc:${request.auth.account.id}`;
@@ -64,15 +66,15 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
     const key = request.headers['idempotency-key'];
     if (key === undefined) {
       if (mode === 'optional') return;
-      throw new AppError(400, 'idempotency_key_required', 'Idempotency-Key required', { detail: 'this request creates something: send an Idempotency-Key header with a UUID' });
+      throw refuse('idempotency_key_required', 'this request creates something: send an Idempotency-Key header with a UUID');
     }
     if (typeof key !== 'string' || !KEY_FORMAT.test(key)) {
-      throw new AppError(400, 'invalid_idempotency_key', 'Invalid Idempotency-Key', { detail: 'the Idempotency-Key must be one UUID' });
+      throw refuse('invalid_idempotency_key', 'the Idempotency-Key must be one UUID');
     }
     const now = opts.now();
     const scope = `${request.method} ${request.routeOptions.url} ${principal(request)}`;
     const print = fingerprint(request);
-    const claim = await opts.store.idempotency.claim(
+    const claim = await records.claim(
       { scope, idem_key: key, fingerprint: print, state: 'in_flight', status: null, body: null, headers: null, locked_until: now + leaseMs, expires_at: now + retentionMs },
       now,
     );
@@ -82,13 +84,10 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
     }
     const existing = claim.existing;
     if (existing.fingerprint !== print) {
-      throw new AppError(409, 'idempotency_key_reused', 'Idempotency-Key reused', { detail: 'this key was used with a different request body' });
+      throw refuse('idempotency_key_reused', 'this key was used with a different request body');
     }
     if (existing.state !== 'done' || existing.status === null) {
-      throw new AppError(409, 'idempotency_request_in_progress', 'Request in progress', {
-        detail: 'a request with this key is still being processed; retry shortly',
-        headers: { 'Retry-After': '1' },
-      });
+      throw refuse('idempotency_request_in_progress', { detail: 'a request with this key is still being processed; retry shortly', retryAfterSeconds: 1 });
     }
     return replay(reply, existing.status, existing.body ? opts.box.open(existing.body, BODY_PURPOSE) : '', existing.headers ?? '{}');
   }
@@ -98,7 +97,7 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
     if (reply.statusCode >= 500 || TRANSIENT_STATUSES.has(reply.statusCode)) {
       // Our failure, or a refusal about the request's credentials or timing rather than its
       // content (401, 403 step-up, 429): let the retry run again rather than replay it.
-      await opts.store.idempotency.release(claimed.scope, claimed.key);
+      await records.release(claimed.scope, claimed.key);
       return payload;
     }
     const headers: Record<string, string> = {};
@@ -106,7 +105,7 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
       const value = reply.getHeader(name);
       if (value !== undefined) headers[name] = String(value);
     }
-    await opts.store.idempotency.complete(claimed.scope, claimed.key, {
+    await records.complete(claimed.scope, claimed.key, {
       status: reply.statusCode,
       body: opts.box.seal(typeof payload === 'string' ? payload : '', BODY_PURPOSE),
       headers: JSON.stringify(headers),

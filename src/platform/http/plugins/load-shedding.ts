@@ -1,7 +1,7 @@
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { AppError } from '../../errors.js';
+import { refuse } from '../../errors.js';
 
 export interface SheddingOptions {
   maxEventLoopDelayMs: number;
@@ -16,8 +16,7 @@ export interface SheddingOptions {
  * Health probes are never shed.
  */
 export const loadSheddingPlugin = fp(async (app: FastifyInstance, opts: SheddingOptions) => {
-  const overloaded = (detail: string) =>
-    new AppError(503, 'overloaded', 'Service overloaded', { detail, headers: { 'Retry-After': String(opts.retryAfterSeconds) } });
+  const overloaded = (detail: string) => refuse('overloaded', { detail, retryAfterSeconds: opts.retryAfterSeconds });
 
   await app.register(underPressure, {
     maxEventLoopDelay: opts.maxEventLoopDelayMs,

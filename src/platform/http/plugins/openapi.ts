@@ -1,8 +1,8 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
+import type { TSchema } from 'typebox';
 import { problem } from '../schemas.js';
-import { sharedSchemas } from '../shared-schemas.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -36,8 +36,16 @@ export function operationId(method: string, url: string): string {
  * OpenAPI 3.1 document served at /api/v1/openapi.json. Error responses every route can give
  * are added here, so no route can forget them.
  */
-export const openApiPlugin = fp(async (app: FastifyInstance, opts: { version: string; description: string }) => {
-  for (const schema of sharedSchemas) app.addSchema(schema);
+export interface OpenApiOptions {
+  version: string;
+  description: string;
+  /** Every schema with an $id (the platform's and each module's): OpenAPI components. */
+  schemas: readonly TSchema[];
+  tags: ReadonlyArray<{ name: string; description: string }>;
+}
+
+export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOptions) => {
+  for (const schema of opts.schemas) app.addSchema(schema);
   app.addHook('onRoute', (route: RouteOptions) => {
     if (!route.schema || route.schema.hide) return;
     const responses = (route.schema.response ?? {}) as Record<string, unknown>;
@@ -89,13 +97,7 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: { version: st
           },
         },
       },
-      tags: [
-        { name: 'auth', description: 'Usernames, passkeys, sessions, step-up, TOTP, recovery' },
-        { name: 'join', description: 'Letting a new device in with a 6-digit code' },
-        { name: 'identity', description: '/me and identity fields' },
-        { name: 'events', description: 'Signals that something changed: poll or stream' },
-        { name: 'meta', description: 'The contract itself' },
-      ],
+      tags: [...opts.tags],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });

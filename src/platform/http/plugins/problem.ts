@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { AppError } from '../../errors.js';
+import { AppError, refuse } from '../../errors.js';
 import type { FieldError } from '../../errors.js';
 
 /** Problem type URIs are URNs: stable names, not links that could rot. */
@@ -27,32 +27,53 @@ function toAppError(error: FastifyError & { validation?: AjvIssue[]; validationC
   if (error instanceof AppError) return error;
   if (error.validation) {
     const errors = fieldErrors(error.validation, error.validationContext);
-    return new AppError(400, 'validation_failed', 'Validation failed', { detail: errors.map((e) => `${e.path} ${e.message}`).join('; '), errors });
+    return refuse('validation_failed', { detail: errors.map((e) => `${e.path} ${e.message}`).join('; '), errors });
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError(415, 'unsupported_media_type', 'Unsupported media type', { detail: 'send application/json' });
+      return refuse('unsupported_media_type', 'send application/json');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError(413, 'payload_too_large', 'Payload too large', { detail: 'the request body is larger than the service accepts' });
+      return refuse('payload_too_large', 'the request body is larger than the service accepts');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new AppError(400, 'invalid_json', 'Invalid JSON', { detail: 'the body is not valid JSON' });
+      return refuse('invalid_json', 'the body is not valid JSON');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new AppError(400, 'invalid_content_length', 'Invalid Content-Length', { detail: 'Content-Length does not match the body' });
+      return refuse('invalid_content_length', 'Content-Length does not match the body');
   }
-  if (error instanceof SyntaxError || error.statusCode === 400) {
-    return new AppError(400, 'bad_request', 'Bad request', { detail: 'the request could not be read' });
-  }
+  if (error instanceof SyntaxError || error.statusCode === 400) return refuse('bad_request', 'the request could not be read');
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-    return new AppError(error.statusCode, 'bad_request', 'Bad request', { detail: 'the request could not be processed' });
+    return new BadRequestWithStatus(error.statusCode);
   }
-  return new AppError(500, 'internal_error', 'Internal error', { detail: 'something went wrong on our side; try again later', cause: error });
+  return refuse('internal_error', { detail: 'something went wrong on our side; try again later', cause: error });
+}
+
+/** A 4xx Fastify raised itself (not a refusal of ours): its status, our bad_request envelope. */
+class BadRequestWithStatus extends AppError {
+  override readonly status: number;
+  constructor(status: number) {
+    super('bad_request', { detail: 'the request could not be processed' });
+    this.status = status;
+  }
+}
+
+/**
+ * The headers a refusal implies: RFC 9110 §15.5.2, every 401 names a scheme the client can
+ * answer with (RFC 9449 §7.1: with the error and our algorithms when one is named), and
+ * Retry-After (RFC 9110 §10.2.3) when the refusal says when to come back.
+ */
+export function challengeFor(error: AppError, challenge: string): string | undefined {
+  if (error.challengeError) return `${challenge}, error="${error.challengeError}", error_description="${error.detail}"`;
+  return error.status === 401 ? challenge : undefined;
+}
+
+function refusalHeaders(reply: FastifyReply, error: AppError, challenge: string): void {
+  const www = challengeFor(error, challenge);
+  if (www) reply.header('WWW-Authenticate', www);
+  if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.retryAfterSeconds));
 }
 
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError, challenge = 'DPoP'): FastifyReply {
-  if (error.headers) reply.headers(error.headers);
-  // RFC 9110 §15.5.2: every 401 names a scheme the client can answer with.
-  if (error.status === 401 && !reply.hasHeader('WWW-Authenticate')) reply.header('WWW-Authenticate', challenge);
+  refusalHeaders(reply, error, challenge);
   return reply
     .code(error.status)
     .type('application/problem+json')
@@ -64,6 +85,7 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
       code: error.code,
       request_id: String(request.id),
       ...(error.errors ? { errors: error.errors } : {}),
+      ...(error.extensions ?? {}),
     });
 }
 
@@ -76,6 +98,6 @@ export const problemPlugin = fp(async (app: FastifyInstance, opts: { challenge: 
     return sendProblem(request, reply, appError, opts.challenge);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(request, reply, new AppError(404, 'not_found', 'Not found', { detail: `no route for ${request.method} ${request.url.split("?")[0]?.slice(0, 200)}` })),
+    sendProblem(request, reply, refuse('not_found', `no route for ${request.method} ${request.url.split('?')[0]?.slice(0, 200)}`)),
   );
 }, { name: 'problem' });

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { AppError } from '../../errors.js';
+import { refuse } from '../../errors.js';
 import type { RateLimitClass } from '../fastify-types.js';
 import type { Counters } from '../../limits/counters.js';
 
@@ -45,10 +45,7 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOp
     reply.header('RateLimit-Policy', `"${policy}";q=${limit};w=60`);
     reply.header('RateLimit', `"${policy}";r=${remaining};t=${reset}`);
     if (hit.count > limit) {
-      throw new AppError(429, 'rate_limited', 'Too many requests', {
-        detail: `limit of ${limit} requests a minute reached; retry after ${reset} s`,
-        headers: { 'Retry-After': String(reset) },
-      });
+      throw refuse('rate_limited', { detail: `limit of ${limit} requests a minute reached; retry after ${reset} s`, retryAfterSeconds: reset });
     }
   }
 
@@ -61,10 +58,7 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOp
     reply.header('Quota-Remaining', Math.max(0, opts.quotaPerMonth - hit.count));
     reply.header('Quota-Reset', reset);
     if (hit.count > opts.quotaPerMonth) {
-      throw new AppError(429, 'quota_exceeded', 'Monthly quota exceeded', {
-        detail: 'the monthly request quota of this account is used up',
-        headers: { 'Retry-After': String(reset) },
-      });
+      throw refuse('quota_exceeded', { detail: 'the monthly request quota of this account is used up', retryAfterSeconds: reset });
     }
   }
 

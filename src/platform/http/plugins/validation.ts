@@ -1,15 +1,15 @@
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
+import type { TSchema } from 'typebox';
 import type { LazyCompilers } from '../lazy-compile.js';
-import { sharedSchemas } from '../shared-schemas.js';
 
 /**
  * Two validators: request bodies are checked as sent (no type coercion, unknown members
  * refused by the schemas), while query strings, params and headers, which arrive as text, are
  * coerced to their declared types. Each schema is compiled on its route's first request.
  */
-export function installValidators(app: FastifyInstance, lazy: Pick<LazyCompilers, 'validator'>): void {
+export function installValidators(app: FastifyInstance, lazy: Pick<LazyCompilers, 'validator'>, sharedSchemas: readonly TSchema[]): void {
   const strict = new Ajv({ coerceTypes: false, useDefaults: true, removeAdditional: false, allErrors: true, strict: false });
   const coercing = new Ajv({ coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true, strict: false });
   for (const ajv of [strict, coercing]) {

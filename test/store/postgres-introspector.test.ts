@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { openPostgres } from './db.js';
-import { migrateToLatest } from './migrate.js';
+import { allMigrations } from '../../src/modules/index.js';
+import { openPostgres } from '../../src/platform/store/db.js';
+import { migrateToLatest } from '../../src/platform/store/migrate.js';
 
 const url = process.env.TEST_DATABASE_URL;
 const skip = url ? false : 'TEST_DATABASE_URL is not set';
@@ -52,7 +53,7 @@ describe('PostgreSQL introspection scoped to our schema [postgres]', { skip }, (
         const schema = await freshSchema('vid_introspect');
         const handle = openPostgres(url!, { schema, poolSize: 2 });
         try {
-          const applied = await migrateToLatest(handle.db, schema);
+          const applied = await migrateToLatest(handle.db, schema, allMigrations());
           assert.ok(applied.length > 0);
         } finally {
           await handle.db.destroy();

@@ -1,0 +1,33 @@
+import { defineModule } from '../../platform/module.js';
+import { accountQueries } from '../../platform/store/accounts.js';
+import { createJoinFactors } from './factors.js';
+import { join } from './migrations/005-join.js';
+import { joinQueries } from './queries.js';
+import { joinRoutes } from './routes.js';
+import { JoinAttempt, PendingJoin } from './schemas.js';
+import { createJoinService } from './service.js';
+
+/** Letting a new device in with a 6-digit code a trusted device approves (spec: join attempt). */
+export const joinModule = defineModule({
+  name: 'join',
+  migrations: { '005-join': join },
+  schemas: [JoinAttempt, PendingJoin],
+  tags: [{ name: 'join', description: 'Letting a new device in with a 6-digit code' }],
+  build({ config, clock, store, limiter, subkey, ceremonies }, { usernames, passkeys, totp, recovery, sessions, securityLog }) {
+    const service = createJoinService({
+      db: store.repository({ join: joinQueries, accounts: accountQueries }),
+      clock,
+      rp: config.webauthn,
+      ceremonies,
+      limits: config.join,
+      codeKey: subkey('join-codes'),
+      limiter,
+      usernames,
+      passkeys,
+      sessions,
+      securityLog,
+      factors: createJoinFactors({ totp, recovery }),
+    });
+    return { routes: (app) => joinRoutes(app, { join: service }) };
+  },
+});

@@ -1,0 +1,22 @@
+import { defineModule } from '../../platform/module.js';
+import { securityLogQueries } from './queries.js';
+import { securityLogRoutes } from './routes.js';
+import { SecurityLogEntry } from './schemas.js';
+import { createSecurityLog } from './service.js';
+import type { SecurityLog } from './service.js';
+
+declare module '../../platform/module.js' {
+  interface ModuleServices {
+    securityLog: SecurityLog;
+  }
+}
+
+/** The account's security log: written by the auth modules, read at GET /auth/security-log. */
+export const securityLogModule = defineModule({
+  name: 'security-log',
+  schemas: [SecurityLogEntry],
+  build({ store, clock }) {
+    const securityLog = createSecurityLog({ db: store.repository({ log: securityLogQueries }), clock });
+    return { provides: { securityLog }, routes: (app) => securityLogRoutes(app, { securityLog }) };
+  },
+});

@@ -1,0 +1,17 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { PageOf, PageQuery, ref } from '../../platform/http/schemas.js';
+import { SecurityLogEntry } from './schemas.js';
+import type { SecurityLog } from './service.js';
+
+export async function securityLogRoutes(app: FastifyInstance, opts: { securityLog: SecurityLog }) {
+  app.withTypeProvider<TypeBoxTypeProvider>().get('/auth/security-log', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['auth'],
+      summary: 'Your account\'s security log, newest first',
+      querystring: PageQuery,
+      response: { 200: PageOf(ref(SecurityLogEntry), 'SecurityLogPage') },
+    },
+  }, async (request) => opts.securityLog.list(request.auth!, request.query.cursor, request.query.limit ?? 50));
+}

@@ -1,0 +1,16 @@
+import { Type } from 'typebox';
+import { IsoDateTime } from '../../platform/http/schemas.js';
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const SecurityLogEntry = Type.Object(
+  {
+    id: Type.String(),
+    kind: Type.String({ description: 'account_created, signed_in, passkey_added, passkey_renamed, passkey_removed, totp_added, totp_confirmed, totp_removed, recovery_key_downloaded, recovery_succeeded, recovery_failed, session_revoked' }),
+    at: IsoDateTime,
+    ip: Type.String(),
+    location: Nullable(Type.String({ description: 'Approximate: "City, CC" from an offline IP database' })),
+    user_agent: Type.String(),
+  },
+  { $id: 'SecurityLogEntry', title: 'SecurityLogEntry', additionalProperties: false },
+);

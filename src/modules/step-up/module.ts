@@ -1,0 +1,19 @@
+import { defineModule } from '../../platform/module.js';
+import { stepUpRoutes } from './routes.js';
+import { createStepUpService } from './service.js';
+import type { StepUpService } from './service.js';
+
+declare module '../../platform/module.js' {
+  interface ModuleServices {
+    stepUp: StepUpService;
+  }
+}
+
+/** Step-up: POST /auth/step-up/begin, and the check the platform's step-up hook runs on sensitive routes. */
+export const stepUpModule = defineModule({
+  name: 'step-up',
+  build({ config, clock, ceremonies }, { passkeys }) {
+    const stepUp = createStepUpService({ clock, rp: config.webauthn, ceremonies, passkeys });
+    return { provides: { stepUp }, routes: (app) => stepUpRoutes(app, { stepUp }) };
+  },
+});

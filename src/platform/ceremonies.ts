@@ -1,0 +1,101 @@
+import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import { CEREMONY_TIMEOUT_MS, creationOptions, requestOptions } from './crypto/webauthn.js';
+import type { RelyingParty } from './crypto/webauthn.js';
+import { refuse } from './errors.js';
+import { newId } from './ids.js';
+import { ceremonyQueries } from './store/ceremonies.js';
+import type { CeremonyRecord } from './store/ceremonies.js';
+import type { Store } from './store/store.js';
+
+/** A passkey the options name: to exclude (creation) or to allow (request). */
+export interface CredentialRef {
+  credential_id: string;
+  /** JSON array of transports, as stored. */
+  transports: string;
+}
+
+/** Who a ceremony belongs to: checked again when it is answered. */
+export interface CeremonyScope {
+  username?: string;
+  userHandle?: string;
+  accountId?: string;
+  sessionId?: string;
+}
+
+export type CeremonyKind = 'register' | 'login' | 'add_passkey' | 'recovery' | 'step_up';
+
+export interface Begun<Options> {
+  ceremony_id: string;
+  options: Options;
+}
+
+const credentialRefs = (credentials: CredentialRef[]) => credentials.map((c) => ({ id: c.credential_id, transports: JSON.parse(c.transports) as string[] }));
+
+/**
+ * WebAuthn ceremonies (WebAuthn L3 §13.4.3): options with a fresh challenge, kept server-side
+ * for 300 s with the scope that asked, and answered once. Every flow that asks for a passkey
+ * (sign-up, sign-in, another passkey, recovery, step-up) starts and ends here.
+ */
+export function createCeremonies(deps: { store: Store; rp: RelyingParty; now: () => number }) {
+  const { rp, now } = deps;
+  const queries = deps.store.use(ceremonyQueries);
+
+  async function keep(kind: CeremonyKind, challenge: string, scope: CeremonyScope): Promise<string> {
+    const id = newId('cer');
+    await queries.insert({
+      id,
+      kind,
+      challenge,
+      username: scope.username ?? null,
+      user_handle: scope.userHandle ?? null,
+      account_id: scope.accountId ?? null,
+      session_id: scope.sessionId ?? null,
+      expires_at: now() + CEREMONY_TIMEOUT_MS,
+    });
+    return id;
+  }
+
+  return {
+    /** Options to create a passkey for `user`, excluding the passkeys the account has. */
+    async beginCreation(
+      kind: CeremonyKind,
+      user: { handle: string; name: string; displayName: string },
+      exclude: CredentialRef[],
+      scope: CeremonyScope,
+    ): Promise<Begun<PublicKeyCredentialCreationOptionsJSON>> {
+      const options = await creationOptions(rp, user, credentialRefs(exclude));
+      return { ceremony_id: await keep(kind, options.challenge, { ...scope, userHandle: user.handle }), options };
+    },
+
+    /** Creation options whose challenge the caller keeps itself (a join attempt holds its own). */
+    creationOptions: (user: { handle: string; name: string; displayName: string }, exclude: CredentialRef[]) => creationOptions(rp, user, credentialRefs(exclude)),
+
+    /** Options to sign with one of `allow` (none: a discoverable sign-in). */
+    async beginRequest(kind: CeremonyKind, allow: CredentialRef[], scope: CeremonyScope): Promise<Begun<PublicKeyCredentialRequestOptionsJSON>> {
+      const options = await requestOptions(rp, credentialRefs(allow));
+      return { ceremony_id: await keep(kind, options.challenge, scope), options };
+    },
+
+    /**
+     * Takes a ceremony out, whatever the outcome of the verification that follows: a challenge
+     * is answered once. With a session scope, only that session may answer it.
+     */
+    async take(id: string, kind: CeremonyKind, scope: { sessionId?: string; needsAccount?: boolean } = {}): Promise<CeremonyRecord> {
+      const ceremony = await queries.consume(id, kind);
+      const fromElsewhere = scope.sessionId !== undefined && ceremony?.session_id !== scope.sessionId;
+      if (!ceremony || ceremony.expires_at <= now() || fromElsewhere || (scope.needsAccount && !ceremony.account_id)) {
+        const detail = scope.sessionId !== undefined ? 'the ceremony is unknown, used, expired or from another session; begin again' : 'the ceremony is unknown, used or expired; begin again';
+        throw refuse('ceremony_invalid', detail);
+      }
+      return ceremony;
+    },
+
+    /** Step-up: the assertion names its challenge; only the session that asked may answer it. */
+    async takeByChallenge(challenge: string, kind: CeremonyKind, sessionId: string): Promise<CeremonyRecord | undefined> {
+      const ceremony = await queries.consumeByChallenge(challenge, kind, sessionId);
+      return ceremony && ceremony.expires_at > now() ? ceremony : undefined;
+    },
+  };
+}
+
+export type Ceremonies = ReturnType<typeof createCeremonies>;

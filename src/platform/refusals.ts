@@ -1,0 +1,95 @@
+/**
+ * Every refusal the service can answer, named once (the habit of node-oidc-provider's
+ * lib/helpers/errors.js): the stable `code` clients branch on, its HTTP status and its title
+ * (RFC 9457 §3.1.4: the same for every occurrence). `challenge` names the RFC 6750 §3.1 error a
+ * refusal puts into WWW-Authenticate (RFC 9449 §7.1); the problem plugin writes that header, and
+ * Retry-After when a refusal says when to come back.
+ *
+ * A new refusal is one line here. Codes are snake_case, except the spec's own JOIN_NOT_APPROVED.
+ */
+export const REFUSALS = {
+  // Conventions (PRODUCT §0)
+  validation_failed: { status: 400, title: 'Validation failed' },
+  bad_request: { status: 400, title: 'Bad request' },
+  invalid_json: { status: 400, title: 'Invalid JSON' },
+  invalid_content_length: { status: 400, title: 'Invalid Content-Length' },
+  invalid_cursor: { status: 400, title: 'Invalid cursor' },
+  idempotency_key_required: { status: 400, title: 'Idempotency-Key required' },
+  invalid_idempotency_key: { status: 400, title: 'Invalid Idempotency-Key' },
+  not_found: { status: 404, title: 'Not found' },
+  idempotency_key_reused: { status: 409, title: 'Idempotency-Key reused' },
+  idempotency_request_in_progress: { status: 409, title: 'Request in progress' },
+  cursor_expired: { status: 410, title: 'Cursor expired' },
+  version_mismatch: { status: 412, title: 'Version mismatch' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  precondition_required: { status: 428, title: 'Precondition required' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  quota_exceeded: { status: 429, title: 'Monthly quota exceeded' },
+  too_many_attempts: { status: 429, title: 'Too many attempts' },
+  too_many_streams: { status: 429, title: 'Too many streams' },
+  internal_error: { status: 500, title: 'Internal error' },
+  overloaded: { status: 503, title: 'Service overloaded' },
+  shutting_down: { status: 503, title: 'Shutting down' },
+  database_unavailable: { status: 503, title: 'Not ready' },
+
+  // Authentication (RFC 9449, RFC 6750)
+  unauthenticated: { status: 401, title: 'Authentication required' },
+  invalid_request: { status: 400, title: 'Invalid request', challenge: 'invalid_request' },
+  invalid_dpop_proof: { status: 401, title: 'Invalid DPoP proof', challenge: 'invalid_dpop_proof' },
+  invalid_token: { status: 401, title: 'Invalid token', challenge: 'invalid_token' },
+  refresh_token_reused: { status: 401, title: 'Refresh token reused', challenge: 'invalid_token' },
+  step_up_required: { status: 403, title: 'Step-up required' },
+  ephemeral_session: { status: 403, title: 'Not allowed on an ephemeral session' },
+  session_not_found: { status: 404, title: 'Session not found' },
+
+  // Usernames, passkeys, WebAuthn ceremonies
+  username_invalid: { status: 400, title: 'Invalid username' },
+  username_reserved: { status: 409, title: 'Username unavailable' },
+  username_confusable: { status: 409, title: 'Username unavailable' },
+  username_taken: { status: 409, title: 'Username unavailable' },
+  ceremony_invalid: { status: 400, title: 'Ceremony invalid' },
+  ceremony_mismatch: { status: 400, title: 'Ceremony mismatch' },
+  invalid_attestation: { status: 400, title: 'WebAuthn verification failed' },
+  invalid_assertion: { status: 400, title: 'WebAuthn verification failed' },
+  passkey_not_recognized: { status: 401, title: 'Passkey not recognized' },
+  passkey_counter_regressed: { status: 401, title: 'Passkey refused' },
+  method_not_found: { status: 404, title: 'Method not found' },
+  credential_exists: { status: 409, title: 'Passkey already registered' },
+  passkey_in_use: { status: 409, title: 'Concurrent sign-in' },
+  last_method: { status: 409, title: 'Last passkey' },
+
+  // TOTP and recovery
+  totp_not_found: { status: 404, title: 'Authenticator not found' },
+  totp_already_active: { status: 409, title: 'Already active' },
+  totp_code_invalid: { status: 422, title: 'Invalid code' },
+  recovery_refused: { status: 403, title: 'Recovery refused' },
+  recovery_key_not_found: { status: 404, title: 'No recovery key' },
+
+  // Join
+  credential_required: { status: 400, title: 'Credential required' },
+  JOIN_NOT_APPROVED: { status: 403, title: 'Join not approved' },
+  join_denied: { status: 403, title: 'Join denied' },
+  join_key_mismatch: { status: 403, title: 'Not the redeeming device' },
+  factor_invalid: { status: 403, title: 'Factor refused' },
+  account_not_found: { status: 404, title: 'Account not found' },
+  join_attempt_not_found: { status: 404, title: 'Join attempt not found' },
+  invalid_transition: { status: 409, title: 'Invalid transition' },
+  join_already_finished: { status: 409, title: 'Already finished' },
+  join_attempt_expired: { status: 410, title: 'Join attempt expired' },
+  join_code_invalid: { status: 422, title: 'Join code invalid' },
+
+  // Fields and the catalog
+  unknown_field_type: { status: 400, title: 'Unknown field type' },
+  invalid_country: { status: 400, title: 'Invalid country' },
+  country_required: { status: 400, title: 'Country required' },
+  country_not_applicable: { status: 400, title: 'Country not applicable' },
+  field_not_found: { status: 404, title: 'Field not found' },
+  field_type_not_found: { status: 404, title: 'Field type not found' },
+  field_limit_reached: { status: 409, title: 'Field limit reached' },
+  single_field_exists: { status: 409, title: 'Field type allows one field' },
+  field_value_too_large: { status: 413, title: 'Field value too large' },
+  field_type_retired: { status: 500, title: 'Field type retired' },
+} as const satisfies Record<string, { status: number; title: string; challenge?: string }>;
+
+export type RefusalCode = keyof typeof REFUSALS;

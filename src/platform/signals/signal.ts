@@ -1,0 +1,28 @@
+import type { Tx } from '../store/store.js';
+import { resourceOf } from './catalogue.js';
+import type { SignalKindName, SignalParams } from './catalogue.js';
+import { signalLog } from './log.js';
+
+/**
+ * Emits a signal to one account or several, in the transaction of the change that causes it
+ * (PRODUCT §7: durable before the change is acknowledged). The resource comes from the
+ * catalogue; a kind whose path names one resource takes its values:
+ * `signal(tx, subscriberId, 'contact.card.changed', { id: contactId })`.
+ * Several accounts cost one set-based write, not one per account.
+ */
+export async function signal<K extends SignalKindName>(tx: Tx, accounts: string | readonly string[], kind: K, ...params: SignalParams<K>): Promise<void> {
+  const accountIds = typeof accounts === 'string' ? [accounts] : [...new Set(accounts)];
+  if (accountIds.length === 0) return;
+  const resource = resourceOf(kind, params[0] as Record<string, string> | undefined);
+  tx.published(await tx.use(signalLog).append(accountIds, kind, resource, tx.now()));
+}
+
+/**
+ * Fan-out where each account pulls its own resource (`/contacts/{id}/card` with each
+ * subscriber's contact id): one set-based write for all of them.
+ */
+export async function signalEach<K extends SignalKindName>(tx: Tx, targets: ReadonlyArray<{ accountId: string; params: SignalParams<K>[0] }>, kind: K): Promise<void> {
+  if (targets.length === 0) return;
+  const resources = new Map(targets.map((t) => [t.accountId, resourceOf(kind, t.params as Record<string, string> | undefined)]));
+  tx.published(await tx.use(signalLog).append([...resources.keys()], kind, (accountId) => resources.get(accountId)!, tx.now()));
+}
