@@ -5,6 +5,7 @@ import { healthModule } from './health/module.js';
 import { joinModule } from './join/module.js';
 import { meModule } from './me/module.js';
 import { methodsModule } from './methods/module.js';
+import { profilesModule } from './profiles/module.js';
 import { recoveryModule } from './recovery/module.js';
 import { securityLogModule } from './security-log/module.js';
 import { sessionsModule } from './sessions/module.js';
@@ -30,6 +31,7 @@ export const modules: readonly VidModule[] = [
   stepUpModule,
   joinModule,
   fieldsModule,
+  profilesModule,
   signalsModule,
   webAppModule,
 ];

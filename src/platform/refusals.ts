@@ -90,6 +90,14 @@ export const REFUSALS = {
   single_field_exists: { status: 409, title: 'Field type allows one field' },
   field_value_too_large: { status: 413, title: 'Field value too large' },
   field_type_retired: { status: 500, title: 'Field type retired' },
+
+  // Profiles and cards
+  profile_not_found: { status: 404, title: 'Profile not found' },
+  exposure_not_found: { status: 404, title: 'Exposure not found' },
+  profile_limit: { status: 409, title: 'Profile limit reached' },
+  profile_name_taken: { status: 409, title: 'Profile name taken' },
+  public_profile_exists: { status: 409, title: 'Public profile exists' },
+  profile_in_use: { status: 409, title: 'Profile in use' },
 } as const satisfies Record<string, { status: number; title: string; challenge?: string }>;
 
 export type RefusalCode = keyof typeof REFUSALS;

@@ -6,7 +6,7 @@ import type { FieldError } from '../../platform/errors.js';
 import { isCountryCode } from '../../platform/countries.js';
 import { FIELD_LIMITS } from './limits.js';
 import { FIELD_TYPES } from './registry.js';
-import { stableJson } from './text.js';
+import { stableJson } from '../../platform/text.js';
 import type { FieldDetails, FieldTypeDefinition } from './types.js';
 
 /** A value that passed its type's rules, as it is stored. */

@@ -1,5 +1,5 @@
 import type { FieldError } from '../../platform/errors.js';
-import { cleanText } from './text.js';
+import { cleanText } from '../../platform/text.js';
 import type { FieldTypeDefinition } from './types.js';
 
 const PARTS = ['prefix', 'given', 'middle', 'family', 'suffix'] as const;

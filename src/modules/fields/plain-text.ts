@@ -1,4 +1,4 @@
-import { requiredText } from './text.js';
+import { requiredText } from '../../platform/text.js';
 import type { FieldTypeDefinition } from './types.js';
 
 interface PlainTextSpec {

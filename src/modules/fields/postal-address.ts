@@ -2,7 +2,7 @@ import type { FieldError } from '../../platform/errors.js';
 import { ADDRESS_PARTS, addressCountryRules, addressRuleFor } from './address-rules.js';
 import type { AddressCountryRule, AddressPart } from './address-rules.js';
 import { normalizePostalCode } from './postal-code.js';
-import { cleanText } from './text.js';
+import { cleanText } from '../../platform/text.js';
 import type { FieldTypeDefinition } from './types.js';
 
 type Address = Partial<Record<Exclude<AddressPart, 'street_lines'>, string>> & { street_lines?: string[] };

@@ -2,6 +2,7 @@ import type { AuthContext } from '../../platform/caller.js';
 import type { Clock } from '../../platform/clock.js';
 import { refuse, validationFailed } from '../../platform/errors.js';
 import type { FieldError } from '../../platform/errors.js';
+import { txHook } from '../../platform/hooks.js';
 import { newId } from '../../platform/ids.js';
 import { signal } from '../../platform/signals/signal.js';
 import { decodeCursor, toPage } from '../../platform/store/keyset.js';
@@ -11,7 +12,7 @@ import type { FieldQueries, FieldRecord, fieldQueries } from './queries.js';
 import type { CheckedValue, FieldCatalog } from './catalog.js';
 import { FIELD_LIMITS } from './limits.js';
 import type { FieldLimits } from './limits.js';
-import { cleanText } from './text.js';
+import { cleanText } from '../../platform/text.js';
 import type { FieldDetails, FieldTypeDefinition } from './types.js';
 
 export interface FieldView {
@@ -68,6 +69,8 @@ const notFound = () => refuse('field_not_found', 'you have no field with this id
 export function createFieldService(deps: { db: RepositoryOf<{ fields: typeof fieldQueries }>; clock: Clock; catalog: FieldCatalog; limits?: FieldLimits }) {
   const { db, clock, catalog } = deps;
   const limits = deps.limits ?? FIELD_LIMITS;
+  /** A field changed or went, in the transaction of the change (profiles re-render their cards). */
+  const changed = txHook<{ accountId: string }>();
 
   function cleanLabel(label: string | null | undefined, errors: FieldError[]): string | null | undefined {
     if (label === undefined || label === null) return label;
@@ -88,6 +91,8 @@ export function createFieldService(deps: { db: RepositoryOf<{ fields: typeof fie
   }
 
   return {
+    onChange: changed.subscribe,
+
     async list(auth: AuthContext, cursor: string | undefined, limit: number, type?: string): Promise<Page<FieldView>> {
       if (type !== undefined && !catalog.definition(type)) throw unknownType(type);
       const rows = await db.direct.fields.list(auth.account.id, decodeCursor(cursor), limit + 1, type);
@@ -169,6 +174,7 @@ export function createFieldService(deps: { db: RepositoryOf<{ fields: typeof fie
           updated_at: now,
         });
         if (!row) throw await refusal(q.fields, accountId, id);
+        await changed.run(tx, { accountId });
         return row;
       });
       return view(updated);
@@ -179,6 +185,7 @@ export function createFieldService(deps: { db: RepositoryOf<{ fields: typeof fie
       await db.transaction(async (q, tx) => {
         await signal(tx, accountId, 'fields.changed');
         if (!(await q.fields.remove(accountId, id, expectedVersion))) throw await refusal(q.fields, accountId, id);
+        await changed.run(tx, { accountId });
       });
     },
   };

@@ -2,6 +2,7 @@ import type { AuthContext } from '../../platform/caller.js';
 import { isValidCountry } from '../../platform/countries.js';
 import { refuse, validationFailed } from '../../platform/errors.js';
 import type { FieldError } from '../../platform/errors.js';
+import { txHook } from '../../platform/hooks.js';
 import { signal } from '../../platform/signals/signal.js';
 import type { AccountRecord } from '../../platform/store/accounts.js';
 import type { RepositoryOf } from '../../platform/store/store.js';
@@ -80,8 +81,11 @@ function validate(patch: MePatch): MePatch {
 }
 
 export function createMeService(deps: { db: RepositoryOf<{ me: typeof meQueries }> }) {
+  /** The identity changed, in its transaction (cards show the display name). */
+  const changed = txHook<{ accountId: string }>();
   return {
     view: meView,
+    onChange: changed.subscribe,
     get(auth: AuthContext): MeView {
       return meView(auth.account);
     },
@@ -90,7 +94,10 @@ export function createMeService(deps: { db: RepositoryOf<{ me: typeof meQueries 
       const changes = validate(patch);
       const updated = await deps.db.transaction(async (q, tx) => {
         const row = await q.me.update(auth.account.id, expectedVersion, changes);
-        if (row) await signal(tx, row.id, 'me.changed');
+        if (row) {
+          await signal(tx, row.id, 'me.changed');
+          await changed.run(tx, { accountId: row.id });
+        }
         return row;
       });
       if (!updated) throw refuse('version_mismatch', 'the identity changed since you read it; fetch it again');

@@ -1,4 +1,4 @@
-import type { FieldError } from '../../platform/errors.js';
+import type { FieldError } from './errors.js';
 
 // Control characters, lone surrogates and bidi overrides/isolates have no place in text shown
 // to other people (Unicode UTS #39 §3, "Trojan Source" CVE-2021-42574).

@@ -1,0 +1,73 @@
+import { createHash } from 'node:crypto';
+import type { ExposedField } from './queries.js';
+
+/**
+ * The card (PRODUCT §3): what one person shows another, the same shape wherever it appears
+ * (a profile's preview, a contact's card, the public card), built by this one function from a
+ * profile's exposures and the owner's fields. Nothing reaches a card but the fields its
+ * profile exposes, in the profile's order.
+ */
+export interface CardField {
+  id: string;
+  type: string;
+  /** The exposure's label when set, else the field's. */
+  label: string | null;
+  /** ISO 3166-1 alpha-2 the value is read in (addresses, phones); null when the type has none. */
+  country: string | null;
+  value: unknown;
+  details: Record<string, unknown>;
+}
+
+export interface Card {
+  owner: { username: string; display_name: string | null };
+  fields: CardField[];
+  updated_at: string;
+  schema_version: 1;
+}
+
+export interface CardContent {
+  owner: Card['owner'];
+  fields: CardField[];
+}
+
+/** What a profile shows: the owner and its exposed fields in position order. */
+export function cardContent(owner: { username: string; display_name: string | null }, exposed: readonly ExposedField[]): CardContent {
+  const fields = [...exposed]
+    .sort((a, b) => a.position - b.position || (a.field_id < b.field_id ? -1 : 1))
+    .map((e) => ({
+      id: e.field_id,
+      type: e.type,
+      label: e.label ?? e.field_label,
+      country: e.country,
+      value: JSON.parse(e.value) as unknown,
+      details: JSON.parse(e.details) as Record<string, unknown>,
+    }));
+  return { owner: { username: owner.username, display_name: owner.display_name }, fields };
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
+
+/** Hash of what a card shows (not when): equal exactly when two cards show the same. */
+export function contentHash(content: CardContent): string {
+  return digest(JSON.stringify(content));
+}
+
+export interface RenderedCard {
+  json: string;
+  /** Strong entity tag of the card's bytes (RFC 9110 §8.8.3). */
+  etag: string;
+  hash: string;
+  updatedAt: number;
+}
+
+/**
+ * The card as served: its content plus when that content last changed. `previous` is what was
+ * rendered before; `updated_at` moves only when the content hash differs from it.
+ */
+export function renderCard(content: CardContent, now: number, previous?: { hash: string; updatedAt: number }): RenderedCard {
+  const hash = contentHash(content);
+  const updatedAt = previous && previous.hash === hash ? previous.updatedAt : now;
+  const card: Card = { owner: content.owner, fields: content.fields, updated_at: new Date(updatedAt).toISOString(), schema_version: 1 };
+  const json = JSON.stringify(card);
+  return { json, etag: `"${digest(json).slice(0, 32)}"`, hash, updatedAt };
+}

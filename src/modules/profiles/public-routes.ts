@@ -1,0 +1,85 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { refuse } from '../../platform/errors.js';
+import { notModified } from '../../platform/http/preconditions.js';
+import { NotModified, problem, ref } from '../../platform/http/schemas.js';
+import { sendCard } from './routes.js';
+import { CardSchema, PublicParams, VcardQuery } from './schemas.js';
+import type { ProfileService } from './service.js';
+import { cardToVcard, uidFor } from './vcard.js';
+import type { VcardVersion } from './vcard.js';
+
+// PRODUCT §6: anyone may read a public card, from any origin, and caches may keep it a minute.
+const CACHE_CONTROL = 'public, max-age=60';
+const gone = problem('No such user, or no public profile (profile_not_found): the same answer for both');
+
+function openToAnyOrigin(reply: FastifyReply): FastifyReply {
+  return reply.header('Access-Control-Allow-Origin', '*').header('Access-Control-Expose-Headers', 'ETag, Content-Disposition, VID-Request-Id');
+}
+
+/** The public card and its vCard (PRODUCT §6): no authentication, CORS open, cacheable. */
+export async function publicRoutes(app: FastifyInstance, opts: { profiles: ProfileService; canonicalOf(username: string): string | undefined }) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { profiles } = opts;
+
+  /** The public card of a username; unknown names, invalid names and no public profile are one 404. */
+  async function publicCard(username: string) {
+    const canonical = opts.canonicalOf(username);
+    const card = canonical ? await profiles.publicCard(canonical) : undefined;
+    if (!card) throw refuse('profile_not_found', 'nobody with this username shows a public card');
+    return card;
+  }
+
+  r.get('/public/:username', {
+    schema: {
+      tags: ['public'],
+      summary: 'A person\'s public card',
+      description: 'No authentication, any origin (CORS *). Cache-Control: public, max-age=60; strong ETag, If-None-Match answers 304.',
+      params: PublicParams,
+      response: { 200: ref(CardSchema), 304: NotModified, 404: gone },
+    },
+  }, async (request, reply) => sendCard(request, openToAnyOrigin(reply), await publicCard(request.params.username), CACHE_CONTROL));
+
+  r.get('/public/:username/vcard', {
+    schema: {
+      tags: ['public'],
+      summary: 'A person\'s public card as a vCard file',
+      description:
+        'text/vcard; charset=utf-8, as an attachment. 4.0 (RFC 6350) by default; ?version=3.0 (RFC 2426) is what iPhone and Android contacts ' +
+        'apps import ("Add to contacts"). UID is stable per person, so a re-import updates the contact. Cacheable like the card.',
+      params: PublicParams,
+      querystring: VcardQuery,
+      produces: ['text/vcard'],
+      response: {
+        200: { description: 'The vCard', content: { 'text/vcard': { schema: Type.String() } } },
+        304: NotModified,
+        404: gone,
+      },
+    },
+  }, async (request, reply) => {
+    const version: VcardVersion = request.query.version ?? '4.0';
+    const card = await publicCard(request.params.username);
+    // One representation per card and version: the card's tag, told apart by version.
+    const etag = `${card.etag.slice(0, -1)}-v${version[0]}"`;
+    openToAnyOrigin(reply).header('ETag', etag).header('Cache-Control', CACHE_CONTROL);
+    if (notModified(request, etag)) return (reply as FastifyReply).code(304).send();
+    const username = JSON.parse(card.json).owner.username as string;
+    // RFC 6266 §4.3: an ASCII fallback name, and the real one in UTF-8 (RFC 8187).
+    const ascii = username.replace(/[^A-Za-z0-9._-]/g, '_');
+    reply.header('Content-Disposition', `attachment; filename="${ascii}.vcf"; filename*=UTF-8''${encodeURIComponent(username)}.vcf`);
+    return reply.type('text/vcard; charset=utf-8').send(cardToVcard(JSON.parse(card.json), { version, uid: uidFor(card.accountId) }));
+  });
+
+  // A script on another origin that sends If-None-Match itself needs a preflight (Fetch §4.8).
+  for (const url of ['/public/:username', '/public/:username/vcard']) {
+    app.options(url, { schema: { hide: true }, config: { rateLimit: 'public' } }, async (_request, reply) =>
+      openToAnyOrigin(reply)
+        .header('Access-Control-Allow-Methods', 'GET')
+        .header('Access-Control-Allow-Headers', 'If-None-Match')
+        .header('Access-Control-Max-Age', '600')
+        .code(204)
+        .send(),
+    );
+  }
+}

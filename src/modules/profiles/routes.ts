@@ -1,0 +1,140 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { notModified, requireIfMatch, setEtag } from '../../platform/http/preconditions.js';
+import { NoContent, NotModified, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
+import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
+import { CardSchema, ExposureParams, ExposurePutBody, ExposureSchema, ProfileCreateBody, ProfileDeleteQuery, ProfileIdParams, ProfilePatchBody, ProfileSchema } from './schemas.js';
+import type { ProfileService } from './service.js';
+
+const notFound = problem('You have no profile with this id (profile_not_found)');
+const stale = problem('The profile changed since it was read (version_mismatch)');
+const noIfMatch = problem('If-Match is missing (precondition_required)');
+
+/** Sends a rendered card as stored (no second serialisation), or 304 when the client holds it. */
+export function sendCard(request: FastifyRequest, reply: FastifyReply, card: { json: string; etag: string }, cacheControl: string) {
+  reply.header('ETag', card.etag).header('Cache-Control', cacheControl);
+  if (notModified(request, card.etag)) return reply.code(304).send();
+  return reply.type('application/json; charset=utf-8').serializer((payload: unknown) => payload as string).send(card.json);
+}
+
+/** Profiles, their exposures and the preview (PRODUCT §3). */
+export async function profileRoutes(app: FastifyInstance, opts: { profiles: ProfileService }) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { profiles } = opts;
+
+  r.get('/profiles', {
+    config: { auth: 'session' },
+    schema: { tags: ['profiles'], summary: 'List your profiles', description: 'In creation order.', querystring: PageQuery, response: { 200: PageOf(ref(ProfileSchema), 'ProfilePage') } },
+  }, async (request) => profiles.list(request.auth!, request.query.cursor, request.query.limit ?? 50));
+
+  r.post('/profiles', {
+    config: { auth: 'session', idempotency: 'required' },
+    schema: {
+      tags: ['profiles'],
+      summary: 'Create a profile',
+      description: 'A named view of your fields ("Work", "Family"). At most 20 (409 profile_limit); names are unique ignoring case (409 profile_name_taken); at most one is public (409 public_profile_exists). It starts showing no field.',
+      body: ProfileCreateBody,
+      response: { 201: ref(ProfileSchema), 409: problem('profile_limit, profile_name_taken, public_profile_exists, or Idempotency-Key reused / in flight') },
+    },
+  }, async (request, reply) => {
+    const profile = await profiles.create(request.auth!, request.body);
+    setEtag(reply, profile.version);
+    reply.header('Location', `${API_PREFIX}/profiles/${profile.id}`);
+    return reply.code(201).send(profile);
+  });
+
+  r.get('/profiles/:id', {
+    config: { auth: 'session' },
+    schema: { tags: ['profiles'], summary: 'One of your profiles', params: ProfileIdParams, response: { 200: ref(ProfileSchema), 404: notFound } },
+  }, async (request, reply) => {
+    const profile = await profiles.get(request.auth!, request.params.id);
+    setEtag(reply, profile.version);
+    return profile;
+  });
+
+  r.patch('/profiles/:id', {
+    config: { auth: 'session', idempotency: 'optional' },
+    schema: {
+      tags: ['profiles'],
+      summary: 'Rename a profile, describe it, make it public or private',
+      description: 'Needs If-Match with the ETag of the last GET.',
+      params: ProfileIdParams,
+      body: ProfilePatchBody,
+      response: { 200: ref(ProfileSchema), 404: notFound, 409: problem('profile_name_taken or public_profile_exists'), 412: stale, 428: noIfMatch },
+    },
+  }, async (request, reply) => {
+    const profile = await profiles.update(request.auth!, request.params.id, requireIfMatch(request), request.body);
+    setEtag(reply, profile.version);
+    return profile;
+  });
+
+  r.delete('/profiles/:id', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['profiles'],
+      summary: 'Delete a profile',
+      description: 'Needs If-Match. A profile active subscribers see is 409 profile_in_use unless move_to names another of your profiles: they move there first (their cards change, they are signalled).',
+      params: ProfileIdParams,
+      querystring: ProfileDeleteQuery,
+      response: { 204: NoContent, 404: problem('No profile of yours has this id, or move_to names none (profile_not_found)'), 409: problem('Subscribers see it (profile_in_use)'), 412: stale, 428: noIfMatch },
+    },
+  }, async (request, reply) => {
+    await profiles.remove(request.auth!, request.params.id, requireIfMatch(request), request.query.move_to);
+    return reply.code(204).send(null);
+  });
+
+  r.get('/profiles/:id/exposures', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['profiles'],
+      summary: 'The fields a profile shows, in order',
+      params: ProfileIdParams,
+      response: {
+        200: Type.Object({ data: Type.Array(ref(ExposureSchema)), next_cursor: Type.Null(), has_more: Type.Boolean() }, { title: 'ExposureList', additionalProperties: false }),
+        404: notFound,
+      },
+    },
+  }, async (request) => ({ data: await profiles.exposures(request.auth!, request.params.id), next_cursor: null, has_more: false }));
+
+  r.put('/profiles/:id/exposures/:field_id', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['profiles'],
+      summary: 'Show a field in a profile, or change its label or place',
+      description:
+        'Creates the exposure (201, last unless `position` says where) or changes it (200). `position` is 0-based in the profile\'s order ' +
+        '(out of range: 400 position_out_of_range); the others keep their order. `label` is shown instead of the field\'s own (null: the field\'s).',
+      params: ExposureParams,
+      body: ExposurePutBody,
+      response: { 200: ref(ExposureSchema), 201: ref(ExposureSchema), 404: problem('No profile (profile_not_found) or field (field_not_found) of yours has this id') },
+    },
+  }, async (request, reply) => {
+    const { created, exposure } = await profiles.putExposure(request.auth!, request.params.id, request.params.field_id, request.body);
+    return reply.code(created ? 201 : 200).send(exposure);
+  });
+
+  r.delete('/profiles/:id/exposures/:field_id', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['profiles'],
+      summary: 'Stop showing a field in a profile',
+      params: ExposureParams,
+      response: { 204: NoContent, 404: problem('profile_not_found, or the profile does not show the field (exposure_not_found)') },
+    },
+  }, async (request, reply) => {
+    await profiles.removeExposure(request.auth!, request.params.id, request.params.field_id);
+    return reply.code(204).send(null);
+  });
+
+  r.get('/profiles/:id/preview', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['profiles'],
+      summary: 'The card exactly as this profile\'s audience receives it',
+      description: 'Strong ETag of the card; If-None-Match answers 304 while it is unchanged.',
+      params: ProfileIdParams,
+      response: { 200: ref(CardSchema), 304: NotModified, 404: notFound },
+    },
+  }, async (request, reply) => sendCard(request, reply, await profiles.preview(request.auth!, request.params.id), 'private, no-cache'));
+}

@@ -1,0 +1,113 @@
+import { Type } from 'typebox';
+import type { TSchema } from 'typebox';
+import { IsoDateTime, ref } from '../../platform/http/schemas.js';
+import { FieldDetails } from '../fields/schemas.js';
+import { PROFILE_LIMITS } from './service.js';
+
+const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options);
+const Id = Type.String({ minLength: 1, maxLength: 64 });
+
+/** The card (PRODUCT §3): one shape for the preview, a contact's card and the public card. */
+export const CardSchema = Type.Object(
+  {
+    owner: Type.Object(
+      {
+        username: Type.String(),
+        display_name: Nullable(Type.String()),
+      },
+      { additionalProperties: false },
+    ),
+    fields: Type.Array(
+      Type.Object(
+        {
+          id: Type.String({ description: 'The field\'s id (stable while the field exists)' }),
+          type: Type.String({ description: 'A key of GET /field-types' }),
+          label: Nullable(Type.String({ description: 'The label the profile gives the field, else the field\'s own' })),
+          country: Nullable(Type.String({ description: 'ISO 3166-1 alpha-2 the value is read in (postal addresses, phones)' })),
+          value: Type.Unknown({ description: 'The normalised value, shaped by the type\'s value_schema' }),
+          details: ref(FieldDetails),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'In the profile\'s order; only the fields the profile shows' },
+    ),
+    updated_at: Type.String({ format: 'date-time', description: 'When what this card shows last changed' }),
+    schema_version: Type.Literal(1),
+  },
+  {
+    $id: 'Card',
+    title: 'Card',
+    additionalProperties: false,
+    description: 'What one person shows another. Strong ETag of its content; send If-None-Match to get 304 while it is unchanged.',
+  },
+);
+
+export const ProfileSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['prf_Vb2yJt8nRw4cLA3qD9mX0k'] }),
+    name: Type.String({ maxLength: PROFILE_LIMITS.nameLength }),
+    description: Nullable(Type.String({ maxLength: PROFILE_LIMITS.descriptionLength })),
+    public: Type.Boolean({ description: 'The public card at GET /public/{username}; at most one profile per account' }),
+    field_count: Type.Integer({ description: 'Fields this profile shows' }),
+    subscriber_count: Type.Integer({ description: 'Active subscribers who see this profile' }),
+    created_at: IsoDateTime,
+    updated_at: IsoDateTime,
+    version: Type.Integer({ description: 'Send as If-Match (quoted) to update or delete' }),
+    schema_version: Type.Literal(1),
+  },
+  { $id: 'Profile', title: 'Profile', additionalProperties: false },
+);
+
+export const ExposureSchema = Type.Object(
+  {
+    field_id: Type.String(),
+    label: Nullable(Type.String({ maxLength: PROFILE_LIMITS.labelLength, description: 'Shown instead of the field\'s label; null: the field\'s own' })),
+    position: Type.Integer({ minimum: 0, description: '0 is first' }),
+  },
+  { $id: 'Exposure', title: 'Exposure', additionalProperties: false },
+);
+
+export const ProfileCreateBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 256, description: `1-${PROFILE_LIMITS.nameLength} characters once trimmed; unique among your profiles ignoring case` }),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 2048, description: `At most ${PROFILE_LIMITS.descriptionLength} characters` }))),
+    public: Type.Optional(Type.Boolean({ default: false })),
+  },
+  { additionalProperties: false },
+);
+
+export const ProfilePatchBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 2048 }))),
+    public: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const ExposurePutBody = Type.Object(
+  {
+    label: Type.Optional(Nullable(Type.String({ maxLength: 256, description: `At most ${PROFILE_LIMITS.labelLength} characters; null or empty: the field's own label` }))),
+    position: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, description: 'Where in the profile\'s order (0 is first); default: last for a new exposure, unchanged otherwise' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ProfileIdParams = Type.Object({ id: Id }, { additionalProperties: false });
+export const ExposureParams = Type.Object({ id: Id, field_id: Id }, { additionalProperties: false });
+export const ProfileDeleteQuery = Type.Object(
+  { move_to: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Another of your profiles: its subscribers move there first' })) },
+  { additionalProperties: false },
+);
+export const PublicParams = Type.Object({ username: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false });
+export const VcardQuery = Type.Object(
+  {
+    version: Type.Optional(
+      Type.Union([Type.Literal('4.0'), Type.Literal('3.0')], {
+        default: '4.0',
+        description: '4.0 (RFC 6350) by default; 3.0 (RFC 2426) for phones\' address books, which import it reliably',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
