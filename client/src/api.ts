@@ -14,6 +14,9 @@ export type CreationOptions = Schemas['CreationOptions'];
 export type RequestOptions = Schemas['RequestOptions'];
 export type RegistrationCredential = Schemas['RegistrationCredential'];
 export type AuthenticationCredential = Schemas['AuthenticationCredential'];
+export type Card = Schemas['Card'];
+export type Profile = Schemas['Profile'];
+export type Exposure = Schemas['Exposure'];
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

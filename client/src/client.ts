@@ -2,6 +2,9 @@
 // OpenAPI document; the pipeline (proofs, renewal, retries) is in http.ts.
 import type {
   AuthenticationCredential,
+  Card,
+  Exposure,
+  Profile,
   CreateCredential,
   GetAssertion,
   HttpMethod,
@@ -192,9 +195,60 @@ export function createVidClient(options: VidClientOptions) {
       },
     },
 
+    /**
+     * Cards (the preview, a contact's card, a public card) are pulled with If-None-Match from the
+     * copy held: the server answers 304 while it is current, and this returns that same copy.
+     */
+    cards: {
+      async get(path: CardPath, held?: HeldCard, call?: CallOptions): Promise<HeldCard & { changed: boolean }> {
+        const headers = { ...call?.headers, ...(held ? { 'if-none-match': held.etag } : {}) };
+        const response = await transport.send<Card>({ ...call, headers, method: 'GET', path, ...(path.startsWith('/public/') ? { auth: 'none' as const } : {}) });
+        if (response.status === 304 && held) return { ...held, changed: false };
+        return { card: response.data, etag: response.headers.get('etag') ?? '', changed: true };
+      },
+    },
+
+    profiles: {
+      list: (call?: CallOptions): Paginated<Profile> => list('/profiles', { ...call }),
+      get: (id: string, call?: CallOptions): Promise<Profile> => request('GET', '/profiles/{id}', { ...call, params: { id } }),
+      create: (body: RequestBody<Op<'POST', '/profiles'>>, call?: CallOptions): Promise<Profile> => request('POST', '/profiles', { ...call, body }),
+      /** PATCH with If-Match from the last version seen (or `ifMatch`). */
+      update: (id: string, body: RequestBody<Op<'PATCH', '/profiles/{id}'>>, call?: CallOptions): Promise<Profile> =>
+        request('PATCH', '/profiles/{id}', { idempotent: true, ...call, params: { id }, body }),
+      /** DELETE with If-Match; `moveTo` moves its subscribers to another profile first. */
+      async remove(id: string, options: { moveTo?: string } & CallOptions = {}): Promise<void> {
+        const { moveTo, ...call } = options;
+        await request('DELETE', '/profiles/{id}', { ...call, params: { id }, ...(moveTo ? { query: { move_to: moveTo } } : {}) });
+      },
+      exposures: async (id: string, call?: CallOptions): Promise<Exposure[]> => (await request('GET', '/profiles/{id}/exposures', { ...call, params: { id } })).data,
+      /** Shows a field in the profile (or changes its label or place); answers the exposure. */
+      expose: (id: string, fieldId: string, body: RequestBody<Op<'PUT', '/profiles/{id}/exposures/{field_id}'>> = {}, call?: CallOptions): Promise<Exposure> =>
+        request('PUT', '/profiles/{id}/exposures/{field_id}', { ifMatch: false, ...call, params: { id, field_id: fieldId }, body }),
+      async hide(id: string, fieldId: string, call?: CallOptions): Promise<void> {
+        await request('DELETE', '/profiles/{id}/exposures/{field_id}', { ifMatch: false, ...call, params: { id, field_id: fieldId } });
+      },
+    },
+
+    /** Public cards: no session needed. */
+    public: {
+      card: (username: string, call?: CallOptions): Promise<Card> => request('GET', '/public/{username}', { ...call, auth: 'none', params: { username } }),
+      /** Where the vCard is (3.0 for phones' address books, 4.0 otherwise): a link to download. */
+      vcardUrl: (username: string, version: '3.0' | '4.0' = '3.0'): string =>
+        `${transport.config.baseUrl.replace(/\/$/, '')}${fillPath('/public/{username}/vcard', { username })}?version=${version}`,
+    },
+
     events,
   };
 }
+
+/** A card and the entity tag it came with, as a client keeps it. */
+export interface HeldCard {
+  card: Card;
+  etag: string;
+}
+
+/** Paths that answer a card. */
+export type CardPath = `/profiles/${string}/preview` | `/contacts/${string}/card` | `/public/${string}`;
 
 /** `/auth/sessions/{id}` + {id: 'ses_1'} → `/auth/sessions/ses_1` (each value URL-encoded). */
 export function fillPath(template: string, params: Record<string, string> | undefined): string {

@@ -195,7 +195,7 @@ export class Transport {
 
   async send<T>(options: SendOptions): Promise<VidResponse<T>> {
     const response = await this.exchange(options);
-    const text = response.status === 204 ? '' : await response.text();
+    const text = response.status === 204 || response.status === 304 ? '' : await response.text();
     const type = response.headers.get('content-type') ?? '';
     const data = (text === '' ? undefined : /[/+]json\b/.test(type) ? JSON.parse(text) : text) as T;
     return { status: response.status, headers: response.headers, data };
@@ -248,8 +248,9 @@ export class Transport {
       }
       const nonce = response.headers.get('dpop-nonce');
       if (nonce) this.nonce = nonce;
-      if (response.ok) {
-        this.remember(method, options.path, response.headers);
+      // RFC 9110 §15.4.5: 304 answers a conditional GET the caller made (If-None-Match): its copy is current.
+      if (response.ok || (response.status === 304 && headers.has('if-none-match'))) {
+        if (response.ok) this.remember(method, options.path, response.headers);
         return response;
       }
 
@@ -306,7 +307,14 @@ export class Transport {
       return;
     }
     const etag = headers.get('etag');
-    if (etag && !etag.startsWith('W/') && (method === 'GET' || method === 'PATCH' || method === 'PUT')) this.versions.set(path, etag);
+    if (!etag || etag.startsWith('W/')) return;
+    if (method === 'GET' || method === 'PATCH' || method === 'PUT') this.versions.set(path, etag);
+    // 201 Created: the tag is the new resource's, named by Location (RFC 9110 §10.2.2).
+    const location = headers.get('location');
+    if (method === 'POST' && location) {
+      const base = new URL(this.base).pathname.replace(/\/$/, '');
+      if (location.startsWith(`${base}/`)) this.versions.set(location.slice(base.length), etag);
+    }
   }
 
   private learnSkew(headers: Headers): boolean {

@@ -1,6 +1,6 @@
 // @vid/client: a TypeScript client for the VID API (browsers and Node 20). See ../README.md.
 export { createVidClient, fillPath } from './client.js';
-export type { CreateCredential, GetAssertion, RequestArgs, SessionInfo, VidClient, VidClientOptions } from './client.js';
+export type { CardPath, CreateCredential, GetAssertion, HeldCard, RequestArgs, SessionInfo, VidClient, VidClientOptions } from './client.js';
 export type { CallOptions, FetchLike, VidResponse } from './http.js';
 export { isProblem, VidNetworkError, VidProblemError } from './errors.js';
 export { memoryStorage } from './storage.js';

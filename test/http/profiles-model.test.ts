@@ -148,7 +148,6 @@ for (const backend of backends) {
                 const rest = profile.exposures.filter((e) => e.fieldId !== field.id);
                 rest.splice(position ?? (at < 0 ? rest.length : at), 0, current);
                 profile.exposures = rest;
-                profile.version++;
                 return;
               }
               case 'unexpose': {
@@ -160,7 +159,6 @@ for (const backend of backends) {
                 assert.equal(res.status, shown ? 204 : 404);
                 if (shown) {
                   profile.exposures = profile.exposures.filter((e) => e.fieldId !== field.id);
-                  profile.version++;
                 }
                 return;
               }

@@ -236,7 +236,8 @@ for (const backend of backends) {
       };
 
       const patchField = (field: any, body: unknown) => t.client.as(device, 'PATCH', `${API}/me/fields/${field.id}`, { body, headers: { 'if-match': `"${field.version}"` } });
-      await t.client.as(device, 'PATCH', `${API}/profiles/${profile.id}`, { body: { name: 'Team B', description: 'x' }, headers: { 'if-match': '"2"' } });
+      const renamed = await t.client.as(device, 'PATCH', `${API}/profiles/${profile.id}`, { body: { name: 'Team B', description: 'x' }, headers: { 'if-match': '"1"' } });
+      assert.equal(renamed.status, 200, 'exposures are resources of their own: showing a field left the profile at version 1');
       await same('the profile\'s name is not on the card');
       assert.equal((await patchField(hidden, { value: 'https://still-hidden.example' })).status, 200);
       await same('an unexposed field changed');

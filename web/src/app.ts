@@ -23,11 +23,19 @@ export interface View {
 type Route = () => Promise<View>;
 const routes = new Map<string, Route>();
 export const PUBLIC = new Set(['/', '/join', '/recover']);
+/** Pages anyone may open, signed in or not, under a path prefix (/@username: a public card). */
+const openPrefixes = new Map<string, Route>();
 let current: View | undefined;
 
 export function route(path: string, load: Route): void {
   routes.set(path, load);
 }
+
+export function openRoute(prefix: string, load: Route): void {
+  openPrefixes.set(prefix, load);
+}
+
+const openRouteFor = (path: string) => [...openPrefixes].find(([prefix]) => path.startsWith(prefix) && path.length > prefix.length)?.[1];
 
 let clearStatus: ReturnType<typeof setTimeout> | undefined;
 export function announce(text: string): void {
@@ -46,12 +54,15 @@ export async function navigate(path: string, note?: string, replace = false): Pr
 export async function show(note?: string): Promise<void> {
   const session = await client.session();
   let path = location.pathname;
-  if (!routes.has(path)) path = session ? '/account' : '/';
-  if (session && PUBLIC.has(path)) path = '/account';
-  if (!session && !PUBLIC.has(path)) path = '/';
-  if (path !== location.pathname) history.replaceState(null, '', path);
+  const open = openRouteFor(path);
+  if (!open) {
+    if (!routes.has(path)) path = session ? '/account' : '/';
+    if (session && PUBLIC.has(path)) path = '/account';
+    if (!session && !PUBLIC.has(path)) path = '/';
+    if (path !== location.pathname) history.replaceState(null, '', path);
+  }
   current?.leave?.();
-  const view = await routes.get(path)!();
+  const view = await (open ?? routes.get(path)!)();
   current = view;
   document.title = `${view.title} · VID`;
   renderNav(!!session, session?.trusted ?? false);
@@ -60,7 +71,7 @@ export async function show(note?: string): Promise<void> {
   delete main.dataset.view;
   await view.render(main);
   // Set once the view is drawn: tests and assistive tech can rely on it.
-  main.dataset.view = path.slice(1) || 'welcome';
+  main.dataset.view = open ? 'public-card' : path.slice(1) || 'welcome';
   if (session) startSignals();
   main.focus({ preventScroll: true });
   if (note) announce(note);
@@ -69,7 +80,7 @@ export async function show(note?: string): Promise<void> {
 function renderNav(signedIn: boolean, trusted: boolean): void {
   const nav = document.getElementById('nav')!;
   const links: [string, string][] = signedIn
-    ? [['/account', 'Account'], ['/fields', 'Fields'], ['/security', 'Security'], ['/sessions', 'Sessions'], ...(trusted ? [['/add-device', 'Add a device'] as [string, string]] : [])]
+    ? [['/account', 'Account'], ['/fields', 'Fields'], ['/profiles', 'Profiles'], ['/security', 'Security'], ['/sessions', 'Sessions'], ...(trusted ? [['/add-device', 'Add a device'] as [string, string]] : [])]
     : [['/', 'Sign in'], ['/join', 'Join with a code'], ['/recover', 'Recover']];
   nav.replaceChildren(
     ...links.map(([href, label]) => {

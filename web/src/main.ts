@@ -1,8 +1,10 @@
 // Entry: routes, link handling, first render. Every view is a small module under views/.
-import { route, navigate, show } from './app.js';
+import { openRoute, route, navigate, show } from './app.js';
 import account from './views/account.js';
 import addDevice from './views/add-device.js';
 import fields from './views/fields.js';
+import profiles from './views/profiles.js';
+import publicCard from './views/public-card.js';
 import join from './views/join.js';
 import recover from './views/recover.js';
 import security from './views/security.js';
@@ -14,6 +16,8 @@ route('/join', join);
 route('/recover', recover);
 route('/account', account);
 route('/fields', fields);
+route('/profiles', profiles);
+openRoute('/@', publicCard);
 route('/security', security);
 route('/sessions', sessions);
 route('/add-device', addDevice);

@@ -1317,7 +1317,7 @@ export interface components {
             description: string | null;
             /** @description The public card at GET /public/{username}; at most one profile per account */
             public: boolean;
-            /** @description Fields this profile shows */
+            /** @description Fields this profile shows (its exposures are resources of their own: changing them moves updated_at, not version) */
             field_count: number;
             /** @description Active subscribers who see this profile */
             subscriber_count: number;

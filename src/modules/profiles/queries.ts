@@ -112,7 +112,7 @@ export function profileQueries(db: Kysely<ProfileTables>) {
       });
       return query.executeTakeFirst();
     },
-    /** Compare-and-swap on version (If-Match); also bumps it for a change to its exposures (no changes). */
+    /** Compare-and-swap on version (If-Match). */
     async update(accountId: string, id: string, expectedVersion: number, changes: ProfileChanges, at: number): Promise<boolean> {
       const result = await db
         .updateTable('profiles')
@@ -123,9 +123,12 @@ export function profileQueries(db: Kysely<ProfileTables>) {
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
-    /** A change to what the profile holds (its exposures): one more version, whatever it was. */
+    /**
+     * A change to what the profile shows (its exposures): updated_at moves, the version does not.
+     * Exposures are resources of their own; a rename after a reorder needs no fresh read.
+     */
     async touch(accountId: string, id: string, at: number): Promise<void> {
-      await db.updateTable('profiles').set((eb) => ({ version: eb('version', '+', 1), updated_at: at })).where('id', '=', id).where('account_id', '=', accountId).execute();
+      await db.updateTable('profiles').set({ updated_at: at }).where('id', '=', id).where('account_id', '=', accountId).execute();
     },
     async remove(accountId: string, id: string, expectedVersion: number): Promise<boolean> {
       const result = await db.deleteFrom('profiles').where('id', '=', id).where('account_id', '=', accountId).where('version', '=', expectedVersion).executeTakeFirst();

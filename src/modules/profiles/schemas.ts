@@ -48,7 +48,7 @@ export const ProfileSchema = Type.Object(
     name: Type.String({ maxLength: PROFILE_LIMITS.nameLength }),
     description: Nullable(Type.String({ maxLength: PROFILE_LIMITS.descriptionLength })),
     public: Type.Boolean({ description: 'The public card at GET /public/{username}; at most one profile per account' }),
-    field_count: Type.Integer({ description: 'Fields this profile shows' }),
+    field_count: Type.Integer({ description: 'Fields this profile shows (its exposures are resources of their own: changing them moves updated_at, not version)' }),
     subscriber_count: Type.Integer({ description: 'Active subscribers who see this profile' }),
     created_at: IsoDateTime,
     updated_at: IsoDateTime,

@@ -3,19 +3,11 @@ import type { Schemas } from '../../../client/src/api.js';
 import { isProblem } from '../../../client/src/index.js';
 import { announce, client, explain, type View } from '../app.js';
 import { button, field, h, message, section } from '../dom.js';
+import { display } from '../field-display.js';
 import { valueForm } from '../fields-form.js';
 
 type FieldType = Schemas['FieldType'];
 type Field = Schemas['Field'];
-
-export function display(f: Field): string {
-  const d = f.details ?? {};
-  if (d.formatted) return d.formatted;
-  if (d.international) return d.international;
-  if (typeof f.value === 'string') return f.value;
-  if (f.value && typeof f.value === 'object') return Object.values(f.value as Record<string, unknown>).flat().filter(Boolean).join(' ');
-  return String(f.value);
-}
 
 export default async function fields(): Promise<View> {
   const catalog = (await client.request('GET', '/field-types', { auth: 'none' })).data as FieldType[];

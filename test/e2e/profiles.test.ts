@@ -1,0 +1,136 @@
+// The Profiles screen and the public page in Chromium: two profiles, fields shown and ordered,
+// the preview following an edit made in another tab without a reload, one profile made the
+// public card, and /@username opened signed out with "Add to contacts" (a vCard 3.0 file).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { startE2e } from '../helpers/browser.js';
+import type { Device, E2e } from '../helpers/browser.js';
+
+describe('web app: profiles and the public card (Chromium)', { timeout: 120_000 }, () => {
+  let e2e: E2e;
+  let desk: Device;
+  const username = `grace${Date.now().toString(36)}`;
+
+  before(async () => {
+    e2e = await startE2e();
+    desk = await e2e.device('desk', { width: 1280, height: 900 });
+  });
+  after(async () => {
+    await e2e?.close();
+  });
+
+  async function addField(page: Page, type: string, fill: (page: Page) => Promise<void>, shows: string): Promise<void> {
+    await page.getByLabel('Type').selectOption(type);
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await fill(page);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.locator(`#fields li[data-type="${type}"]`, { hasText: shows }).waitFor();
+  }
+
+  it('signs up and adds the fields the profiles will show', async () => {
+    const { page } = desk;
+    await page.goto(`${e2e.origin}/`);
+    await desk.view('welcome');
+    await page.getByLabel('Choose a username').fill(username);
+    await page.getByText(`“${username}” is available.`).waitFor();
+    await page.keyboard.press('Enter');
+    await desk.view('account');
+    await page.getByLabel('Display name').fill('Grace Hopper');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.getByRole('link', { name: 'Fields' }).click();
+    await desk.view('fields');
+    await addField(page, 'phone', async (p) => {
+      await p.getByLabel('Phone', { exact: true }).fill('+1 202 456 1111');
+      await p.getByLabel('Label (optional)').fill('work');
+    }, '202 456 1111');
+    await addField(page, 'email', (p) => p.getByLabel('E-mail', { exact: true }).fill('grace@example.com'), 'grace@example.com');
+    await addField(page, 'nickname', (p) => p.getByLabel('Nickname', { exact: true }).fill('Amazing Grace'), 'Amazing Grace');
+  });
+
+  it('creates two profiles, shows and orders fields, and previews the card as its audience gets it', async () => {
+    const { page } = desk;
+    await page.getByRole('link', { name: 'Profiles' }).click();
+    await desk.view('profiles');
+    await page.getByText('No profiles yet').waitFor();
+    await desk.shot('20-profiles-empty');
+
+    await page.getByLabel('New profile').fill('Work');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.locator('#profiles [data-profile][aria-pressed="true"]', { hasText: 'Work' }).waitFor();
+    await page.getByRole('button', { name: /^Show Phone work in Work/ }).click();
+    await page.getByRole('button', { name: /^Show E-mail in Work/ }).click();
+    const preview = page.locator('.profile-preview .vcard');
+    await preview.locator('li[data-type="email"]').waitFor();
+    assert.deepEqual(await preview.locator('li').evaluateAll((items) => items.map((li) => li.getAttribute('data-type'))), ['phone', 'email']);
+    // Email first: the preview follows the order.
+    await page.getByRole('button', { name: 'Move E-mail up' }).click();
+    await page.waitForFunction(() => document.querySelector('.profile-preview .vcard li')?.getAttribute('data-type') === 'email');
+    assert.equal(await preview.locator('.vcard-name').textContent(), 'Grace Hopper');
+    assert.equal(await preview.locator('li[data-type="nickname"]').count(), 0, 'a field the profile does not show is not on its card');
+
+    await page.getByLabel('New profile').fill('Family');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.locator('#profiles [data-profile][aria-pressed="true"]', { hasText: 'Family' }).waitFor();
+    await page.getByRole('button', { name: /^Show Nickname in Family/ }).click();
+    await preview.locator('li[data-type="nickname"]').waitFor();
+    assert.equal(await preview.locator('li').count(), 1);
+    await page.locator('#profiles [data-profile]', { hasText: 'Work' }).click();
+    await preview.locator('li[data-type="phone"]').waitFor();
+  });
+
+  it('shows an edit made in another tab in the preview, without a reload', async () => {
+    const { page } = desk;
+    const other = await desk.context.newPage();
+    await other.goto(`${e2e.origin}/fields`);
+    await other.locator('main[data-view="fields"]').waitFor();
+    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
+    await other.getByRole('button', { name: 'Edit Phone work' }).click();
+    await other.getByLabel('Phone', { exact: true }).fill('+1 202 456 1414');
+    await other.getByRole('button', { name: 'Save' }).click();
+    await page.locator('.profile-preview .vcard li[data-type="phone"]', { hasText: '202 456 1414' }).waitFor();
+    assert.equal(await page.evaluate(() => (window as unknown as { marker?: number }).marker), 42, 'the same page, not a reload');
+    await other.close();
+  });
+
+  it('makes Work the public card and links to it', async () => {
+    const { page } = desk;
+    await page.getByLabel(/^Public card/).check();
+    await page.locator('#profiles [data-profile]', { hasText: 'Public' }).waitFor();
+    await page.locator('#open-public').waitFor();
+    await desk.shot('21-profiles-desktop');
+    // The same screen on a phone: one column, the preview under the editor.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await desk.shot('22-profiles-390');
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('opens /@username signed out, on a phone and a desktop, and adds the card to contacts as vCard 3.0', async () => {
+    const visitor = await e2e.device('visitor', { width: 390, height: 844 });
+    const { page } = visitor;
+    await page.goto(`${e2e.origin}/@${username}`);
+    await visitor.view('public-card');
+    const card = page.locator('.vcard');
+    assert.equal(await card.locator('.vcard-name').textContent(), 'Grace Hopper');
+    assert.deepEqual(await card.locator('li').evaluateAll((items) => items.map((li) => li.getAttribute('data-type'))), ['email', 'phone']);
+    assert.equal(await card.locator('li[data-type="nickname"]').count(), 0);
+    assert.equal(await page.getByRole('link', { name: 'Sign in' }).count(), 1, 'the visitor is not signed in');
+    await visitor.shot('23-public-card-390');
+
+    const download = page.waitForEvent('download');
+    await page.getByRole('link', { name: 'Add to contacts' }).click();
+    const file = await download;
+    assert.equal(file.suggestedFilename(), `${username}.vcf`);
+    const vcard = readFileSync((await file.path())!, 'utf8');
+    assert.match(vcard, /^BEGIN:VCARD\r\nVERSION:3\.0\r\n/);
+    assert.match(vcard, /\r\nFN:Grace Hopper\r\n/);
+    assert.match(vcard, /\r\nEMAIL;TYPE=INTERNET:grace@example\.com\r\n/);
+
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await visitor.shot('24-public-card-desktop');
+    await page.goto(`${e2e.origin}/@nobody-here`);
+    await page.getByText('No public card here').waitFor();
+    await visitor.shot('25-public-card-missing');
+  });
+});

@@ -1,0 +1,24 @@
+// How a field's value reads to a person: the catalog's formatted form where it has one.
+import type { Schemas } from '../../client/src/api.js';
+
+type Shown = Pick<Schemas['Field'], 'type' | 'value' | 'details'>;
+
+export function display(f: Shown): string {
+  const d = (f.details ?? {}) as Record<string, unknown>;
+  if (typeof d.formatted === 'string') return d.formatted;
+  if (typeof d.international === 'string') return d.international;
+  if (typeof f.value === 'string') return f.value;
+  if (f.type === 'social' && f.value && typeof f.value === 'object') return `@${String((f.value as { handle?: string }).handle ?? '')}`;
+  if (f.value && typeof f.value === 'object') return Object.values(f.value as Record<string, unknown>).flat().filter(Boolean).join(' ');
+  return String(f.value);
+}
+
+/** A link a field's value can open (tel:, mailto:, the web), when there is one. */
+export function hrefOf(f: Shown): string | undefined {
+  const d = (f.details ?? {}) as Record<string, unknown>;
+  if (f.type === 'phone' && typeof d.uri === 'string') return d.uri;
+  if (f.type === 'email' && typeof f.value === 'string') return `mailto:${f.value}`;
+  if (f.type === 'url' && typeof f.value === 'string' && /^https?:\/\//.test(f.value)) return f.value;
+  if (f.type === 'social' && typeof d.url === 'string') return d.url;
+  return undefined;
+}
