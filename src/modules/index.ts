@@ -1,5 +1,6 @@
 import type { VidModule } from '../platform/module.js';
 import { collectMigrations } from '../platform/store/migrate.js';
+import { contactsModule } from './contacts/module.js';
 import { fieldsModule } from './fields/module.js';
 import { healthModule } from './health/module.js';
 import { joinModule } from './join/module.js';
@@ -8,6 +9,7 @@ import { methodsModule } from './methods/module.js';
 import { profilesModule } from './profiles/module.js';
 import { recoveryModule } from './recovery/module.js';
 import { securityLogModule } from './security-log/module.js';
+import { shareLinksModule } from './share-links/module.js';
 import { sessionsModule } from './sessions/module.js';
 import { signInModule } from './sign-in/module.js';
 import { signalsModule } from './signals/module.js';
@@ -32,6 +34,8 @@ export const modules: readonly VidModule[] = [
   joinModule,
   fieldsModule,
   profilesModule,
+  contactsModule,
+  shareLinksModule,
   signalsModule,
   webAppModule,
 ];

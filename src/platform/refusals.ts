@@ -98,6 +98,20 @@ export const REFUSALS = {
   profile_name_taken: { status: 409, title: 'Profile name taken' },
   public_profile_exists: { status: 409, title: 'Public profile exists' },
   profile_in_use: { status: 409, title: 'Profile in use' },
+
+  // Subscriptions, contacts, annotations, share links
+  cannot_subscribe_to_self: { status: 422, title: 'Cannot subscribe to yourself' },
+  subscription_refused: { status: 403, title: 'Subscription refused' },
+  contact_not_active: { status: 403, title: 'Contact not active' },
+  subscription_not_found: { status: 404, title: 'Subscription not found' },
+  contact_not_found: { status: 404, title: 'Contact not found' },
+  annotation_not_found: { status: 404, title: 'Annotation not found' },
+  block_not_found: { status: 404, title: 'Block not found' },
+  share_link_not_found: { status: 404, title: 'Share link not found' },
+  already_subscribed: { status: 409, title: 'Already subscribed' },
+  contact_limit: { status: 409, title: 'Contact limit reached' },
+  share_link_gone: { status: 410, title: 'Share link gone' },
+  subscription_request_limit: { status: 429, title: 'Too many subscription requests' },
 } as const satisfies Record<string, { status: number; title: string; challenge?: string }>;
 
 export type RefusalCode = keyof typeof REFUSALS;

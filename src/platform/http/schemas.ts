@@ -11,6 +11,7 @@ export const Problem = Type.Object(
     code: Type.String({ description: 'Stable machine-readable code (snake_case; JOIN_NOT_APPROVED is the spec\'s own)' }),
     request_id: Type.String({ description: 'Same as the VID-Request-Id header' }),
     instance: Type.Optional(Type.String()),
+    contact_id: Type.Optional(Type.String({ description: 'already_subscribed: the contact that exists (GET /contacts/{id})' })),
     errors: Type.Optional(
       Type.Array(
         Type.Object({

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../store/db.js';
 import type { EventsTable, PlatformTables } from '../store/schema.js';
 import type { SignalKindName } from './catalogue.js';
@@ -66,6 +66,49 @@ export function signalLog(db: Kysely<PlatformTables>, dialect: Dialect) {
         appended.push(...rows);
       }
       return appended;
+    },
+
+    /**
+     * Fan-out: one signal to each account a query selects, in set-based statements whatever
+     * their number (10,000 subscribers cost the same four statements as one): the rows are
+     * locked in id order (PostgreSQL), NOTIFY is queued for each, one UPDATE takes every next
+     * sequence number and one INSERT … SELECT writes the signals. `targets` selects `account_id`
+     * and `param`, the value of the resource's one placeholder (`prefix || param || suffix`).
+     */
+    async appendSelected(
+      targets: SelectQueryBuilder<any, any, { account_id: string; param: string }>,
+      kind: SignalKindName,
+      resource: { prefix: string; suffix: string },
+      at: number,
+    ): Promise<SignalRecord[]> {
+      const selected = () => db.selectFrom(targets.as('t'));
+      if (notify) {
+        await sql`select count(*) from (select id from accounts where id in (${selected().select('t.account_id')}) order by id for update) locked`.execute(db);
+        await sql`select count(pg_notify(${sql.raw(SIGNALS_CHANNEL_SQL)}, t.account_id)) from (${targets}) t`.execute(db);
+      }
+      await db
+        .updateTable('accounts')
+        .set((eb) => ({ event_seq: eb('event_seq', '+', 1) }))
+        .where('id', 'in', selected().select('t.account_id'))
+        .execute();
+      // Literals, not parameters: an INSERT … SELECT gives PostgreSQL no column to type them by.
+      const rows = await db
+        .insertInto('events')
+        .columns(['account_id', 'seq', 'kind', 'resource', 'created_at'])
+        .expression(
+          selected()
+            .innerJoin('accounts', 'accounts.id', 't.account_id')
+            .select([
+              't.account_id',
+              'accounts.event_seq',
+              sql.lit(kind).as('kind'),
+              sql<string>`${sql.lit(resource.prefix)} || t.param || ${sql.lit(resource.suffix)}`.as('resource'),
+              sql.lit(at).as('created_at'),
+            ]),
+        )
+        .returning(['account_id', 'seq', 'resource'])
+        .execute();
+      return rows.map((row) => ({ account_id: row.account_id, seq: Number(row.seq), kind, resource: row.resource, created_at: at }));
     },
 
     /** Signals of an account after a sequence number, oldest first. */

@@ -1,5 +1,6 @@
+import type { SelectQueryBuilder } from 'kysely';
 import type { Tx } from '../store/store.js';
-import { resourceOf } from './catalogue.js';
+import { SIGNAL_KINDS, resourceOf } from './catalogue.js';
 import type { SignalKindName, SignalParams } from './catalogue.js';
 import { signalLog } from './log.js';
 
@@ -25,4 +26,18 @@ export async function signalEach<K extends SignalKindName>(tx: Tx, targets: Read
   if (targets.length === 0) return;
   const resources = new Map(targets.map((t) => [t.accountId, resourceOf(kind, t.params as Record<string, string> | undefined)]));
   tx.published(await tx.use(signalLog).append([...resources.keys()], kind, (accountId) => resources.get(accountId)!, tx.now()));
+}
+
+/**
+ * Fan-out to every account a query selects (`account_id`, and `param` for the resource's one
+ * placeholder), written set-based in the transaction: `contact.card.changed` to every active
+ * subscriber of a profile costs a few statements, not one per subscriber.
+ */
+export async function signalSelected<K extends SignalKindName>(tx: Tx, targets: SelectQueryBuilder<any, any, { account_id: string; param: string }>, kind: K): Promise<number> {
+  const template = SIGNAL_KINDS[kind].resource as string;
+  const [prefix, suffix, extra] = template.split(/\{[a-z_]+\}/);
+  if (suffix === undefined || extra !== undefined) throw new Error(`signal ${kind}: a fan-out needs a resource with one placeholder`);
+  const records = await tx.use(signalLog).appendSelected(targets, kind, { prefix: prefix!, suffix }, tx.now());
+  tx.published(records);
+  return records.length;
 }

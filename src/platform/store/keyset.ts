@@ -37,18 +37,20 @@ export function decodeCursor(cursor: string | undefined): KeysetPosition | undef
 /**
  * One page of a query over a table with `created_at` and `id`: the rows after `after` (before
  * it, newest first, with order 'desc') in (created_at, id) order, limit rows. Ask for limit + 1
- * and hand the rows to toPage(). `table` qualifies the columns when the query joins.
+ * and hand the rows to toPage(). `table` qualifies the columns when the query joins; `idColumn`
+ * names the tie-breaker when the table's key is not `id`.
  */
 export function keysetPage<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   after: KeysetPosition | undefined,
   limit: number,
-  options: { order?: 'asc' | 'desc'; table?: string } = {},
+  options: { order?: 'asc' | 'desc'; table?: string; idColumn?: string } = {},
 ): SelectQueryBuilder<DB, TB, O> {
   const order = options.order ?? 'asc';
   const beyond = order === 'asc' ? '>' : '<';
   const created = options.table ? `${options.table}.created_at` : 'created_at';
-  const id = options.table ? `${options.table}.id` : 'id';
+  const idColumn = options.idColumn ?? 'id';
+  const id = options.table ? `${options.table}.${idColumn}` : idColumn;
   let q = query as unknown as SelectQueryBuilder<any, any, O>;
   if (after) {
     q = q.where((eb) => eb.or([eb(created, beyond, after.created_at), eb.and([eb(created, '=', after.created_at), eb(id, beyond, after.id)])]));

@@ -76,6 +76,9 @@ export function openDatabase(config: Pick<Config, 'database'>, options: OpenOpti
   return config.database.kind === 'postgres' ? openPostgres(config.database.url, options) : openSqlite(config.database.path);
 }
 
+const MAX_ATTEMPTS = 3;
+const retryable = (error: unknown) => ['40P01', '40001'].includes((error as { code?: string })?.code ?? '');
+
 function bind<G extends QueryGroups>(groups: G, use: <Q>(group: QueryGroup<Q>) => Q): Bound<G> {
   const bound: Record<string, unknown> = {};
   for (const [name, group] of Object.entries(groups)) bound[name] = use(group);
@@ -118,12 +121,20 @@ export function createStore(handle: DatabaseHandle, options: { clock?: Clock } =
       replay,
       use: useDirect,
       async transaction(fn) {
-        const appended: SignalRecord[] = [];
-        const result = await db.transaction().execute((trx) =>
-          fn({ db: trx, dialect, now: clock.now, use: memoised(trx, dialect), published: (records) => appended.push(...records) }),
-        );
-        if (appended.length) publish(appended);
-        return result;
+        for (let attempt = 1; ; attempt++) {
+          const appended: SignalRecord[] = [];
+          try {
+            const result = await db.transaction().execute((trx) =>
+              fn({ db: trx, dialect, now: clock.now, use: memoised(trx, dialect), published: (records) => appended.push(...records) }),
+            );
+            if (appended.length) publish(appended);
+            return result;
+          } catch (error) {
+            // PostgreSQL aborts one of two transactions that wait on each other's row locks
+            // (40P01) or cannot be serialised (40001): it wrote nothing, so it runs again.
+            if (attempt >= MAX_ATTEMPTS || !retryable(error)) throw error;
+          }
+        }
       },
       repository(groups) {
         const direct = bind(groups, useDirect);

@@ -1,0 +1,159 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { notModified, requireIfMatch, setEtag } from '../../platform/http/preconditions.js';
+import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
+import { NoContent, NotModified, PageOf, problem, ref } from '../../platform/http/schemas.js';
+import { sendCard } from '../profiles/routes.js';
+import { CardSchema, VcardQuery } from '../profiles/schemas.js';
+import type { AnnotationService } from './annotations.js';
+import type { ContactService } from './contacts.js';
+import { AnnotationBody, AnnotationSchema, ContactSchema, ContactsQuery, IdParams, LabelCount, SubscribeBody } from './schemas.js';
+
+const notFound = problem('You have no contact with this id (contact_not_found)');
+const inactive = problem('The contact is not active: no card (contact_not_active)');
+const vcardResponse = { description: 'text/vcard; charset=utf-8', content: { 'text/vcard': { schema: Type.String() } } };
+
+function attachment(reply: FastifyReply, name: string): FastifyReply {
+  // RFC 6266 §4.3: an ASCII fallback name, and the real one in UTF-8 (RFC 8187).
+  const ascii = name.replace(/[^A-Za-z0-9._-]/g, '_');
+  return reply.header('Content-Disposition', `attachment; filename="${ascii}.vcf"; filename*=UTF-8''${encodeURIComponent(name)}.vcf`).type('text/vcard; charset=utf-8');
+}
+
+/** The subscriber's side: contacts, their cards and private annotations (PRODUCT §4, §5). */
+export async function contactRoutes(app: FastifyInstance, opts: { contacts: ContactService; annotations: AnnotationService }) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { contacts, annotations } = opts;
+  const tags = ['contacts'];
+
+  r.post('/contacts', {
+    config: { auth: 'session', idempotency: 'required' },
+    schema: {
+      tags,
+      summary: 'Subscribe to someone',
+      description:
+        'A request the owner approves onto one of their profiles. Yourself: 422 cannot_subscribe_to_self; already pending or active: 409 already_subscribed (with contact_id); ' +
+        'unknown user: 404 account_not_found; refused: 403 subscription_refused. At most 50 new requests a day (429) and 5,000 contacts (409 contact_limit).',
+      body: SubscribeBody,
+      response: {
+        201: ref(ContactSchema),
+        403: problem('subscription_refused'),
+        404: problem('account_not_found'),
+        409: problem('already_subscribed (contact_id), contact_limit, or Idempotency-Key reused / in flight'),
+        422: problem('cannot_subscribe_to_self'),
+      },
+    },
+  }, async (request, reply) => {
+    const contact = await contacts.subscribe(request.auth!, request.body.username, request.body.message);
+    setEtag(reply, contact.version);
+    reply.header('Location', `${API_PREFIX}/contacts/${contact.id}`);
+    return reply.code(201).send(contact);
+  });
+
+  r.get('/contacts', {
+    config: { auth: 'session' },
+    schema: { tags, summary: 'The people you subscribe to', description: '`status` and `label` (your own labels, ignoring case) narrow the list.', querystring: ContactsQuery, response: { 200: PageOf(ref(ContactSchema), 'ContactPage') } },
+  }, async (request) => contacts.list(request.auth!, { status: request.query.status, label: request.query.label }, request.query.cursor, request.query.limit ?? 50));
+
+  r.get('/contacts/vcard', {
+    config: { auth: 'session' },
+    schema: {
+      tags,
+      summary: 'Every active contact as one vCard file',
+      description: 'For an address-book import: each contact its own BEGIN…END with a stable UID, so importing again updates instead of duplicating. ?version=3.0 for phones.',
+      querystring: VcardQuery,
+      produces: ['text/vcard'],
+      response: { 200: vcardResponse },
+    },
+  }, async (request, reply) => {
+    const text = await contacts.allVcards(request.auth!, request.query.version ?? '4.0');
+    return attachment(reply.header('Cache-Control', 'private, no-store'), 'contacts').send(text);
+  });
+
+  r.get('/contacts/:id', {
+    config: { auth: 'session' },
+    schema: { tags, summary: 'One contact', params: IdParams, response: { 200: ref(ContactSchema), 404: notFound } },
+  }, async (request, reply) => {
+    const contact = await contacts.view(request.auth!, request.params.id);
+    setEtag(reply, contact.version);
+    return contact;
+  });
+
+  r.delete('/contacts/:id', {
+    config: { auth: 'session' },
+    schema: {
+      tags,
+      summary: 'Unsubscribe, or remove an ended contact',
+      description: 'pending or active → ended; an ended, denied or revoked contact leaves your list. Your annotation of it goes too.',
+      params: IdParams,
+      response: { 204: NoContent, 404: notFound },
+    },
+  }, async (request, reply) => {
+    await contacts.remove(request.auth!, request.params.id);
+    return reply.code(204).send(null);
+  });
+
+  r.get('/contacts/:id/card', {
+    config: { auth: 'session' },
+    schema: {
+      tags,
+      summary: 'The card this person shows you',
+      description: 'The card of the profile they chose for you (you never learn which). Strong ETag; If-None-Match answers 304. Only while active (403 contact_not_active).',
+      params: IdParams,
+      response: { 200: ref(CardSchema), 304: NotModified, 403: inactive, 404: notFound },
+    },
+  }, async (request, reply) => sendCard(request, reply, await contacts.card(request.auth!, request.params.id), 'private, no-cache'));
+
+  r.get('/contacts/:id/vcard', {
+    config: { auth: 'session' },
+    schema: { tags, summary: 'A contact\'s card as a vCard file', params: IdParams, querystring: VcardQuery, produces: ['text/vcard'], response: { 200: vcardResponse, 304: NotModified, 403: inactive, 404: notFound } },
+  }, async (request, reply) => {
+    const vcard = await contacts.vcard(request.auth!, request.params.id, request.query.version ?? '4.0');
+    reply.header('ETag', vcard.etag).header('Cache-Control', 'private, no-cache');
+    if (notModified(request, vcard.etag)) return (reply as FastifyReply).code(304).send();
+    return attachment(reply, vcard.username).send(vcard.text);
+  });
+
+  r.get('/contacts/:id/annotation', {
+    config: { auth: 'session' },
+    schema: { tags: ['annotations'], summary: 'Your private note and labels on a contact', params: IdParams, response: { 200: ref(AnnotationSchema), 404: problem('contact_not_found, or no annotation yet (annotation_not_found)') } },
+  }, async (request, reply) => {
+    const annotation = await annotations.get(request.auth!, request.params.id);
+    setEtag(reply, annotation.version);
+    return annotation;
+  });
+
+  r.put('/contacts/:id/annotation', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['annotations'],
+      summary: 'Write your note and labels on a contact',
+      description: 'The first PUT creates it (201, no If-Match); later ones need If-Match (428 without, 412 when stale). Note ≤ 4000 characters; ≤ 20 labels of 1-32 characters, unique ignoring case.',
+      params: IdParams,
+      body: AnnotationBody,
+      response: { 200: ref(AnnotationSchema), 201: ref(AnnotationSchema), 404: notFound, 412: problem('version_mismatch'), 428: problem('precondition_required') },
+    },
+  }, async (request, reply) => {
+    const ifMatch = request.headers['if-match'] === undefined ? undefined : requireIfMatch(request);
+    const { created, annotation } = await annotations.put(request.auth!, request.params.id, ifMatch, request.body);
+    setEtag(reply, annotation.version);
+    return reply.code(created ? 201 : 200).send(annotation);
+  });
+
+  r.delete('/contacts/:id/annotation', {
+    config: { auth: 'session' },
+    schema: { tags: ['annotations'], summary: 'Delete your annotation of a contact', description: 'Needs If-Match.', params: IdParams, response: { 204: NoContent, 404: problem('contact_not_found or annotation_not_found'), 412: problem('version_mismatch'), 428: problem('precondition_required') } },
+  }, async (request, reply) => {
+    await annotations.remove(request.auth!, request.params.id, requireIfMatch(request));
+    return reply.code(204).send(null);
+  });
+
+  r.get('/labels', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['annotations'],
+      summary: 'Your labels, with how many contacts carry each',
+      response: { 200: Type.Object({ data: Type.Array(LabelCount), next_cursor: Type.Null(), has_more: Type.Boolean() }, { title: 'LabelList', additionalProperties: false }) },
+    },
+  }, async (request) => ({ data: await annotations.labels(request.auth!), next_cursor: null, has_more: false }));
+}

@@ -1,0 +1,48 @@
+import { defineModule } from '../../platform/module.js';
+import { accountQueries } from '../../platform/store/accounts.js';
+import { createAnnotationService } from './annotations.js';
+import { createContactService } from './contacts.js';
+import type { ContactService } from './contacts.js';
+import { contactRoutes } from './contacts-routes.js';
+import { subscriptions as subscriptionsMigration } from './migrations/007-subscriptions.js';
+import { annotationQueries, blockQueries, subscriptionQueries } from './queries.js';
+import { AnnotationSchema, ContactSchema, SubscriptionSchema } from './schemas.js';
+import { createSubscriptionService } from './subscriptions.js';
+import type { SubscriptionService } from './subscriptions.js';
+import { subscriptionRoutes } from './subscriptions-routes.js';
+
+declare module '../../platform/module.js' {
+  interface ModuleServices {
+    subscriptions: SubscriptionService;
+    contacts: ContactService;
+  }
+}
+
+/** Subscriptions (owner), contacts (subscriber), blocks and annotations: cards that stay current (PRODUCT §4, §5). */
+export const contactsModule = defineModule({
+  name: 'contacts',
+  migrations: { '007-subscriptions': subscriptionsMigration },
+  schemas: [SubscriptionSchema, ContactSchema, AnnotationSchema],
+  tags: [
+    { name: 'subscriptions', description: 'Who sees your cards: requests, approvals, moves, revocations, blocks' },
+    { name: 'contacts', description: 'The people you subscribe to, and the cards they show you' },
+    { name: 'annotations', description: 'Your private notes and labels on contacts' },
+  ],
+  build({ clock, store }, { profiles, usernames }) {
+    const db = store.repository({ subs: subscriptionQueries, blocks: blockQueries, annotations: annotationQueries, accounts: accountQueries });
+    const subscriptions = createSubscriptionService({ db, clock });
+    const contacts = createContactService({ db, clock, subscriptions, canonicalOf: usernames.canonicalOf });
+    const annotations = createAnnotationService({ db: store.repository({ annotations: annotationQueries, subs: subscriptionQueries }), clock });
+    // Cards change with profiles; subscribers follow, in the same transaction.
+    profiles.onCardsChanged(subscriptions.cardsChanged);
+    profiles.onRemoving(subscriptions.profileRemoving);
+    profiles.countSubscribersWith(subscriptions.countsByProfile);
+    return {
+      provides: { subscriptions, contacts },
+      routes: async (app) => {
+        await subscriptionRoutes(app, { subscriptions, canonicalOf: usernames.canonicalOf });
+        await contactRoutes(app, { contacts, annotations });
+      },
+    };
+  },
+});

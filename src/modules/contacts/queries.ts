@@ -1,0 +1,308 @@
+import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
+import { keysetPage } from '../../platform/store/keyset.js';
+import type { KeysetPosition } from '../../platform/store/keyset.js';
+import type { AccountsTable } from '../../platform/store/schema.js';
+import type { ProfilesTable } from '../profiles/queries.js';
+import type { SubscriptionStatus } from './states.js';
+
+/** Subscriptions, blocks and annotations (007-subscriptions). */
+export interface SubscriptionsTable {
+  id: string;
+  owner_id: string;
+  subscriber_id: string;
+  profile_id: string | null;
+  status: string;
+  message: string | null;
+  share_link_id: string | null;
+  version: number;
+  created_at: number;
+  updated_at: number;
+  card_since: number | null;
+  hidden_at: number | null;
+}
+
+export interface BlocksTable {
+  owner_id: string;
+  blocked_id: string;
+  created_at: number;
+}
+
+export interface AnnotationsTable {
+  subscription_id: string;
+  author_id: string;
+  note: string;
+  /** JSON array, in the author's order. */
+  labels: string;
+  version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AnnotationLabelsTable {
+  subscription_id: string;
+  author_id: string;
+  label: string;
+  label_key: string;
+}
+
+interface ContactTables {
+  subscriptions: SubscriptionsTable;
+  blocks: BlocksTable;
+  annotations: AnnotationsTable;
+  annotation_labels: AnnotationLabelsTable;
+  accounts: AccountsTable;
+  profiles: ProfilesTable;
+}
+
+export type SubscriptionRecord = Selectable<SubscriptionsTable>;
+export type AnnotationRecord = Selectable<AnnotationsTable>;
+
+/** A subscription with the other side's name, as either side lists it. */
+export type SubscriptionRow = SubscriptionRecord & { other_username: string; other_display_name: string | null; profile_card_updated_at: number | null };
+
+export interface ContactCardRow {
+  status: string;
+  owner_id: string;
+  card_since: number | null;
+  card_json: string | null;
+  card_etag: string | null;
+  card_updated_at: number | null;
+}
+
+export function subscriptionQueries(db: Kysely<ContactTables>) {
+  /** Subscriptions joined to the account on the other side (`side` is the caller's). */
+  const rows = (side: 'owner' | 'subscriber') =>
+    db
+      .selectFrom('subscriptions')
+      .innerJoin('accounts', 'accounts.id', side === 'owner' ? 'subscriptions.subscriber_id' : 'subscriptions.owner_id')
+      .leftJoin('profiles', 'profiles.id', 'subscriptions.profile_id')
+      .selectAll('subscriptions')
+      .select(['accounts.username as other_username', 'accounts.display_name as other_display_name', 'profiles.card_updated_at as profile_card_updated_at']);
+
+  return {
+    async insert(row: SubscriptionRecord): Promise<void> {
+      await db.insertInto('subscriptions').values(row).execute();
+    },
+    async find(side: 'owner' | 'subscriber', accountId: string, id: string): Promise<SubscriptionRow | undefined> {
+      return rows(side).where('subscriptions.id', '=', id).where(side === 'owner' ? 'subscriptions.owner_id' : 'subscriptions.subscriber_id', '=', accountId).executeTakeFirst();
+    },
+    async list(
+      side: 'owner' | 'subscriber',
+      accountId: string,
+      filter: { status?: string; label?: string },
+      after: KeysetPosition | undefined,
+      limit: number,
+    ): Promise<SubscriptionRow[]> {
+      let query = rows(side).where(side === 'owner' ? 'subscriptions.owner_id' : 'subscriptions.subscriber_id', '=', accountId);
+      if (side === 'subscriber') query = query.where('subscriptions.hidden_at', 'is', null);
+      if (filter.status) query = query.where('subscriptions.status', '=', filter.status);
+      if (filter.label !== undefined) {
+        const labelKey = filter.label;
+        query = query.where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('annotation_labels')
+              .select('annotation_labels.subscription_id')
+              .whereRef('annotation_labels.subscription_id', '=', 'subscriptions.id')
+              .where('annotation_labels.author_id', '=', accountId)
+              .where('annotation_labels.label_key', '=', labelKey),
+          ),
+        );
+      }
+      return keysetPage(query, after, limit, { table: 'subscriptions' }).execute();
+    },
+    /** The live (pending or active) subscription between two accounts, if any. */
+    async findLive(ownerId: string, subscriberId: string): Promise<SubscriptionRecord | undefined> {
+      return db.selectFrom('subscriptions').selectAll().where('owner_id', '=', ownerId).where('subscriber_id', '=', subscriberId).where('status', 'in', ['pending', 'active']).executeTakeFirst();
+    },
+    /** Requests a subscriber made since a time (the daily limit). */
+    async countRequestsSince(subscriberId: string, since: number): Promise<{ count: number; oldest: number | null }> {
+      const row = await db
+        .selectFrom('subscriptions')
+        .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
+        .where('subscriber_id', '=', subscriberId)
+        .where('created_at', '>', since)
+        .executeTakeFirstOrThrow();
+      return { count: Number(row.n), oldest: row.oldest === null ? null : Number(row.oldest) };
+    },
+    async countLive(subscriberId: string): Promise<number> {
+      const row = await db.selectFrom('subscriptions').select((eb) => eb.fn.countAll<number>().as('n')).where('subscriber_id', '=', subscriberId).where('status', 'in', ['pending', 'active']).executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    /**
+     * A transition as one conditional update (ARCHITECTURE: state machines as tables): the row
+     * moves only from one of `from`, so of two racing transitions exactly one wins.
+     */
+    async transition(
+      side: 'owner' | 'subscriber',
+      accountId: string,
+      id: string,
+      from: readonly SubscriptionStatus[],
+      to: { status: SubscriptionStatus; profile_id?: string | null; card_since?: number | null; hidden_at?: number | null },
+      at: number,
+    ): Promise<SubscriptionRecord | undefined> {
+      return db
+        .updateTable('subscriptions')
+        .set((eb) => ({ ...to, version: eb('version', '+', 1), updated_at: at }))
+        .where('id', '=', id)
+        .where(side === 'owner' ? 'owner_id' : 'subscriber_id', '=', accountId)
+        .where('status', 'in', from)
+        .returningAll()
+        .executeTakeFirst();
+    },
+    /** The subscriber removes an ended contact from their list. */
+    async hide(subscriberId: string, id: string, at: number): Promise<boolean> {
+      const result = await db.updateTable('subscriptions').set({ hidden_at: at }).where('id', '=', id).where('subscriber_id', '=', subscriberId).where('status', 'in', ['ended', 'denied', 'revoked']).executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /** The active subscribers of some of an owner's profiles, as fan-out targets (one index range). */
+    activeSubscribersOf(ownerId: string, profileIds: readonly string[]): SelectQueryBuilder<any, any, { account_id: string; param: string }> {
+      return db
+        .selectFrom('subscriptions')
+        .select(['subscriptions.subscriber_id as account_id', 'subscriptions.id as param'])
+        .where('subscriptions.owner_id', '=', ownerId)
+        .where('subscriptions.profile_id', 'in', profileIds)
+        .where('subscriptions.status', '=', 'active') as unknown as SelectQueryBuilder<any, any, { account_id: string; param: string }>;
+    },
+    /** Active subscribers per profile. */
+    async countsByProfile(ownerId: string, profileIds: readonly string[]): Promise<Map<string, number>> {
+      const rows = await db
+        .selectFrom('subscriptions')
+        .select(['profile_id', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('owner_id', '=', ownerId)
+        .where('profile_id', 'in', profileIds)
+        .where('status', '=', 'active')
+        .groupBy('profile_id')
+        .execute();
+      return new Map(rows.map((row) => [row.profile_id as string, Number(row.n)]));
+    },
+    /** Moves every active subscriber of one profile to another; returns how many. */
+    async moveAll(ownerId: string, fromProfile: string, toProfile: string, at: number): Promise<number> {
+      const result = await db
+        .updateTable('subscriptions')
+        .set((eb) => ({ profile_id: toProfile, card_since: at, updated_at: at, version: eb('version', '+', 1) }))
+        .where('owner_id', '=', ownerId)
+        .where('profile_id', '=', fromProfile)
+        .where('status', '=', 'active')
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+    async countActive(ownerId: string, profileId: string): Promise<number> {
+      const row = await db.selectFrom('subscriptions').select((eb) => eb.fn.countAll<number>().as('n')).where('owner_id', '=', ownerId).where('profile_id', '=', profileId).where('status', '=', 'active').executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    /** What a contact's card needs, read with the subscription: one row by primary key. */
+    async card(subscriberId: string, id: string): Promise<ContactCardRow | undefined> {
+      return db
+        .selectFrom('subscriptions')
+        .leftJoin('profiles', 'profiles.id', 'subscriptions.profile_id')
+        .select(['subscriptions.status', 'subscriptions.owner_id', 'subscriptions.card_since', 'profiles.card_json', 'profiles.card_etag', 'profiles.card_updated_at'])
+        .where('subscriptions.id', '=', id)
+        .where('subscriptions.subscriber_id', '=', subscriberId)
+        .executeTakeFirst();
+    },
+    /** Every active contact's card, for one address-book file. */
+    async activeCards(subscriberId: string): Promise<Array<ContactCardRow & { id: string }>> {
+      return db
+        .selectFrom('subscriptions')
+        .innerJoin('profiles', 'profiles.id', 'subscriptions.profile_id')
+        .select(['subscriptions.id', 'subscriptions.status', 'subscriptions.owner_id', 'subscriptions.card_since', 'profiles.card_json', 'profiles.card_etag', 'profiles.card_updated_at'])
+        .where('subscriptions.subscriber_id', '=', subscriberId)
+        .where('subscriptions.status', '=', 'active')
+        .orderBy('subscriptions.created_at')
+        .orderBy('subscriptions.id')
+        .execute();
+    },
+    /** The content hash of a profile's card (did a move change what the subscriber sees?). */
+    async cardHash(profileId: string | null): Promise<string | undefined> {
+      if (!profileId) return undefined;
+      return (await db.selectFrom('profiles').select('card_hash').where('id', '=', profileId).executeTakeFirst())?.card_hash;
+    },
+    async ownsProfile(ownerId: string, profileId: string): Promise<boolean> {
+      return !!(await db.selectFrom('profiles').select('id').where('id', '=', profileId).where('account_id', '=', ownerId).executeTakeFirst());
+    },
+  };
+}
+
+export function blockQueries(db: Kysely<ContactTables>) {
+  return {
+    async isBlocked(ownerId: string, subscriberId: string): Promise<boolean> {
+      return !!(await db.selectFrom('blocks').select('owner_id').where('owner_id', '=', ownerId).where('blocked_id', '=', subscriberId).executeTakeFirst());
+    },
+    async block(ownerId: string, blockedId: string, at: number): Promise<void> {
+      await db.insertInto('blocks').values({ owner_id: ownerId, blocked_id: blockedId, created_at: at }).onConflict((oc) => oc.columns(['owner_id', 'blocked_id']).doNothing()).execute();
+    },
+    async unblock(ownerId: string, blockedId: string): Promise<boolean> {
+      const result = await db.deleteFrom('blocks').where('owner_id', '=', ownerId).where('blocked_id', '=', blockedId).executeTakeFirst();
+      return Number(result.numDeletedRows) === 1;
+    },
+    async list(ownerId: string, after: KeysetPosition | undefined, limit: number) {
+      const query = db
+        .selectFrom('blocks')
+        .innerJoin('accounts', 'accounts.id', 'blocks.blocked_id')
+        .select(['blocks.blocked_id as id', 'blocks.created_at', 'accounts.username', 'accounts.display_name'])
+        .where('blocks.owner_id', '=', ownerId);
+      return keysetPage(query, after, limit, { table: 'blocks', idColumn: 'blocked_id' }).execute();
+    },
+  };
+}
+
+export function annotationQueries(db: Kysely<ContactTables>) {
+  return {
+    async find(authorId: string, subscriptionId: string): Promise<AnnotationRecord | undefined> {
+      return db.selectFrom('annotations').selectAll().where('subscription_id', '=', subscriptionId).where('author_id', '=', authorId).executeTakeFirst();
+    },
+    async insert(row: AnnotationRecord): Promise<void> {
+      await db.insertInto('annotations').values(row).execute();
+    },
+    /** Compare-and-swap on version (If-Match). */
+    async update(authorId: string, subscriptionId: string, expectedVersion: number, changes: { note: string; labels: string; updated_at: number }): Promise<AnnotationRecord | undefined> {
+      return db
+        .updateTable('annotations')
+        .set({ ...changes, version: expectedVersion + 1 })
+        .where('subscription_id', '=', subscriptionId)
+        .where('author_id', '=', authorId)
+        .where('version', '=', expectedVersion)
+        .returningAll()
+        .executeTakeFirst();
+    },
+    async remove(authorId: string, subscriptionId: string, expectedVersion?: number): Promise<boolean> {
+      let query = db.deleteFrom('annotations').where('subscription_id', '=', subscriptionId).where('author_id', '=', authorId);
+      if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion);
+      return Number((await query.executeTakeFirst()).numDeletedRows) === 1;
+    },
+    async setLabels(authorId: string, subscriptionId: string, labels: readonly string[]): Promise<void> {
+      await db.deleteFrom('annotation_labels').where('subscription_id', '=', subscriptionId).execute();
+      if (labels.length) {
+        await db
+          .insertInto('annotation_labels')
+          .values(labels.map((label) => ({ subscription_id: subscriptionId, author_id: authorId, label, label_key: labelKey(label) })))
+          .execute();
+      }
+    },
+    /** The author's labels with how many of their contacts carry each, in one grouped read. */
+    async labelCounts(authorId: string): Promise<Array<{ label: string; count: number }>> {
+      const rows = await db
+        .selectFrom('annotation_labels')
+        .innerJoin('subscriptions', 'subscriptions.id', 'annotation_labels.subscription_id')
+        .select(['annotation_labels.label_key', (eb) => eb.fn.min('annotation_labels.label').as('label'), (eb) => eb.fn.countAll<number>().as('n')])
+        .where('annotation_labels.author_id', '=', authorId)
+        .where('subscriptions.hidden_at', 'is', null)
+        .groupBy('annotation_labels.label_key')
+        .orderBy('annotation_labels.label_key')
+        .execute();
+      return rows.map((row) => ({ label: String(row.label), count: Number(row.n) }));
+    },
+    /** The labels of several contacts of one author (a page of /contacts). */
+    async labelsOf(authorId: string, subscriptionIds: readonly string[]): Promise<Map<string, string[]>> {
+      if (subscriptionIds.length === 0) return new Map();
+      const rows = await db.selectFrom('annotations').select(['subscription_id', 'labels']).where('author_id', '=', authorId).where('subscription_id', 'in', subscriptionIds).execute();
+      return new Map(rows.map((row) => [row.subscription_id, JSON.parse(row.labels) as string[]]));
+    },
+  };
+}
+
+/** Labels compare ignoring case (PRODUCT §5). */
+export const labelKey = (label: string) => label.normalize('NFKC').toLowerCase();

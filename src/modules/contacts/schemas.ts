@@ -1,0 +1,82 @@
+import { Type } from 'typebox';
+import type { TSchema } from 'typebox';
+import { IsoDateTime, PageQuery } from '../../platform/http/schemas.js';
+import { ANNOTATION_LIMITS } from './annotations.js';
+import { CONTACT_LIMITS } from './subscriptions.js';
+
+const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options);
+const Id = Type.String({ minLength: 1, maxLength: 64 });
+const Person = Type.Object({ username: Type.String(), display_name: Nullable(Type.String()) }, { additionalProperties: false });
+const Status = Type.Union([Type.Literal('pending'), Type.Literal('active'), Type.Literal('denied'), Type.Literal('revoked'), Type.Literal('ended')]);
+
+export const SubscriptionSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['sub_Rw4cLA3qD9mX0kVb2yJt8n'] }),
+    status: Status,
+    subscriber: Person,
+    profile_id: Nullable(Type.String({ description: 'The profile the subscriber sees (null while pending or after a denial)' })),
+    message: Nullable(Type.String({ description: 'What the subscriber wrote with the request' })),
+    created_at: IsoDateTime,
+    updated_at: IsoDateTime,
+    version: Type.Integer(),
+    schema_version: Type.Literal(1),
+  },
+  { $id: 'Subscription', title: 'Subscription', additionalProperties: false, description: 'A subscription to you, as you (the owner) see it' },
+);
+
+export const ContactSchema = Type.Object(
+  {
+    id: Type.String({ description: 'The same id as the owner\'s subscription' }),
+    status: Type.Union([...Status.anyOf, Type.Literal('unavailable')], { description: 'unavailable: the owner\'s account is deleted (it may come back)' }),
+    owner: Person,
+    message: Nullable(Type.String()),
+    labels: Type.Array(Type.String(), { description: 'Your private labels (GET/PUT /contacts/{id}/annotation)' }),
+    card_updated_at: Nullable(IsoDateTime, { description: 'When the card you see last changed; null unless active' }),
+    created_at: IsoDateTime,
+    updated_at: IsoDateTime,
+    version: Type.Integer(),
+    schema_version: Type.Literal(1),
+  },
+  { $id: 'Contact', title: 'Contact', additionalProperties: false, description: 'Someone you subscribe to, as you see it: never which of their profiles you see' },
+);
+
+export const AnnotationSchema = Type.Object(
+  {
+    contact_id: Type.String(),
+    note: Type.String({ maxLength: ANNOTATION_LIMITS.noteLength }),
+    labels: Type.Array(Type.String({ maxLength: ANNOTATION_LIMITS.labelLength }), { maxItems: ANNOTATION_LIMITS.labels }),
+    updated_at: IsoDateTime,
+    version: Type.Integer(),
+    schema_version: Type.Literal(1),
+  },
+  { $id: 'Annotation', title: 'Annotation', additionalProperties: false, description: 'Your private note and labels about a contact; they never learn of it' },
+);
+
+export const SubscribeBody = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 128 }),
+    message: Type.Optional(Nullable(Type.String({ maxLength: 2048, description: `At most ${CONTACT_LIMITS.messageLength} characters, shown to the owner with the request` }))),
+  },
+  { additionalProperties: false },
+);
+export const ProfileBody = Type.Object({ profile_id: Id }, { additionalProperties: false });
+export const BlockBody = Type.Object({ block: Type.Optional(Type.Boolean({ default: false, description: 'They cannot ask again until you unblock them' })) }, { additionalProperties: false });
+export const AnnotationBody = Type.Object(
+  {
+    note: Type.Optional(Type.String({ maxLength: 20000, description: `At most ${ANNOTATION_LIMITS.noteLength} characters` })),
+    labels: Type.Optional(Type.Array(Type.String({ maxLength: 256 }), { maxItems: 100, description: `At most ${ANNOTATION_LIMITS.labels}, each 1-${ANNOTATION_LIMITS.labelLength} characters, unique ignoring case` })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export const IdParams = Type.Object({ id: Id }, { additionalProperties: false });
+export const UsernameParams = Type.Object({ username: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false });
+export const SubscriptionsQuery = Type.Object({ ...PageQuery.properties, status: Type.Optional(Status) }, { additionalProperties: false });
+export const ContactsQuery = Type.Object(
+  { ...PageQuery.properties, status: Type.Optional(Status), label: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only contacts you gave this label (ignoring case)' })) },
+  { additionalProperties: false },
+);
+export const BlockSchema = Type.Object(
+  { username: Type.String(), display_name: Nullable(Type.String()), blocked_at: IsoDateTime },
+  { title: 'Block', additionalProperties: false },
+);
+export const LabelCount = Type.Object({ label: Type.String(), count: Type.Integer() }, { title: 'LabelCount', additionalProperties: false });

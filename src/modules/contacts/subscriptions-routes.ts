@@ -1,0 +1,77 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { setEtag } from '../../platform/http/preconditions.js';
+import { NoContent, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
+import { BlockBody, BlockSchema, IdParams, ProfileBody, SubscriptionSchema, SubscriptionsQuery, UsernameParams } from './schemas.js';
+import type { SubscriptionService } from './subscriptions.js';
+
+const notFound = problem('No subscription to you has this id (subscription_not_found)');
+const invalid = problem('The subscription is not in a state this allows (invalid_transition)');
+
+/** The owner's side: requests and subscribers (PRODUCT §4). */
+export async function subscriptionRoutes(app: FastifyInstance, opts: { subscriptions: SubscriptionService; canonicalOf(username: string): string | undefined }) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { subscriptions } = opts;
+  const tags = ['subscriptions'];
+
+  r.get('/subscriptions', {
+    config: { auth: 'session' },
+    schema: { tags, summary: 'Subscriptions to you', description: '`status` narrows the list (pending: requests waiting for you).', querystring: SubscriptionsQuery, response: { 200: PageOf(ref(SubscriptionSchema), 'SubscriptionPage') } },
+  }, async (request) => subscriptions.list(request.auth!, request.query.status, request.query.cursor, request.query.limit ?? 50));
+
+  r.get('/subscriptions/:id', {
+    config: { auth: 'session' },
+    schema: { tags, summary: 'One subscription to you', params: IdParams, response: { 200: ref(SubscriptionSchema), 404: notFound } },
+  }, async (request, reply) => {
+    const subscription = await subscriptions.get(request.auth!, request.params.id);
+    setEtag(reply, subscription.version);
+    return subscription;
+  });
+
+  r.post('/subscriptions/:id/approve', {
+    config: { auth: 'session', idempotency: 'required' },
+    schema: {
+      tags,
+      summary: 'Approve a request onto one of your profiles',
+      description: 'pending → active: from now on the subscriber sees that profile\'s card.',
+      params: IdParams,
+      body: ProfileBody,
+      response: { 200: ref(SubscriptionSchema), 404: problem('No such subscription (subscription_not_found) or profile of yours (profile_not_found)'), 409: invalid },
+    },
+  }, async (request) => subscriptions.approve(request.auth!, request.params.id, request.body.profile_id));
+
+  r.post('/subscriptions/:id/deny', {
+    config: { auth: 'session', idempotency: 'optional' },
+    schema: { tags, summary: 'Deny a request', description: 'pending → denied; `block` keeps them from asking again.', params: IdParams, body: BlockBody, response: { 200: ref(SubscriptionSchema), 404: notFound, 409: invalid } },
+  }, async (request) => subscriptions.deny(request.auth!, request.params.id, request.body.block ?? false));
+
+  r.post('/subscriptions/:id/move', {
+    config: { auth: 'session', idempotency: 'optional' },
+    schema: {
+      tags,
+      summary: 'Show a subscriber another profile',
+      description: 'active → active on another profile: their card changes and they are told (contact.card.changed).',
+      params: IdParams,
+      body: ProfileBody,
+      response: { 200: ref(SubscriptionSchema), 404: problem('No such subscription (subscription_not_found) or profile of yours (profile_not_found)'), 409: invalid },
+    },
+  }, async (request) => subscriptions.move(request.auth!, request.params.id, request.body.profile_id));
+
+  r.post('/subscriptions/:id/revoke', {
+    config: { auth: 'session', idempotency: 'optional' },
+    schema: { tags, summary: 'Revoke a subscriber', description: 'active → revoked: they no longer get your card; `block` keeps them from asking again.', params: IdParams, body: BlockBody, response: { 200: ref(SubscriptionSchema), 404: notFound, 409: invalid } },
+  }, async (request) => subscriptions.revoke(request.auth!, request.params.id, request.body.block ?? false));
+
+  r.get('/blocks', {
+    config: { auth: 'session' },
+    schema: { tags, summary: 'People you blocked', querystring: PageQuery, response: { 200: PageOf(BlockSchema, 'BlockPage') } },
+  }, async (request) => subscriptions.blocks(request.auth!, request.query.cursor, request.query.limit ?? 50));
+
+  r.delete('/blocks/:username', {
+    config: { auth: 'session' },
+    schema: { tags, summary: 'Unblock someone', params: UsernameParams, response: { 204: NoContent, 404: problem('You have not blocked this person (block_not_found)') } },
+  }, async (request, reply) => {
+    await subscriptions.unblock(request.auth!, request.params.username, opts.canonicalOf(request.params.username));
+    return reply.code(204).send(null);
+  });
+}

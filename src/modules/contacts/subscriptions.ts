@@ -1,0 +1,236 @@
+import type { AuthContext } from '../../platform/caller.js';
+import type { Clock } from '../../platform/clock.js';
+import { refuse } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import { signal, signalSelected } from '../../platform/signals/signal.js';
+import type { accountQueries } from '../../platform/store/accounts.js';
+import { decodeCursor, toPage } from '../../platform/store/keyset.js';
+import type { Page } from '../../platform/store/keyset.js';
+import { uniqueViolation } from '../../platform/store/store.js';
+import type { RepositoryOf, Tx } from '../../platform/store/store.js';
+import { cleanText } from '../../platform/text.js';
+import type { ProfileRemoval } from '../profiles/service.js';
+import type { annotationQueries, blockQueries, SubscriptionRecord, subscriptionQueries } from './queries.js';
+import { TRANSITIONS } from './states.js';
+import type { Action, SubscriptionStatus } from './states.js';
+import { subscriptionView } from './views.js';
+import type { SubscriptionView } from './views.js';
+
+export const CONTACT_LIMITS = { requestsPerDay: 50, contactsPerAccount: 5000, messageLength: 280 } as const;
+const DAY_MS = 86_400_000;
+
+export interface BlockView {
+  username: string;
+  display_name: string | null;
+  blocked_at: string;
+}
+
+/** How a subscription comes about: a request by username, or a redeemed share link. */
+export interface SubscribeInput {
+  ownerId: string;
+  message?: string | null;
+  /** A share link's grant: its profile, and whether it approves at once. */
+  link?: { id: string; profileId: string; autoApprove: boolean };
+}
+
+type Repo = RepositoryOf<{ subs: typeof subscriptionQueries; blocks: typeof blockQueries; annotations: typeof annotationQueries; accounts: typeof accountQueries }>;
+
+const notFound = () => refuse('subscription_not_found', 'no subscription to you has this id');
+const DONE: Record<Action, string> = { approve: 'approved', deny: 'denied', move: 'moved', revoke: 'revoked', unsubscribe: 'ended' };
+export const invalidTransition = (status: string, action: Action) => refuse('invalid_transition', `a ${status} subscription cannot be ${DONE[action]}`);
+
+/**
+ * Subscriptions, the owner's side (PRODUCT §4), and subscribing itself. Every transition is one
+ * conditional update from the state table (states.ts); its signals go in the same transaction:
+ * subscriptions.changed to the owner, contacts.changed to the subscriber, contact.card.changed
+ * when what the subscriber sees changed.
+ */
+export function createSubscriptionService(deps: { db: Repo; clock: Clock }) {
+  const { db, clock } = deps;
+
+  async function mustFind(tx: Tx, ownerId: string, id: string) {
+    const row = await db.in(tx).subs.find('owner', ownerId, id);
+    if (!row) throw notFound();
+    return row;
+  }
+
+  /** Signals both sides of a status change. */
+  async function statusChanged(tx: Tx, row: SubscriptionRecord): Promise<void> {
+    await signal(tx, row.owner_id, 'subscriptions.changed');
+    await signal(tx, row.subscriber_id, 'contacts.changed');
+  }
+
+  async function refuseUnknownProfile(tx: Tx, ownerId: string, profileId: string): Promise<void> {
+    // Another account's profile answers like an unknown one (404, never 403).
+    if (!(await db.in(tx).subs.ownsProfile(ownerId, profileId))) throw refuse('profile_not_found', 'you have no profile with this id');
+  }
+
+  /** Applies one row of the state table, or says why not: 404 when not the owner's, 409 otherwise. */
+  async function apply(tx: Tx, auth: AuthContext, id: string, action: Exclude<Action, 'unsubscribe'>, changes: { profile_id?: string; card_since?: number } = {}): Promise<{ before: SubscriptionRecord; after: SubscriptionRecord }> {
+    const before = await mustFind(tx, auth.account.id, id);
+    const rule = TRANSITIONS[action];
+    const after = await db.in(tx).subs.transition('owner', auth.account.id, id, rule.from, { status: rule.to, ...changes }, clock.now());
+    // The row moved on since it was read (a racing transition won): refused like any other.
+    if (!after) throw invalidTransition((await mustFind(tx, auth.account.id, id)).status, action);
+    return { before, after };
+  }
+
+  async function view(tx: Tx, ownerId: string, id: string): Promise<SubscriptionView> {
+    return subscriptionView((await db.in(tx).subs.find('owner', ownerId, id))!);
+  }
+
+  return {
+    /**
+     * A subscription request (PRODUCT §4) or a redeemed share link (§6): pending, or active at once
+     * for a link that approves automatically. Returns the new subscription's id.
+     */
+    async subscribe(tx: Tx, subscriber: AuthContext, input: SubscribeInput): Promise<string> {
+      const q = db.in(tx);
+      const subscriberId = subscriber.account.id;
+      if (input.ownerId === subscriberId) throw refuse('cannot_subscribe_to_self', 'you cannot subscribe to yourself');
+      let message: string | null = null;
+      if (input.message) {
+        const cleaned = cleanText(input.message, { path: '/message', max: CONTACT_LIMITS.messageLength, multiline: true });
+        if (!cleaned.ok) throw refuse('validation_failed', { detail: cleaned.error.message, errors: [cleaned.error] });
+        message = cleaned.text || null;
+      }
+      // The signal goes first: it locks the subscriber's account row, so the limits below and
+      // the pair check cannot race another request of the same subscriber.
+      await signal(tx, subscriberId, 'contacts.changed');
+      // A block says nothing more than this refusal (PRODUCT §4 privacy).
+      if (await q.blocks.isBlocked(input.ownerId, subscriberId)) throw refuse('subscription_refused', 'this person does not accept your subscription');
+      const live = await q.subs.findLive(input.ownerId, subscriberId);
+      if (live) throw refuse('already_subscribed', { detail: 'you are subscribed already, or your request is waiting', extensions: { contact_id: live.id } });
+      const now = clock.now();
+      const recent = await q.subs.countRequestsSince(subscriberId, now - DAY_MS);
+      if (recent.count >= CONTACT_LIMITS.requestsPerDay) {
+        throw refuse('subscription_request_limit', {
+          detail: `at most ${CONTACT_LIMITS.requestsPerDay} new subscriptions a day`,
+          retryAfterSeconds: Math.max(1, Math.ceil(((recent.oldest ?? now) + DAY_MS - now) / 1000)),
+        });
+      }
+      if ((await q.subs.countLive(subscriberId)) >= CONTACT_LIMITS.contactsPerAccount) {
+        throw refuse('contact_limit', `an account holds at most ${CONTACT_LIMITS.contactsPerAccount} contacts; unsubscribe from some first`);
+      }
+      const active = input.link?.autoApprove === true;
+      const row: SubscriptionRecord = {
+        id: newId('sub'),
+        owner_id: input.ownerId,
+        subscriber_id: subscriberId,
+        profile_id: active ? input.link!.profileId : null,
+        status: active ? 'active' : 'pending',
+        message,
+        share_link_id: input.link?.id ?? null,
+        version: 1,
+        created_at: now,
+        updated_at: now,
+        card_since: active ? now : null,
+        hidden_at: null,
+      };
+      try {
+        await q.subs.insert(row);
+      } catch (error) {
+        // The owner's side raced us (a link and a request at once): the unique pair index decides.
+        if (uniqueViolation(error)) throw refuse('already_subscribed', { detail: 'you are subscribed already, or your request is waiting', extensions: { contact_id: (await q.subs.findLive(input.ownerId, subscriberId))?.id ?? '' } });
+        throw error;
+      }
+      await signal(tx, input.ownerId, 'subscriptions.changed');
+      return row.id;
+    },
+
+    async list(auth: AuthContext, status: SubscriptionStatus | undefined, cursor: string | undefined, limit: number): Promise<Page<SubscriptionView>> {
+      const rows = await db.direct.subs.list('owner', auth.account.id, { status }, decodeCursor(cursor), limit + 1);
+      return toPage(rows, limit, subscriptionView);
+    },
+
+    async get(auth: AuthContext, id: string): Promise<SubscriptionView> {
+      const row = await db.direct.subs.find('owner', auth.account.id, id);
+      if (!row) throw notFound();
+      return subscriptionView(row);
+    },
+
+    /** pending → active on one of the owner's profiles. */
+    async approve(auth: AuthContext, id: string, profileId: string): Promise<SubscriptionView> {
+      return db.transaction(async (_, tx) => {
+        await refuseUnknownProfile(tx, auth.account.id, profileId);
+        const { after } = await apply(tx, auth, id, 'approve', { profile_id: profileId, card_since: clock.now() });
+        await statusChanged(tx, after);
+        return view(tx, auth.account.id, id);
+      });
+    },
+
+    /** pending → denied; with `block`, this person cannot ask again. */
+    async deny(auth: AuthContext, id: string, block: boolean): Promise<SubscriptionView> {
+      return db.transaction(async (q, tx) => {
+        const { after } = await apply(tx, auth, id, 'deny');
+        if (block) await q.blocks.block(auth.account.id, after.subscriber_id, clock.now());
+        await statusChanged(tx, after);
+        return view(tx, auth.account.id, id);
+      });
+    },
+
+    /** active → active on another profile: the subscriber's card changes, and they are told. */
+    async move(auth: AuthContext, id: string, profileId: string): Promise<SubscriptionView> {
+      return db.transaction(async (q, tx) => {
+        await refuseUnknownProfile(tx, auth.account.id, profileId);
+        const current = await mustFind(tx, auth.account.id, id);
+        if (current.status === 'active' && current.profile_id === profileId) return subscriptionView(current);
+        const { before, after } = await apply(tx, auth, id, 'move', { profile_id: profileId, card_since: clock.now() });
+        await signal(tx, after.owner_id, 'subscriptions.changed');
+        if ((await q.subs.cardHash(before.profile_id)) !== (await q.subs.cardHash(after.profile_id))) {
+          await signal(tx, after.subscriber_id, 'contact.card.changed', { id: after.id });
+        }
+        return view(tx, auth.account.id, id);
+      });
+    },
+
+    /** active → revoked: the subscriber's card is gone; with `block`, they cannot ask again. */
+    async revoke(auth: AuthContext, id: string, block: boolean): Promise<SubscriptionView> {
+      return db.transaction(async (q, tx) => {
+        const { after } = await apply(tx, auth, id, 'revoke');
+        if (block) await q.blocks.block(auth.account.id, after.subscriber_id, clock.now());
+        await statusChanged(tx, after);
+        return view(tx, auth.account.id, id);
+      });
+    },
+
+    async blocks(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<BlockView>> {
+      const rows = await db.direct.blocks.list(auth.account.id, decodeCursor(cursor), limit + 1);
+      return toPage(rows, limit, (row) => ({ username: row.username, display_name: row.display_name, blocked_at: new Date(row.created_at).toISOString() }));
+    },
+
+    async unblock(auth: AuthContext, username: string, canonical: string | undefined): Promise<void> {
+      const blocked = canonical ? await db.direct.accounts.findByCanonical(canonical) : undefined;
+      if (!blocked || !(await db.direct.blocks.unblock(auth.account.id, blocked.id))) throw refuse('block_not_found', `you have not blocked ${username}`);
+    },
+
+    /** Fan-out: the owner's cards changed; each active subscriber who sees one is told, set-based. */
+    async cardsChanged(tx: Tx, change: { accountId: string; profileIds: string[] }): Promise<void> {
+      await signalSelected(tx, db.in(tx).subs.activeSubscribersOf(change.accountId, change.profileIds), 'contact.card.changed');
+    },
+
+    /**
+     * A profile is about to be deleted: its active subscribers move to `moveTo` (their cards
+     * change, they are told); without one, a profile someone sees cannot go (409 profile_in_use).
+     */
+    async profileRemoving(tx: Tx, removal: ProfileRemoval): Promise<void> {
+      const q = db.in(tx);
+      const seen = await q.subs.countActive(removal.accountId, removal.profileId);
+      if (seen === 0) return;
+      if (!removal.moveTo) {
+        throw refuse('profile_in_use', `${seen} active subscriber${seen === 1 ? ' sees' : 's see'} this profile: delete it with move_to naming another of your profiles`);
+      }
+      // Those about to move are told, before the move, while they are still the profile's subscribers.
+      if ((await q.subs.cardHash(removal.profileId)) !== (await q.subs.cardHash(removal.moveTo))) {
+        await signalSelected(tx, q.subs.activeSubscribersOf(removal.accountId, [removal.profileId]), 'contact.card.changed');
+      }
+      await q.subs.moveAll(removal.accountId, removal.profileId, removal.moveTo, clock.now());
+      await signal(tx, removal.accountId, 'subscriptions.changed');
+    },
+
+    /** Active subscribers per profile (Profile.subscriber_count). */
+    countsByProfile: (accountId: string, profileIds: string[]) => db.direct.subs.countsByProfile(accountId, profileIds),
+  };
+}
+
+export type SubscriptionService = ReturnType<typeof createSubscriptionService>;

@@ -1,0 +1,86 @@
+import type { ContactCardRow, SubscriptionRow } from './queries.js';
+import type { SubscriptionStatus } from './states.js';
+
+/** The owner's view of a subscription (PRODUCT §4). */
+export interface SubscriptionView {
+  id: string;
+  status: SubscriptionStatus;
+  subscriber: { username: string; display_name: string | null };
+  profile_id: string | null;
+  message: string | null;
+  created_at: string;
+  updated_at: string;
+  version: number;
+  schema_version: 1;
+}
+
+/** The subscriber's view of the same row: never which profile it sees (PRODUCT §4, privacy). */
+export interface ContactView {
+  id: string;
+  status: SubscriptionStatus | 'unavailable';
+  owner: { username: string; display_name: string | null };
+  message: string | null;
+  labels: string[];
+  card_updated_at: string | null;
+  created_at: string;
+  updated_at: string;
+  version: number;
+  schema_version: 1;
+}
+
+const iso = (t: number) => new Date(t).toISOString();
+
+export function subscriptionView(row: SubscriptionRow): SubscriptionView {
+  return {
+    id: row.id,
+    status: row.status as SubscriptionStatus,
+    subscriber: { username: row.other_username, display_name: row.other_display_name },
+    profile_id: row.profile_id,
+    message: row.message,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    version: row.version,
+    schema_version: 1,
+  };
+}
+
+/**
+ * When a contact's card last changed for its subscriber: when its profile's card changed, or
+ * when the subscriber started seeing that profile (approval, move), whichever is later.
+ */
+export function cardChangedAt(row: { status: string; card_since: number | null; card_updated_at?: number | null; profile_card_updated_at?: number | null }): number | null {
+  const profileAt = row.card_updated_at ?? row.profile_card_updated_at ?? null;
+  if (row.status !== 'active' || profileAt === null) return null;
+  return Math.max(profileAt, row.card_since ?? 0);
+}
+
+export function contactView(row: SubscriptionRow, labels: string[]): ContactView {
+  const changed = cardChangedAt(row);
+  return {
+    id: row.id,
+    status: row.status as SubscriptionStatus,
+    owner: { username: row.other_username, display_name: row.other_display_name },
+    message: row.message,
+    labels,
+    card_updated_at: changed === null ? null : iso(changed),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    version: row.version,
+    schema_version: 1,
+  };
+}
+
+/**
+ * A contact's card: its profile's rendered card, sent as stored, unless the subscriber began
+ * seeing that profile after the card last changed (a move): then for them it changed at the
+ * move, and updated_at and the ETag say so.
+ */
+export function contactCard(row: ContactCardRow & { card_json: string; card_etag: string; card_updated_at: number }): { json: string; etag: string } {
+  const since = row.card_since ?? 0;
+  if (since <= row.card_updated_at) return { json: row.card_json, etag: row.card_etag };
+  const key = '"updated_at":"';
+  const at = row.card_json.lastIndexOf(key);
+  const end = row.card_json.indexOf('"', at + key.length);
+  const json = `${row.card_json.slice(0, at + key.length)}${iso(since)}${row.card_json.slice(end)}`;
+  return { json, etag: `${row.card_etag.slice(0, -1)}.${since.toString(36)}"` };
+}

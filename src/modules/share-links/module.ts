@@ -1,0 +1,26 @@
+import { defineModule } from '../../platform/module.js';
+import { shareLinks as shareLinksMigration } from './migrations/008-share-links.js';
+import { shareLinkQueries } from './queries.js';
+import { shareLinkRoutes } from './routes.js';
+import { ShareLinkSchema } from './schemas.js';
+import { createShareLinkService } from './service.js';
+
+/** Share links: a QR code or link that lets someone subscribe to one profile (PRODUCT §6). */
+export const shareLinksModule = defineModule({
+  name: 'share-links',
+  migrations: { '008-share-links': shareLinksMigration },
+  schemas: [ShareLinkSchema],
+  tags: [{ name: 'sharing', description: 'Share links: let someone subscribe by QR code or link' }],
+  build({ config, clock, store, box, subkey }, { profiles, subscriptions, contacts }) {
+    const links = createShareLinkService({
+      db: store.repository({ links: shareLinkQueries }),
+      clock,
+      box,
+      tokenKey: subkey('share-link-tokens'),
+      publicOrigin: config.publicOrigin,
+      subscriptions,
+    });
+    profiles.onRemoving(links.profileRemoving);
+    return { routes: (app) => shareLinkRoutes(app, { links, contacts }) };
+  },
+});

@@ -1,0 +1,85 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
+import { NoContent, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
+import type { ContactService } from '../contacts/contacts.js';
+import { ContactSchema } from '../contacts/schemas.js';
+import { IdParams, ResolvedShareLinkSchema, ShareLinkCreateBody, ShareLinkSchema, TokenBody, TokenQuery } from './schemas.js';
+import type { ShareLinkService } from './service.js';
+
+const gone = problem('Revoked, expired or used up (share_link_gone)');
+const unknown = problem('No share link has this token (share_link_not_found)');
+
+/** Share links (PRODUCT §6): the owner creates, lists and revokes; anyone resolves; a signed-in person redeems. */
+export async function shareLinkRoutes(app: FastifyInstance, opts: { links: ShareLinkService; contacts: ContactService }) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const { links } = opts;
+  const tags = ['sharing'];
+
+  r.post('/share-links', {
+    config: { auth: 'session', idempotency: 'required' },
+    schema: {
+      tags,
+      summary: 'Create a share link to one of your profiles',
+      description: 'Show its url as a QR code or send it. Whoever opens it can subscribe: active at once with auto_approve, else waiting for you. The token is kept sealed so you can show it again.',
+      body: ShareLinkCreateBody,
+      response: { 201: ref(ShareLinkSchema), 404: problem('You have no profile with this id (profile_not_found)') },
+    },
+  }, async (request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    return reply.code(201).send(await links.create(request.auth!, request.body));
+  });
+
+  r.get('/share-links', {
+    config: { auth: 'session' },
+    schema: { tags, summary: 'Your share links (not revoked)', querystring: PageQuery, response: { 200: PageOf(ref(ShareLinkSchema), 'ShareLinkPage') } },
+  }, async (request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    return links.list(request.auth!, request.query.cursor, request.query.limit ?? 50);
+  });
+
+  r.delete('/share-links/:id', {
+    config: { auth: 'session' },
+    schema: { tags, summary: 'Revoke a share link', params: IdParams, response: { 204: NoContent, 404: problem('You have no share link with this id (share_link_not_found)') } },
+  }, async (request, reply) => {
+    await links.revoke(request.auth!, request.params.id);
+    return reply.code(204).send(null);
+  });
+
+  r.get('/share-links/resolve', {
+    config: { rateLimit: 'auth' },
+    schema: {
+      tags,
+      summary: 'Whose link is this? (no sign-in)',
+      description: 'The owner\'s name and the profile\'s name, nothing more: what the person scanning the code sees before subscribing.',
+      querystring: TokenQuery,
+      response: { 200: ResolvedShareLinkSchema, 404: unknown, 410: gone },
+    },
+  }, async (request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    return links.resolve(request.query.token);
+  });
+
+  r.post('/share-links/redeem', {
+    config: { auth: 'session', idempotency: 'required' },
+    schema: {
+      tags,
+      summary: 'Subscribe through a share link',
+      description: 'A new contact, active at once when the link approves automatically, else pending. Uses are counted atomically: a one-use link lets exactly one person in.',
+      body: TokenBody,
+      response: {
+        201: ref(ContactSchema),
+        403: problem('subscription_refused'),
+        404: unknown,
+        409: problem('already_subscribed (contact_id), contact_limit, or Idempotency-Key reused / in flight'),
+        410: gone,
+        422: problem('cannot_subscribe_to_self'),
+      },
+    },
+  }, async (request, reply) => {
+    const id = await links.redeem(request.auth!, request.body.token);
+    const contact = await opts.contacts.view(request.auth!, id);
+    reply.header('Location', `${API_PREFIX}/contacts/${id}`);
+    return reply.code(201).send(contact);
+  });
+}

@@ -1,0 +1,166 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { AuthContext } from '../../platform/caller.js';
+import type { Clock } from '../../platform/clock.js';
+import type { SecretBox } from '../../platform/crypto/secret-box.js';
+import { refuse } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import { signal } from '../../platform/signals/signal.js';
+import { decodeCursor, toPage } from '../../platform/store/keyset.js';
+import type { Page } from '../../platform/store/keyset.js';
+import type { RepositoryOf, Tx } from '../../platform/store/store.js';
+import type { ProfileRemoval } from '../profiles/service.js';
+import type { SubscriptionService } from '../contacts/subscriptions.js';
+import type { ShareLinkRecord, shareLinkQueries } from './queries.js';
+
+export interface ShareLinkView {
+  id: string;
+  token: string;
+  url: string;
+  profile_id: string;
+  expires_at: string | null;
+  max_uses: number | null;
+  uses: number;
+  auto_approve: boolean;
+  /** active, or why it no longer works. */
+  state: 'active' | 'expired' | 'used_up';
+  created_at: string;
+  schema_version: 1;
+}
+
+export interface ResolvedShareLink {
+  owner: { username: string; display_name: string | null };
+  profile_name: string;
+  auto_approve: boolean;
+  expires_at: string | null;
+}
+
+const SEAL = 'share-link-token';
+const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+/** 192 random bits (PRODUCT §6: at least 128), URL-safe. */
+const newToken = () => randomBytes(24).toString('base64url');
+const TOKEN = /^[A-Za-z0-9_-]{32}$/;
+
+const gone = () => refuse('share_link_gone', 'this link was revoked, has expired or has been used up; ask for a new one');
+const unknown = () => refuse('share_link_not_found', 'no share link has this token');
+
+/**
+ * Share links (PRODUCT §6): a token that lets someone subscribe to one profile, active at once
+ * with auto-approve. The token is found by a keyed hash and kept sealed; it never reaches logs
+ * (the request logger drops query strings and the /s/<token> path).
+ */
+export function createShareLinkService(deps: {
+  db: RepositoryOf<{ links: typeof shareLinkQueries }>;
+  clock: Clock;
+  box: SecretBox;
+  /** Keys the token hashes, derived from SECRET_KEY. */
+  tokenKey: Buffer;
+  /** Where the web app answers /s/<token>. */
+  publicOrigin: string;
+  subscriptions: SubscriptionService;
+}) {
+  const { db, clock, box } = deps;
+  const hashOf = (token: string) => createHmac('sha256', deps.tokenKey).update(token).digest('base64url');
+
+  function stateOf(link: Pick<ShareLinkRecord, 'expires_at' | 'max_uses' | 'uses' | 'revoked_at'>, now: number): ShareLinkView['state'] | 'revoked' {
+    if (link.revoked_at !== null) return 'revoked';
+    if (link.expires_at !== null && link.expires_at <= now) return 'expired';
+    if (link.max_uses !== null && link.uses >= link.max_uses) return 'used_up';
+    return 'active';
+  }
+
+  function view(link: ShareLinkRecord): ShareLinkView {
+    const token = box.open(link.token_sealed, SEAL);
+    return {
+      id: link.id,
+      token,
+      url: `${deps.publicOrigin}/s/${token}`,
+      profile_id: link.profile_id,
+      expires_at: iso(link.expires_at),
+      max_uses: link.max_uses,
+      uses: link.uses,
+      auto_approve: link.auto_approve === 1,
+      state: stateOf(link, clock.now()) as ShareLinkView['state'],
+      created_at: new Date(link.created_at).toISOString(),
+      schema_version: 1,
+    };
+  }
+
+  async function live(token: string) {
+    const link = TOKEN.test(token) ? await db.direct.links.findByHash(hashOf(token)) : undefined;
+    if (!link) throw unknown();
+    if (stateOf(link, clock.now()) !== 'active') throw gone();
+    return link;
+  }
+
+  return {
+    async create(auth: AuthContext, input: { profile_id: string; expires_at?: string | null; max_uses?: number | null; auto_approve: boolean }): Promise<ShareLinkView> {
+      const now = clock.now();
+      const expiresAt = input.expires_at ? Date.parse(input.expires_at) : null;
+      if (expiresAt !== null && !(expiresAt > now)) {
+        throw refuse('validation_failed', { detail: 'expires_at must be in the future', errors: [{ path: '/expires_at', code: 'in_the_past', message: 'must be in the future' }] });
+      }
+      const token = newToken();
+      const link: ShareLinkRecord = {
+        id: newId('shl'),
+        owner_id: auth.account.id,
+        profile_id: input.profile_id,
+        token_hash: hashOf(token),
+        token_sealed: box.seal(token, SEAL),
+        expires_at: expiresAt,
+        max_uses: input.max_uses ?? null,
+        uses: 0,
+        auto_approve: input.auto_approve ? 1 : 0,
+        created_at: now,
+        revoked_at: null,
+      };
+      await db.transaction(async (q, tx) => {
+        // Another account's profile answers like an unknown one (404, never 403).
+        if (!(await q.links.ownsProfile(auth.account.id, input.profile_id))) throw refuse('profile_not_found', 'you have no profile with this id');
+        await q.links.insert(link);
+        await signal(tx, auth.account.id, 'share_links.changed');
+      });
+      return view(link);
+    },
+
+    async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<ShareLinkView>> {
+      return toPage(await db.direct.links.list(auth.account.id, decodeCursor(cursor), limit + 1), limit, view);
+    },
+
+    async revoke(auth: AuthContext, id: string): Promise<void> {
+      await db.transaction(async (q, tx) => {
+        if (!(await q.links.revoke(auth.account.id, id, clock.now()))) throw refuse('share_link_not_found', 'you have no share link with this id');
+        await signal(tx, auth.account.id, 'share_links.changed');
+      });
+    },
+
+    /** What a visitor holding the token may learn before subscribing: whose link, for which profile. */
+    async resolve(token: string): Promise<ResolvedShareLink> {
+      const link = await live(token);
+      return {
+        owner: { username: link.username, display_name: link.display_name },
+        profile_name: link.profile_name,
+        auto_approve: link.auto_approve === 1,
+        expires_at: iso(link.expires_at),
+      };
+    },
+
+    /** Subscribes the caller through a link: one use counted atomically, with the subscription. Returns its id. */
+    async redeem(auth: AuthContext, token: string): Promise<string> {
+      const found = await live(token);
+      return db.transaction(async (q, tx) => {
+        const link = await q.links.takeUse(found.id, clock.now());
+        if (!link) throw gone();
+        const id = await deps.subscriptions.subscribe(tx, auth, { ownerId: link.owner_id, link: { id: link.id, profileId: link.profile_id, autoApprove: link.auto_approve === 1 } });
+        await signal(tx, link.owner_id, 'share_links.changed');
+        return id;
+      });
+    },
+
+    /** A profile is going: with move_to its links follow; otherwise they go with it (cascade). */
+    async profileRemoving(tx: Tx, removal: ProfileRemoval): Promise<void> {
+      if (removal.moveTo) await db.in(tx).links.moveProfile(removal.accountId, removal.profileId, removal.moveTo);
+    },
+  };
+}
+
+export type ShareLinkService = ReturnType<typeof createShareLinkService>;
