@@ -17,6 +17,10 @@ export type AuthenticationCredential = Schemas['AuthenticationCredential'];
 export type Card = Schemas['Card'];
 export type Profile = Schemas['Profile'];
 export type Exposure = Schemas['Exposure'];
+export type Contact = Schemas['Contact'];
+export type Subscription = Schemas['Subscription'];
+export type Annotation = Schemas['Annotation'];
+export type ShareLink = Schemas['ShareLink'];
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

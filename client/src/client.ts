@@ -1,8 +1,12 @@
 // createVidClient: the API with the hard parts done (see ../README.md). Types come from the
 // OpenAPI document; the pipeline (proofs, renewal, retries) is in http.ts.
 import type {
+  Annotation,
   AuthenticationCredential,
   Card,
+  Contact,
+  ShareLink,
+  Subscription,
   Exposure,
   Profile,
   CreateCredential,
@@ -105,6 +109,14 @@ export function createVidClient(options: VidClientOptions) {
 
   const events = createEvents(transport);
 
+  /** GET a card with If-None-Match from the copy held; a 304 hands back that same copy. */
+  async function cardsGet(path: CardPath, held?: HeldCard, call?: CallOptions): Promise<HeldCard & { changed: boolean }> {
+    const headers = { ...call?.headers, ...(held ? { 'if-none-match': held.etag } : {}) };
+    const response = await transport.send<Card>({ ...call, headers, method: 'GET', path, ...(path.startsWith('/public/') ? { auth: 'none' as const } : {}) });
+    if (response.status === 304 && held) return { ...held, changed: false };
+    return { card: response.data, etag: response.headers.get('etag') ?? '', changed: true };
+  }
+
   return {
     request,
     send,
@@ -199,14 +211,7 @@ export function createVidClient(options: VidClientOptions) {
      * Cards (the preview, a contact's card, a public card) are pulled with If-None-Match from the
      * copy held: the server answers 304 while it is current, and this returns that same copy.
      */
-    cards: {
-      async get(path: CardPath, held?: HeldCard, call?: CallOptions): Promise<HeldCard & { changed: boolean }> {
-        const headers = { ...call?.headers, ...(held ? { 'if-none-match': held.etag } : {}) };
-        const response = await transport.send<Card>({ ...call, headers, method: 'GET', path, ...(path.startsWith('/public/') ? { auth: 'none' as const } : {}) });
-        if (response.status === 304 && held) return { ...held, changed: false };
-        return { card: response.data, etag: response.headers.get('etag') ?? '', changed: true };
-      },
-    },
+    cards: { get: cardsGet },
 
     profiles: {
       list: (call?: CallOptions): Paginated<Profile> => list('/profiles', { ...call }),
@@ -227,6 +232,68 @@ export function createVidClient(options: VidClientOptions) {
       async hide(id: string, fieldId: string, call?: CallOptions): Promise<void> {
         await request('DELETE', '/profiles/{id}/exposures/{field_id}', { ifMatch: false, ...call, params: { id, field_id: fieldId } });
       },
+    },
+
+    /** The people you subscribe to (PRODUCT §4), their cards and your private annotations (§5). */
+    contacts: {
+      list: (query: QueryParams<Op<'GET', '/contacts'>> = {}, call?: CallOptions): Paginated<Contact> => list('/contacts', { ...call, query }),
+      get: (id: string, call?: CallOptions): Promise<Contact> => request('GET', '/contacts/{id}', { ...call, params: { id } }),
+      subscribe: (username: string, message?: string, call?: CallOptions): Promise<Contact> => request('POST', '/contacts', { ...call, body: { username, ...(message ? { message } : {}) } }),
+      /** Unsubscribes (pending or active), or removes an ended contact from the list. */
+      async remove(id: string, call?: CallOptions): Promise<void> {
+        await request('DELETE', '/contacts/{id}', { ...call, params: { id } });
+      },
+      /** The card, pulled with If-None-Match from the copy held (see cards.get). */
+      card: (id: string, held?: HeldCard, call?: CallOptions) => cardsGet(`/contacts/${id}/card`, held, call),
+      /** One contact's vCard text; 3.0 for phones' address books. */
+      vcard: (id: string, version: '3.0' | '4.0' = '3.0', call?: CallOptions): Promise<string> =>
+        request('GET', '/contacts/{id}/vcard', { ...call, params: { id }, query: { version } }) as Promise<string>,
+      /** Every active contact in one vCard file. */
+      allVcards: (version: '3.0' | '4.0' = '3.0', call?: CallOptions): Promise<string> => request('GET', '/contacts/vcard', { ...call, query: { version } }) as Promise<string>,
+      annotation: {
+        get: (id: string, call?: CallOptions): Promise<Annotation> => request('GET', '/contacts/{id}/annotation', { ...call, params: { id } }),
+        /** Creates it (no If-Match the first time) or updates it (If-Match from the last read). */
+        put: (id: string, body: RequestBody<Op<'PUT', '/contacts/{id}/annotation'>>, call?: CallOptions): Promise<Annotation> =>
+          request('PUT', '/contacts/{id}/annotation', { ...call, params: { id }, body }),
+        async remove(id: string, call?: CallOptions): Promise<void> {
+          await request('DELETE', '/contacts/{id}/annotation', { ...call, params: { id } });
+        },
+      },
+      labels: async (call?: CallOptions) => (await request('GET', '/labels', { ...call })).data,
+    },
+
+    /** Who sees your cards (PRODUCT §4): requests, approvals, moves, revocations, blocks. */
+    subscriptions: {
+      list: (query: QueryParams<Op<'GET', '/subscriptions'>> = {}, call?: CallOptions): Paginated<Subscription> => list('/subscriptions', { ...call, query }),
+      get: (id: string, call?: CallOptions): Promise<Subscription> => request('GET', '/subscriptions/{id}', { ...call, params: { id } }),
+      approve: (id: string, profileId: string, call?: CallOptions): Promise<Subscription> =>
+        request('POST', '/subscriptions/{id}/approve', { ...call, params: { id }, body: { profile_id: profileId } }),
+      deny: (id: string, options: { block?: boolean } & CallOptions = {}): Promise<Subscription> => {
+        const { block, ...call } = options;
+        return request('POST', '/subscriptions/{id}/deny', { ...call, params: { id }, body: { block: block ?? false } });
+      },
+      move: (id: string, profileId: string, call?: CallOptions): Promise<Subscription> =>
+        request('POST', '/subscriptions/{id}/move', { ...call, params: { id }, body: { profile_id: profileId } }),
+      revoke: (id: string, options: { block?: boolean } & CallOptions = {}): Promise<Subscription> => {
+        const { block, ...call } = options;
+        return request('POST', '/subscriptions/{id}/revoke', { ...call, params: { id }, body: { block: block ?? false } });
+      },
+      blocks: (call?: CallOptions) => list('/blocks', { ...call }),
+      async unblock(username: string, call?: CallOptions): Promise<void> {
+        await request('DELETE', '/blocks/{username}', { ...call, params: { username } });
+      },
+    },
+
+    /** Share links (PRODUCT §6): a QR code or link that lets someone subscribe to one profile. */
+    shareLinks: {
+      create: (body: RequestBody<Op<'POST', '/share-links'>>, call?: CallOptions): Promise<ShareLink> => request('POST', '/share-links', { ...call, body }),
+      list: (call?: CallOptions): Paginated<ShareLink> => list('/share-links', { ...call }),
+      async revoke(id: string, call?: CallOptions): Promise<void> {
+        await request('DELETE', '/share-links/{id}', { ...call, params: { id } });
+      },
+      /** Whose link is it (no session needed)? */
+      resolve: (token: string, call?: CallOptions) => request('GET', '/share-links/resolve', { ...call, auth: 'none', query: { token } }),
+      redeem: (token: string, call?: CallOptions): Promise<Contact> => request('POST', '/share-links/redeem', { ...call, body: { token } }),
     },
 
     /** Public cards: no session needed. */

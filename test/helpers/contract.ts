@@ -23,10 +23,10 @@ export function createContractChecker(document: { paths: Record<string, Record<s
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats.default(ajv);
   ajv.addSchema({ ...document, $id: 'openapi.json' } as never);
-  const templates = Object.keys(document.paths).map((template) => ({
-    template,
-    regex: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
-  }));
+  // As the router does: a static segment wins over a parameter (/share-links/resolve, not /share-links/{id}).
+  const templates = Object.keys(document.paths)
+    .map((template) => ({ template, params: (template.match(/\{/g) ?? []).length, regex: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`) }))
+    .sort((a, b) => a.params - b.params);
   const compiled = new Map<string, ValidateFunction>();
 
   return {

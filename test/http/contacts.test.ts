@@ -124,7 +124,7 @@ for (const backend of backends) {
           } else {
             assertProblem(res, 409, 'invalid_transition');
           }
-          const row = await t.store.handle.db.selectFrom('subscriptions').select('status').where('id', '=', id).executeTakeFirst();
+          const row = (await t.store.handle.db.selectFrom('subscriptions').select('status').where('id', '=', id).executeTakeFirst())!;
           assert.equal(row.status, allowed ? rule.to : from, `${action} from ${from} left the row ${row.status}`);
         }
       }
@@ -139,7 +139,7 @@ for (const backend of backends) {
         assert.deepEqual([approve.status, deny.status].sort(), [200, 409], JSON.stringify([approve.body, deny.body]));
         const [revoke, unsubscribe] = approve.status === 200 ? await Promise.all([s.post(owner, `/subscriptions/${id}/revoke`, {}), t.client.as(bob, 'DELETE', `${API}/contacts/${id}`)]) : [];
         if (revoke && unsubscribe) {
-          const status = (await t.store.handle.db.selectFrom('subscriptions').select('status').where('id', '=', id).executeTakeFirst()).status;
+          const status = (await t.store.handle.db.selectFrom('subscriptions').select('status').where('id', '=', id).executeTakeFirst())!.status;
           assert.ok(status === 'revoked' || status === 'ended');
           assert.ok(revoke.status === 200 ? status === 'revoked' : status === 'ended', `revoke ${revoke.status}, row ${status}`);
         }

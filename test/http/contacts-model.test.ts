@@ -1,0 +1,190 @@
+// The promise of the product (PRODUCT §4): a subscriber sees exactly the card of the profile the
+// owner chose, nothing else, and is told exactly when that card changes. A property-based test
+// drives random sequences of field edits, exposures, approvals, moves, revocations and name
+// changes through the real API and compares, after every step, each subscriber's card and the
+// contact.card.changed signals they received with what a small model says.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { startTestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
+import { backends } from '../helpers/backends.js';
+import type { Device } from '../helpers/client.js';
+import { API, social } from '../helpers/social.js';
+
+const NICKNAMES = ['Ada', 'Countess', 'Lovelace', 'A.', 'Byron'];
+const PROFILES = 3;
+const SUBSCRIBERS = 4;
+const FIELDS = 4;
+
+type Op =
+  | { op: 'edit'; field: number; value: number }
+  | { op: 'expose'; profile: number; field: number; position: number }
+  | { op: 'hide'; profile: number; field: number }
+  | { op: 'approve'; subscriber: number; profile: number }
+  | { op: 'move'; subscriber: number; profile: number }
+  | { op: 'revoke'; subscriber: number }
+  | { op: 'resubscribe'; subscriber: number }
+  | { op: 'rename'; name: number };
+
+const n = fc.nat({ max: 30 });
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ op: fc.constant('edit' as const), field: n, value: n }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant('expose' as const), profile: n, field: n, position: n }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('hide' as const), profile: n, field: n }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('approve' as const), subscriber: n, profile: n }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant('move' as const), subscriber: n, profile: n }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('revoke' as const), subscriber: n }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('resubscribe' as const), subscriber: n }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('rename' as const), name: n }) },
+);
+
+interface Field {
+  id: string;
+  version: number;
+  value: string;
+  body: any;
+}
+interface Sub {
+  device: Device;
+  id: string;
+  status: 'pending' | 'active' | 'revoked';
+  profile: number | null;
+  /** contact.card.changed signals received so far. */
+  seen: number;
+}
+
+for (const backend of backends) {
+  describe(`subscribers see and hear what the model says [${backend.name}]`, { skip: backend.skip }, () => {
+    let t: TestApp;
+    let s: ReturnType<typeof social>;
+    before(async () => {
+      t = await startTestApp(backend);
+      s = social(t);
+    });
+    after(() => t.close());
+
+    it('after every step: each card is exactly its profile\'s, and only those whose card changed were signalled', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(opArb, { minLength: 8, maxLength: 22 }), async (ops) => {
+          const owner = await s.person('model-owner');
+          let displayName: string | null = null;
+          let meVersion = 1;
+          const fields: Field[] = [];
+          for (let i = 0; i < FIELDS; i++) {
+            const body = await s.field(owner, { type: 'nickname', value: `${NICKNAMES[i]} ${i}` });
+            fields.push({ id: body.id, version: 1, value: body.value, body });
+          }
+          const profiles: Array<{ id: string; shows: string[] }> = [];
+          for (let i = 0; i < PROFILES; i++) profiles.push({ id: (await s.profile(owner, `P${i}`)).id, shows: [] });
+          const subs: Sub[] = [];
+          for (let i = 0; i < SUBSCRIBERS; i++) {
+            const device = await s.person('model-sub');
+            subs.push({ device, id: (await s.subscribe(device, owner)).body.id, status: 'pending', profile: null, seen: 0 });
+          }
+
+          /** What a subscriber should see: null when it sees no card. */
+          const expected = (sub: Sub) =>
+            sub.status !== 'active' || sub.profile === null
+              ? null
+              : {
+                  owner: { username: owner.username, display_name: displayName },
+                  fields: profiles[sub.profile]!.shows.map((id) => {
+                    const f = fields.find((x) => x.id === id)!;
+                    return { id: f.id, type: 'nickname', label: null, country: null, value: f.value, details: f.body.details };
+                  }),
+                };
+
+          for (const step of ops) {
+            t.clock.advance(1000);
+            const before = subs.map((sub) => JSON.stringify(expected(sub)));
+            const apply = await perform(step);
+            if (!apply) continue;
+            for (const [i, sub] of subs.entries()) {
+              const now = expected(sub);
+              const res = await s.get(sub.device, `/contacts/${sub.id}/card`);
+              if (now === null) {
+                assert.equal(res.status, 403, `${JSON.stringify(step)}: subscriber ${i} (${sub.status}) must see no card`);
+              } else {
+                assert.equal(res.status, 200, `${JSON.stringify(step)}: subscriber ${i}`);
+                const { updated_at: _, schema_version: __, ...card } = res.body;
+                assert.deepEqual(card, now, `${JSON.stringify(step)}: subscriber ${i}'s card`);
+              }
+              // Told exactly when the card it sees changed (an approval or a revocation is a
+              // status change, told by contacts.changed; a card that stayed the same, by nothing).
+              const cardChanged = before[i] !== 'null' && now !== null && before[i] !== JSON.stringify(now);
+              const received = (await s.signals(sub.device)).filter(([kind]) => kind === 'contact.card.changed');
+              assert.equal(received.length - sub.seen, cardChanged ? 1 : 0, `${JSON.stringify(step)}: contact.card.changed to subscriber ${i}`);
+              for (const [, resource] of received) assert.match(resource, /^\/contacts\/sub_[^/]+\/card$/);
+              sub.seen = received.length;
+            }
+          }
+
+          async function perform(step: Op): Promise<boolean> {
+            const sub = 'subscriber' in step ? subs[step.subscriber % SUBSCRIBERS]! : undefined;
+            const profile = 'profile' in step ? step.profile % PROFILES : 0;
+            const field = 'field' in step ? fields[step.field % FIELDS]! : undefined;
+            switch (step.op) {
+              case 'edit': {
+                const value = `${NICKNAMES[step.value % NICKNAMES.length]} ${step.value}`;
+                const res = await t.client.as(owner, 'PATCH', `${API}/me/fields/${field!.id}`, { body: { value }, headers: { 'if-match': `"${field!.version}"` } });
+                assert.equal(res.status, 200);
+                Object.assign(field!, { version: res.body.version, value: res.body.value, body: res.body });
+                return true;
+              }
+              case 'expose': {
+                const shows = profiles[profile]!.shows;
+                const rest = shows.filter((id) => id !== field!.id);
+                const position = step.position % (rest.length + 1);
+                const res = await t.client.as(owner, 'PUT', `${API}/profiles/${profiles[profile]!.id}/exposures/${field!.id}`, { body: { position } });
+                assert.ok(res.status === 200 || res.status === 201, JSON.stringify(res.body));
+                rest.splice(position, 0, field!.id);
+                profiles[profile]!.shows = rest;
+                return true;
+              }
+              case 'hide': {
+                const shown = profiles[profile]!.shows.includes(field!.id);
+                const res = await t.client.as(owner, 'DELETE', `${API}/profiles/${profiles[profile]!.id}/exposures/${field!.id}`);
+                assert.equal(res.status, shown ? 204 : 404);
+                profiles[profile]!.shows = profiles[profile]!.shows.filter((id) => id !== field!.id);
+                return true;
+              }
+              case 'approve':
+              case 'move': {
+                const action = sub!.status === 'pending' ? 'approve' : sub!.status === 'active' ? 'move' : undefined;
+                if (!action) return false;
+                const res = await s.post(owner, `/subscriptions/${sub!.id}/${action}`, { profile_id: profiles[profile]!.id });
+                assert.equal(res.status, 200, JSON.stringify(res.body));
+                Object.assign(sub!, { status: 'active', profile });
+                return true;
+              }
+              case 'revoke': {
+                if (sub!.status !== 'active') return false;
+                assert.equal((await s.post(owner, `/subscriptions/${sub!.id}/revoke`, {})).status, 200);
+                sub!.status = 'revoked';
+                return true;
+              }
+              case 'resubscribe': {
+                if (sub!.status !== 'revoked') return false;
+                assert.equal((await t.client.as(sub!.device, 'DELETE', `${API}/contacts/${sub!.id}`)).status, 204);
+                const res = await s.post(sub!.device, '/contacts', { username: owner.username }, { 'idempotency-key': randomUUID() });
+                assert.equal(res.status, 201, JSON.stringify(res.body));
+                Object.assign(sub!, { id: res.body.id, status: 'pending', profile: null });
+                return true;
+              }
+              case 'rename': {
+                displayName = step.name % 4 === 0 ? null : `Alice ${step.name}`;
+                const res = await t.client.as(owner, 'PATCH', `${API}/me`, { body: { display_name: displayName }, headers: { 'if-match': `"${meVersion}"` } });
+                assert.equal(res.status, 200);
+                meVersion = res.body.version;
+                return true;
+              }
+            }
+          }
+        }),
+        { numRuns: process.env.CI ? 10 : 6 },
+      );
+    });
+  });
+}

@@ -1,0 +1,152 @@
+// PRODUCT §6: share links: create (Idempotency-Key), list (the token again, for the QR code),
+// revoke; resolve without sign-in (owner and profile names only); redeem (active at once with
+// auto_approve, else pending; 410 when expired, used up or revoked); uses counted atomically
+// (20 concurrent redeems of a one-use link: exactly one contact); tokens never in logs.
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { buildApp } from '../../src/app.js';
+import { createManualClock } from '../../src/platform/clock.js';
+import { PUBLIC_ORIGIN, startTestApp, testConfig } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
+import { backends } from '../helpers/backends.js';
+import { TestClient } from '../helpers/client.js';
+import type { Device } from '../helpers/client.js';
+import { createContractChecker } from '../helpers/contract.js';
+import { API, assertProblem, social } from '../helpers/social.js';
+
+for (const backend of backends) {
+  describe(`share links [${backend.name}]`, { skip: backend.skip }, () => {
+    let t: TestApp;
+    let s: ReturnType<typeof social>;
+    before(async () => {
+      t = await startTestApp(backend);
+      s = social(t);
+    });
+    after(() => t.close());
+
+    async function owner() {
+      const alice = await s.person('alice');
+      await t.client.as(alice, 'PATCH', `${API}/me`, { body: { display_name: 'Alice' }, headers: { 'if-match': '"1"' } });
+      const phone = await s.field(alice, { type: 'phone', value: '+49 30 22732152' });
+      const work = await s.profile(alice, 'Work');
+      await s.expose(alice, work.id, phone.id);
+      return { alice, work };
+    }
+    const resolve = (token: string) => t.client.call('GET', `${API}/share-links/resolve?token=${encodeURIComponent(token)}`);
+    const redeem = (device: Device, token: string) => s.post(device, '/share-links/redeem', { token });
+
+    it('creates a link, shows it again, resolves it for anyone and redeems it into an active contact', async () => {
+      const { alice, work } = await owner();
+      const created = await s.post(alice, '/share-links', { profile_id: work.id, auto_approve: true, max_uses: 5 });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const link = created.body;
+      assert.match(link.id, /^shl_/);
+      assert.match(link.token, /^[A-Za-z0-9_-]{32}$/, '192 random bits');
+      assert.equal(link.url, `${PUBLIC_ORIGIN}/s/${link.token}`);
+      assert.deepEqual({ uses: link.uses, max_uses: link.max_uses, auto_approve: link.auto_approve, state: link.state, expires_at: link.expires_at }, { uses: 0, max_uses: 5, auto_approve: true, state: 'active', expires_at: null });
+      assert.equal(created.headers.get('cache-control'), 'no-store');
+      const listed = await s.get(alice, '/share-links');
+      assert.deepEqual(listed.body.data.map((l: any) => [l.id, l.token]), [[link.id, link.token]], 'the owner can show the QR code again');
+
+      const resolved = await resolve(link.token);
+      assert.equal(resolved.status, 200);
+      assert.deepEqual(resolved.body, { owner: { username: alice.username, display_name: 'Alice' }, profile_name: 'Work', auto_approve: true, expires_at: null });
+
+      const bob = await s.person('bob');
+      const contact = await redeem(bob, link.token);
+      assert.equal(contact.status, 201, JSON.stringify(contact.body));
+      assert.equal(contact.body.status, 'active');
+      assert.equal((await s.get(bob, `/contacts/${contact.body.id}/card`)).body.fields.length, 1);
+      assert.equal((await s.get(alice, '/share-links')).body.data[0].uses, 1);
+      assert.ok((await s.signals(alice)).some(([k]) => k === 'share_links.changed'));
+      assertProblem(await redeem(bob, link.token), 409, 'already_subscribed');
+      assertProblem(await redeem(alice, link.token), 422, 'cannot_subscribe_to_self');
+      assert.equal((await s.get(alice, '/share-links')).body.data[0].uses, 1, 'refused redeems use nothing');
+    });
+
+    it('makes a pending request without auto_approve, which the owner approves', async () => {
+      const { alice, work } = await owner();
+      const link = (await s.post(alice, '/share-links', { profile_id: work.id, auto_approve: false })).body;
+      const bob = await s.person('bob');
+      const contact = (await redeem(bob, link.token)).body;
+      assert.equal(contact.status, 'pending');
+      assert.equal((await s.approve(alice, contact.id, work.id)).body.status, 'active');
+    });
+
+    it('answers 410 for expired, used-up and revoked links, and 404 for unknown ones', async () => {
+      const { alice, work } = await owner();
+      const bob = await s.person('bob');
+      const soon = (await s.post(alice, '/share-links', { profile_id: work.id, auto_approve: true, expires_at: new Date(t.clock.now() + 60_000).toISOString() })).body;
+      const once = (await s.post(alice, '/share-links', { profile_id: work.id, auto_approve: true, max_uses: 1 })).body;
+      const revoked = (await s.post(alice, '/share-links', { profile_id: work.id, auto_approve: true })).body;
+      assert.equal((await redeem(await s.person('first'), once.token)).status, 201);
+      assert.equal((await t.client.as(alice, 'DELETE', `${API}/share-links/${revoked.id}`)).status, 204);
+      t.clock.advance(61_000);
+      for (const token of [soon.token, once.token, revoked.token]) {
+        assertProblem(await resolve(token), 410, 'share_link_gone');
+        assertProblem(await redeem(bob, token), 410, 'share_link_gone');
+      }
+      assertProblem(await resolve('A'.repeat(32)), 404, 'share_link_not_found');
+      assertProblem(await resolve('not a token'), 404, 'share_link_not_found');
+      assert.deepEqual((await s.get(alice, '/share-links')).body.data.map((l: any) => [l.id, l.state]).sort(), [[once.id, 'used_up'], [soon.id, 'expired']].sort());
+      assertProblem(await s.post(alice, '/share-links', { profile_id: work.id, auto_approve: true, expires_at: new Date(t.clock.now() - 1).toISOString() }), 400, 'validation_failed');
+      assertProblem(await s.post(alice, '/share-links', { profile_id: work.id, auto_approve: true, max_uses: 0 }), 400, 'validation_failed');
+      const mallory = await s.person('mallory');
+      assertProblem(await s.post(mallory, '/share-links', { profile_id: work.id, auto_approve: true }), 404, 'profile_not_found');
+      assertProblem(await t.client.as(mallory, 'DELETE', `${API}/share-links/${soon.id}`), 404, 'share_link_not_found');
+    });
+
+    it('lets exactly one of 20 people racing for a one-use link in', async () => {
+      const { alice, work } = await owner();
+      const link = (await s.post(alice, '/share-links', { profile_id: work.id, auto_approve: true, max_uses: 1 })).body;
+      const people = await Promise.all(Array.from({ length: 20 }, () => s.person('racer')));
+      const answers = await Promise.all(people.map((p) => redeem(p, link.token)));
+      assert.deepEqual(answers.map((a) => a.status).sort(), [201, ...Array(19).fill(410)], JSON.stringify(answers.map((a) => a.body.code)));
+      const rows = await t.store.handle.db.selectFrom('subscriptions').select('id').where('owner_id', '=', alice.accountId).execute();
+      assert.equal(rows.length, 1, 'exactly one contact');
+      assert.equal((await s.get(alice, '/share-links')).body.data[0].uses, 1);
+    });
+
+    it('moves links with their profile on delete with move_to, and drops them otherwise', async () => {
+      const { alice, work } = await owner();
+      const home = await s.profile(alice, 'Home');
+      const spare = await s.profile(alice, 'Spare');
+      const link = (await s.post(alice, '/share-links', { profile_id: work.id, auto_approve: true })).body;
+      const other = (await s.post(alice, '/share-links', { profile_id: spare.id, auto_approve: true })).body;
+      assert.equal((await t.client.as(alice, 'DELETE', `${API}/profiles/${work.id}?move_to=${home.id}`, { headers: { 'if-match': '"1"' } })).status, 204);
+      assert.equal((await resolve(link.token)).body.profile_name, 'Home');
+      assert.equal((await t.client.as(alice, 'DELETE', `${API}/profiles/${spare.id}`, { headers: { 'if-match': '"1"' } })).status, 204);
+      assertProblem(await resolve(other.token), 404, 'share_link_not_found');
+    });
+  });
+
+  describe(`share-link tokens never reach the logs [${backend.name}]`, { skip: backend.skip }, () => {
+    it('create, list, resolve, redeem and the /s/<token> page: no log line holds the token', async () => {
+      const lines: string[] = [];
+      const database = await backend.open();
+      const clock = createManualClock(Date.now());
+      const { app, store } = await buildApp({ config: testConfig(database.databaseUrl), store: database.store, clock, logger: { level: 'trace', stream: { write: (line: string) => lines.push(line) } } });
+      try {
+        await app.listen({ host: '127.0.0.1', port: 0 });
+        const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+        const client = new TestClient(baseUrl, PUBLIC_ORIGIN, createContractChecker(JSON.parse(JSON.stringify(app.swagger()))), clock.now);
+        const s = social({ client, store, clock } as unknown as TestApp);
+        const alice = await s.person('logged');
+        const profile = await s.profile(alice, 'Work');
+        const link = (await s.post(alice, '/share-links', { profile_id: profile.id, auto_approve: true })).body;
+        await s.get(alice, '/share-links');
+        await client.call('GET', `${API}/share-links/resolve?token=${link.token}`);
+        await s.post(await s.person('bob'), '/share-links/redeem', { token: link.token });
+        await fetch(`${baseUrl}/s/${link.token}`);
+        await client.call('GET', `${API}/share-links/resolve?token=${link.token}x`);
+        assert.ok(lines.length > 20, 'the server logged the requests');
+        assert.ok(lines.some((line) => line.includes('/s/[token]')), 'the page request was logged, without its token');
+        for (const line of lines) assert.ok(!line.includes(link.token), `a log line holds the token: ${line.slice(0, 300)}`);
+      } finally {
+        await app.close();
+        await database.cleanup();
+      }
+    });
+  });
+}
