@@ -26,7 +26,7 @@ export default async function publicCard(): Promise<View> {
           h('div', { class: 'public-actions' },
             add,
             h('p', { class: 'hint' }, 'Downloads a contact file your phone or computer opens in its address book.')),
-          h('p', { class: 'public-footer' }, 'A card shared with VID. ', h('a', { href: '/', 'data-link': '' }, 'Make your own')))),
+          h('p', { class: 'public-footer' }, 'A card shared with VID. ', h('a', { href: '/', 'data-link': '' }, 'Make your own'))),
       );
     } catch (error) {
       const missing = isProblem(error) && error.status === 404;
