@@ -14,6 +14,9 @@
 //   renew    e. refresh-token rotation
 //   signals  f. signal latency with 1,000 SSE clients (bench/signals.ts)
 //   nodes    b on one node and on two nodes (PostgreSQL + Redis): the scaling factor (--pg only)
+//   preview  h. GET /api/v1/profiles/{id}/preview with a DPoP-bound token; h304 the same with If-None-Match (304)
+//   public   i. GET /api/v1/public/{username}, no authentication; i304 with If-None-Match (304). Also a
+//            ratio to a2, bare node:http answering a fixed body with no crypto, run alongside
 // Memory (g) is read from /proc for b and d: RSS after setup (idle) and the highest RSS under load.
 //
 // Env: BENCH_QUICK=1 (1 repetition of 3 s), BENCH_REPS, BENCH_DURATION (s), BENCH_WARMUP (s),
@@ -26,11 +29,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import type { Job, JobResult } from './lib/generator.js';
+import type { GetDevice, Job, JobResult } from './lib/generator.js';
 import { Generator, LOAD_CORE, SERVER_CORE, ServerProcess, freePort, pin, pinning } from './lib/processes.js';
 import { formatSummary, summarise } from './lib/profile-summary.js';
 import { ProofSigner, newDeviceKey } from './lib/proofs.js';
-import { HOST, ORIGIN, createDatabase, postgresAdminUrl, signUpDevices, startVid } from './lib/vid.js';
+import { HOST, ORIGIN, createDatabase, postgresAdminUrl, setUpCards, signUpDevices, startVid } from './lib/vid.js';
 import type { BenchDatabase, BenchDevice } from './lib/vid.js';
 import { signalsScenario } from './signals.js';
 
@@ -46,9 +49,9 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? (quick ? 1 : 2));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DEVICES = Math.min(CONNECTIONS, 50);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const ALL = kind === 'sqlite' ? ['limit', 'me', 'peer', 'login', 'renew', 'signals'] : ['limit', 'me', 'login', 'renew', 'nodes'];
+const ALL = kind === 'sqlite' ? ['limit', 'me', 'peer', 'preview', 'public', 'login', 'renew', 'signals'] : ['limit', 'me', 'login', 'renew', 'nodes'];
 const selected = new Set(chosen.length ? chosen : ALL);
-for (const name of selected) if (!['limit', 'me', 'peer', 'login', 'renew', 'signals', 'nodes'].includes(name)) throw new Error(`unknown scenario ${name}`);
+for (const name of selected) if (!['limit', 'me', 'peer', 'preview', 'public', 'login', 'renew', 'signals', 'nodes'].includes(name)) throw new Error(`unknown scenario ${name}`);
 if (selected.has('nodes') && kind !== 'postgres') throw new Error('the nodes scenario needs --pg');
 if ([...selected].some((s) => s !== 'signals')) selected.add('limit');
 
@@ -68,6 +71,8 @@ interface Measured {
   label: string;
   unit: string;
   reps: Array<JobResult & { serverCpu: number }>;
+  /** The result this one is also a ratio to, besides a (i's: a2, a server as bare as i's route). */
+  baseline?: string;
   rate: number;
   p50: number;
   p99: number;
@@ -116,10 +121,30 @@ async function measure(generator: Generator, job: Job, servers: ServerProcess[],
   return { ...result, serverCpu: ((after - before) / job.durationSeconds) * 100 };
 }
 
-function getJob(targets: Array<{ host: string; port: number }>, devices: Array<{ key: JsonWebKeyLike; accessToken: string }>, expectedRate: number, host = HOST, path = ME_PATH, htu = ORIGIN + ME_PATH): Job {
+function getJob(targets: Array<{ host: string; port: number }>, devices: GetDevice[], expectedRate: number, host = HOST, path = ME_PATH, htu = ORIGIN + ME_PATH): Job {
   return { kind: 'get', targets, connections: CONNECTIONS, warmupSeconds: WARMUP, durationSeconds: DURATION, host, path, htu, expectedRate, devices };
 }
-type JsonWebKeyLike = Job['devices'][number]['key'];
+
+const repeated: Record<string, number> = {};
+
+/**
+ * measure() for a server that keeps its core busy (when `busy`): if it got much less, something
+ * else on the machine took it, and the repetition says nothing about the server. Run it again.
+ */
+async function measureBusy(name: string, label: string, job: Job, server: ServerProcess, hooks: { start?: () => void; end?: () => void }, busy: boolean): Promise<JobResult & { serverCpu: number }> {
+  let result = await measure(generator, job, [server], hooks);
+  for (let retry = 1; retry <= 2 && busy && result.serverCpu < 85; retry++) {
+    log(`${label}: the server got only ${result.serverCpu.toFixed(0)}% of its core (other load on the machine); repeating`);
+    repeated[name] = (repeated[name] ?? 0) + 1;
+    result = await measure(generator, { ...job, expectedRate: Math.max(job.expectedRate, result.steps[0]!.rate * 1.5) }, [server], hooks);
+  }
+  return result;
+}
+
+function logRun(label: string, result: JobResult & { serverCpu: number }): void {
+  const step = result.steps[0]!;
+  log(`${label}: ${step.rate.toFixed(0)} req/s, p99 ${step.p99.toFixed(1)} ms, server CPU ${result.serverCpu.toFixed(0)}%, generator CPU ${result.generatorCpu.toFixed(0)}%${step.failed ? `, ${step.failed} failed: ${step.samples[0]}` : ''}`);
+}
 
 const tsx = (file: string) => [process.execPath, '--import', 'tsx', fileURLToPath(new URL(file, import.meta.url))];
 
@@ -246,7 +271,6 @@ try {
     }
     const reps: Record<string, Array<JobResult & { serverCpu: number }>> = { limit: [], me: [], peer: [] };
     const expected: Record<string, number> = { limit: 8000, me: 4000, peer: 1500 };
-    const repeated: Record<string, number> = {};
     for (let rep = 1; rep <= REPS; rep++) {
       for (const name of abc) {
         const server = servers[name]!;
@@ -268,24 +292,74 @@ try {
                 end: () => (memory.me!.peak = Math.max(memory.me!.peak, server.stopSampling())),
               }
             : {};
-        let result = await measure(generator, job, [server], hooks);
-        // These scenarios keep the server's core busy: if it got much less, something else on
-        // the machine took it, and the repetition says nothing about the server. Run it again.
-        // (On PostgreSQL the service also waits for the database, so there the rule is for a and c only.)
-        for (let retry = 1; retry <= 2 && result.serverCpu < 85 && (kind === 'sqlite' || name !== 'me'); retry++) {
-          log(`${name} ${rep}/${REPS}: the server got only ${result.serverCpu.toFixed(0)}% of its core (other load on the machine); repeating`);
-          repeated[name] = (repeated[name] ?? 0) + 1;
-          result = await measure(generator, { ...job, expectedRate: Math.max(job.expectedRate, result.steps[0]!.rate * 1.5) }, [server], hooks);
-        }
+        // On PostgreSQL the service also waits for the database, so there the busy rule is for a and c only.
+        const result = await measureBusy(name, `${name} ${rep}/${REPS}`, job, server, hooks, kind === 'sqlite' || name !== 'me');
         reps[name]!.push(result);
         expected[name] = Math.max(result.steps[0]!.rate, 100) * 1.1;
-        log(`${name} ${rep}/${REPS}: ${result.steps[0]!.rate.toFixed(0)} req/s, p99 ${result.steps[0]!.p99.toFixed(1)} ms, server CPU ${result.serverCpu.toFixed(0)}%, generator CPU ${result.generatorCpu.toFixed(0)}%${result.steps[0]!.failed ? `, ${result.steps[0]!.failed} failed: ${result.steps[0]!.samples[0]}` : ''}`);
+        logRun(`${name} ${rep}/${REPS}`, result);
       }
     }
-    for (const [name, count] of Object.entries(repeated)) extraRows.push([`repeated ${name} runs`, `${count} (the server got under 85% of its core: other load on the machine)`]);
     if (reps.limit!.length) results.limit = summariseRuns('a', 'the limit: node:http + one ES256 verify', 'req/s', reps.limit!);
     if (reps.me!.length) results.me = summariseRuns('b', `GET /me, DPoP-bound token (${kind})`, 'req/s', reps.me!);
     if (reps.peer!.length) results.peer = summariseRuns('c', 'the peer: oidc-provider userinfo, DPoP', 'req/s', reps.peer!);
+    await cleanup();
+  }
+
+  // h, i: one card read privately (the preview, DPoP) and publicly (no authentication), each
+  // answered in full (200) and revalidated (If-None-Match: 304), on accounts set up as people use
+  // profiles. a2, i's baseline, runs alongside; each repetition runs them all in turn, like a, b, c.
+  // Each measured run and the scenario name that selects it.
+  const CARD_RUNS = { static: 'public', preview: 'preview', preview304: 'preview', public: 'public', public304: 'public' };
+  const cardRuns = Object.entries(CARD_RUNS).filter(([, scenario]) => selected.has(scenario)).map(([run]) => run);
+  if (cardRuns.length) {
+    const database = await createDatabase(kind);
+    cleanups.push(() => database.drop());
+    const vid = await startVid('vid-cards', database);
+    cleanups.push(() => vid.stop());
+    let staticServer: ServerProcess | undefined;
+    if (cardRuns.includes('static')) {
+      const port = await freePort();
+      staticServer = new ServerProcess('static', tsx('./servers/static.ts'), { PORT: String(port) }, port);
+      await staticServer.start(async () => false);
+      cleanups.push(() => staticServer!.stop());
+    }
+    log(`signing up ${DEVICES} accounts with fields and profiles (${kind})`);
+    const accounts = await signUpDevices(vid.port, DEVICES, 'benchcard');
+    const cards = await setUpCards(vid.port, accounts);
+    const signedIn = (i: number) => ({ key: accounts[i]!.key, accessToken: accounts[i]!.device.tokens.access_token });
+    const devices: Record<string, GetDevice[]> = {
+      // The very requests of i, so a2 and i differ only by what the server does with them.
+      static: cards.map((c) => ({ path: c.publicPath })),
+      preview: cards.map((c, i) => ({ ...signedIn(i), path: c.previewPath })),
+      preview304: cards.map((c, i) => ({ ...signedIn(i), path: c.previewPath, headers: { 'If-None-Match': c.previewEtag } })),
+      public: cards.map((c) => ({ path: c.publicPath })),
+      public304: cards.map((c) => ({ path: c.publicPath, headers: { 'If-None-Match': c.publicEtag } })),
+    };
+    const reps: Record<string, Array<JobResult & { serverCpu: number }>> = Object.fromEntries(cardRuns.map((run) => [run, []]));
+    const expected: Record<string, number> = { static: 15000, preview: 4000, preview304: 4000, public: 6000, public304: 6000 };
+    for (let rep = 1; rep <= REPS; rep++) {
+      for (const run of cardRuns) {
+        const server = run === 'static' ? staticServer! : vid;
+        // A 304 run counts only 304s: a 200 there would mean the ETag no longer matches.
+        const job: Job = { ...getJob([{ host: '127.0.0.1', port: server.port }], devices[run]!, expected[run]!), expectStatus: run.endsWith('304') ? 304 : undefined };
+        const hooks = server === vid ? { start: () => void database.pinBackends() } : {};
+        const result = await measureBusy(run, `${run} ${rep}/${REPS}`, job, server, hooks, kind === 'sqlite' || server !== vid);
+        reps[run]!.push(result);
+        expected[run] = Math.max(result.steps[0]!.rate, 100) * 1.1;
+        logRun(`${run} ${rep}/${REPS}`, result);
+      }
+    }
+    const labels: Record<string, [string, string]> = {
+      static: ['a2', 'bare node:http, a fixed JSON body, no crypto'],
+      preview: ['h', `GET /profiles/{id}/preview, DPoP-bound token (${kind})`],
+      preview304: ['h304', `h with If-None-Match: 304 (${kind})`],
+      public: ['i', `GET /public/{username}, no authentication (${kind})`],
+      public304: ['i304', `i with If-None-Match: 304 (${kind})`],
+    };
+    for (const run of cardRuns) {
+      const [id, label] = labels[run]!;
+      results[run] = { ...summariseRuns(id, label, 'req/s', reps[run]!), baseline: run.startsWith('public') ? 'static' : undefined };
+    }
     await cleanup();
   }
 
@@ -444,7 +518,7 @@ try {
 // The table.
 
 const limit = results.limit;
-const ratio = (m: Measured | undefined) => (m && limit ? m.rate / limit.rate : Number.NaN);
+const ratio = (m: Measured | undefined, to = limit) => (m && to ? m.rate / to.rate : Number.NaN);
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '–');
 const x = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}x` : '–');
 const mb = (bytes: number) => (Number.isFinite(bytes) && bytes > 0 ? `${(bytes / MB).toFixed(0)} MB` : '–');
@@ -468,6 +542,12 @@ if (results.me && limit) {
   }
 }
 if (results.me && results.peer) check('b ≥ 4x the peer c', results.me.rate / results.peer.rate, 4, true, x);
+// The card: its ratios are set on SQLite; a 304 answers less than a 200 on any database, so it must be faster.
+const { static: bareHttp, preview, preview304, public: publicCard, public304: publicCard304 } = results;
+if (preview && limit && kind === 'sqlite') check('h ≥ 0.55x the limit', ratio(preview), 0.55, true, x);
+if (preview && preview304) check('h304 faster than h (304 vs 200)', ratio(preview304, preview), 1, true, x);
+if (publicCard && bareHttp && kind === 'sqlite') check('i ≥ 0.35x a2, bare node:http', ratio(publicCard, bareHttp), 0.35, true, x);
+if (publicCard && publicCard304) check('i304 faster than i (304 vs 200)', ratio(publicCard304, publicCard), 1, true, x);
 // The issue sets the login, renewal and memory targets on SQLite; on PostgreSQL they are reported only.
 if (results.login && limit && kind === 'sqlite') check('d ≥ 0.10x the limit', ratio(results.login), 0.1, true, x);
 if (results.renew && limit && kind === 'sqlite') check('e ≥ 0.3x the limit', ratio(results.renew), 0.3, true, x);
@@ -480,12 +560,18 @@ for (const [name, label] of [['me', 'b'], ['login', 'd']] as const) {
 const rows: string[] = [];
 rows.push('| | scenario | throughput | ratio to a | p50 | p99 | server CPU | generator CPU |');
 rows.push('|---|---|---:|---:|---:|---:|---:|---:|');
+// A row with a baseline of its own shows the ratio to it as well: "0.60x (0.35x a2)".
+const ratioCell = (m: Measured) => {
+  const base = m.baseline ? results[m.baseline] : undefined;
+  return m === limit ? '1.00x' : base ? `${x(ratio(m))} (${x(ratio(m, base))} ${base.id})` : x(ratio(m));
+};
 for (const m of Object.values(results)) {
-  rows.push(`| ${m.id} | ${m.label} | ${fmt(m.rate)} ${m.unit} | ${m === limit ? '1.00x' : x(ratio(m))} | ${fmt(m.p50, 1)} ms | ${fmt(m.p99, 1)} ms | ${fmt(m.serverCpu)}% | ${fmt(m.generatorCpu)}% |`);
+  rows.push(`| ${m.id} | ${m.label} | ${fmt(m.rate)} ${m.unit} | ${ratioCell(m)} | ${fmt(m.p50, 1)} ms | ${fmt(m.p99, 1)} ms | ${fmt(m.serverCpu)}% | ${fmt(m.generatorCpu)}% |`);
 }
 if (signalMetrics) {
   rows.push(`| f | signal latency, write → client, ${fmt(signalMetrics.clients!)} SSE clients (SQLite) | – | – | ${fmt(signalMetrics.latencyP50!, 1)} ms | ${fmt(signalMetrics.latencyP99!, 1)} ms | – | – |`);
 }
+for (const [name, count] of Object.entries(repeated)) extraRows.push([`repeated ${name} runs`, `${count} (the server got under 85% of its core: other load on the machine)`]);
 const tableNotes: string[] = [];
 if (results.node1 && results.node2) tableNotes.push(`Two nodes vs one (PostgreSQL + Redis, same run): scaling factor ${(results.node2.rate / results.node1.rate).toFixed(2)}x.`);
 for (const m of Object.values(results)) for (const note of m.notes) tableNotes.push(`${m.id}: ${note}`);

@@ -1,7 +1,8 @@
 // The load generator process (pinned to its own core by bench/run.ts). It receives one job at a
 // time over IPC, pre-signs every DPoP proof the job needs before the clock starts, runs the load
 // engine and answers with the statistics. Jobs:
-// - get: GET with an access token and a fresh proof per request (scenarios a, b, c, two nodes);
+// - get: GET with an access token and a fresh proof per request, or with neither (a public route)
+//   (scenarios a, a2, b, c, h, i, two nodes);
 // - renew: refresh-token rotation chains, one session per connection (scenario e);
 // - login: passkey login ceremonies, begin then finish, one authenticator per connection (scenario d).
 import { createPrivateKey } from 'node:crypto';
@@ -31,10 +32,24 @@ interface JobBase {
   htu: string;
   /** Requests a second expected in the warm-up (sizes its proof pool; the measured run is sized from the warm-up). */
   expectedRate: number;
+  /** The one status that counts as success (304 when revalidating); default any 2xx. */
+  expectStatus?: number;
+}
+
+/**
+ * Who sends a GET: a DPoP-bound token (key and access token), or nobody (no key: a public route,
+ * no Authorization, no DPoP). `path` is the device's own resource (its profile, its card) instead
+ * of the job's, and its proofs' htu follows it; `headers` are sent as given (If-None-Match).
+ */
+export interface GetDevice {
+  key?: JsonWebKey;
+  accessToken?: string;
+  path?: string;
+  headers?: Record<string, string>;
 }
 
 export type Job =
-  | (JobBase & { kind: 'get'; devices: Array<{ key: JsonWebKey; accessToken: string }> })
+  | (JobBase & { kind: 'get'; devices: GetDevice[] })
   | (JobBase & { kind: 'renew'; devices: Array<{ key: JsonWebKey; refreshToken: string }> })
   | (JobBase & { kind: 'login'; finishPath: string; finishHtu: string; origin: string; devices: Array<{ key: JsonWebKey; credential: SerialisedCredential }> });
 
@@ -94,7 +109,7 @@ function jsonRequest(head: string, proof: string, body: string): Buffer {
   return Buffer.from(`${head}DPoP: ${proof}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`, 'latin1');
 }
 
-/** Per-connection pools of pre-signed proofs, refilled inline only if a pool runs dry. */
+/** Per-connection pools of pre-signed proofs, refilled inline only if a pool runs dry. Connections without a signer get none. */
 class ProofPools {
   inline = 0;
   signed = 0;
@@ -102,7 +117,7 @@ class ProofPools {
   private used: number[] = [];
 
   constructor(
-    private readonly signers: ProofSigner[],
+    private readonly signers: Array<ProofSigner | undefined>,
     private readonly make: (signer: ProofSigner, connection: number) => string,
   ) {}
 
@@ -112,13 +127,13 @@ class ProofPools {
     this.pools = [];
     this.used = [];
     for (let c = 0; c < connections; c++) {
-      const signer = this.signers[c % this.signers.length]!;
-      const pool = new Array<string>(perConnection);
-      for (let i = 0; i < perConnection; i++) pool[i] = this.make(signer, c);
+      const signer = this.signers[c % this.signers.length];
+      const pool = new Array<string>(signer ? perConnection : 0);
+      for (let i = 0; i < pool.length; i++) pool[i] = this.make(signer!, c);
       this.pools.push(pool);
       this.used.push(0);
+      this.signed += pool.length;
     }
-    this.signed += connections * perConnection;
     return (performance.now() - t0) / 1000;
   }
 
@@ -132,7 +147,7 @@ class ProofPools {
 }
 
 async function run(job: Job, mark: (phase: 'start' | 'end') => void): Promise<JobResult> {
-  const signers = job.devices.map((d) => new ProofSigner(d.key));
+  const signers = job.devices.map((d) => (d.key ? new ProofSigner(d.key) : undefined));
   let pools: ProofPools;
   let makeScript: (connection: number) => Script;
   let steps = 1;
@@ -140,12 +155,27 @@ async function run(job: Job, mark: (phase: 'start' | 'end') => void): Promise<Jo
   let devicesAfter: () => Job['devices'] = () => job.devices;
 
   if (job.kind === 'get') {
-    const athOf = job.devices.map((d) => accessTokenHash(d.accessToken));
-    const heads = job.devices.map((d) => `${HEAD('GET', job.path, job.host)}Authorization: DPoP ${d.accessToken}\r\nDPoP: `);
-    pools = new ProofPools(signers, (signer, c) => signer.sign('GET', job.htu, athOf[c % job.devices.length]));
+    const requests = job.devices.map((d) => {
+      const auth = d.accessToken ? `Authorization: DPoP ${d.accessToken}\r\n` : '';
+      const extra = Object.entries(d.headers ?? {}).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+      return {
+        head: `${HEAD('GET', d.path ?? job.path, job.host)}${auth}${extra}`,
+        htu: d.path ? new URL(d.path, job.htu).href : job.htu,
+        ath: d.accessToken ? accessTokenHash(d.accessToken) : undefined,
+      };
+    });
+    pools = new ProofPools(signers, (signer, c) => {
+      const { htu, ath } = requests[c % requests.length]!;
+      return signer.sign('GET', htu, ath);
+    });
     makeScript = (c) => {
-      const head = heads[c % heads.length]!;
-      return () => ({ request: Buffer.from(`${head}${pools.next(c)}\r\n\r\n`, 'latin1'), step: 0 });
+      const { head } = requests[c % requests.length]!;
+      if (!signers[c % signers.length]) {
+        // No proof, so every request is the same bytes: one buffer, written again and again.
+        const request = Buffer.from(`${head}\r\n`, 'latin1');
+        return () => ({ request, step: 0 });
+      }
+      return () => ({ request: Buffer.from(`${head}DPoP: ${pools.next(c)}\r\n\r\n`, 'latin1'), step: 0 });
     };
   } else if (job.kind === 'renew') {
     const head = HEAD('POST', job.path, job.host);
@@ -189,14 +219,14 @@ async function run(job: Job, mark: (phase: 'start' | 'end') => void): Promise<Jo
 
   // Warm-up: a pool sized from the expected rate; its measured rate sizes the real run's pool.
   let signSeconds = pools.fill(job.connections, Math.ceil((job.expectedRate * job.warmupSeconds * 1.2) / job.connections) + 2);
-  const warm = await runLoad({ targets: job.targets, connections: job.connections, warmupSeconds: 0, durationSeconds: job.warmupSeconds, steps, script: makeScript });
+  const warm = await runLoad({ targets: job.targets, connections: job.connections, warmupSeconds: 0, durationSeconds: job.warmupSeconds, steps, script: makeScript, expectStatus: job.expectStatus });
   const warmupRate = warm.steps[counted]!.ok / job.warmupSeconds;
   const ramp = 0.5;
   // A cold server's warm-up understates what it does warm: half again on top, or the caller's estimate.
   const poolRate = Math.max(warmupRate * 1.6, job.expectedRate * 1.3, 50);
   signSeconds += pools.fill(job.connections, Math.ceil((poolRate * (job.durationSeconds + ramp)) / job.connections) + 5);
   pools.inline = 0;
-  const stats = await runLoad({ targets: job.targets, connections: job.connections, warmupSeconds: ramp, durationSeconds: job.durationSeconds, steps, script: makeScript, onWindow: mark });
+  const stats = await runLoad({ targets: job.targets, connections: job.connections, warmupSeconds: ramp, durationSeconds: job.durationSeconds, steps, script: makeScript, expectStatus: job.expectStatus, onWindow: mark });
   return {
     seconds: stats.seconds,
     steps: summarise(stats),

@@ -1,6 +1,7 @@
 // The service under benchmark: the built server (dist/src/server.js, what `npm start` runs) in
 // its own pinned process, on a fresh SQLite file or a fresh PostgreSQL database, and the setup
-// its scenarios need (accounts signed up through the real API).
+// its scenarios need (accounts signed up, fields and profiles made, all through the real API).
+import { randomUUID } from 'node:crypto';
 import type { JsonWebKey } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { SoftwareAuthenticator } from '../../test/helpers/authenticator.js';
 import { TestClient } from '../../test/helpers/client.js';
-import type { Device } from '../../test/helpers/client.js';
+import type { CallResult, Device } from '../../test/helpers/client.js';
 import type { SerialisedCredential } from './generator.js';
 import { LOAD_CORE, ServerProcess, freePort, pin } from './processes.js';
 import { ProofSigner, newDeviceKey } from './proofs.js';
@@ -152,4 +153,66 @@ export async function signUpDevices(port: number, count: number, prefix: string)
     }),
   );
   return devices;
+}
+
+/** One account's card as the card scenarios read it (h, i): privately through a preview, and publicly. */
+export interface BenchCard {
+  previewPath: string;
+  previewEtag: string;
+  publicPath: string;
+  publicEtag: string;
+}
+
+const API = '/api/v1';
+const FIELDS_PER_ACCOUNT = 30;
+const PROFILES_PER_ACCOUNT = 5;
+/** Field values of four types, so a card mixes plain text, addresses and links. */
+const FIELD_VALUES = [
+  (n: number) => ({ type: 'nickname', value: `Ada ${n}` }),
+  (n: number) => ({ type: 'email', value: `a${n}@example.com` }),
+  (n: number) => ({ type: 'url', value: `https://example.com/${n}` }),
+  (n: number) => ({ type: 'job_title', value: `Engineer ${n}` }),
+];
+
+/**
+ * Gives each account what a person using profiles has, through the real API: 30 fields and 5
+ * profiles showing 6 of them each, the first profile public. That public profile is also the one
+ * previewed, so h and i serve the same card and differ only by authentication.
+ */
+export async function setUpCards(port: number, accounts: BenchDevice[]): Promise<BenchCard[]> {
+  const client = clientFor(port);
+  const expect = async (status: number, what: string, call: Promise<CallResult>) => {
+    const res = await call;
+    if (res.status !== status) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res;
+  };
+  const create = async (device: Device, path: string, body: unknown) =>
+    (await expect(201, `POST ${path}`, client.as(device, 'POST', API + path, { body, headers: { 'idempotency-key': randomUUID() } }))).body.id as string;
+  const shown = FIELDS_PER_ACCOUNT / PROFILES_PER_ACCOUNT;
+  const cards: BenchCard[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < accounts.length) {
+        const i = next++;
+        const device = accounts[i]!.device;
+        const fields: string[] = [];
+        for (let n = 0; n < FIELDS_PER_ACCOUNT; n++) fields.push(await create(device, '/me/fields', FIELD_VALUES[n % FIELD_VALUES.length]!(n)));
+        const profiles: string[] = [];
+        for (let p = 0; p < PROFILES_PER_ACCOUNT; p++) profiles.push(await create(device, '/profiles', { name: `P${p + 1}`, public: p === 0 }));
+        for (const [p, profile] of profiles.entries()) {
+          for (const field of fields.slice(p * shown, (p + 1) * shown)) {
+            await expect(201, 'PUT exposure', client.as(device, 'PUT', `${API}/profiles/${profile}/exposures/${field}`, { body: {} }));
+          }
+        }
+        const previewPath = `${API}/profiles/${profiles[0]}/preview`;
+        const publicPath = `${API}/public/${device.username}`;
+        const preview = await expect(200, 'GET preview', client.as(device, 'GET', previewPath));
+        const open = await expect(200, 'GET public card', client.call('GET', publicPath));
+        if (preview.body.fields?.length !== shown) throw new Error(`the preview shows ${preview.body.fields?.length} fields, not ${shown}`);
+        cards[i] = { previewPath, previewEtag: preview.headers.get('etag')!, publicPath, publicEtag: open.headers.get('etag')! };
+      }
+    }),
+  );
+  return cards;
 }
