@@ -1,5 +1,7 @@
 import type { AuthContext } from '../../platform/caller.js';
 import type { Clock } from '../../platform/clock.js';
+import { noneMatchHolds } from '../../platform/etag.js';
+import type { Conditional } from '../../platform/etag.js';
 import { refuse } from '../../platform/errors.js';
 import { signal } from '../../platform/signals/signal.js';
 import type { accountQueries } from '../../platform/store/accounts.js';
@@ -14,7 +16,7 @@ import { TRANSITIONS } from './states.js';
 import type { SubscriptionStatus } from './states.js';
 import { invalidTransition } from './subscriptions.js';
 import type { SubscriptionService } from './subscriptions.js';
-import { contactCard, contactView } from './views.js';
+import { contactCard, contactEtag, contactView } from './views.js';
 import type { ContactView } from './views.js';
 
 type Repo = RepositoryOf<{ subs: typeof subscriptionQueries; blocks: typeof blockQueries; annotations: typeof annotationQueries; accounts: typeof accountQueries }>;
@@ -23,11 +25,17 @@ const notFound = () => refuse('contact_not_found', 'you have no contact with thi
 
 /** The card of an active contact, or the refusal that says why there is none. */
 function cardOf(row: ContactCardRow | undefined): { json: string; etag: string } {
+  const active = activeRow(row);
+  if (active.card_json === null) throw refuse('contact_not_active', 'this contact shows you no card: it is not active');
+  return contactCard({ ...active, card_json: active.card_json });
+}
+
+function activeRow<Row extends Omit<ContactCardRow, 'card_json'>>(row: Row | undefined): Row & { card_etag: string; card_updated_at: number } {
   if (!row) throw notFound();
-  if (row.status !== 'active' || row.card_json === null || row.card_etag === null || row.card_updated_at === null) {
+  if (row.status !== 'active' || row.card_etag === null || row.card_updated_at === null) {
     throw refuse('contact_not_active', 'this contact shows you no card: it is not active');
   }
-  return contactCard({ ...row, card_json: row.card_json, card_etag: row.card_etag, card_updated_at: row.card_updated_at });
+  return row as Row & { card_etag: string; card_updated_at: number };
 }
 
 /**
@@ -85,8 +93,17 @@ export function createContactService(deps: { db: Repo; clock: Clock; subscriptio
       });
     },
 
-    /** GET /contacts/{id}/card: the card of the profile the owner shows you; active contacts only. */
-    card: async (auth: AuthContext, id: string) => cardOf(await db.direct.subs.card(auth.account.id, id)),
+    /**
+     * GET /contacts/{id}/card: the card of the profile the owner shows you; active contacts only.
+     * A conditional read whose tag still holds reads no card (304).
+     */
+    async card(auth: AuthContext, id: string, ifNoneMatch?: string): Promise<Conditional> {
+      if (ifNoneMatch) {
+        const etag = contactEtag(activeRow(await db.direct.subs.cardTag(auth.account.id, id)));
+        if (noneMatchHolds(ifNoneMatch, etag)) return { etag };
+      }
+      return cardOf(await db.direct.subs.card(auth.account.id, id));
+    },
 
     async vcard(auth: AuthContext, id: string, version: VcardVersion): Promise<{ text: string; etag: string; username: string }> {
       const row = await db.direct.subs.card(auth.account.id, id);

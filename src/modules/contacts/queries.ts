@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import { keysetPage } from '../../platform/store/keyset.js';
+import { preparedQuery } from '../../platform/store/prepared.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
 import type { AccountsTable } from '../../platform/store/schema.js';
 import type { ProfilesTable } from '../profiles/queries.js';
@@ -78,6 +79,16 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       .leftJoin('profiles', 'profiles.id', 'subscriptions.profile_id')
       .selectAll('subscriptions')
       .select(['accounts.username as other_username', 'accounts.display_name as other_display_name', 'profiles.card_updated_at as profile_card_updated_at']);
+
+  const cardRead = (subscriberId: string, id: string) =>
+    db
+      .selectFrom('subscriptions')
+      .leftJoin('profiles', 'profiles.id', 'subscriptions.profile_id')
+      .select(['subscriptions.status', 'subscriptions.owner_id', 'subscriptions.card_since', 'profiles.card_etag', 'profiles.card_updated_at'])
+      .where('subscriptions.id', '=', id)
+      .where('subscriptions.subscriber_id', '=', subscriberId);
+  const cardQuery = preparedQuery(db, (subscriberId: string, id: string) => cardRead(subscriberId, id).select('profiles.card_json'), 2);
+  const cardTagQuery = preparedQuery(db, cardRead, 2);
 
   return {
     async insert(row: SubscriptionRecord): Promise<void> {
@@ -194,15 +205,9 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
     },
 
     /** What a contact's card needs, read with the subscription: one row by primary key. */
-    async card(subscriberId: string, id: string): Promise<ContactCardRow | undefined> {
-      return db
-        .selectFrom('subscriptions')
-        .leftJoin('profiles', 'profiles.id', 'subscriptions.profile_id')
-        .select(['subscriptions.status', 'subscriptions.owner_id', 'subscriptions.card_since', 'profiles.card_json', 'profiles.card_etag', 'profiles.card_updated_at'])
-        .where('subscriptions.id', '=', id)
-        .where('subscriptions.subscriber_id', '=', subscriberId)
-        .executeTakeFirst();
-    },
+    card: async (subscriberId: string, id: string): Promise<ContactCardRow | undefined> => (await cardQuery(subscriberId, id))[0],
+    /** The same without the card itself, for a conditional read (If-None-Match). */
+    cardTag: async (subscriberId: string, id: string): Promise<Omit<ContactCardRow, 'card_json'> | undefined> => (await cardTagQuery(subscriberId, id))[0],
     /** Every active contact's card, for one address-book file. */
     async activeCards(subscriberId: string): Promise<Array<ContactCardRow & { id: string }>> {
       return db

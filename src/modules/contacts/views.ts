@@ -82,5 +82,11 @@ export function contactCard(row: ContactCardRow & { card_json: string; card_etag
   const at = row.card_json.lastIndexOf(key);
   const end = row.card_json.indexOf('"', at + key.length);
   const json = `${row.card_json.slice(0, at + key.length)}${iso(since)}${row.card_json.slice(end)}`;
-  return { json, etag: `${row.card_etag.slice(0, -1)}.${since.toString(36)}"` };
+  return { json, etag: contactEtag(row) };
+}
+
+/** The tag of a contact's card as contactCard() serves it, without the card. */
+export function contactEtag(row: { card_since: number | null; card_etag: string; card_updated_at: number }): string {
+  const since = row.card_since ?? 0;
+  return since <= row.card_updated_at ? row.card_etag : `${row.card_etag.slice(0, -1)}.${since.toString(36)}"`;
 }

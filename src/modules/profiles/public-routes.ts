@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { refuse } from '../../platform/errors.js';
 import { notModified } from '../../platform/http/preconditions.js';
 import { NotModified, problem, ref } from '../../platform/http/schemas.js';
-import { sendCard } from './routes.js';
+import { ifNoneMatch, sendCard } from './routes.js';
 import { CardSchema, PublicParams, VcardQuery } from './schemas.js';
 import type { ProfileService } from './service.js';
 import { cardToVcard, uidFor } from './vcard.js';
@@ -24,9 +24,9 @@ export async function publicRoutes(app: FastifyInstance, opts: { profiles: Profi
   const { profiles } = opts;
 
   /** The public card of a username; unknown names, invalid names and no public profile are one 404. */
-  async function publicCard(username: string) {
+  async function publicCard(username: string, ifNoneMatch?: string) {
     const canonical = opts.canonicalOf(username);
-    const card = canonical ? await profiles.publicCard(canonical) : undefined;
+    const card = canonical ? await profiles.publicCard(canonical, ifNoneMatch) : undefined;
     if (!card) throw refuse('profile_not_found', 'nobody with this username shows a public card');
     return card;
   }
@@ -39,7 +39,7 @@ export async function publicRoutes(app: FastifyInstance, opts: { profiles: Profi
       params: PublicParams,
       response: { 200: ref(CardSchema), 304: NotModified, 404: gone },
     },
-  }, async (request, reply) => sendCard(request, openToAnyOrigin(reply), await publicCard(request.params.username), CACHE_CONTROL));
+  }, async (request, reply) => sendCard(request, openToAnyOrigin(reply), await publicCard(request.params.username, ifNoneMatch(request)), CACHE_CONTROL));
 
   r.get('/public/:username/vcard', {
     schema: {
@@ -64,11 +64,12 @@ export async function publicRoutes(app: FastifyInstance, opts: { profiles: Profi
     const etag = `${card.etag.slice(0, -1)}-v${version[0]}"`;
     openToAnyOrigin(reply).header('ETag', etag).header('Cache-Control', CACHE_CONTROL);
     if (notModified(request, etag)) return (reply as FastifyReply).code(304).send();
-    const username = JSON.parse(card.json).owner.username as string;
+    const parsed = JSON.parse(card.json!);
+    const username = parsed.owner.username as string;
     // RFC 6266 §4.3: an ASCII fallback name, and the real one in UTF-8 (RFC 8187).
     const ascii = username.replace(/[^A-Za-z0-9._-]/g, '_');
     reply.header('Content-Disposition', `attachment; filename="${ascii}.vcf"; filename*=UTF-8''${encodeURIComponent(username)}.vcf`);
-    return reply.type('text/vcard; charset=utf-8').send(cardToVcard(JSON.parse(card.json), { version, uid: uidFor(card.accountId) }));
+    return reply.type('text/vcard; charset=utf-8').send(cardToVcard(parsed, { version, uid: uidFor(card.accountId) }));
   });
 
   // A script on another origin that sends If-None-Match itself needs a preflight (Fetch §4.8).

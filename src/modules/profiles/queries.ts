@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
 import { keysetPage } from '../../platform/store/keyset.js';
+import { preparedQuery } from '../../platform/store/prepared.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
 import type { AccountsTable } from '../../platform/store/schema.js';
 import type { FieldsTable } from '../fields/queries.js';
@@ -84,6 +85,11 @@ export function profileQueries(db: Kysely<ProfileTables>) {
         eb.selectFrom('profile_exposures').select((e) => e.fn.countAll<number>().as('n')).whereRef('profile_exposures.profile_id', '=', 'profiles.id').as('field_count'),
       );
   const withCount = <R extends { field_count: number | string | null }>(row: R) => ({ ...row, field_count: Number(row.field_count ?? 0) });
+  const publicProfile = (canonical: string) =>
+    db
+      .selectFrom('accounts')
+      .innerJoin('profiles', (join) => join.onRef('profiles.account_id', '=', 'accounts.id').on('profiles.public', '=', sql.lit(1)))
+      .where('accounts.username_canonical', '=', canonical);
 
   return {
     async insert(profile: ProfileRecord): Promise<void> {
@@ -154,20 +160,22 @@ export function profileQueries(db: Kysely<ProfileTables>) {
         .where('profile_exposures.account_id', '=', accountId)
         .execute();
     },
-    /** The rendered card of one profile of the account. */
-    async card(accountId: string, id: string): Promise<{ card_json: string; card_etag: string } | undefined> {
-      return db.selectFrom('profiles').select(['card_json', 'card_etag']).where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
-    },
-    /** The public profile's card of the account holding this canonical username: one indexed read. */
-    async publicCard(canonical: string): Promise<{ account_id: string; card_json: string; card_etag: string } | undefined> {
-      return db
-        .selectFrom('accounts')
-        .innerJoin('profiles', (join) => join.onRef('profiles.account_id', '=', 'accounts.id').on('profiles.public', '=', 1))
-        .select(['accounts.id as account_id', 'profiles.card_json', 'profiles.card_etag'])
-        .where('accounts.username_canonical', '=', canonical)
-        .executeTakeFirst();
-    },
+    /** The rendered card of one profile of the account (its entity tag only, for a conditional GET). */
+    card: first(preparedQuery(db, (accountId: string, id: string) => db.selectFrom('profiles').select(['card_json', 'card_etag']).where('id', '=', id).where('account_id', '=', accountId), 2)),
+    cardTag: first(preparedQuery(db, (accountId: string, id: string) => db.selectFrom('profiles').select(['card_etag']).where('id', '=', id).where('account_id', '=', accountId), 2)),
+    /**
+     * The public profile's card of the account holding this canonical username: one indexed read
+     * each (the name's unique index, then the partial index of public profiles: `public = 1` is a
+     * literal so the planner can use it).
+     */
+    publicCard: first(preparedQuery(db, (canonical: string) => publicProfile(canonical).select(['accounts.id as account_id', 'profiles.card_json', 'profiles.card_etag']), 1)),
+    publicCardTag: first(preparedQuery(db, (canonical: string) => publicProfile(canonical).select(['accounts.id as account_id', 'profiles.card_etag']), 1)),
   };
+}
+
+/** The first row of a prepared read, or undefined. */
+function first<Row, Params extends unknown[]>(query: (...params: Params) => Promise<Row[]>): (...params: Params) => Promise<Row | undefined> {
+  return async (...params) => (await query(...params))[0];
 }
 
 export function exposureQueries(db: Kysely<ProfileTables>) {

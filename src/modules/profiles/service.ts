@@ -1,5 +1,7 @@
 import type { AuthContext } from '../../platform/caller.js';
 import type { Clock } from '../../platform/clock.js';
+import { noneMatchHolds } from '../../platform/etag.js';
+import type { Conditional } from '../../platform/etag.js';
 import { refuse, validationFailed } from '../../platform/errors.js';
 import type { FieldError } from '../../platform/errors.js';
 import { txHook } from '../../platform/hooks.js';
@@ -328,15 +330,28 @@ export function createProfileService(deps: {
       });
     },
 
-    /** The card exactly as the profile's audience receives it (rendered JSON and its ETag). */
-    async preview(auth: AuthContext, profileId: string): Promise<{ json: string; etag: string }> {
+    /**
+     * The card exactly as the profile's audience receives it (rendered JSON and its ETag). A
+     * conditional read whose tag still holds reads only the tag: no JSON when 304 will answer.
+     */
+    async preview(auth: AuthContext, profileId: string, ifNoneMatch?: string): Promise<Conditional> {
+      if (ifNoneMatch) {
+        const tag = await db.direct.profiles.cardTag(auth.account.id, profileId);
+        if (!tag) throw notFound();
+        if (noneMatchHolds(ifNoneMatch, tag.card_etag)) return { etag: tag.card_etag };
+      }
       const card = await db.direct.profiles.card(auth.account.id, profileId);
       if (!card) throw notFound();
       return { json: card.card_json, etag: card.card_etag };
     },
 
-    /** The card of the account's public profile; undefined when there is none. */
-    async publicCard(canonicalUsername: string): Promise<{ accountId: string; json: string; etag: string } | undefined> {
+    /** The card of the account's public profile (conditional as preview); undefined when there is none. */
+    async publicCard(canonicalUsername: string, ifNoneMatch?: string): Promise<(Conditional & { accountId: string }) | undefined> {
+      if (ifNoneMatch) {
+        const tag = await db.direct.profiles.publicCardTag(canonicalUsername);
+        if (!tag) return undefined;
+        if (noneMatchHolds(ifNoneMatch, tag.card_etag)) return { accountId: tag.account_id, etag: tag.card_etag };
+      }
       const card = await db.direct.profiles.publicCard(canonicalUsername);
       return card && { accountId: card.account_id, json: card.card_json, etag: card.card_etag };
     },

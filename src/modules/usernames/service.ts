@@ -27,7 +27,10 @@ const REFUSALS = {
 } as const;
 
 /** Username availability (spec: "reserves nothing"); uniqueness itself is the database's job. */
+const CANONICAL_CACHE = 1000;
+
 export function createUsernameService(deps: { db: RepositoryOf<{ names: typeof usernameQueries }>; reserved: ReservedNames }) {
+  const canonicals = new Map<string, string | undefined>();
   async function check(username: string): Promise<UsernameCheck> {
     const verdict = enforceUsername(username);
     if (!verdict.ok) return { username, canonical: null, available: false, reason: 'invalid', detail: verdict.detail };
@@ -60,10 +63,19 @@ export function createUsernameService(deps: { db: RepositoryOf<{ names: typeof u
       const reason = clash === 'confusable' || clash.includes('skeleton') ? 'confusable' : 'taken';
       return refuse(REFUSALS[reason].code, REFUSALS[reason].detail);
     },
-    /** The account a typed name belongs to, by its enforced form ("ＡＤＡ" finds "ada"). */
+    /**
+     * The account a typed name belongs to, by its enforced form ("ＡＤＡ" finds "ada"). Public
+     * cards ask this on every request: the last thousand answers are kept (a pure function).
+     */
     canonicalOf(username: string): string | undefined {
+      if (canonicals.has(username)) return canonicals.get(username);
       const verdict = enforceUsername(username);
-      return verdict.ok ? verdict.canonical : undefined;
+      const canonical = verdict.ok ? verdict.canonical : undefined;
+      // Only names that could exist are kept: junk requests cannot fill the cache with long keys.
+      if (!canonical) return undefined;
+      if (canonicals.size >= CANONICAL_CACHE) canonicals.delete(canonicals.keys().next().value as string);
+      canonicals.set(username, canonical);
+      return canonical;
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { refuse } from '../errors.js';
+import { noneMatchHolds } from '../etag.js';
 
 /** Strong entity tag of a versioned resource (RFC 9110 §8.8.3). */
 export function etagFor(version: number): string {
@@ -29,13 +30,7 @@ export function requireIfMatch(request: FastifyRequest): number {
   return Number(match[1]);
 }
 
-/**
- * If-None-Match (RFC 9110 §13.1.2): does the client hold this representation already? Weak
- * comparison against any listed tag, or "*". A GET answers 304 then.
- */
+/** If-None-Match (RFC 9110 §13.1.2) of this request against a tag: a GET answers 304 then. */
 export function notModified(request: FastifyRequest, etag: string): boolean {
-  const header = request.headers['if-none-match'];
-  if (!header) return false;
-  const bare = (tag: string) => tag.trim().replace(/^W\//, '');
-  return header.split(',').some((tag) => tag.trim() === '*' || bare(tag) === bare(etag));
+  return noneMatchHolds(request.headers['if-none-match'], etag);
 }
