@@ -8,7 +8,7 @@ export const client = createVidClient({
   storage: indexedDbStorage(),
   onSessionEnded: () => {
     stopSignals();
-    if (!PUBLIC.has(location.pathname)) void navigate('/', 'You were signed out.');
+    if (!PUBLIC.has(location.pathname) && !openRouteFor(location.pathname)) void navigate('/', 'You were signed out.');
   },
 });
 
@@ -24,18 +24,35 @@ type Route = () => Promise<View>;
 const routes = new Map<string, Route>();
 export const PUBLIC = new Set(['/', '/join', '/recover']);
 /** Pages anyone may open, signed in or not, under a path prefix (/@username: a public card). */
-const openPrefixes = new Map<string, Route>();
+const openPrefixes = new Map<string, { load: Route; name: string }>();
 let current: View | undefined;
 
 export function route(path: string, load: Route): void {
   routes.set(path, load);
 }
 
-export function openRoute(prefix: string, load: Route): void {
-  openPrefixes.set(prefix, load);
+/** `name` is what main[data-view] says once the page is drawn. */
+export function openRoute(prefix: string, load: Route, name = 'public-card'): void {
+  openPrefixes.set(prefix, { load, name });
 }
 
 const openRouteFor = (path: string) => [...openPrefixes].find(([prefix]) => path.startsWith(prefix) && path.length > prefix.length)?.[1];
+
+/**
+ * Where to go after signing in or up: an open page (a share link) remembers itself before
+ * sending someone to the welcome screen, so they land back on it. Read once, then forgotten.
+ */
+const RETURN_KEY = 'vid.return-to';
+export function rememberReturn(path: string): void {
+  sessionStorage.setItem(RETURN_KEY, path);
+}
+export function takeReturn(fallback: string): string {
+  const path = sessionStorage.getItem(RETURN_KEY);
+  sessionStorage.removeItem(RETURN_KEY);
+  // Only a path of this app: never another origin (//host) or a scheme.
+  const pathname = path?.split(/[?#]/)[0] ?? '';
+  return path && /^\/(?![/\\])/.test(path) && (routes.has(pathname) || openRouteFor(pathname)) ? path : fallback;
+}
 
 let clearStatus: ReturnType<typeof setTimeout> | undefined;
 export function announce(text: string): void {
@@ -62,7 +79,7 @@ export async function show(note?: string): Promise<void> {
     if (path !== location.pathname) history.replaceState(null, '', path);
   }
   current?.leave?.();
-  const view = await (open ?? routes.get(path)!)();
+  const view = await (open?.load ?? routes.get(path)!)();
   current = view;
   document.title = `${view.title} · VID`;
   renderNav(!!session, session?.trusted ?? false);
@@ -71,7 +88,7 @@ export async function show(note?: string): Promise<void> {
   delete main.dataset.view;
   await view.render(main);
   // Set once the view is drawn: tests and assistive tech can rely on it.
-  main.dataset.view = open ? 'public-card' : path.slice(1) || 'welcome';
+  main.dataset.view = open ? open.name : path.slice(1) || 'welcome';
   if (session) startSignals();
   main.focus({ preventScroll: true });
   if (note) announce(note);
@@ -80,7 +97,7 @@ export async function show(note?: string): Promise<void> {
 function renderNav(signedIn: boolean, trusted: boolean): void {
   const nav = document.getElementById('nav')!;
   const links: [string, string][] = signedIn
-    ? [['/account', 'Account'], ['/fields', 'Fields'], ['/profiles', 'Profiles'], ['/security', 'Security'], ['/sessions', 'Sessions'], ...(trusted ? [['/add-device', 'Add a device'] as [string, string]] : [])]
+    ? [['/account', 'Account'], ['/fields', 'Fields'], ['/profiles', 'Profiles'], ['/share', 'Share'], ['/people', 'People'], ['/contacts', 'Contacts'], ['/security', 'Security'], ['/sessions', 'Sessions'], ...(trusted ? [['/add-device', 'Add a device'] as [string, string]] : [])]
     : [['/', 'Sign in'], ['/join', 'Join with a code'], ['/recover', 'Recover']];
   nav.replaceChildren(
     ...links.map(([href, label]) => {

@@ -15,7 +15,7 @@ export function fieldTypeLabels(): Promise<Map<string, string>> {
   return typeLabels;
 }
 
-const initials = (name: string) =>
+export const initials = (name: string): string =>
   [...name.trim().split(/\s+/).slice(0, 2).map((w) => [...w][0] ?? '')].join('').toUpperCase() || '?';
 
 export async function cardElement(card: Card, options: { empty?: string } = {}): Promise<HTMLElement> {

@@ -48,3 +48,28 @@ export function section(title: string, ...children: Child[]): HTMLElement {
 }
 
 export const when = (iso: string | null | undefined): string => (iso ? new Date(iso).toLocaleString() : '—');
+
+/** A date without the time: "12 Mar 2026". */
+export const day = (iso: string | null | undefined): string =>
+  iso ? new Date(iso).toLocaleDateString(undefined, { day: 'numeric', month: 'short', year: 'numeric' }) : '—';
+
+const RELATIVE: [Intl.RelativeTimeFormatUnit, number][] = [['year', 31_536_000], ['month', 2_592_000], ['week', 604_800], ['day', 86_400], ['hour', 3_600], ['minute', 60]];
+
+/** "5 minutes ago", "in 3 days", "just now": how people say when something happened. */
+export function ago(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const seconds = (new Date(iso).getTime() - Date.now()) / 1000;
+  const format = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+  for (const [unit, size] of RELATIVE) if (Math.abs(seconds) >= size) return format.format(Math.round(seconds / size), unit);
+  return 'just now';
+}
+
+/** Runs async work one at a time, in order: a signal that arrives mid-redraw waits its turn. */
+export function serial(): <T>(work: () => Promise<T>) => Promise<T> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (work) => {
+    const run = tail.then(work, work);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}

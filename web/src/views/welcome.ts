@@ -1,6 +1,7 @@
-// Sign-up (live username check) and passkey sign-in (autofill through conditional mediation).
+// Sign-up (live username check) and passkey sign-in (autofill through conditional mediation);
+// either one goes back to the page that sent the person here (a share link), else to Account.
 import { browserSupportsWebAuthnAutofill } from '@simplewebauthn/browser';
-import { client, explain, navigate, type View } from '../app.js';
+import { client, explain, navigate, takeReturn, type View } from '../app.js';
 import { field, h, message, section } from '../dom.js';
 import { autofillAssertion, createCredential, getAssertion, isCancel } from '../webauthn.js';
 
@@ -19,7 +20,7 @@ export default async function welcome(): Promise<View> {
         try {
           await client.login({ getAssertion });
           document.body.dataset.login = 'button';
-          await navigate('/account', 'Signed in.');
+          await navigate(takeReturn('/account'), 'Signed in.');
         } catch (error) {
           if (!isCancel(error)) loginMsg.textContent = explain(error);
           else loginMsg.textContent = 'Sign-in was cancelled.';
@@ -69,7 +70,7 @@ export default async function welcome(): Promise<View> {
         try {
           autofill?.abort();
           await client.register({ username: name.value.trim(), createCredential });
-          await navigate('/account', 'Account created. Download your recovery key under Security.');
+          await navigate(takeReturn('/account'), 'Account created. Download your recovery key under Security.');
         } catch (error) {
           signUpMsg.textContent = isCancel(error) ? 'Passkey creation was cancelled.' : explain(error);
         } finally {
@@ -98,7 +99,7 @@ export default async function welcome(): Promise<View> {
     try {
       await client.login({ getAssertion: autofillAssertion, signal: autofill.signal });
       document.body.dataset.login = 'autofill';
-      await navigate('/account', 'Signed in.');
+      await navigate(takeReturn('/account'), 'Signed in.');
     } catch {
       // Cancelled (another ceremony started, the view was left) or refused: the button remains.
     }
