@@ -2,6 +2,8 @@ import websocket from '@fastify/websocket';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import { allMigrations, modules } from './modules/index.js';
+import { createAccountData } from './platform/account-data.js';
+import type { AccountData } from './platform/account-data.js';
 import { createCeremonies } from './platform/ceremonies.js';
 import { systemClock } from './platform/clock.js';
 import type { Clock } from './platform/clock.js';
@@ -29,7 +31,7 @@ import { Problem } from './platform/http/schemas.js';
 import { AuthenticationCredential, CreationOptions, RegistrationCredential, RequestOptions } from './platform/http/webauthn-schemas.js';
 import { createSharedState } from './platform/limits/shared-state.js';
 import { buildModules } from './platform/module.js';
-import type { Platform } from './platform/module.js';
+import type { ModuleServices, Platform } from './platform/module.js';
 import type { StreamHub } from './platform/signals/hub.js';
 import { migrateToLatest } from './platform/store/migrate.js';
 import { createStore, openDatabase } from './platform/store/store.js';
@@ -51,6 +53,10 @@ export interface VidApp {
   store: Store;
   /** This node's event streams (stats for tests and the benchmark). */
   streams: StreamHub;
+  /** What each module declared about account data (the export-completeness test reads it). */
+  accountData: AccountData;
+  /** The modules' services, for operator commands (npm run purge) and tests. */
+  services: ModuleServices;
   /** Compiles every route schema not yet compiled (they compile on first use; tests check all of them). */
   compileSchemas(): void;
 }
@@ -101,6 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
     subkey: (purpose) => subkey(secretKey, purpose),
     limiter: shared.limiter,
     ceremonies: createCeremonies({ store, rp: config.webauthn, now: clock.now }),
+    accountData: createAccountData(),
     warn,
   };
   const { services, parts } = buildModules(modules, platform);
@@ -186,5 +193,5 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
 
   await app.ready();
   for (const part of parts) await part.start?.();
-  return { app, store, streams: services.streams, compileSchemas: compilers.compileAll };
+  return { app, store, streams: services.streams, accountData: platform.accountData, services, compileSchemas: compilers.compileAll };
 }

@@ -1,5 +1,6 @@
 import type { VidModule } from '../platform/module.js';
 import { collectMigrations } from '../platform/store/migrate.js';
+import { accountModule } from './account/module.js';
 import { contactsModule } from './contacts/module.js';
 import { fieldsModule } from './fields/module.js';
 import { healthModule } from './health/module.js';
@@ -36,6 +37,7 @@ export const modules: readonly VidModule[] = [
   profilesModule,
   contactsModule,
   shareLinksModule,
+  accountModule,
   signalsModule,
   webAppModule,
 ];

@@ -47,6 +47,8 @@ export interface Config {
   corsOrigins: string[];
   /** Signal log and streams (PRODUCT §7, docs/decisions/020-event-signals.md). */
   events: { retentionDays: number; maxStreamsPerAccount: number; heartbeatMs: number; streamBufferBytes: number; stallTimeoutMs: number };
+  /** PRODUCT §8: days a deleted account can be restored; days its username stays held after the purge. */
+  lifecycle: { graceDays: number; usernameHoldDays: number };
   apiVersion: string;
 }
 
@@ -187,6 +189,10 @@ export function loadConfig(env: Env = process.env): Config {
       // At least Node's 16 KiB high-water mark, so a full buffer always ends in a 'drain'.
       streamBufferBytes: int(env, 'EVENTS_STREAM_BUFFER_KB', 32, 16) * 1024,
       stallTimeoutMs: millis(env, 'EVENTS_STALL_TIMEOUT_S', 30, 0.01),
+    },
+    lifecycle: {
+      graceDays: int(env, 'ACCOUNT_GRACE_DAYS', 30, 1),
+      usernameHoldDays: int(env, 'USERNAME_HOLD_DAYS', 365, 0),
     },
     apiVersion: '1.0.0',
   };

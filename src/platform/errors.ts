@@ -44,7 +44,7 @@ export class AppError extends Error {
     super(options.detail ?? refusal.title, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
     this.status = refusal.status;
-    this.code = code;
+    this.code = 'code' in refusal ? refusal.code : code;
     this.title = refusal.title;
     this.detail = options.detail ?? refusal.title;
     this.errors = options.errors;

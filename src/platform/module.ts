@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Migration } from 'kysely';
 import type { TSchema } from 'typebox';
+import type { AccountData } from './account-data.js';
 import type { Ceremonies } from './ceremonies.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
@@ -27,6 +28,8 @@ export interface Platform {
   subkey(purpose: string): Buffer;
   limiter: AttemptLimiter;
   ceremonies: Ceremonies;
+  /** What each module holds about an account: its export sections, purge and table fates. */
+  accountData: AccountData;
   /** Logs a failure nobody is waiting for (background work, stream delivery). */
   warn(error: unknown, what: string): void;
 }

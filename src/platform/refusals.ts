@@ -6,6 +6,7 @@
  * Retry-After when a refusal says when to come back.
  *
  * A new refusal is one line here. Codes are snake_case, except the spec's own JOIN_NOT_APPROVED.
+ * An entry's name is its code, unless it names one (`code`): one code answered at two statuses.
  */
 export const REFUSALS = {
   // Conventions (PRODUCT §0)
@@ -112,6 +113,12 @@ export const REFUSALS = {
   contact_limit: { status: 409, title: 'Contact limit reached' },
   share_link_gone: { status: 410, title: 'Share link gone' },
   subscription_request_limit: { status: 429, title: 'Too many subscription requests' },
-} as const satisfies Record<string, { status: number; title: string; challenge?: string }>;
+
+  // The account lifecycle (PRODUCT §8)
+  account_deleted: { status: 403, title: 'Account deleted' },
+  account_not_deleted: { status: 409, title: 'Account not deleted' },
+  // The same code at another status: a contact's card is gone while its owner's account is deleted.
+  contact_account_deleted: { status: 410, title: 'Account deleted', code: 'account_deleted' },
+} as const satisfies Record<string, { status: number; title: string; challenge?: string; code?: string }>;
 
 export type RefusalCode = keyof typeof REFUSALS;

@@ -3,6 +3,8 @@ import { buildApp } from '../../src/app.js';
 import { createManualClock } from '../../src/platform/clock.js';
 import { loadConfig } from '../../src/platform/config.js';
 import type { Config } from '../../src/platform/config.js';
+import type { AccountData } from '../../src/platform/account-data.js';
+import type { ModuleServices } from '../../src/platform/module.js';
 import type { Store } from '../../src/platform/store/store.js';
 import type { TestBackend } from './backends.js';
 import { TestClient } from './client.js';
@@ -19,6 +21,10 @@ export interface TestApp {
   store: Store;
   clock: ReturnType<typeof createManualClock>;
   client: TestClient;
+  /** The modules' services (the purge, driven with the test's clock). */
+  services: ModuleServices;
+  /** What each module declared about account data. */
+  accountData: AccountData;
   close(): Promise<void>;
 }
 
@@ -51,8 +57,10 @@ export async function startTestApp(backend: TestBackend, env: Record<string, str
   const clock = createManualClock(Date.now());
   let app;
   let store: Store;
+  let services: ModuleServices;
+  let accountData: AccountData;
   try {
-    ({ app, store } = await buildApp({ config, store: database.store, clock, logger: false }));
+    ({ app, store, services, accountData } = await buildApp({ config, store: database.store, clock, logger: false }));
   } catch (error) {
     await database.cleanup();
     throw error;
@@ -68,6 +76,8 @@ export async function startTestApp(backend: TestBackend, env: Record<string, str
     store,
     clock,
     client,
+    services,
+    accountData,
     async close() {
       // Whatever a suite did, every signal it caused names the resource the catalogue promises.
       const offCatalogue = await signalsOffCatalogue(store).catch((error) => [`unreadable: ${error}`]);

@@ -6,6 +6,7 @@ import { WebSocket } from 'ws';
 import { buildApp } from '../../src/app.js';
 import { createManualClock } from '../../src/platform/clock.js';
 import type { Config } from '../../src/platform/config.js';
+import type { ModuleServices } from '../../src/platform/module.js';
 import type { StreamHub } from '../../src/platform/signals/hub.js';
 import type { Signal } from '../../src/platform/signals/catalogue.js';
 import { createStore } from '../../src/platform/store/store.js';
@@ -27,6 +28,8 @@ export interface TestNode {
   app: FastifyInstance;
   streams: StreamHub;
   store: Store;
+  /** The node's services (the purge). */
+  services: ModuleServices;
   client: TestClient;
 }
 
@@ -57,7 +60,7 @@ export async function startNodes(backend: TestBackend, count: number, env: Recor
     await app.listen({ host: '127.0.0.1', port: 0 });
     const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const document = await (await fetch(`${baseUrl}/api/v1/openapi.json`)).json();
-    nodes.push({ baseUrl, app, streams, store: built.store, client: new TestClient(baseUrl, PUBLIC_ORIGIN, createContractChecker(document), clock.now) });
+    nodes.push({ baseUrl, app, streams, store: built.store, services: built.services, client: new TestClient(baseUrl, PUBLIC_ORIGIN, createContractChecker(document), clock.now) });
   }
   return {
     nodes,

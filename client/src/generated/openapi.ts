@@ -1228,6 +1228,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download everything stored about your account
+         * @description A JSON attachment, streamed. No secrets: `left_out` lists what is kept out and why. Works while the account is deleted.
+         */
+        get: operations["getAccountExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete your account (restorable until purge_at)
+         * @description Every other session is revoked, your public card and share links stop working, subscribers see `unavailable`. Until purge_at you can sign in and restore it (POST /account/undelete); after that it is erased and your username held for a while.
+         */
+        delete: operations["deleteAccount"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/undelete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore your deleted account
+         * @description Everything comes back as it was (other devices sign in again); subscribers see your card again.
+         */
+        post: operations["postAccountUndelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -1402,7 +1462,7 @@ export interface components {
         /** SecurityLogEntry */
         SecurityLogEntry: {
             id: string;
-            /** @description account_created, signed_in, passkey_added, passkey_renamed, passkey_removed, totp_added, totp_confirmed, totp_removed, recovery_key_downloaded, recovery_succeeded, recovery_failed, session_revoked */
+            /** @description account_created, signed_in, passkey_added, passkey_renamed, passkey_removed, totp_added, totp_confirmed, totp_removed, recovery_key_downloaded, recovery_succeeded, recovery_failed, session_revoked, account_deleted, account_restored */
             kind: string;
             /** Format: date-time */
             at: string;
@@ -1491,6 +1551,11 @@ export interface components {
             region: string;
             /** Format: date-time */
             created_at: string;
+            /** @description deleted: DELETE /account was called; POST /account/undelete restores it until purge_at */
+            status: "active" | "deleted";
+            deleted_at: string | null;
+            /** @description When a deleted account is erased for good */
+            purge_at: string | null;
             /** @description Send as If-Match (quoted) to update */
             version: number;
             /** @enum {number} */
@@ -1796,6 +1861,18 @@ export interface components {
             schema_version: 1;
         };
         /**
+         * AccountDeletion
+         * @description Until purge_at, sign in and POST /account/undelete restore everything
+         */
+        AccountDeletion: {
+            /** @enum {string} */
+            status: "deleted";
+            /** Format: date-time */
+            deleted_at: string;
+            /** Format: date-time */
+            purge_at: string;
+        };
+        /**
          * Signal
          * @description Something changed; no data: pull `resource`.
          */
@@ -1863,6 +1940,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2214,6 +2300,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -2290,6 +2385,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2399,6 +2503,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -2485,7 +2598,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session) */
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2596,6 +2709,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2721,7 +2843,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session) */
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2833,6 +2955,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Idempotency-Key reused with another body, or its first request still in flight */
             409: {
                 headers: {
@@ -2922,6 +3053,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3037,7 +3177,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session) */
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3140,6 +3280,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3260,7 +3409,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session) */
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3455,6 +3604,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Idempotency-Key reused with another body, or its first request still running */
             409: {
                 headers: {
@@ -3568,7 +3726,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session) */
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted); or the account is deleted (account_deleted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4340,7 +4498,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session) */
+            /** @description Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session); or the account is deleted (account_deleted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4737,7 +4895,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session) */
+            /** @description Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session); or the account is deleted (account_deleted); or the account is deleted (account_deleted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4840,7 +4998,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session) */
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4965,7 +5123,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session) */
+            /** @description Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session); or the account is deleted (account_deleted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5739,6 +5897,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -5828,6 +5995,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5929,6 +6105,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description You have no field with this id (field_not_found) */
             404: {
                 headers: {
@@ -6014,6 +6199,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6138,6 +6332,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6274,6 +6477,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -6363,6 +6575,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6464,6 +6685,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description You have no profile with this id (profile_not_found) */
             404: {
                 headers: {
@@ -6552,6 +6782,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6691,6 +6930,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description You have no profile with this id (profile_not_found) */
             404: {
                 headers: {
@@ -6816,6 +7064,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description You have no profile with this id (profile_not_found) */
             404: {
                 headers: {
@@ -6928,6 +7185,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No profile (profile_not_found) or field (field_not_found) of yours has this id */
             404: {
                 headers: {
@@ -7014,6 +7280,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7115,6 +7390,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7412,6 +7696,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -7490,6 +7783,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7593,6 +7895,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7716,6 +8027,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No subscription to you has this id (subscription_not_found) */
             404: {
                 headers: {
@@ -7821,6 +8141,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7944,6 +8273,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No subscription to you has this id (subscription_not_found) */
             404: {
                 headers: {
@@ -8060,6 +8398,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -8136,6 +8483,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8248,6 +8604,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -8341,7 +8706,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description subscription_refused */
+            /** @description subscription_refused; or the account is deleted (account_deleted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8463,6 +8828,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -8541,6 +8915,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8640,8 +9023,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description You have no contact with this id (contact_not_found) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The owner changed the subscription at the same moment (invalid_transition): read it again */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8741,7 +9142,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The contact is not active: no card (contact_not_active) */
+            /** @description The contact is not active: no card (contact_not_active); or the account is deleted (account_deleted); or the account is deleted (account_deleted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8752,6 +9153,15 @@ export interface operations {
             };
             /** @description You have no contact with this id (contact_not_found) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The contact's account is deleted; its card is back if they restore it (account_deleted) */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8854,7 +9264,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The contact is not active: no card (contact_not_active) */
+            /** @description The contact is not active: no card (contact_not_active); or the account is deleted (account_deleted); or the account is deleted (account_deleted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8865,6 +9275,15 @@ export interface operations {
             };
             /** @description You have no contact with this id (contact_not_found) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The contact's account is deleted; its card is back if they restore it (account_deleted) */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8950,6 +9369,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9069,6 +9497,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description You have no contact with this id (contact_not_found) */
             404: {
                 headers: {
@@ -9172,6 +9609,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9296,6 +9742,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -9382,6 +9837,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9484,6 +9948,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description You have no profile with this id (profile_not_found) */
             404: {
                 headers: {
@@ -9578,6 +10051,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9788,7 +10270,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description subscription_refused */
+            /** @description subscription_refused; or the account is deleted (account_deleted) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9880,6 +10362,376 @@ export interface operations {
             };
         };
     };
+    getAccountExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description base64url of the JSON WebAuthn assertion answering POST /auth/step-up/begin (5 minutes, single use) */
+                "vid-step-up"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Everything VID stores about your account (PRODUCT §8) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        schema_version: 1;
+                        /** Format: date-time */
+                        exported_at: string;
+                        /** @description What the server holds about you that the file leaves out, and why */
+                        left_out: {
+                            table: string;
+                            /** @description Only these columns; the rest of the table is in the file */
+                            columns?: string[];
+                            reason: string;
+                        }[];
+                        account: components["schemas"]["Me"];
+                        /** @description Sign-ins, passkey and TOTP changes, recovery, revocations, deletion: newest first */
+                        security_log: components["schemas"]["SecurityLogEntry"][];
+                        /** @description Every session: device, address, when it started, was last seen, ends or was revoked */
+                        sessions: {
+                            id: string;
+                            device_label: string;
+                            user_agent: string;
+                            ip: string;
+                            trusted: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            last_seen_at: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                            revoked_at: string | null;
+                        }[];
+                        /** @description Your passkeys: names, dates, backup state (public keys and counters stay on the server) */
+                        passkeys: components["schemas"]["Passkey"][];
+                        /** @description Your authenticator apps: names and dates (their secrets are left out) */
+                        totp: components["schemas"]["TotpAuthenticator"][];
+                        /** @description Your identity fields, as GET /me/fields shows them */
+                        fields: components["schemas"]["Field"][];
+                        /** @description Your profiles, the fields each shows, and the card its audience sees */
+                        profiles: {
+                            /** @example prf_Vb2yJt8nRw4cLA3qD9mX0k */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            /** @description The public card at GET /public/{username}; at most one profile per account */
+                            public: boolean;
+                            /** @description Fields this profile shows (its exposures are resources of their own: changing them moves updated_at, not version) */
+                            field_count: number;
+                            /** @description Active subscribers who see this profile */
+                            subscriber_count: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description Send as If-Match (quoted) to update or delete */
+                            version: number;
+                            /** @enum {number} */
+                            schema_version: 1;
+                            exposures: components["schemas"]["Exposure"][];
+                            card: components["schemas"]["Card"] | null;
+                        }[];
+                        /** @description Who subscribes to you, and to which profile */
+                        subscriptions: components["schemas"]["Subscription"][];
+                        /** @description Everyone you subscribe to (removed ones too), with the card each shows you now */
+                        contacts: {
+                            contact: components["schemas"]["Contact"];
+                            card: components["schemas"]["Card"] | null;
+                        }[];
+                        /** @description Your private notes and labels on contacts */
+                        annotations: components["schemas"]["Annotation"][];
+                        /** @description People you blocked from asking again */
+                        blocks: {
+                            username: string;
+                            display_name: string | null;
+                            /** Format: date-time */
+                            blocked_at: string;
+                        }[];
+                        /** @description Your share links, without their tokens */
+                        share_links: {
+                            id: string;
+                            profile_id: string;
+                            expires_at: string | null;
+                            max_uses: number | null;
+                            uses: number;
+                            auto_approve: boolean;
+                            state: "active" | "expired" | "used_up" | "revoked";
+                            /** Format: date-time */
+                            created_at: string;
+                            revoked_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description base64url of the JSON WebAuthn assertion answering POST /auth/step-up/begin (5 minutes, single use) */
+                "vid-step-up"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Until purge_at, sign in and POST /account/undelete restore everything */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDeletion"];
+                };
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postAccountUndelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is not deleted (account_not_deleted) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getEvents: {
         parameters: {
             query?: {
@@ -9923,6 +10775,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10028,6 +10889,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -19,7 +19,7 @@ export interface AnnotationView {
   schema_version: 1;
 }
 
-const view = (row: AnnotationRecord): AnnotationView => ({
+export const annotationView = (row: AnnotationRecord): AnnotationView => ({
   contact_id: row.subscription_id,
   note: row.note,
   labels: JSON.parse(row.labels) as string[],
@@ -72,7 +72,7 @@ export function createAnnotationService(deps: { db: RepositoryOf<{ annotations: 
       await contactOf(auth.account.id, contactId);
       const row = await db.direct.annotations.find(auth.account.id, contactId);
       if (!row) throw refuse('annotation_not_found', 'you have not annotated this contact yet: PUT creates the annotation');
-      return view(row);
+      return annotationView(row);
     },
 
     /** PUT: creates without If-Match (201), then needs it (428 without, 412 when stale). */
@@ -99,7 +99,7 @@ export function createAnnotationService(deps: { db: RepositoryOf<{ annotations: 
           if (!row) throw refuse('version_mismatch', 'the annotation changed since you read it; fetch it again');
         }
         await q.annotations.setLabels(authorId, contactId, JSON.parse(row.labels) as string[]);
-        return { created: !current, annotation: view(row) };
+        return { created: !current, annotation: annotationView(row) };
       });
     },
 

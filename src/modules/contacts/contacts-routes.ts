@@ -12,6 +12,7 @@ import { AnnotationBody, AnnotationSchema, ContactSchema, ContactsQuery, IdParam
 
 const notFound = problem('You have no contact with this id (contact_not_found)');
 const inactive = problem('The contact is not active: no card (contact_not_active)');
+const ownerDeleted = problem('The contact\'s account is deleted; its card is back if they restore it (account_deleted)');
 const vcardResponse = { description: 'text/vcard; charset=utf-8', content: { 'text/vcard': { schema: Type.String() } } };
 
 function attachment(reply: FastifyReply, name: string): FastifyReply {
@@ -86,7 +87,7 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
       summary: 'Unsubscribe, or remove an ended contact',
       description: 'pending or active → ended; an ended, denied or revoked contact leaves your list. Your annotation of it goes too.',
       params: IdParams,
-      response: { 204: NoContent, 404: notFound },
+      response: { 204: NoContent, 404: notFound, 409: problem('The owner changed the subscription at the same moment (invalid_transition): read it again') },
     },
   }, async (request, reply) => {
     await contacts.remove(request.auth!, request.params.id);
@@ -100,13 +101,13 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
       summary: 'The card this person shows you',
       description: 'The card of the profile they chose for you (you never learn which). Strong ETag; If-None-Match answers 304. Only while active (403 contact_not_active).',
       params: IdParams,
-      response: { 200: ref(CardSchema), 304: NotModified, 403: inactive, 404: notFound },
+      response: { 200: ref(CardSchema), 304: NotModified, 403: inactive, 404: notFound, 410: ownerDeleted },
     },
   }, async (request, reply) => sendCard(request, reply, await contacts.card(request.auth!, request.params.id, ifNoneMatch(request)), 'private, no-cache'));
 
   r.get('/contacts/:id/vcard', {
     config: { auth: 'session' },
-    schema: { tags, summary: 'A contact\'s card as a vCard file', params: IdParams, querystring: VcardQuery, produces: ['text/vcard'], response: { 200: vcardResponse, 304: NotModified, 403: inactive, 404: notFound } },
+    schema: { tags, summary: 'A contact\'s card as a vCard file', params: IdParams, querystring: VcardQuery, produces: ['text/vcard'], response: { 200: vcardResponse, 304: NotModified, 403: inactive, 404: notFound, 410: ownerDeleted } },
   }, async (request, reply) => {
     const vcard = await contacts.vcard(request.auth!, request.params.id, request.query.version ?? '4.0');
     reply.header('ETag', vcard.etag).header('Cache-Control', 'private, no-cache');

@@ -1,5 +1,6 @@
 import { defineModule } from '../../platform/module.js';
 import { accountQueries } from '../../platform/store/accounts.js';
+import { contactsAccountData } from './account-data.js';
 import { createAnnotationService } from './annotations.js';
 import { createContactService } from './contacts.js';
 import type { ContactService } from './contacts.js';
@@ -28,7 +29,7 @@ export const contactsModule = defineModule({
     { name: 'contacts', description: 'The people you subscribe to, and the cards they show you' },
     { name: 'annotations', description: 'Your private notes and labels on contacts' },
   ],
-  build({ clock, store }, { profiles, usernames }) {
+  build({ clock, store, accountData }, { profiles, usernames }) {
     const db = store.repository({ subs: subscriptionQueries, blocks: blockQueries, annotations: annotationQueries, accounts: accountQueries });
     const subscriptions = createSubscriptionService({ db, clock });
     const contacts = createContactService({ db, clock, subscriptions, canonicalOf: usernames.canonicalOf });
@@ -37,6 +38,7 @@ export const contactsModule = defineModule({
     profiles.onCardsChanged(subscriptions.cardsChanged);
     profiles.onRemoving(subscriptions.profileRemoving);
     profiles.countSubscribersWith(subscriptions.countsByProfile);
+    accountData.declare('contacts', contactsAccountData(db));
     return {
       provides: { subscriptions, contacts },
       routes: async (app) => {

@@ -1,10 +1,10 @@
+import { sql } from 'kysely';
 import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import { keysetPage } from '../../platform/store/keyset.js';
 import { preparedQuery } from '../../platform/store/prepared.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
 import type { AccountsTable } from '../../platform/store/schema.js';
 import type { ProfilesTable } from '../profiles/queries.js';
-import type { SubscriptionStatus } from './states.js';
 
 /** Subscriptions, blocks and annotations (007-subscriptions). */
 export interface SubscriptionsTable {
@@ -59,11 +59,12 @@ export type SubscriptionRecord = Selectable<SubscriptionsTable>;
 export type AnnotationRecord = Selectable<AnnotationsTable>;
 
 /** A subscription with the other side's name, as either side lists it. */
-export type SubscriptionRow = SubscriptionRecord & { other_username: string; other_display_name: string | null; profile_card_updated_at: number | null };
+export type SubscriptionRow = SubscriptionRecord & { other_username: string; other_display_name: string | null; other_deleted_at: number | null; profile_card_updated_at: number | null };
 
 export interface ContactCardRow {
   status: string;
   owner_id: string;
+  owner_deleted_at: number | null;
   card_since: number | null;
   card_json: string | null;
   card_etag: string | null;
@@ -78,13 +79,14 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       .innerJoin('accounts', 'accounts.id', side === 'owner' ? 'subscriptions.subscriber_id' : 'subscriptions.owner_id')
       .leftJoin('profiles', 'profiles.id', 'subscriptions.profile_id')
       .selectAll('subscriptions')
-      .select(['accounts.username as other_username', 'accounts.display_name as other_display_name', 'profiles.card_updated_at as profile_card_updated_at']);
+      .select(['accounts.username as other_username', 'accounts.display_name as other_display_name', 'accounts.deleted_at as other_deleted_at', 'profiles.card_updated_at as profile_card_updated_at']);
 
   const cardRead = (subscriberId: string, id: string) =>
     db
       .selectFrom('subscriptions')
+      .innerJoin('accounts', 'accounts.id', 'subscriptions.owner_id')
       .leftJoin('profiles', 'profiles.id', 'subscriptions.profile_id')
-      .select(['subscriptions.status', 'subscriptions.owner_id', 'subscriptions.card_since', 'profiles.card_etag', 'profiles.card_updated_at'])
+      .select(['subscriptions.status', 'subscriptions.owner_id', 'accounts.deleted_at as owner_deleted_at', 'subscriptions.card_since', 'profiles.card_etag', 'profiles.card_updated_at'])
       .where('subscriptions.id', '=', id)
       .where('subscriptions.subscriber_id', '=', subscriberId);
   const cardQuery = preparedQuery(db, (subscriberId: string, id: string) => cardRead(subscriberId, id).select('profiles.card_json'), 2);
@@ -148,8 +150,9 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       side: 'owner' | 'subscriber',
       accountId: string,
       id: string,
-      from: readonly SubscriptionStatus[],
-      to: { status: SubscriptionStatus; profile_id?: string | null; card_since?: number | null; hidden_at?: number | null },
+      // States as the table (states.ts) names them; queries sit below it and take plain strings.
+      from: readonly string[],
+      to: { status: string; profile_id?: string | null; card_since?: number | null; hidden_at?: number | null },
       at: number,
     ): Promise<SubscriptionRecord | undefined> {
       return db
@@ -175,6 +178,40 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
         .where('subscriptions.owner_id', '=', ownerId)
         .where('subscriptions.profile_id', 'in', profileIds)
         .where('subscriptions.status', '=', 'active') as unknown as SelectQueryBuilder<any, any, { account_id: string; param: string }>;
+    },
+    /** Everyone with a live (pending or active) subscription to the owner, as fan-out targets of a kind without a placeholder. */
+    liveSubscribersOf(ownerId: string): SelectQueryBuilder<any, any, { account_id: string; param: string }> {
+      return db
+        .selectFrom('subscriptions')
+        .select(['subscriptions.subscriber_id as account_id', sql<string>`''`.as('param')])
+        .where('subscriptions.owner_id', '=', ownerId)
+        .where('subscriptions.status', 'in', ['pending', 'active']) as unknown as SelectQueryBuilder<any, any, { account_id: string; param: string }>;
+    },
+    /** The owners of everyone's live subscriptions made by this subscriber, as fan-out targets (no placeholder). */
+    liveOwnersOf(subscriberId: string): SelectQueryBuilder<any, any, { account_id: string; param: string }> {
+      return db
+        .selectFrom('subscriptions')
+        .select(['subscriptions.owner_id as account_id', sql<string>`''`.as('param')])
+        .where('subscriptions.subscriber_id', '=', subscriberId)
+        .where('subscriptions.status', 'in', ['pending', 'active']) as unknown as SelectQueryBuilder<any, any, { account_id: string; param: string }>;
+    },
+    /**
+     * The purge (PRODUCT §8): every live subscription from or to the account ends, and the
+     * messages it wrote go. The rows stay, so the other side keeps its history (and its notes).
+     */
+    async endAllOf(accountId: string, at: number): Promise<void> {
+      await db
+        .updateTable('subscriptions')
+        .set((eb) => ({ status: 'ended', updated_at: at, version: eb('version', '+', 1) }))
+        .where((eb) => eb.or([eb('owner_id', '=', accountId), eb('subscriber_id', '=', accountId)]))
+        .where('status', 'in', ['pending', 'active'])
+        .execute();
+      await db.updateTable('subscriptions').set({ message: null }).where('subscriber_id', '=', accountId).where('message', 'is not', null).execute();
+    },
+    /** Every subscription the account made, hidden ones too, with the card each shows now (the export). */
+    async allAsSubscriber(subscriberId: string, after: KeysetPosition | undefined, limit: number): Promise<Array<SubscriptionRow & { card_json: string | null }>> {
+      const query = rows('subscriber').select('profiles.card_json').where('subscriptions.subscriber_id', '=', subscriberId);
+      return keysetPage(query, after, limit, { table: 'subscriptions' }).execute();
     },
     /** Active subscribers per profile. */
     async countsByProfile(ownerId: string, profileIds: readonly string[]): Promise<Map<string, number>> {
@@ -213,9 +250,12 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       return db
         .selectFrom('subscriptions')
         .innerJoin('profiles', 'profiles.id', 'subscriptions.profile_id')
-        .select(['subscriptions.id', 'subscriptions.status', 'subscriptions.owner_id', 'subscriptions.card_since', 'profiles.card_json', 'profiles.card_etag', 'profiles.card_updated_at'])
+        .innerJoin('accounts', 'accounts.id', 'subscriptions.owner_id')
+        .select(['subscriptions.id', 'subscriptions.status', 'subscriptions.owner_id', 'accounts.deleted_at as owner_deleted_at', 'subscriptions.card_since', 'profiles.card_json', 'profiles.card_etag', 'profiles.card_updated_at'])
         .where('subscriptions.subscriber_id', '=', subscriberId)
         .where('subscriptions.status', '=', 'active')
+        // Deleted owners' cards are gone until they restore their account.
+        .where('accounts.deleted_at', 'is', null)
         .orderBy('subscriptions.created_at')
         .orderBy('subscriptions.id')
         .execute();
@@ -242,6 +282,10 @@ export function blockQueries(db: Kysely<ContactTables>) {
     async unblock(ownerId: string, blockedId: string): Promise<boolean> {
       const result = await db.deleteFrom('blocks').where('owner_id', '=', ownerId).where('blocked_id', '=', blockedId).executeTakeFirst();
       return Number(result.numDeletedRows) === 1;
+    },
+    /** The purge: blocks the account made, and blocks of it (a tombstone is nobody to block). */
+    async removeAllOf(accountId: string): Promise<void> {
+      await db.deleteFrom('blocks').where((eb) => eb.or([eb('owner_id', '=', accountId), eb('blocked_id', '=', accountId)])).execute();
     },
     async list(ownerId: string, after: KeysetPosition | undefined, limit: number) {
       const query = db
@@ -286,6 +330,14 @@ export function annotationQueries(db: Kysely<ContactTables>) {
           .values(labels.map((label) => ({ subscription_id: subscriptionId, author_id: authorId, label, label_key: labelKey(label) })))
           .execute();
       }
+    },
+    /** An author's annotations in (created_at, subscription_id) order (the export). */
+    async byAuthor(authorId: string, after: KeysetPosition | undefined, limit: number): Promise<AnnotationRecord[]> {
+      return keysetPage(db.selectFrom('annotations').selectAll().where('author_id', '=', authorId), after, limit, { idColumn: 'subscription_id' }).execute();
+    },
+    /** The purge: what the account wrote about its contacts (labels follow by foreign key). */
+    async removeByAuthor(authorId: string): Promise<void> {
+      await db.deleteFrom('annotations').where('author_id', '=', authorId).execute();
     },
     /** The author's labels with how many of their contacts carry each, in one grouped read. */
     async labelCounts(authorId: string): Promise<Array<{ label: string; count: number }>> {

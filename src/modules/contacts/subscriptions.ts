@@ -204,6 +204,14 @@ export function createSubscriptionService(deps: { db: Repo; clock: Clock }) {
       if (!blocked || !(await db.direct.blocks.unblock(auth.account.id, blocked.id))) throw refuse('block_not_found', `you have not blocked ${username}`);
     },
 
+    /**
+     * The owner's account was deleted or restored (PRODUCT §8): everyone subscribed to them sees
+     * their contact turn `unavailable` or come back, and is told, set-based.
+     */
+    async ownerAvailabilityChanged(tx: Tx, ownerId: string): Promise<void> {
+      await signalSelected(tx, db.in(tx).subs.liveSubscribersOf(ownerId), 'contacts.changed');
+    },
+
     /** Fan-out: the owner's cards changed; each active subscriber who sees one is told, set-based. */
     async cardsChanged(tx: Tx, change: { accountId: string; profileIds: string[] }): Promise<void> {
       await signalSelected(tx, db.in(tx).subs.activeSubscribersOf(change.accountId, change.profileIds), 'contact.card.changed');

@@ -55,10 +55,12 @@ export function cardChangedAt(row: { status: string; card_since: number | null; 
 }
 
 export function contactView(row: SubscriptionRow, labels: string[]): ContactView {
-  const changed = cardChangedAt(row);
+  // PRODUCT §4: while the owner's account is deleted a live subscription shows `unavailable`.
+  const unavailable = row.other_deleted_at !== null && (row.status === 'pending' || row.status === 'active');
+  const changed = unavailable ? null : cardChangedAt(row);
   return {
     id: row.id,
-    status: row.status as SubscriptionStatus,
+    status: unavailable ? 'unavailable' : (row.status as SubscriptionStatus),
     owner: { username: row.other_username, display_name: row.other_display_name },
     message: row.message,
     labels,

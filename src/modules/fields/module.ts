@@ -1,3 +1,4 @@
+import { ref } from '../../platform/http/schemas.js';
 import { defineModule } from '../../platform/module.js';
 import { catalogRoutes } from './catalog-routes.js';
 import { createFieldCatalog } from './catalog.js';
@@ -21,9 +22,14 @@ export const fieldsModule = defineModule({
   name: 'fields',
   migrations: { '003-identity-fields': identityFields },
   schemas: [PhoneCountryRule, AddressCountryRule, SocialPlatform, FieldType, FieldDetails, FieldValidation, FieldSchema],
-  build({ clock, store }) {
+  build({ clock, store, accountData }) {
     const fieldCatalog = createFieldCatalog();
     const fields = createFieldService({ db: store.repository({ fields: fieldQueries }), clock, catalog: fieldCatalog });
+    accountData.declare('fields', {
+      tables: { fields: { exported: 'fields' } },
+      sections: [{ name: 'fields', description: 'Your identity fields, as GET /me/fields shows them', kind: 'list', item: ref(FieldSchema), pages: fields.exportPages }],
+      erase: fields.erase,
+    });
     return {
       provides: { fields, fieldCatalog },
       routes: async (app) => {

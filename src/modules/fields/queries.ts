@@ -69,6 +69,10 @@ export function fieldQueries(db: Kysely<{ fields: FieldsTable }>) {
         .returningAll()
         .executeTakeFirst();
     },
+    /** The purge: every field of the account (their exposures follow by foreign key). */
+    async removeAll(accountId: string): Promise<void> {
+      await db.deleteFrom('fields').where('account_id', '=', accountId).execute();
+    },
     async remove(accountId: string, id: string, expectedVersion: number): Promise<boolean> {
       const result = await db
         .deleteFrom('fields')

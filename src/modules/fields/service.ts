@@ -5,9 +5,9 @@ import type { FieldError } from '../../platform/errors.js';
 import { txHook } from '../../platform/hooks.js';
 import { newId } from '../../platform/ids.js';
 import { signal } from '../../platform/signals/signal.js';
-import { decodeCursor, toPage } from '../../platform/store/keyset.js';
+import { decodeCursor, keysetPages, toPage } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
-import type { RepositoryOf } from '../../platform/store/store.js';
+import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { FieldQueries, FieldRecord, fieldQueries } from './queries.js';
 import type { CheckedValue, FieldCatalog } from './catalog.js';
 import { FIELD_LIMITS } from './limits.js';
@@ -92,6 +92,15 @@ export function createFieldService(deps: { db: RepositoryOf<{ fields: typeof fie
 
   return {
     onChange: changed.subscribe,
+
+    /** Every field, a page at a time (the account export). */
+    async *exportPages(accountId: string): AsyncIterable<FieldView[]> {
+      for await (const rows of keysetPages((after, limit) => db.direct.fields.list(accountId, after, limit), (row) => row)) yield rows.map(view);
+    },
+    /** The purge (PRODUCT §8). */
+    async erase(tx: Tx, accountId: string): Promise<void> {
+      await db.in(tx).fields.removeAll(accountId);
+    },
 
     async list(auth: AuthContext, cursor: string | undefined, limit: number, type?: string): Promise<Page<FieldView>> {
       if (type !== undefined && !catalog.definition(type)) throw unknownType(type);

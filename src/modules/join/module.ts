@@ -13,7 +13,7 @@ export const joinModule = defineModule({
   migrations: { '005-join': join },
   schemas: [JoinAttempt, PendingJoin],
   tags: [{ name: 'join', description: 'Letting a new device in with a 6-digit code' }],
-  build({ config, clock, store, limiter, subkey, ceremonies }, { usernames, passkeys, totp, recovery, sessions, securityLog }) {
+  build({ config, clock, store, limiter, subkey, ceremonies, accountData }, { usernames, passkeys, totp, recovery, sessions, securityLog }) {
     const service = createJoinService({
       db: store.repository({ join: joinQueries, accounts: accountQueries }),
       clock,
@@ -27,6 +27,13 @@ export const joinModule = defineModule({
       sessions,
       securityLog,
       factors: createJoinFactors({ totp, recovery }),
+    });
+    accountData.declare('join', {
+      tables: {
+        join_codes: { leftOut: 'one-time codes that live for minutes, kept only as keyed hashes' },
+        join_attempts: { leftOut: 'device-join attempts live for minutes; the sessions they opened are under sessions, and the security log has the rest' },
+      },
+      erase: (tx, accountId) => tx.use(joinQueries).removeAll(accountId),
     });
     return { routes: (app) => joinRoutes(app, { join: service }) };
   },

@@ -41,6 +41,11 @@ export type JoinAttemptRecord = Selectable<JoinAttemptsTable>;
 
 export function joinQueries(db: Kysely<JoinTables>) {
   return {
+    /** The purge: the account's codes and attempts. */
+    async removeAll(accountId: string): Promise<void> {
+      await db.deleteFrom('join_attempts').where('account_id', '=', accountId).execute();
+      await db.deleteFrom('join_codes').where('account_id', '=', accountId).execute();
+    },
     /** A new code voids the issuing session's previous one (PRODUCT §1 join/issue). */
     async replaceCode(code: { id: string; account_id: string; session_id: string; code_hash: string; created_at: number; expires_at: number }): Promise<void> {
       await db.updateTable('join_codes').set({ voided_at: code.created_at }).where('session_id', '=', code.session_id).where('used_at', 'is', null).where('voided_at', 'is', null).execute();

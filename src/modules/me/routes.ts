@@ -9,7 +9,7 @@ export async function meRoutes(app: FastifyInstance, opts: { me: MeService }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.get('/me', {
-    config: { auth: 'session' },
+    config: { auth: 'session', openWhileDeleted: true },
     schema: { tags: ['identity'], summary: 'The identity of the caller', response: { 200: ref(MeSchema) } },
   }, async (request, reply) => {
     const me = opts.me.get(request.auth!);

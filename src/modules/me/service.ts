@@ -17,9 +17,14 @@ export interface MeView {
   default_country: string | null;
   region: string;
   created_at: string;
+  status: 'active' | 'deleted';
+  deleted_at: string | null;
+  purge_at: string | null;
   version: number;
   schema_version: 1;
 }
+
+const isoOrNull = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
 export function meView(account: AccountRecord): MeView {
   return {
@@ -30,6 +35,9 @@ export function meView(account: AccountRecord): MeView {
     default_country: account.default_country,
     region: account.region,
     created_at: new Date(account.created_at).toISOString(),
+    status: account.deleted_at === null ? 'active' : 'deleted',
+    deleted_at: isoOrNull(account.deleted_at),
+    purge_at: isoOrNull(account.purge_at),
     version: account.version,
     schema_version: 1,
   };

@@ -1,3 +1,4 @@
+import { ref } from '../../platform/http/schemas.js';
 import { defineModule } from '../../platform/module.js';
 import { createPasskeyService } from './passkeys.js';
 import type { PasskeyService } from './passkeys.js';
@@ -19,9 +20,23 @@ declare module '../../platform/module.js' {
 export const methodsModule = defineModule({
   name: 'methods',
   schemas: [Passkey, TotpAuthenticator],
-  build({ config, clock, store, box, limiter, ceremonies }, { securityLog }) {
+  build({ config, clock, store, box, limiter, ceremonies, accountData }, { securityLog }) {
     const passkeys = createPasskeyService({ db: store.repository({ passkeys: passkeyQueries }), clock, rp: config.webauthn, ceremonies, securityLog });
     const totp = createTotpService({ db: store.repository({ totp: totpQueries }), clock, issuer: config.webauthn.rpName, box, limiter, securityLog });
+    accountData.declare('methods', {
+      tables: {
+        passkeys: { exported: 'passkeys', withheld: { columns: ['public_key', 'counter', 'credential_id', 'dpop_jkt'], reason: 'the credential itself: of use only to the server that checks your signatures' } },
+        totp_authenticators: { exported: 'totp', withheld: { columns: ['secret_sealed', 'last_step'], reason: 'the TOTP secret would let whoever holds the file make your codes' } },
+      },
+      sections: [
+        { name: 'passkeys', description: 'Your passkeys: names, dates, backup state (public keys and counters stay on the server)', kind: 'list', item: ref(Passkey), pages: passkeys.exportPages },
+        { name: 'totp', description: 'Your authenticator apps: names and dates (their secrets are left out)', kind: 'list', item: ref(TotpAuthenticator), pages: totp.exportPages },
+      ],
+      async erase(tx, accountId) {
+        await totp.erase(tx, accountId);
+        await passkeys.erase(tx, accountId);
+      },
+    });
     return {
       provides: { passkeys, totp },
       routes: async (app) => {

@@ -8,7 +8,7 @@ import type { NewCredential, RelyingParty } from '../../platform/crypto/webauthn
 import { refuse } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { signal } from '../../platform/signals/signal.js';
-import { decodeCursor, toPage } from '../../platform/store/keyset.js';
+import { decodeCursor, keysetPages, toPage } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
@@ -99,6 +99,15 @@ export function createPasskeyService(deps: {
     async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<PasskeyView>> {
       const rows = await db.direct.passkeys.list(auth.account.id, decodeCursor(cursor), limit + 1);
       return toPage(rows, limit, passkeyView);
+    },
+
+    /** Every passkey as the list shows it, no key material (the account export). */
+    async *exportPages(accountId: string): AsyncIterable<PasskeyView[]> {
+      for await (const rows of keysetPages((after, limit) => db.direct.passkeys.list(accountId, after, limit), (row) => row)) yield rows.map(passkeyView);
+    },
+    /** The purge (PRODUCT §8). */
+    async erase(tx: Tx, accountId: string): Promise<void> {
+      await db.in(tx).passkeys.removeAll(accountId);
     },
 
     async rename(auth: AuthContext, id: string, expectedVersion: number, name: string, client: LocatedClient): Promise<PasskeyView> {

@@ -107,6 +107,10 @@ export function passkeyQueries(db: Kysely<MethodTables>) {
     async flag(id: string, at: number): Promise<void> {
       await db.updateTable('passkeys').set({ flagged_at: at }).where('id', '=', id).execute();
     },
+    /** The purge: every passkey of the account (key bundles follow by foreign key). */
+    async removeAll(accountId: string): Promise<void> {
+      await db.deleteFrom('passkeys').where('account_id', '=', accountId).execute();
+    },
   };
 }
 
@@ -155,6 +159,9 @@ export function totpQueries(db: Kysely<MethodTables>) {
     async remove(accountId: string, id: string): Promise<boolean> {
       const result = await db.deleteFrom('totp_authenticators').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
       return Number(result.numDeletedRows) === 1;
+    },
+    async removeAll(accountId: string): Promise<void> {
+      await db.deleteFrom('totp_authenticators').where('account_id', '=', accountId).execute();
     },
   };
 }

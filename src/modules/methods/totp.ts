@@ -105,6 +105,15 @@ export function createTotpService(deps: {
       return (await db.direct.totp.list(auth.account.id)).map(view);
     },
 
+    /** Names and dates only: the secrets stay sealed on the server (the account export). */
+    async *exportPages(accountId: string): AsyncIterable<TotpView[]> {
+      yield (await db.direct.totp.list(accountId)).map(view);
+    },
+    /** The purge (PRODUCT §8). */
+    async erase(tx: Tx, accountId: string): Promise<void> {
+      await db.in(tx).totp.removeAll(accountId);
+    },
+
     async remove(auth: AuthContext, id: string, client: LocatedClient): Promise<void> {
       await db.transaction(async (q, tx) => {
         if (!(await q.totp.remove(auth.account.id, id))) throw notFound();

@@ -5,7 +5,7 @@ import { profiles as profilesMigration } from './migrations/006-profiles.js';
 import { publicRoutes } from './public-routes.js';
 import { exposureQueries, profileQueries } from './queries.js';
 import { profileRoutes } from './routes.js';
-import { CardSchema, ExposureSchema, ProfileSchema } from './schemas.js';
+import { CardSchema, ExportedProfile, ExposureSchema, ProfileSchema } from './schemas.js';
 import { createProfileService } from './service.js';
 import type { ProfileService } from './service.js';
 
@@ -24,7 +24,7 @@ export const profilesModule = defineModule({
     { name: 'profiles', description: 'Profiles: which fields each audience sees, and the card it gets' },
     { name: 'public', description: 'Public cards and vCards: no sign-in' },
   ],
-  build({ clock, store }, { fields, me, usernames }) {
+  build({ clock, store, accountData }, { fields, me, usernames }) {
     const profiles = createProfileService({
       db: store.repository({ profiles: profileQueries, exposures: exposureQueries, fields: fieldQueries, accounts: accountQueries }),
       clock,
@@ -32,6 +32,11 @@ export const profilesModule = defineModule({
     // What a card shows can change elsewhere: a field edited or deleted, the display name.
     fields.onChange(profiles.followChange);
     me.onChange(profiles.followChange);
+    accountData.declare('profiles', {
+      tables: { profiles: { exported: 'profiles' }, profile_exposures: { exported: 'profiles' } },
+      sections: [{ name: 'profiles', description: 'Your profiles, the fields each shows, and the card its audience sees', kind: 'list', item: ExportedProfile, pages: profiles.exportPages }],
+      erase: profiles.erase,
+    });
     return {
       provides: { profiles },
       routes: async (app) => {

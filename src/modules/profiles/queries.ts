@@ -89,7 +89,9 @@ export function profileQueries(db: Kysely<ProfileTables>) {
     db
       .selectFrom('accounts')
       .innerJoin('profiles', (join) => join.onRef('profiles.account_id', '=', 'accounts.id').on('profiles.public', '=', sql.lit(1)))
-      .where('accounts.username_canonical', '=', canonical);
+      .where('accounts.username_canonical', '=', canonical)
+      // A deleted account shows no public card (PRODUCT §8); the same 404 as nobody.
+      .where('accounts.deleted_at', 'is', null);
 
   return {
     async insert(profile: ProfileRecord): Promise<void> {
@@ -135,6 +137,15 @@ export function profileQueries(db: Kysely<ProfileTables>) {
      */
     async touch(accountId: string, id: string, at: number): Promise<void> {
       await db.updateTable('profiles').set({ updated_at: at }).where('id', '=', id).where('account_id', '=', accountId).execute();
+    },
+    /** The purge: every profile of the account with its exposures. */
+    async removeAll(accountId: string): Promise<void> {
+      await db.deleteFrom('profile_exposures').where('account_id', '=', accountId).execute();
+      await db.deleteFrom('profiles').where('account_id', '=', accountId).execute();
+    },
+    /** A profile's rendered card (the export shows each profile with what its audience sees). */
+    async cardJson(accountId: string, id: string): Promise<string | undefined> {
+      return (await db.selectFrom('profiles').select('card_json').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst())?.card_json;
     },
     async remove(accountId: string, id: string, expectedVersion: number): Promise<boolean> {
       const result = await db.deleteFrom('profiles').where('id', '=', id).where('account_id', '=', accountId).where('version', '=', expectedVersion).executeTakeFirst();

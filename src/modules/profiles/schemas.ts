@@ -111,3 +111,9 @@ export const VcardQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** A profile as the account export shows it: the profile, its exposures in order, and its card. */
+export const ExportedProfile = Type.Object(
+  { ...ProfileSchema.properties, exposures: Type.Array(ref(ExposureSchema)), card: Type.Union([ref(CardSchema), Type.Null()]) },
+  { title: 'ExportedProfile', additionalProperties: false },
+);

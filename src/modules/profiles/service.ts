@@ -8,7 +8,7 @@ import { txHook } from '../../platform/hooks.js';
 import { newId } from '../../platform/ids.js';
 import { signal } from '../../platform/signals/signal.js';
 import type { accountQueries } from '../../platform/store/accounts.js';
-import { decodeCursor, toPage } from '../../platform/store/keyset.js';
+import { decodeCursor, keysetPages, toPage } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
@@ -180,6 +180,23 @@ export function createProfileService(deps: {
     /** Where subscriber counts come from, once subscriptions exist. */
     countSubscribersWith(count: (accountId: string, profileIds: string[]) => Promise<Map<string, number>>) {
       subscriberCounts = count;
+    },
+
+    /** Every profile with its exposures and the card its audience sees (the account export). */
+    async *exportPages(accountId: string): AsyncIterable<object[]> {
+      for await (const rows of keysetPages((after, limit) => db.direct.profiles.list(accountId, after, limit), (row) => row)) {
+        const page = [];
+        for (const profile of await views(accountId, rows)) {
+          const exposures = (await db.direct.exposures.list(profile.id)).map(exposureView);
+          const card = await db.direct.profiles.cardJson(accountId, profile.id);
+          page.push({ ...profile, exposures, card: card === undefined ? null : JSON.parse(card) });
+        }
+        yield page;
+      }
+    },
+    /** The purge (PRODUCT §8): no hooks run, the subscriptions' side is ended by the contacts module first. */
+    async erase(tx: Tx, accountId: string): Promise<void> {
+      await db.in(tx).profiles.removeAll(accountId);
     },
 
     async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<ProfileView>> {

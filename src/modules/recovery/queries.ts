@@ -19,5 +19,8 @@ export function recoveryKeyQueries(db: Kysely<{ recovery_keys: RecoveryKeysTable
     async find(accountId: string): Promise<RecoveryKeyRecord | undefined> {
       return db.selectFrom('recovery_keys').selectAll().where('account_id', '=', accountId).executeTakeFirst();
     },
+    async remove(accountId: string): Promise<void> {
+      await db.deleteFrom('recovery_keys').where('account_id', '=', accountId).execute();
+    },
   };
 }

@@ -1,3 +1,4 @@
+import { ref } from '../../platform/http/schemas.js';
 import { defineModule } from '../../platform/module.js';
 import { securityLogQueries } from './queries.js';
 import { securityLogRoutes } from './routes.js';
@@ -15,8 +16,13 @@ declare module '../../platform/module.js' {
 export const securityLogModule = defineModule({
   name: 'security-log',
   schemas: [SecurityLogEntry],
-  build({ store, clock }) {
+  build({ store, clock, accountData }) {
     const securityLog = createSecurityLog({ db: store.repository({ log: securityLogQueries }), clock });
+    accountData.declare('security-log', {
+      tables: { security_log: { exported: 'security_log' } },
+      sections: [{ name: 'security_log', description: 'Sign-ins, passkey and TOTP changes, recovery, revocations, deletion: newest first', kind: 'list', item: ref(SecurityLogEntry), pages: securityLog.exportPages }],
+      erase: securityLog.erase,
+    });
     return { provides: { securityLog }, routes: (app) => securityLogRoutes(app, { securityLog }) };
   },
 });

@@ -25,5 +25,8 @@ export function securityLogQueries(db: Kysely<{ security_log: SecurityLogTable }
     async list(accountId: string, before: KeysetPosition | undefined, limit: number): Promise<SecurityLogRecord[]> {
       return keysetPage(db.selectFrom('security_log').selectAll().where('account_id', '=', accountId), before, limit, { order: 'desc' }).execute();
     },
+    async removeAll(accountId: string): Promise<void> {
+      await db.deleteFrom('security_log').where('account_id', '=', accountId).execute();
+    },
   };
 }

@@ -2,7 +2,7 @@ import type { AuthContext } from '../../platform/caller.js';
 import type { LocatedClient } from '../../platform/client-info.js';
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/ids.js';
-import { decodeCursor, toPage } from '../../platform/store/keyset.js';
+import { decodeCursor, keysetPages, toPage } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { SecurityLogRecord, securityLogQueries } from './queries.js';
@@ -20,7 +20,9 @@ export type SecurityEventKind =
   | 'recovery_key_downloaded'
   | 'recovery_succeeded'
   | 'recovery_failed'
-  | 'session_revoked';
+  | 'session_revoked'
+  | 'account_deleted'
+  | 'account_restored';
 
 export interface SecurityLogEntry {
   id: string;
@@ -31,9 +33,28 @@ export interface SecurityLogEntry {
   user_agent: string;
 }
 
+function entryOf(row: SecurityLogRecord): SecurityLogEntry {
+  return {
+    id: row.id,
+    kind: row.kind,
+    at: new Date(row.created_at).toISOString(),
+    ip: row.ip,
+    location: row.location,
+    user_agent: row.user_agent,
+  };
+}
+
 export function createSecurityLog(deps: { db: RepositoryOf<{ log: typeof securityLogQueries }>; clock: Clock }) {
   const { db, clock } = deps;
   return {
+    /** The whole log, newest first, a page at a time (the account export). */
+    async *exportPages(accountId: string): AsyncIterable<SecurityLogEntry[]> {
+      for await (const rows of keysetPages((after, limit) => db.direct.log.list(accountId, after, limit), (row) => row)) yield rows.map(entryOf);
+    },
+    /** The purge (PRODUCT §8). */
+    async erase(tx: Tx, accountId: string): Promise<void> {
+      await db.in(tx).log.removeAll(accountId);
+    },
     /** Written in the transaction of what it records. */
     async record(tx: Tx, accountId: string, kind: SecurityEventKind, client: LocatedClient): Promise<void> {
       await db.in(tx).log.insert({
@@ -49,14 +70,7 @@ export function createSecurityLog(deps: { db: RepositoryOf<{ log: typeof securit
     },
     async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<SecurityLogEntry>> {
       const rows = await db.direct.log.list(auth.account.id, decodeCursor(cursor), limit + 1);
-      return toPage(rows, limit, (row: SecurityLogRecord) => ({
-        id: row.id,
-        kind: row.kind,
-        at: new Date(row.created_at).toISOString(),
-        ip: row.ip,
-        location: row.location,
-        user_agent: row.user_agent,
-      }));
+      return toPage(rows, limit, entryOf);
     },
   };
 }

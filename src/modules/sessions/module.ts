@@ -1,7 +1,7 @@
 import { defineModule } from '../../platform/module.js';
 import { authLookupQueries, refreshTokenQueries, sessionQueries } from './queries.js';
 import { sessionRoutes } from './routes.js';
-import { Session, Tokens } from './schemas.js';
+import { ExportedSession, Session, Tokens } from './schemas.js';
 import { createSessionService } from './service.js';
 import type { SessionService } from './service.js';
 
@@ -16,13 +16,21 @@ export const sessionsModule = defineModule({
   name: 'sessions',
   schemas: [Tokens, Session],
   tags: [{ name: 'auth', description: 'Usernames, passkeys, sessions, step-up, TOTP, recovery' }],
-  build({ config, clock, store }, { securityLog }) {
+  build({ config, clock, store, accountData }, { securityLog }) {
     const sessions = createSessionService({
       db: store.repository({ sessions: sessionQueries, refreshTokens: refreshTokenQueries }),
       authLookup: store.use(authLookupQueries),
       clock,
       tokens: config.tokens,
       securityLog,
+    });
+    accountData.declare('sessions', {
+      tables: {
+        sessions: { exported: 'sessions', withheld: { columns: ['access_hash', 'jkt'], reason: 'token hashes and device-key thumbprints: secrets, or of use only to the server' } },
+        refresh_tokens: { leftOut: 'refresh tokens are secrets (stored only as hashes), useless outside the server' },
+      },
+      sections: [{ name: 'sessions', description: 'Every session: device, address, when it started, was last seen, ends or was revoked', kind: 'list', item: ExportedSession, pages: sessions.exportPages }],
+      erase: sessions.erase,
     });
     return { provides: { sessions }, routes: (app) => sessionRoutes(app, { sessions }) };
   },

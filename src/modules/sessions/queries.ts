@@ -81,6 +81,10 @@ function authSelect(db: Kysely<SessionTables>) {
       'accounts.region',
       'accounts.version',
       'accounts.created_at',
+      'accounts.deleted_at',
+      'accounts.purge_at',
+      'accounts.purged_at',
+      'accounts.hold_until',
     ])
     .where('sessions.revoked_at', 'is', null);
 }
@@ -144,6 +148,15 @@ export function sessionQueries(db: Kysely<SessionTables>) {
     async findById(id: string): Promise<SessionRecord | undefined> {
       return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
     },
+    /** What decides whether a session may keep an event stream open: its own state and its account's. */
+    async streamState(id: string): Promise<{ revoked_at: number | null; expires_at: number; deleted_at: number | null } | undefined> {
+      return db
+        .selectFrom('sessions')
+        .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
+        .select(['sessions.revoked_at', 'sessions.expires_at', 'accounts.deleted_at'])
+        .where('sessions.id', '=', id)
+        .executeTakeFirst();
+    },
     async touch(id: string, at: number): Promise<void> {
       await db.updateTable('sessions').set({ last_seen_at: at }).where('id', '=', id).execute();
     },
@@ -160,6 +173,25 @@ export function sessionQueries(db: Kysely<SessionTables>) {
     },
     async rotateTokens(id: string, tokens: { access_hash: string; access_expires_at: number; refresh_expires_at: number; last_seen_at: number }): Promise<void> {
       await db.updateTable('sessions').set(tokens).where('id', '=', id).where('revoked_at', 'is', null).execute();
+    },
+    /** Every session of the account, live or not, in (created_at, id) order (the export). */
+    async all(accountId: string, after: KeysetPosition | undefined, limit: number): Promise<SessionRecord[]> {
+      return keysetPage(db.selectFrom('sessions').selectAll().where('account_id', '=', accountId), after, limit).execute();
+    },
+    /** The purge: refresh tokens go with their sessions (foreign key). */
+    async removeAll(accountId: string): Promise<void> {
+      await db.deleteFrom('sessions').where('account_id', '=', accountId).execute();
+    },
+    /** Revokes every live session of the account but one; how many were revoked. */
+    async revokeAllBut(accountId: string, keepId: string, at: number): Promise<number> {
+      const result = await db
+        .updateTable('sessions')
+        .set({ revoked_at: at, access_hash: null })
+        .where('account_id', '=', accountId)
+        .where('id', '!=', keepId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
     /** Revokes a live session of the account; false when there is none by that id. */
     async revoke(accountId: string, id: string, at: number): Promise<boolean> {

@@ -25,7 +25,7 @@ export async function sessionRoutes(app: FastifyInstance, opts: { sessions: Sess
   });
 
   r.post('/auth/logout', {
-    config: { auth: 'session' },
+    config: { auth: 'session', openWhileDeleted: true },
     schema: { tags: ['auth'], summary: 'Revoke the current session', response: { 204: NoContent } },
   }, async (request, reply) => {
     await sessions.logout(request.auth!);

@@ -30,4 +30,20 @@ export const Session = Type.Object(
   { $id: 'Session', title: 'Session', additionalProperties: false },
 );
 
+/** A session as the account export lists it: every session, with its address and end. */
+export const ExportedSession = Type.Object(
+  {
+    id: Type.String(),
+    device_label: Type.String(),
+    user_agent: Type.String(),
+    ip: Type.String(),
+    trusted: Type.Boolean(),
+    created_at: IsoDateTime,
+    last_seen_at: IsoDateTime,
+    expires_at: IsoDateTime,
+    revoked_at: Type.Union([IsoDateTime, Type.Null()]),
+  },
+  { title: 'ExportedSession', additionalProperties: false },
+);
+
 export const SessionIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) }, { additionalProperties: false });

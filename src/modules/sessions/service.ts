@@ -7,7 +7,7 @@ import { newOpaqueToken, sha256Base64url } from '../../platform/crypto/tokens.js
 import { refuse } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { signal } from '../../platform/signals/signal.js';
-import { decodeCursor, toPage } from '../../platform/store/keyset.js';
+import { decodeCursor, keysetPages, toPage } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { SecurityLog } from '../security-log/service.js';
@@ -89,6 +89,11 @@ export function createSessionService(deps: {
 
   return {
     revokeIn,
+    /** Signs out every other device of the account, in the caller's transaction (account deletion). */
+    async revokeOthersIn(tx: Tx, auth: AuthContext): Promise<void> {
+      const revoked = await db.in(tx).sessions.revokeAllBut(auth.account.id, auth.sessionId, clock.now());
+      if (revoked > 0) await signal(tx, auth.account.id, 'sessions.changed');
+    },
     /** Opens a session inside the caller's transaction, bound to the device key `jkt`. */
     async open(tx: Tx, input: { accountId: string; jkt: string; trusted: boolean; client: LocatedClient }): Promise<IssuedTokens> {
       const q = db.in(tx);
@@ -164,6 +169,28 @@ export function createSessionService(deps: {
       return result.tokens;
     },
 
+    /** Every session, live or ended, a page at a time (the account export). */
+    async *exportPages(accountId: string): AsyncIterable<object[]> {
+      const iso = (t: number) => new Date(t).toISOString();
+      for await (const rows of keysetPages((after, limit) => db.direct.sessions.all(accountId, after, limit), (row) => row)) {
+        yield rows.map((row) => ({
+          id: row.id,
+          device_label: row.device_label,
+          user_agent: row.user_agent,
+          ip: row.ip,
+          trusted: row.trusted === 1,
+          created_at: iso(row.created_at),
+          last_seen_at: iso(row.last_seen_at),
+          expires_at: iso(Math.min(row.expires_at, row.refresh_expires_at)),
+          revoked_at: row.revoked_at === null ? null : iso(row.revoked_at),
+        }));
+      }
+    },
+    /** The purge (PRODUCT §8): sessions and their refresh tokens. */
+    async erase(tx: Tx, accountId: string): Promise<void> {
+      await db.in(tx).sessions.removeAll(accountId);
+    },
+
     async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<SessionView>> {
       const rows = await db.direct.sessions.listLive(auth.account.id, clock.now(), decodeCursor(cursor), limit + 1);
       return toPage(rows, limit, (row) => view(row, auth.sessionId));
@@ -189,9 +216,10 @@ export function createSessionService(deps: {
       return session ? Math.min(session.access_expires_at, session.expires_at) : 0;
     },
 
+    /** May this session keep a stream open? Not once revoked or expired, nor while its account is deleted (PRODUCT §8). */
     async isLive(sessionId: string, now: number): Promise<boolean> {
-      const session = await db.direct.sessions.findById(sessionId);
-      return !!session && session.revoked_at === null && session.expires_at > now;
+      const state = await db.direct.sessions.streamState(sessionId);
+      return !!state && state.revoked_at === null && state.expires_at > now && state.deleted_at === null;
     },
   };
 }

@@ -2,7 +2,7 @@ import { defineModule } from '../../platform/module.js';
 import { shareLinks as shareLinksMigration } from './migrations/008-share-links.js';
 import { shareLinkQueries } from './queries.js';
 import { shareLinkRoutes } from './routes.js';
-import { ShareLinkSchema } from './schemas.js';
+import { ExportedShareLink, ShareLinkSchema } from './schemas.js';
 import { createShareLinkService } from './service.js';
 
 /** Share links: a QR code or link that lets someone subscribe to one profile (PRODUCT §6). */
@@ -11,7 +11,7 @@ export const shareLinksModule = defineModule({
   migrations: { '008-share-links': shareLinksMigration },
   schemas: [ShareLinkSchema],
   tags: [{ name: 'sharing', description: 'Share links: let someone subscribe by QR code or link' }],
-  build({ config, clock, store, box, subkey }, { profiles, subscriptions, contacts }) {
+  build({ config, clock, store, box, subkey, accountData }, { profiles, subscriptions, contacts }) {
     const links = createShareLinkService({
       db: store.repository({ links: shareLinkQueries }),
       clock,
@@ -21,6 +21,11 @@ export const shareLinksModule = defineModule({
       subscriptions,
     });
     profiles.onRemoving(links.profileRemoving);
+    accountData.declare('share-links', {
+      tables: { share_links: { exported: 'share_links', withheld: { columns: ['token_hash', 'token_sealed'], reason: 'whoever holds a link token may subscribe to you' } } },
+      sections: [{ name: 'share_links', description: 'Your share links, without their tokens', kind: 'list', item: ExportedShareLink, pages: links.exportPages }],
+      erase: links.erase,
+    });
     return { routes: (app) => shareLinkRoutes(app, { links, contacts }) };
   },
 });

@@ -38,6 +38,13 @@ export function shareLinkQueries(db: Kysely<ShareLinkTables>) {
     async list(ownerId: string, after: KeysetPosition | undefined, limit: number): Promise<ShareLinkRecord[]> {
       return keysetPage(db.selectFrom('share_links').selectAll().where('owner_id', '=', ownerId).where('revoked_at', 'is', null), after, limit).execute();
     },
+    /** Every link of the owner, revoked ones too (the export). */
+    async all(ownerId: string, after: KeysetPosition | undefined, limit: number): Promise<ShareLinkRecord[]> {
+      return keysetPage(db.selectFrom('share_links').selectAll().where('owner_id', '=', ownerId), after, limit).execute();
+    },
+    async removeAll(ownerId: string): Promise<void> {
+      await db.deleteFrom('share_links').where('owner_id', '=', ownerId).execute();
+    },
     async find(ownerId: string, id: string): Promise<ShareLinkRecord | undefined> {
       return db.selectFrom('share_links').selectAll().where('id', '=', id).where('owner_id', '=', ownerId).executeTakeFirst();
     },
@@ -48,7 +55,7 @@ export function shareLinkQueries(db: Kysely<ShareLinkTables>) {
         .innerJoin('accounts', 'accounts.id', 'share_links.owner_id')
         .innerJoin('profiles', 'profiles.id', 'share_links.profile_id')
         .selectAll('share_links')
-        .select(['accounts.username', 'accounts.display_name', 'profiles.name as profile_name'])
+        .select(['accounts.username', 'accounts.display_name', 'accounts.deleted_at as owner_deleted_at', 'profiles.name as profile_name'])
         .where('share_links.token_hash', '=', tokenHash)
         .executeTakeFirst();
     },

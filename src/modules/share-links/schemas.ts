@@ -21,6 +21,22 @@ export const ShareLinkSchema = Type.Object(
   { $id: 'ShareLink', title: 'ShareLink', additionalProperties: false },
 );
 
+/** A share link as the account export lists it: no token (whoever holds one may subscribe). */
+export const ExportedShareLink = Type.Object(
+  {
+    id: Type.String(),
+    profile_id: Type.String(),
+    expires_at: Nullable(IsoDateTime),
+    max_uses: Nullable(Type.Integer()),
+    uses: Type.Integer(),
+    auto_approve: Type.Boolean(),
+    state: Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('used_up'), Type.Literal('revoked')]),
+    created_at: IsoDateTime,
+    revoked_at: Nullable(IsoDateTime),
+  },
+  { title: 'ExportedShareLink', additionalProperties: false },
+);
+
 export const ShareLinkCreateBody = Type.Object(
   {
     profile_id: Type.String({ minLength: 1, maxLength: 64 }),

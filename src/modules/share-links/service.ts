@@ -5,7 +5,7 @@ import type { SecretBox } from '../../platform/crypto/secret-box.js';
 import { refuse } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { signal } from '../../platform/signals/signal.js';
-import { decodeCursor, toPage } from '../../platform/store/keyset.js';
+import { decodeCursor, keysetPages, toPage } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { ProfileRemoval } from '../profiles/service.js';
@@ -88,7 +88,8 @@ export function createShareLinkService(deps: {
   async function live(token: string) {
     const link = TOKEN.test(token) ? await db.direct.links.findByHash(hashOf(token)) : undefined;
     if (!link) throw unknown();
-    if (stateOf(link, clock.now()) !== 'active') throw gone();
+    // PRODUCT §8: a deleted account's links stop working (and work again if it is restored).
+    if (stateOf(link, clock.now()) !== 'active' || link.owner_deleted_at !== null) throw gone();
     return link;
   }
 
@@ -120,6 +121,27 @@ export function createShareLinkService(deps: {
         await signal(tx, auth.account.id, 'share_links.changed');
       });
       return view(link);
+    },
+
+    /** Every link, revoked ones too, without its token (the account export). */
+    async *exportPages(accountId: string): AsyncIterable<object[]> {
+      for await (const rows of keysetPages((after, limit) => db.direct.links.all(accountId, after, limit), (row) => row)) {
+        yield rows.map((link) => ({
+          id: link.id,
+          profile_id: link.profile_id,
+          expires_at: iso(link.expires_at),
+          max_uses: link.max_uses,
+          uses: link.uses,
+          auto_approve: link.auto_approve === 1,
+          state: stateOf(link, clock.now()),
+          created_at: new Date(link.created_at).toISOString(),
+          revoked_at: iso(link.revoked_at),
+        }));
+      }
+    },
+    /** The purge (PRODUCT §8). */
+    async erase(tx: Tx, accountId: string): Promise<void> {
+      await db.in(tx).links.removeAll(accountId);
     },
 
     async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<ShareLinkView>> {

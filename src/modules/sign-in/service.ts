@@ -71,6 +71,10 @@ export function createSignInService(deps: {
         region: deps.region,
         version: 1,
         created_at: now,
+        deleted_at: null,
+        purge_at: null,
+        purged_at: null,
+        hold_until: null,
       };
       try {
         // One transaction: the account, its first passkey and its first session exist together or not at all.

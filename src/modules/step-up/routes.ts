@@ -7,7 +7,8 @@ import type { StepUpService } from './service.js';
 
 export async function stepUpRoutes(app: FastifyInstance, opts: { stepUp: StepUpService }) {
   app.withTypeProvider<TypeBoxTypeProvider>().post('/auth/step-up/begin', {
-    config: { auth: 'session' },
+    // Open while the account is deleted: export needs a step-up.
+    config: { auth: 'session', openWhileDeleted: true },
     schema: {
       tags: ['auth'],
       summary: 'Begin a step-up: a challenge for one of your passkeys',

@@ -13,6 +13,8 @@ declare module 'fastify' {
     idempotency?: 'required' | 'optional';
     /** A long-lived stream (SSE, WebSocket): not a request "in flight" for load shedding. */
     stream?: boolean;
+    /** Reachable while the account is deleted (PRODUCT §8: GET /me, undelete, export, logout). */
+    openWhileDeleted?: boolean;
   }
   interface FastifyRequest {
     auth?: AuthContext;

@@ -166,7 +166,8 @@ export function createStreamHub(deps: HubDeps) {
       const from = Math.min(...ready.map((s) => s.cursor));
       const rows = await deps.read(accountId, from, PAGE);
       if (rows.length === 0) return;
-      if (rows.some((row) => row.kind === 'sessions.changed')) await closeDeadSessions(group);
+      // A revocation, or the account's deletion, ends streams before anything more reaches them.
+      if (rows.some((row) => row.kind === 'sessions.changed' || row.kind === 'account.changed')) await closeDeadSessions(group);
       for (const stream of ready) if (!stream.closed) deliver(stream, rows);
       if (rows.length < PAGE) return;
     }

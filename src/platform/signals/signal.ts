@@ -30,14 +30,15 @@ export async function signalEach<K extends SignalKindName>(tx: Tx, targets: Read
 
 /**
  * Fan-out to every account a query selects (`account_id`, and `param` for the resource's one
- * placeholder), written set-based in the transaction: `contact.card.changed` to every active
+ * placeholder, '' for a kind without one), written set-based in the transaction: `contact.card.changed` to every active
  * subscriber of a profile costs a few statements, not one per subscriber.
  */
 export async function signalSelected<K extends SignalKindName>(tx: Tx, targets: SelectQueryBuilder<any, any, { account_id: string; param: string }>, kind: K): Promise<number> {
   const template = SIGNAL_KINDS[kind].resource as string;
   const [prefix, suffix, extra] = template.split(/\{[a-z_]+\}/);
-  if (suffix === undefined || extra !== undefined) throw new Error(`signal ${kind}: a fan-out needs a resource with one placeholder`);
-  const records = await tx.use(signalLog).appendSelected(targets, kind, { prefix: prefix!, suffix }, tx.now());
+  if (extra !== undefined) throw new Error(`signal ${kind}: a fan-out resource has at most one placeholder`);
+  // A kind without a placeholder (`/contacts`) takes the path as it is: the targets' param is ''.
+  const records = await tx.use(signalLog).appendSelected(targets, kind, { prefix: prefix!, suffix: suffix ?? '' }, tx.now());
   tx.published(records);
   return records.length;
 }

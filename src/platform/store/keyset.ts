@@ -65,3 +65,18 @@ export function toPage<Row extends KeysetPosition, Out>(rows: Row[], limit: numb
   const last = pageRows[pageRows.length - 1];
   return { data: pageRows.map(map), next_cursor: has_more && last ? encodeCursor(last) : null, has_more };
 }
+
+/**
+ * Every page of a keyset-ordered read, one after another (the account export): `fetch` answers
+ * the rows after a position; a page shorter than `size` is the last. Only one page is in memory
+ * at a time.
+ */
+export async function* keysetPages<Row>(fetch: (after: KeysetPosition | undefined, limit: number) => Promise<Row[]>, positionOf: (row: Row) => KeysetPosition, size = 500): AsyncGenerator<Row[]> {
+  let after: KeysetPosition | undefined;
+  for (;;) {
+    const rows = await fetch(after, size);
+    if (rows.length > 0) yield rows;
+    if (rows.length < size) return;
+    after = positionOf(rows[rows.length - 1]!);
+  }
+}

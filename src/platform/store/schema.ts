@@ -16,6 +16,14 @@ export interface AccountsTable {
   region: string;
   version: number;
   created_at: number;
+  /** PRODUCT §8 (010-lifecycle): set by DELETE /account, cleared by undelete. */
+  deleted_at: number | null;
+  /** When the purge may erase it (deleted_at + the grace). */
+  purge_at: number | null;
+  /** Set by the purge: the row is a tombstone holding only the username (and its skeleton). */
+  purged_at: number | null;
+  /** Until when the purged account's username stays taken; null once released. */
+  hold_until: number | null;
   event_seq: Generated<number>;
 }
 

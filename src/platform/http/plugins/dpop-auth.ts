@@ -71,6 +71,17 @@ export const dpopAuthPlugin = fp(async (app: FastifyInstance, opts: DpopAuthOpti
     return token;
   }
 
+  /**
+   * PRODUCT §8: while an account is deleted (its grace period) its sessions reach only the
+   * routes that say so (GET /me, undelete, export, step-up, logout); decided here, once, from
+   * the account row the token lookup already read (ARCHITECTURE: lifecycle is checked once).
+   */
+  function refuseDeletedAccount(auth: AuthContext, openWhileDeleted: boolean): void {
+    if (auth.account.deleted_at !== null && !openWhileDeleted) {
+      throw refuse('account_deleted', 'this account is deleted; restore it (POST /account/undelete) to use it again');
+    }
+  }
+
   app.addHook('preHandler', async (request) => {
     const mode = request.routeOptions.config.auth;
     if (mode === 'session') {
@@ -79,6 +90,7 @@ export const dpopAuthPlugin = fp(async (app: FastifyInstance, opts: DpopAuthOpti
       request.auth = await opts.authenticate(tokenHash, proof.jkt);
       await refuseReplay(proof);
       request.dpopJkt = proof.jkt;
+      refuseDeletedAccount(request.auth, request.routeOptions.config.openWhileDeleted === true);
     } else if (mode === 'proof') {
       const proof = await verifyDpopProof(request);
       await refuseReplay(proof);

@@ -62,6 +62,11 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
       headers['idempotency-key'] = { type: 'string', description: `${route.config.idempotency === 'required' ? 'Required' : 'Optional'}: a UUID (else 400 invalid_idempotency_key); a retry with the same key and body replays the first response for 24 h` };
       responses['409'] ??= problem('Idempotency-Key reused with another body, or its first request still in flight');
     }
+    if (auth === 'session' && !route.config?.openWhileDeleted) {
+      // PRODUCT §8: a deleted account's sessions are refused here (dpop-auth.ts).
+      const existing = responses['403'] as { description?: string } | undefined;
+      responses['403'] = problem(existing?.description ? `${existing.description}; or the account is deleted (account_deleted)` : 'The account is deleted (account_deleted): restore it first');
+    }
     if (Object.keys(headers).length) {
       // Documented here; enforced by the step-up and idempotency plugins with their own codes.
       route.schema.headers = { type: 'object', properties: headers };

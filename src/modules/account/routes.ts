@@ -1,0 +1,57 @@
+import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { ExportSection } from '../../platform/account-data.js';
+import { problem, ref } from '../../platform/http/schemas.js';
+import { MeSchema } from '../me/schemas.js';
+import { AccountDeletionSchema, accountExportSchema } from './schemas.js';
+import type { LifecycleService } from './lifecycle.js';
+
+/** Export, delete, undelete (PRODUCT §8). */
+export async function accountRoutes(
+  app: FastifyInstance,
+  opts: { lifecycle: LifecycleService; sections: readonly ExportSection[]; exportDocument(accountId: string): AsyncIterable<string> },
+) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.get('/account/export', {
+    config: { auth: 'session', stepUp: true, openWhileDeleted: true },
+    schema: {
+      tags: ['lifecycle'],
+      summary: 'Download everything stored about your account',
+      description: 'A JSON attachment, streamed. No secrets: `left_out` lists what is kept out and why. Works while the account is deleted.',
+      response: { 200: accountExportSchema(opts.sections) },
+    },
+  }, async (request, reply) => {
+    const account = request.auth!.account;
+    const day = new Date().toISOString().slice(0, 10);
+    // RFC 6266: the username may hold any letter; the fallback name is ASCII.
+    const ascii = account.username_canonical.replace(/[^A-Za-z0-9._-]/g, '_');
+    reply
+      .header('Content-Disposition', `attachment; filename="vid-export-${ascii}-${day}.json"; filename*=UTF-8''${encodeURIComponent(`vid-export-${account.username}-${day}.json`)}`)
+      .header('Cache-Control', 'no-store')
+      .type('application/json; charset=utf-8');
+    return reply.send(Readable.from(opts.exportDocument(account.id)));
+  });
+
+  r.delete('/account', {
+    config: { auth: 'session', stepUp: true },
+    schema: {
+      tags: ['lifecycle'],
+      summary: 'Delete your account (restorable until purge_at)',
+      description:
+        'Every other session is revoked, your public card and share links stop working, subscribers see `unavailable`. Until purge_at you can sign in and restore it (POST /account/undelete); after that it is erased and your username held for a while.',
+      response: { 202: ref(AccountDeletionSchema) },
+    },
+  }, async (request, reply) => reply.code(202).send(await opts.lifecycle.remove(request.auth!, await request.client())));
+
+  r.post('/account/undelete', {
+    config: { auth: 'session', openWhileDeleted: true },
+    schema: {
+      tags: ['lifecycle'],
+      summary: 'Restore your deleted account',
+      description: 'Everything comes back as it was (other devices sign in again); subscribers see your card again.',
+      response: { 200: ref(MeSchema), 409: problem('The account is not deleted (account_not_deleted)') },
+    },
+  }, async (request) => opts.lifecycle.restore(request.auth!, await request.client()));
+}
