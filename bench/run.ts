@@ -17,11 +17,15 @@
 //   preview  h. GET /api/v1/profiles/{id}/preview with a DPoP-bound token; h304 the same with If-None-Match (304)
 //   public   i. GET /api/v1/public/{username}, no authentication; i304 with If-None-Match (304). Also a
 //            ratio to a2, bare node:http answering a fixed body with no crypto, run alongside
+//   contact  j. GET /api/v1/contacts/{id}/card by an active subscriber, DPoP-bound token; j304 with If-None-Match (304)
+//   fanout   k. field edits by an owner with 10,000 active subscribers, 1,000 on live SSE streams:
+//            acknowledgement and contact.card.changed delivery latency (bench/fanout.ts, SQLite only)
 // Memory (g) is read from /proc for b and d: RSS after setup (idle) and the highest RSS under load.
 //
 // Env: BENCH_QUICK=1 (1 repetition of 3 s), BENCH_REPS, BENCH_DURATION (s), BENCH_WARMUP (s),
 // BENCH_CONNECTIONS (50), BENCH_DATABASE_URL (PostgreSQL admin URL), BENCH_REDIS_URL,
-// BENCH_NO_PIN=1, BENCH_LOG_LEVEL (service log level, default warn).
+// BENCH_NO_PIN=1, BENCH_LOG_LEVEL (service log level, default warn), BENCH_FANOUT_EDITS (k: 30, 10 quick),
+// BENCH_FANOUT_SUBSCRIBERS (10,000), BENCH_FANOUT_LIVE (1,000 of them on a stream).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, release, tmpdir, totalmem } from 'node:os';
@@ -33,9 +37,11 @@ import type { GetDevice, Job, JobResult } from './lib/generator.js';
 import { Generator, LOAD_CORE, SERVER_CORE, ServerProcess, freePort, pin, pinning } from './lib/processes.js';
 import { formatSummary, summarise } from './lib/profile-summary.js';
 import { ProofSigner, newDeviceKey } from './lib/proofs.js';
-import { HOST, ORIGIN, createDatabase, postgresAdminUrl, setUpCards, signUpDevices, startVid } from './lib/vid.js';
+import { HOST, ORIGIN, createDatabase, postgresAdminUrl, setUpCards, setUpContacts, signUpDevices, startVid } from './lib/vid.js';
 import type { BenchDatabase, BenchDevice } from './lib/vid.js';
+import { fanoutScenario } from './fanout.js';
 import { signalsScenario } from './signals.js';
+import type { BenchResult } from './types.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -49,11 +55,14 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? (quick ? 1 : 2));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DEVICES = Math.min(CONNECTIONS, 50);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const ALL = kind === 'sqlite' ? ['limit', 'me', 'peer', 'preview', 'public', 'login', 'renew', 'signals'] : ['limit', 'me', 'login', 'renew', 'nodes'];
+const ALL = kind === 'sqlite' ? ['limit', 'me', 'peer', 'preview', 'public', 'contact', 'login', 'renew', 'signals', 'fanout'] : ['limit', 'me', 'login', 'renew', 'nodes'];
 const selected = new Set(chosen.length ? chosen : ALL);
-for (const name of selected) if (!['limit', 'me', 'peer', 'preview', 'public', 'login', 'renew', 'signals', 'nodes'].includes(name)) throw new Error(`unknown scenario ${name}`);
+for (const name of selected) if (!['limit', 'me', 'peer', 'preview', 'public', 'contact', 'login', 'renew', 'signals', 'fanout', 'nodes'].includes(name)) throw new Error(`unknown scenario ${name}`);
 if (selected.has('nodes') && kind !== 'postgres') throw new Error('the nodes scenario needs --pg');
-if ([...selected].some((s) => s !== 'signals')) selected.add('limit');
+if (selected.has('fanout') && kind !== 'sqlite') throw new Error('the fanout scenario runs on SQLite (drop --pg)');
+// f and k are latencies of their own: no ratio to a.
+if ([...selected].some((s) => s !== 'signals' && s !== 'fanout')) selected.add('limit');
+const FANOUT_EDITS = Number(process.env.BENCH_FANOUT_EDITS ?? (quick ? 10 : 30));
 
 const ME_PATH = '/api/v1/me';
 const MB = 1024 * 1024;
@@ -231,6 +240,7 @@ const profiles: Record<string, string> = {};
 let signalRows: Array<[string, string]> | undefined;
 let signalNotes: string[] = [];
 let signalMetrics: Record<string, number> | undefined;
+let fanout: BenchResult | undefined;
 const cleanups: Array<() => Promise<void>> = [];
 
 async function cleanup(): Promise<void> {
@@ -305,11 +315,11 @@ try {
     await cleanup();
   }
 
-  // h, i: one card read privately (the preview, DPoP) and publicly (no authentication), each
-  // answered in full (200) and revalidated (If-None-Match: 304), on accounts set up as people use
-  // profiles. a2, i's baseline, runs alongside; each repetition runs them all in turn, like a, b, c.
-  // Each measured run and the scenario name that selects it.
-  const CARD_RUNS = { static: 'public', preview: 'preview', preview304: 'preview', public: 'public', public304: 'public' };
+  // h, i, j: one card read privately (the preview, DPoP), publicly (no authentication) and as a
+  // subscriber's contact (DPoP), each answered in full (200) and revalidated (If-None-Match: 304),
+  // on accounts set up as people use profiles. a2, i's baseline, runs alongside; each repetition
+  // runs them all in turn, like a, b, c. Each measured run and the scenario name that selects it.
+  const CARD_RUNS = { static: 'public', preview: 'preview', preview304: 'preview', public: 'public', public304: 'public', contact: 'contact', contact304: 'contact' };
   const cardRuns = Object.entries(CARD_RUNS).filter(([, scenario]) => selected.has(scenario)).map(([run]) => run);
   if (cardRuns.length) {
     const database = await createDatabase(kind);
@@ -326,6 +336,8 @@ try {
     log(`signing up ${DEVICES} accounts with fields and profiles (${kind})`);
     const accounts = await signUpDevices(vid.port, DEVICES, 'benchcard');
     const cards = await setUpCards(vid.port, accounts);
+    // j: each account also subscribes to the next one's previewed profile, approved through the API.
+    const contacts = selected.has('contact') ? await setUpContacts(vid.port, accounts, cards) : [];
     const signedIn = (i: number) => ({ key: accounts[i]!.key, accessToken: accounts[i]!.device.tokens.access_token });
     const devices: Record<string, GetDevice[]> = {
       // The very requests of i, so a2 and i differ only by what the server does with them.
@@ -334,9 +346,11 @@ try {
       preview304: cards.map((c, i) => ({ ...signedIn(i), path: c.previewPath, headers: { 'If-None-Match': c.previewEtag } })),
       public: cards.map((c) => ({ path: c.publicPath })),
       public304: cards.map((c) => ({ path: c.publicPath, headers: { 'If-None-Match': c.publicEtag } })),
+      contact: contacts.map((c, i) => ({ ...signedIn(i), path: c.cardPath })),
+      contact304: contacts.map((c, i) => ({ ...signedIn(i), path: c.cardPath, headers: { 'If-None-Match': c.cardEtag } })),
     };
     const reps: Record<string, Array<JobResult & { serverCpu: number }>> = Object.fromEntries(cardRuns.map((run) => [run, []]));
-    const expected: Record<string, number> = { static: 15000, preview: 4000, preview304: 4000, public: 6000, public304: 6000 };
+    const expected: Record<string, number> = { static: 15000, preview: 4000, preview304: 4000, public: 6000, public304: 6000, contact: 4000, contact304: 4000 };
     for (let rep = 1; rep <= REPS; rep++) {
       for (const run of cardRuns) {
         const server = run === 'static' ? staticServer! : vid;
@@ -355,6 +369,8 @@ try {
       preview304: ['h304', `h with If-None-Match: 304 (${kind})`],
       public: ['i', `GET /public/{username}, no authentication (${kind})`],
       public304: ['i304', `i with If-None-Match: 304 (${kind})`],
+      contact: ['j', `GET /contacts/{id}/card, subscriber, DPoP-bound token (${kind})`],
+      contact304: ['j304', `j with If-None-Match: 304 (${kind})`],
     };
     for (const run of cardRuns) {
       const [id, label] = labels[run]!;
@@ -509,6 +525,13 @@ try {
     signalMetrics = result.metrics;
     signalNotes = result.notes ?? [];
   }
+
+  // k: card fan-out latency (its own server and database, SQLite).
+  if (selected.has('fanout')) {
+    const scenario = fanoutScenario(FANOUT_EDITS);
+    console.log(`\n## fanout: ${scenario.description}\n`);
+    fanout = await scenario.run(log);
+  }
 } finally {
   await cleanup();
   generator.stop();
@@ -548,6 +571,16 @@ if (preview && limit && kind === 'sqlite') check('h ≥ 0.55x the limit', ratio(
 if (preview && preview304) check('h304 faster than h (304 vs 200)', ratio(preview304, preview), 1, true, x);
 if (publicCard && bareHttp && kind === 'sqlite') check('i ≥ 0.35x a2, bare node:http', ratio(publicCard, bareHttp), 0.35, true, x);
 if (publicCard && publicCard304) check('i304 faster than i (304 vs 200)', ratio(publicCard304, publicCard), 1, true, x);
+const { contact, contact304 } = results;
+if (contact && limit && kind === 'sqlite') check('j ≥ 0.55x the limit', ratio(contact), 0.55, true, x);
+if (contact && contact304) check('j304 faster than j (304 vs 200)', ratio(contact304, contact), 1, true, x);
+const ms = (n: number) => `${fmt(n, 1)} ms`;
+if (fanout?.metrics) {
+  const k = fanout.metrics;
+  check('k edit acknowledged p50 ≤ 50 ms', k.ackP50!, 50, false, ms);
+  check('k delivery p99 ≤ 500 ms', k.deliveryP99!, 500, false, ms);
+  targets.push({ what: 'k every delivery arrives', value: `${fmt(k.delivered!)} / ${fmt(k.expected!)}`, met: k.delivered === k.expected });
+}
 // The issue sets the login, renewal and memory targets on SQLite; on PostgreSQL they are reported only.
 if (results.login && limit && kind === 'sqlite') check('d ≥ 0.10x the limit', ratio(results.login), 0.1, true, x);
 if (results.renew && limit && kind === 'sqlite') check('e ≥ 0.3x the limit', ratio(results.renew), 0.3, true, x);
@@ -571,6 +604,13 @@ for (const m of Object.values(results)) {
 if (signalMetrics) {
   rows.push(`| f | signal latency, write → client, ${fmt(signalMetrics.clients!)} SSE clients (SQLite) | – | – | ${fmt(signalMetrics.latencyP50!, 1)} ms | ${fmt(signalMetrics.latencyP99!, 1)} ms | – | – |`);
 }
+if (fanout?.metrics) {
+  const k = fanout.metrics;
+  const owner = `owner with ${fmt(k.subscribers!)} subscribers`;
+  rows.push(`| k | field edit acknowledged, ${owner} (SQLite) | – | – | ${fmt(k.ackP50!, 1)} ms | ${fmt(k.ackP99!, 1)} ms | – | – |`);
+  rows.push(`| k0 | field edit acknowledged, owner with no subscribers (k's baseline) | – | – | ${fmt(k.baselineAckP50!, 1)} ms | ${fmt(k.baselineAckP99!, 1)} ms | – | – |`);
+  rows.push(`| k | contact.card.changed delivery, edit sent → each of ${fmt(k.live!)} SSE streams | – | – | ${fmt(k.deliveryP50!, 1)} ms | ${fmt(k.deliveryP99!, 1)} ms | – | – |`);
+}
 for (const [name, count] of Object.entries(repeated)) extraRows.push([`repeated ${name} runs`, `${count} (the server got under 85% of its core: other load on the machine)`]);
 const tableNotes: string[] = [];
 if (results.node1 && results.node2) tableNotes.push(`Two nodes vs one (PostgreSQL + Redis, same run): scaling factor ${(results.node2.rate / results.node1.rate).toFixed(2)}x.`);
@@ -586,6 +626,7 @@ const markdown = [
   ...(memoryRows.length ? ['| g. memory | RSS idle | RSS peak under load |', '|---|---:|---:|', ...memoryRows, ''] : []),
   ...(targetRows.length ? ['| target | measured | |', '|---|---:|---|', ...targetRows, ''] : []),
   ...(signalRows ? ['| f. signals | value |', '|---|---|', ...signalRows.map(([k, v]) => `| ${k} | ${v} |`), '', ...signalNotes, ''] : []),
+  ...(fanout ? ['| k. fan-out | value |', '|---|---|', ...fanout.rows.map(([k, v]) => `| ${k} | ${v} |`), '', ...(fanout.notes ?? []), ''] : []),
   ...extraRows.map(([k, v]) => `${k}: ${v}`),
 ].join('\n');
 
@@ -598,7 +639,7 @@ if (missed.length) console.log(`\n${missed.length} target(s) missed: ${missed.ma
 const outDir = join(ROOT, 'bench-results');
 mkdirSync(outDir, { recursive: true });
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-const json = { machine: info, kind, quick, reps: REPS, durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, results, memory, targets, signals: signalRows, profiles };
+const json = { machine: info, kind, quick, reps: REPS, durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, results, memory, targets, signals: signalRows, fanout, profiles };
 writeFileSync(join(outDir, `${stamp}-${kind}.json`), JSON.stringify(json, (key, value) => (key === 'devices' ? undefined : value), 2));
 writeFileSync(join(outDir, `latest-${kind}.md`), `${markdown}\n`);
 console.log(`\nwrote bench-results/${stamp}-${kind}.json and bench-results/latest-${kind}.md (${((performance.now() - started) / 1000).toFixed(0)} s in all)`);

@@ -83,7 +83,7 @@ class ServerProcess {
 }
 
 /** Runs fn over items, `concurrency` at a time. */
-async function pool<T>(items: T[], concurrency: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
+export async function pool<T>(items: T[], concurrency: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -95,13 +95,13 @@ async function pool<T>(items: T[], concurrency: number, fn: (item: T, index: num
   );
 }
 
-interface Stream {
+export interface Stream {
   response: IncomingMessage;
   close(): void;
 }
 
 /** An SSE client: resolves once the opening block arrived; calls onSignal(kind) per signal. */
-async function openStream(port: number, device: Device, onSignal: (kind: string, at: string | undefined) => void): Promise<Stream> {
+export async function openStream(port: number, device: Device, onSignal: (kind: string, at: string | undefined) => void): Promise<Stream> {
   const proof = await device.key.proof('GET', ORIGIN + STREAM_PATH, { accessToken: device.tokens.access_token });
   return new Promise((resolve, reject) => {
     const req = httpRequest(

@@ -1,6 +1,6 @@
 // The service under benchmark: the built server (dist/src/server.js, what `npm start` runs) in
 // its own pinned process, on a fresh SQLite file or a fresh PostgreSQL database, and the setup
-// its scenarios need (accounts signed up, fields and profiles made, all through the real API).
+// its scenarios need (accounts signed up, fields, profiles and subscriptions made, all through the real API).
 import { randomUUID } from 'node:crypto';
 import type { JsonWebKey } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -157,13 +157,15 @@ export async function signUpDevices(port: number, count: number, prefix: string)
 
 /** One account's card as the card scenarios read it (h, i): privately through a preview, and publicly. */
 export interface BenchCard {
+  /** The account's profiles, the first one public (and previewed). */
+  profileIds: string[];
   previewPath: string;
   previewEtag: string;
   publicPath: string;
   publicEtag: string;
 }
 
-const API = '/api/v1';
+export const API = '/api/v1';
 const FIELDS_PER_ACCOUNT = 30;
 const PROFILES_PER_ACCOUNT = 5;
 /** Field values of four types, so a card mixes plain text, addresses and links. */
@@ -174,6 +176,18 @@ const FIELD_VALUES = [
   (n: number) => ({ type: 'job_title', value: `Engineer ${n}` }),
 ];
 
+/** A call that must answer `status`; anything else stops the setup with what the service said. */
+export async function expectStatus(status: number, what: string, call: Promise<CallResult>): Promise<CallResult> {
+  const res = await call;
+  if (res.status !== status) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res;
+}
+
+/** Creates something that needs an Idempotency-Key (201) and returns its id. */
+export async function create(client: TestClient, device: Device, path: string, body: unknown): Promise<string> {
+  return (await expectStatus(201, `POST ${path}`, client.as(device, 'POST', API + path, { body, headers: { 'idempotency-key': randomUUID() } }))).body.id as string;
+}
+
 /**
  * Gives each account what a person using profiles has, through the real API: 30 fields and 5
  * profiles showing 6 of them each, the first profile public. That public profile is also the one
@@ -181,13 +195,6 @@ const FIELD_VALUES = [
  */
 export async function setUpCards(port: number, accounts: BenchDevice[]): Promise<BenchCard[]> {
   const client = clientFor(port);
-  const expect = async (status: number, what: string, call: Promise<CallResult>) => {
-    const res = await call;
-    if (res.status !== status) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res;
-  };
-  const create = async (device: Device, path: string, body: unknown) =>
-    (await expect(201, `POST ${path}`, client.as(device, 'POST', API + path, { body, headers: { 'idempotency-key': randomUUID() } }))).body.id as string;
   const shown = FIELDS_PER_ACCOUNT / PROFILES_PER_ACCOUNT;
   const cards: BenchCard[] = [];
   let next = 0;
@@ -197,22 +204,64 @@ export async function setUpCards(port: number, accounts: BenchDevice[]): Promise
         const i = next++;
         const device = accounts[i]!.device;
         const fields: string[] = [];
-        for (let n = 0; n < FIELDS_PER_ACCOUNT; n++) fields.push(await create(device, '/me/fields', FIELD_VALUES[n % FIELD_VALUES.length]!(n)));
+        for (let n = 0; n < FIELDS_PER_ACCOUNT; n++) fields.push(await create(client, device, '/me/fields', FIELD_VALUES[n % FIELD_VALUES.length]!(n)));
         const profiles: string[] = [];
-        for (let p = 0; p < PROFILES_PER_ACCOUNT; p++) profiles.push(await create(device, '/profiles', { name: `P${p + 1}`, public: p === 0 }));
+        for (let p = 0; p < PROFILES_PER_ACCOUNT; p++) profiles.push(await create(client, device, '/profiles', { name: `P${p + 1}`, public: p === 0 }));
         for (const [p, profile] of profiles.entries()) {
           for (const field of fields.slice(p * shown, (p + 1) * shown)) {
-            await expect(201, 'PUT exposure', client.as(device, 'PUT', `${API}/profiles/${profile}/exposures/${field}`, { body: {} }));
+            await expectStatus(201, 'PUT exposure', client.as(device, 'PUT', `${API}/profiles/${profile}/exposures/${field}`, { body: {} }));
           }
         }
         const previewPath = `${API}/profiles/${profiles[0]}/preview`;
         const publicPath = `${API}/public/${device.username}`;
-        const preview = await expect(200, 'GET preview', client.as(device, 'GET', previewPath));
-        const open = await expect(200, 'GET public card', client.call('GET', publicPath));
+        const preview = await expectStatus(200, 'GET preview', client.as(device, 'GET', previewPath));
+        const open = await expectStatus(200, 'GET public card', client.call('GET', publicPath));
         if (preview.body.fields?.length !== shown) throw new Error(`the preview shows ${preview.body.fields?.length} fields, not ${shown}`);
-        cards[i] = { previewPath, previewEtag: preview.headers.get('etag')!, publicPath, publicEtag: open.headers.get('etag')! };
+        cards[i] = { profileIds: profiles, previewPath, previewEtag: preview.headers.get('etag')!, publicPath, publicEtag: open.headers.get('etag')! };
       }
     }),
   );
   return cards;
+}
+
+/**
+ * Makes `subscriber` an active subscriber of `owner`'s profile through the real API, as people
+ * do it: a request by username (201, pending), then the owner's approval onto the profile (200).
+ * Returns the contact id (the subscription's id, the same from both sides).
+ */
+export async function subscribe(client: TestClient, subscriber: Device, owner: Device, profileId: string): Promise<string> {
+  const id = await create(client, subscriber, '/contacts', { username: owner.username });
+  await expectStatus(200, 'POST approve', client.as(owner, 'POST', `${API}/subscriptions/${id}/approve`, { body: { profile_id: profileId }, headers: { 'idempotency-key': randomUUID() } }));
+  return id;
+}
+
+/** A contact's card as the contact scenario (j) reads it: its path, and its ETag for the 304 run. */
+export interface BenchContact {
+  cardPath: string;
+  cardEtag: string;
+}
+
+/**
+ * Each account subscribes to the next one's first profile (the card h previews), so every
+ * benchmark device reads one contact card and j differs from h by its path and lookup only.
+ */
+export async function setUpContacts(port: number, accounts: BenchDevice[], cards: BenchCard[]): Promise<BenchContact[]> {
+  if (accounts.length < 2) throw new Error('the contact scenario needs two accounts or more (BENCH_CONNECTIONS)');
+  const client = clientFor(port);
+  const contacts: BenchContact[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < accounts.length) {
+        const i = next++;
+        const o = (i + 1) % accounts.length;
+        const subscriber = accounts[i]!.device;
+        const id = await subscribe(client, subscriber, accounts[o]!.device, cards[o]!.profileIds[0]!);
+        const cardPath = `${API}/contacts/${id}/card`;
+        const card = await expectStatus(200, 'GET contact card', client.as(subscriber, 'GET', cardPath));
+        contacts[i] = { cardPath, cardEtag: card.headers.get('etag')! };
+      }
+    }),
+  );
+  return contacts;
 }
