@@ -34,7 +34,7 @@ export const accountModule = defineModule({
     const accounts = store.use(accountQueries);
     accountData.declare('account', {
       tables: {
-        accounts: { exported: 'account', withheld: { columns: ['user_handle', 'event_seq'], reason: 'internal identifiers: your passkeys\' user handle and the position of your signal log' } },
+        accounts: { exported: 'account', withheld: { columns: ['user_handle'], reason: 'an internal identifier: the user handle your passkeys carry' } },
         events: { leftOut: 'signals carry no data, only which path changed; they expire after 30 days' },
         ceremonies: { leftOut: 'WebAuthn challenges that live for minutes' },
         idempotency_records: { leftOut: 'replays of your own requests from the last 24 hours, sealed' },

@@ -18,7 +18,7 @@ export function lifecycleQueries(db: Kysely<PlatformTables>) {
         .where('deleted_at', 'is', null)
         .returningAll()
         .executeTakeFirst();
-      return row && withoutSeq(row);
+      return row;
     },
     /** Restores: only a deleted account the purge has not reached. */
     async markRestored(accountId: string): Promise<AccountRecord | undefined> {
@@ -30,7 +30,7 @@ export function lifecycleQueries(db: Kysely<PlatformTables>) {
         .where('purged_at', 'is', null)
         .returningAll()
         .executeTakeFirst();
-      return row && withoutSeq(row);
+      return row;
     },
     /** Deleted accounts whose grace is over, oldest due first (the partial index on purge_at). */
     async dueForPurge(now: number, limit: number): Promise<string[]> {
@@ -85,9 +85,4 @@ export function lifecycleQueries(db: Kysely<PlatformTables>) {
       await db.deleteFrom('idempotency_records').where(sql<boolean>`scope like ${`% ${escaped}`} escape '\\'`).execute();
     },
   };
-}
-
-function withoutSeq<Row extends { event_seq?: unknown }>(row: Row): AccountRecord {
-  const { event_seq: _seq, ...account } = row;
-  return account as unknown as AccountRecord;
 }

@@ -20,9 +20,7 @@ export function meQueries(db: Kysely<Pick<PlatformTables, 'accounts'>>) {
         .where('version', '=', expectedVersion)
         .returningAll()
         .executeTakeFirst();
-      if (!row) return undefined;
-      const { event_seq: _, ...account } = row;
-      return account;
+      return row;
     },
   };
 }

@@ -25,7 +25,7 @@ export const methodsModule = defineModule({
     const totp = createTotpService({ db: store.repository({ totp: totpQueries }), clock, issuer: config.webauthn.rpName, box, limiter, securityLog });
     accountData.declare('methods', {
       tables: {
-        passkeys: { exported: 'passkeys', withheld: { columns: ['public_key', 'counter', 'credential_id', 'dpop_jkt'], reason: 'the credential itself: of use only to the server that checks your signatures' } },
+        passkeys: { exported: 'passkeys', withheld: { columns: ['public_key', 'counter', 'credential_id'], reason: 'the credential itself: of use only to the server that checks your signatures' } },
         totp_authenticators: { exported: 'totp', withheld: { columns: ['secret_sealed', 'last_step'], reason: 'the TOTP secret would let whoever holds the file make your codes' } },
       },
       sections: [

@@ -4,6 +4,7 @@ import type { StreamHub } from '../../platform/signals/hub.js';
 import { signalLog } from '../../platform/signals/log.js';
 import { inProcessNotifier, postgresNotifier } from '../../platform/signals/notifier.js';
 import type { Notifier } from '../../platform/signals/notifier.js';
+import { signalNumbers } from './migrations/011-signal-numbers.js';
 import { pollRoutes } from './routes.js';
 import { SignalSchema } from './schemas.js';
 import { createSignalService } from './service.js';
@@ -19,6 +20,7 @@ declare module '../../platform/module.js' {
 /** GET /events (polling) and GET /events/stream (SSE, WebSocket): the signal log as clients read it (PRODUCT §7). */
 export const signalsModule = defineModule({
   name: 'signals',
+  migrations: { '011-signal-numbers': signalNumbers },
   schemas: [SignalSchema],
   tags: [{ name: 'events', description: 'Signals that something changed: poll or stream' }],
   build({ config, clock, store, warn }, { sessions }) {

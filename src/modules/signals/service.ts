@@ -79,12 +79,16 @@ export function createSignalService(deps: { db: RepositoryOf<{ log: typeof signa
   }
 
   async function headOf(accountId: string): Promise<number> {
-    return (await log.head(accountId)) ?? 0;
+    return log.head(accountId);
   }
+
+  /** Signals past the retention are gone for readers, even the one the log keeps for its number. */
+  const retainedSince = () => clock.now() - deps.retentionDays * DAY_MS;
+  const listAfter = (accountId: string, afterSeq: number, limit: number) => log.listAfter(accountId, afterSeq, limit, retainedSince());
 
   return {
     toSignal,
-    read: (accountId: string, afterSeq: number, limit: number) => log.listAfter(accountId, afterSeq, limit),
+    read: listAfter,
 
     /**
      * Where a stream starts: after the client's cursor (validated as for polling), or, without
@@ -94,7 +98,7 @@ export function createSignalService(deps: { db: RepositoryOf<{ log: typeof signa
       const head = await headOf(accountId);
       if (cursor === undefined) return head;
       const seq = decodeSignalCursor(accountId, cursor);
-      checkResumable(seq, head, seq < head ? await log.listAfter(accountId, seq, 1) : []);
+      checkResumable(seq, head, seq < head ? await listAfter(accountId, seq, 1) : []);
       return seq;
     },
 
@@ -105,7 +109,7 @@ export function createSignalService(deps: { db: RepositoryOf<{ log: typeof signa
       const accountId = auth.account.id;
       const head = await headOf(accountId);
       const seq = cursor === undefined ? 0 : decodeSignalCursor(accountId, cursor);
-      const rows = await log.listAfter(accountId, seq, limit + 1);
+      const rows = await listAfter(accountId, seq, limit + 1);
       if (cursor !== undefined) checkResumable(seq, head, rows);
       const has_more = rows.length > limit;
       const page = has_more ? rows.slice(0, limit) : rows;
@@ -115,7 +119,7 @@ export function createSignalService(deps: { db: RepositoryOf<{ log: typeof signa
       return { data: page.map(toSignal), next_cursor: encodeSignalCursor(accountId, next), has_more };
     },
 
-    /** The background pruner: signals older than the retention go. */
+    /** The background pruner: signals older than the retention go (each account's newest stays, unread). */
     prune(): Promise<number> {
       return log.prune(clock.now() - deps.retentionDays * DAY_MS);
     },

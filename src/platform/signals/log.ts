@@ -27,53 +27,58 @@ const APPEND_CHUNK = 1000;
 export function signalLog(db: Kysely<PlatformTables>, dialect: Dialect) {
   const notify = dialect === 'postgres';
 
-  /** Takes the next sequence number of each account, locking their rows until commit. */
-  async function nextNumbers(accountIds: readonly string[]): Promise<Map<string, number>> {
-    if (notify && accountIds.length > 1) {
-      // Rows locked in one order by every writer, so two fan-outs over the same accounts queue
-      // instead of deadlocking.
-      await db.selectFrom('accounts').select('id').where('id', 'in', accountIds).orderBy('id').forUpdate().execute();
-    }
-    const update = db
-      .updateTable('accounts')
-      .set((eb) => ({ event_seq: eb('event_seq', '+', 1) }))
-      .where('id', accountIds.length === 1 ? '=' : 'in', accountIds.length === 1 ? accountIds[0]! : accountIds);
-    // On PostgreSQL the same statement queues one NOTIFY per account, which PostgreSQL delivers
-    // to every node only when (and if) the transaction commits.
-    const rows = notify
-      ? await update.returning(['id', 'event_seq', sql<string>`pg_notify(${sql.raw(SIGNALS_CHANNEL_SQL)}, accounts.id)`.as('notified')]).execute()
-      : await update.returning(['id', 'event_seq']).execute();
-    return new Map(rows.map((row) => [row.id, Number(row.event_seq)]));
+  /**
+   * PostgreSQL: several writers. Each takes its accounts' rows (in id order, so two fan-outs over
+   * the same accounts queue instead of deadlocking) before numbering: a second writer waits
+   * for the first to commit, and its next statement sees the first one's numbers. SQLite has
+   * one writer, which is the lock.
+   */
+  async function lockAccounts(accountIds: readonly string[] | SelectQueryBuilder<any, any, { account_id: string }>): Promise<void> {
+    if (!notify) return;
+    const ids = Array.isArray(accountIds) ? sql.join(accountIds as readonly string[]) : (accountIds as SelectQueryBuilder<any, any, { account_id: string }>);
+    await sql`select count(*) from (select id from accounts where id in (${ids}) order by id for update) locked`.execute(db);
   }
+
+  /**
+   * The next number of an account's sequence: one past its newest signal, read on the log's
+   * primary key (pruning always keeps an account's newest signal, so numbers never repeat).
+   * Numbering from the log itself, not a counter on the account row, spares a fan-out to 10,000
+   * subscribers an update of 10,000 account rows (docs/decisions/080-signal-numbers-from-the-log.md).
+   */
+  const nextSeq = (accountId: unknown) => sql<number>`(select coalesce(max(newest.seq), 0) + 1 from events newest where newest.account_id = ${accountId})`;
+  // PostgreSQL: the same statement queues one NOTIFY per signal, delivered to every node only
+  // when (and if) the transaction commits.
+  const returned = (notify
+    ? ['account_id', 'seq', 'resource', sql<string>`pg_notify(${sql.raw(SIGNALS_CHANNEL_SQL)}, account_id)`.as('notified')]
+    : ['account_id', 'seq', 'resource']) as unknown as ['account_id', 'seq', 'resource'];
 
   return {
     /**
      * Appends one signal to each account's log, inside the transaction of the change that causes
-     * it: the signals commit with the change or not at all (PRODUCT §7). Set-based: one update
-     * and one insert for any number of accounts (in chunks of a thousand).
+     * it: the signals commit with the change or not at all (PRODUCT §7). Set-based: one insert
+     * for any number of accounts (in chunks of a thousand).
      */
     async append(accountIds: readonly string[], kind: SignalKindName, resources: string | ((accountId: string) => string), at: number): Promise<SignalRecord[]> {
       const appended: SignalRecord[] = [];
       for (let start = 0; start < accountIds.length; start += APPEND_CHUNK) {
         const chunk = accountIds.slice(start, start + APPEND_CHUNK);
-        const numbers = await nextNumbers(chunk);
-        const rows = chunk.flatMap((accountId) => {
-          const seq = numbers.get(accountId);
-          if (seq === undefined) return [];
-          return [{ account_id: accountId, seq, kind, resource: typeof resources === 'string' ? resources : resources(accountId), created_at: at }];
-        });
-        if (rows.length) await db.insertInto('events').values(rows).execute();
-        appended.push(...rows);
+        await lockAccounts(chunk);
+        const rows = await db
+          .insertInto('events')
+          .values(chunk.map((accountId) => ({ account_id: accountId, seq: nextSeq(sql`${accountId}`), kind, resource: typeof resources === 'string' ? resources : resources(accountId), created_at: at })))
+          .returning(returned)
+          .execute();
+        appended.push(...rows.map((row) => ({ account_id: row.account_id, seq: Number(row.seq), kind, resource: row.resource, created_at: at })));
       }
       return appended;
     },
 
     /**
      * Fan-out: one signal to each account a query selects, in set-based statements whatever
-     * their number (10,000 subscribers cost the same four statements as one): the rows are
-     * locked in id order (PostgreSQL), NOTIFY is queued for each, one UPDATE takes every next
-     * sequence number and one INSERT … SELECT writes the signals. `targets` selects `account_id`
-     * and `param`, the value of the resource's one placeholder (`prefix || param || suffix`).
+     * their number (10,000 subscribers cost the same statements as one): the rows are locked in
+     * id order (PostgreSQL), and one INSERT … SELECT numbers and writes the signals (queuing a
+     * NOTIFY for each on PostgreSQL). `targets` selects `account_id` and `param`, the value of
+     * the resource's one placeholder (`prefix || param || suffix`).
      */
     async appendSelected(
       targets: SelectQueryBuilder<any, any, { account_id: string; param: string }>,
@@ -82,54 +87,69 @@ export function signalLog(db: Kysely<PlatformTables>, dialect: Dialect) {
       at: number,
     ): Promise<SignalRecord[]> {
       const selected = () => db.selectFrom(targets.as('t'));
-      if (notify) {
-        await sql`select count(*) from (select id from accounts where id in (${selected().select('t.account_id')}) order by id for update) locked`.execute(db);
-        await sql`select count(pg_notify(${sql.raw(SIGNALS_CHANNEL_SQL)}, t.account_id)) from (${targets}) t`.execute(db);
-      }
-      await db
-        .updateTable('accounts')
-        .set((eb) => ({ event_seq: eb('event_seq', '+', 1) }))
-        .where('id', 'in', selected().select('t.account_id'))
-        .execute();
+      await lockAccounts(selected().select('t.account_id'));
       // Literals, not parameters: an INSERT … SELECT gives PostgreSQL no column to type them by.
       const rows = await db
         .insertInto('events')
         .columns(['account_id', 'seq', 'kind', 'resource', 'created_at'])
         .expression(
-          selected()
-            .innerJoin('accounts', 'accounts.id', 't.account_id')
-            .select([
-              't.account_id',
-              'accounts.event_seq',
-              sql.lit(kind).as('kind'),
-              sql<string>`${sql.lit(resource.prefix)} || t.param || ${sql.lit(resource.suffix)}`.as('resource'),
-              sql.lit(at).as('created_at'),
-            ]),
+          selected().select([
+            't.account_id',
+            nextSeq(sql.ref('t.account_id')).as('seq'),
+            sql.lit(kind).as('kind'),
+            sql<string>`${sql.lit(resource.prefix)} || t.param || ${sql.lit(resource.suffix)}`.as('resource'),
+            sql.lit(at).as('created_at'),
+          ]),
         )
-        .returning(['account_id', 'seq', 'resource'])
+        .returning(returned)
         .execute();
       return rows.map((row) => ({ account_id: row.account_id, seq: Number(row.seq), kind, resource: row.resource, created_at: at }));
     },
 
-    /** Signals of an account after a sequence number, oldest first. */
-    async listAfter(accountId: string, afterSeq: number, limit: number): Promise<SignalRecord[]> {
-      return db.selectFrom('events').selectAll().where('account_id', '=', accountId).where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
+    /**
+     * Signals of an account after a sequence number, oldest first, written at `notBefore` or
+     * later: an account's newest signal outlives the retention (it carries the sequence on), but
+     * readers see it as gone like the rest.
+     */
+    async listAfter(accountId: string, afterSeq: number, limit: number, notBefore = 0): Promise<SignalRecord[]> {
+      return db
+        .selectFrom('events')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('seq', '>', afterSeq)
+        .where('created_at', '>=', notBefore)
+        .orderBy('seq')
+        .limit(limit)
+        .execute();
     },
 
     /** The newest sequence number an account has handed out (0 before its first signal). */
-    async head(accountId: string): Promise<number | undefined> {
-      const row = await db.selectFrom('accounts').select('event_seq').where('id', '=', accountId).executeTakeFirst();
-      return row ? Number(row.event_seq) : undefined;
+    async head(accountId: string): Promise<number> {
+      const row = await db.selectFrom('events').select((eb) => eb.fn.max('seq').as('seq')).where('account_id', '=', accountId).executeTakeFirst();
+      return Number(row?.seq ?? 0);
     },
 
-    /** Deletes signals written before `before`; returns how many. */
+    /**
+     * Deletes signals written before `before`, except each account's newest (its sequence goes
+     * on from there, and a cursor just before it still resumes); returns how many.
+     */
     async prune(before: number): Promise<number> {
       let removed = 0;
       for (;;) {
         const result = await db
           .deleteFrom('events')
           .where((eb) =>
-            eb(eb.refTuple('account_id', 'seq'), 'in', eb.selectFrom('events').select(['account_id', 'seq']).where('created_at', '<', before).limit(PRUNE_BATCH).$asTuple('account_id', 'seq')),
+            eb(
+              eb.refTuple('account_id', 'seq'),
+              'in',
+              eb
+                .selectFrom('events as old')
+                .select(['old.account_id', 'old.seq'])
+                .where('old.created_at', '<', before)
+                .where('old.seq', '<', (inner) => inner.selectFrom('events as newest').select((m) => m.fn.max('newest.seq').as('seq')).whereRef('newest.account_id', '=', 'old.account_id'))
+                .limit(PRUNE_BATCH)
+                .$asTuple('account_id', 'seq'),
+            ),
           )
           .executeTakeFirst();
         const count = Number(result.numDeletedRows);

@@ -1,8 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AccountsTable, PlatformTables } from './schema.js';
 
-/** The account row every module refers to (its event_seq belongs to the signal log). */
-export type AccountRecord = Omit<Selectable<AccountsTable>, 'event_seq'>;
+/** The account row every module refers to. */
+export type AccountRecord = Selectable<AccountsTable>;
 
 /** Reads and the insert of the account row itself; a module that changes its columns keeps that SQL. */
 export function accountQueries(db: Kysely<PlatformTables>) {

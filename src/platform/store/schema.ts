@@ -1,5 +1,3 @@
-import type { Generated } from 'kysely';
-
 /**
  * Table shapes as Kysely sees them. Times are integer milliseconds since the epoch and booleans
  * are 0/1 integers on both dialects, so one query serves SQLite and PostgreSQL alike.
@@ -24,7 +22,6 @@ export interface AccountsTable {
   purged_at: number | null;
   /** Until when the purged account's username stays taken; null once released. */
   hold_until: number | null;
-  event_seq: Generated<number>;
 }
 
 export interface CeremoniesTable {
