@@ -5,6 +5,7 @@ import { contactsModule } from './contacts/module.js';
 import { fieldsModule } from './fields/module.js';
 import { healthModule } from './health/module.js';
 import { joinModule } from './join/module.js';
+import { keysModule } from './keys/module.js';
 import { meModule } from './me/module.js';
 import { methodsModule } from './methods/module.js';
 import { profilesModule } from './profiles/module.js';
@@ -37,6 +38,7 @@ export const modules: readonly VidModule[] = [
   profilesModule,
   contactsModule,
   shareLinksModule,
+  keysModule,
   accountModule,
   signalsModule,
   webAppModule,

@@ -114,6 +114,12 @@ export const REFUSALS = {
   share_link_gone: { status: 410, title: 'Share link gone' },
   subscription_request_limit: { status: 429, title: 'Too many subscription requests' },
 
+  // Keys (PRODUCT §7): key material the server stores and never reads
+  invalid_key_bundle: { status: 400, title: 'Invalid key bundle' },
+  invalid_key_share: { status: 400, title: 'Invalid key share' },
+  key_bundle_not_found: { status: 404, title: 'Key bundle not found' },
+  key_share_not_found: { status: 404, title: 'Key share not found' },
+
   // The account lifecycle (PRODUCT §8)
   account_deleted: { status: 403, title: 'Account deleted' },
   account_not_deleted: { status: 409, title: 'Account not deleted' },

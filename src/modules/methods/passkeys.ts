@@ -6,6 +6,7 @@ import type { Clock } from '../../platform/clock.js';
 import { verifyCreation } from '../../platform/crypto/webauthn.js';
 import type { NewCredential, RelyingParty } from '../../platform/crypto/webauthn.js';
 import { refuse } from '../../platform/errors.js';
+import { txHook } from '../../platform/hooks.js';
 import { newId } from '../../platform/ids.js';
 import { signal } from '../../platform/signals/signal.js';
 import { decodeCursor, keysetPages, toPage } from '../../platform/store/keyset.js';
@@ -44,6 +45,12 @@ export function passkeyView(row: PasskeyRecord): PasskeyView {
   };
 }
 
+/** A passkey is about to be removed by its owner; listeners drop what belongs to it (its key bundle). */
+export interface PasskeyRemoval {
+  accountId: string;
+  methodId: string;
+}
+
 // Another account's id answers like an unknown one, so ids cannot be probed (404, never 403).
 const notFound = () => refuse('method_not_found', 'no passkey of yours has this id');
 export const credentialExists = () => refuse('credential_exists', 'this passkey is registered already');
@@ -60,6 +67,9 @@ export function createPasskeyService(deps: {
   securityLog: SecurityLog;
 }) {
   const { db, clock, securityLog, ceremonies } = deps;
+  // Modules built later (keys) follow a removal in its transaction, so they can tell their own
+  // audience; this module never learns who listens (dependencies stay one-way).
+  const removing = txHook<PasskeyRemoval>();
 
   /** Stores a verified new credential for an account, bound to the registering device's key. */
   async function add(tx: Tx, input: { accountId: string; credential: NewCredential; jkt: string; client: ClientInfo; now: number }): Promise<string> {
@@ -87,6 +97,8 @@ export function createPasskeyService(deps: {
 
   return {
     add,
+    /** Subscribe to: a passkey is about to be removed (in the removal's transaction). */
+    onRemoving: removing.subscribe,
     /** The account's credentials, for a ceremony's exclude or allow list. */
     credentials: (accountId: string): Promise<CredentialRef[]> => db.direct.passkeys.listCredentialIds(accountId),
     byCredentialId: (credentialId: string) => db.direct.passkeys.findByCredentialId(credentialId),
@@ -156,6 +168,7 @@ export function createPasskeyService(deps: {
         await signal(tx, auth.account.id, 'methods.changed');
         if (!(await q.passkeys.find(auth.account.id, id))) throw notFound();
         if ((await q.passkeys.count(auth.account.id)) <= 1) throw refuse('last_method', 'the last passkey cannot be removed; add another first');
+        await removing.run(tx, { accountId: auth.account.id, methodId: id });
         await q.passkeys.remove(auth.account.id, id);
         await securityLog.record(tx, auth.account.id, 'passkey_removed', client);
       });
