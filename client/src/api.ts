@@ -21,6 +21,12 @@ export type Contact = Schemas['Contact'];
 export type Subscription = Schemas['Subscription'];
 export type Annotation = Schemas['Annotation'];
 export type ShareLink = Schemas['ShareLink'];
+/** One device's key bundle as its owner sees it (PRODUCT §7). */
+export type KeyBundle = Schemas['KeyBundle'];
+/** One of a contact's key bundles, under an opaque id (never their passkey's). */
+export type ContactKey = Schemas['ContactKey'];
+/** The server's share of the account's split secret. */
+export type KeyShare = Schemas['KeyShare'];
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -70,3 +76,8 @@ export type CredentialJSON<T extends { clientExtensionResults: unknown }> = Omit
  */
 export type CreateCredential = { callback(options: CreationOptions): Promise<CredentialJSON<RegistrationCredential>> }['callback'];
 export type GetAssertion = { callback(options: RequestOptions): Promise<CredentialJSON<AuthenticationCredential>> }['callback'];
+
+/** DELETE /account's answer: restorable until purge_at. */
+export type AccountDeletion = Schemas['AccountDeletion'];
+/** GET /account/export, parsed: everything stored about the account, and `left_out`. */
+export type AccountExport = ResponseBody<Operation<'/account/export', 'GET'>>;

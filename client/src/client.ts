@@ -1,10 +1,15 @@
 // createVidClient: the API with the hard parts done (see ../README.md). Types come from the
 // OpenAPI document; the pipeline (proofs, renewal, retries) is in http.ts.
 import type {
+  AccountDeletion,
+  AccountExport,
   Annotation,
   AuthenticationCredential,
   Card,
   Contact,
+  ContactKey,
+  KeyBundle,
+  KeyShare,
   ShareLink,
   Subscription,
   Exposure,
@@ -260,6 +265,8 @@ export function createVidClient(options: VidClientOptions) {
         },
       },
       labels: async (call?: CallOptions) => (await request('GET', '/labels', { ...call })).data,
+      /** The device key bundles of an active contact (opaque ids, never their passkeys'); pull again on contact.keys.changed. */
+      keys: (id: string, call?: CallOptions): Paginated<ContactKey> => list('/contacts/{id}/keys', { ...call, params: { id } }),
     },
 
     /** Who sees your cards (PRODUCT §4): requests, approvals, moves, revocations, blocks. */
@@ -296,12 +303,57 @@ export function createVidClient(options: VidClientOptions) {
       redeem: (token: string, call?: CallOptions): Promise<Contact> => request('POST', '/share-links/redeem', { ...call, body: { token } }),
     },
 
+    /** Key material the server keeps and never reads (PRODUCT §7): opaque base64url, at most 8192 characters. */
+    keys: {
+      /** One bundle per passkey (`methodId`, from GET /auth/methods), which your active contacts read. */
+      devices: {
+        list: (call?: CallOptions): Paginated<KeyBundle> => list('/keys/devices', { ...call }),
+        get: (methodId: string, call?: CallOptions): Promise<KeyBundle> => request('GET', '/keys/devices/{method_id}', { ...call, params: { method_id: methodId } }),
+        /** Creates the bundle (no If-Match the first time) or replaces it (If-Match from the last read or write). */
+        put: (methodId: string, bundle: string, call?: CallOptions): Promise<KeyBundle> =>
+          request('PUT', '/keys/devices/{method_id}', { ...call, params: { method_id: methodId }, body: { bundle } }),
+        async remove(methodId: string, call?: CallOptions): Promise<void> {
+          await request('DELETE', '/keys/devices/{method_id}', { ...call, params: { method_id: methodId } });
+        },
+      },
+      /** The server's share of your split secret: every call needs a step-up (`stepUp`). */
+      share: {
+        get: (call?: CallOptions): Promise<KeyShare> => request('GET', '/keys/share', { ...call }),
+        /** Creates the share (no If-Match the first time) or replaces it (If-Match from the last read or write). */
+        put: (share: string, call?: CallOptions): Promise<KeyShare> => request('PUT', '/keys/share', { ...call, body: { share } }),
+        async remove(call?: CallOptions): Promise<void> {
+          await request('DELETE', '/keys/share', { ...call });
+        },
+      },
+    },
+
     /** Public cards: no session needed. */
     public: {
       card: (username: string, call?: CallOptions): Promise<Card> => request('GET', '/public/{username}', { ...call, auth: 'none', params: { username } }),
       /** Where the vCard is (3.0 for phones' address books, 4.0 otherwise): a link to download. */
       vcardUrl: (username: string, version: '3.0' | '4.0' = '3.0'): string =>
         `${transport.config.baseUrl.replace(/\/$/, '')}${fillPath('/public/{username}/vcard', { username })}?version=${version}`,
+    },
+
+    /** Your data and the account's lifecycle (PRODUCT §8). */
+    account: {
+      /**
+       * Everything stored about the account, parsed; `left_out` says what the file keeps out and
+       * why. Needs a step-up (`stepUp`); works while the account is deleted.
+       */
+      export: (call?: CallOptions): Promise<AccountExport> => request('GET', '/account/export', { ...call }),
+      /**
+       * Deletes the account, restorable until `purge_at`: every other session is revoked, this one
+       * can only read /me, export, undelete and sign out. Needs a step-up (`stepUp`).
+       */
+      remove: (call?: CallOptions): Promise<AccountDeletion> => request('DELETE', '/account', { ...call }),
+      /** Restores a deleted account (until its `purge_at`); answers /me, active again. */
+      async undelete(call?: CallOptions): Promise<Me> {
+        const me = await request('POST', '/account/undelete', { ...call });
+        // The next PATCH /me goes with this version, like after a GET /me.
+        transport.versions.set('/me', `"${me.version}"`);
+        return me;
+      },
     },
 
     events,

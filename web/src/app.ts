@@ -1,12 +1,31 @@
 // The app's shared state: one client (IndexedDB storage), the router, the signal stream.
 import { createVidClient, isProblem } from '../../client/src/index.js';
-import type { Signal } from '../../client/src/index.js';
+import type { AccountDeletion, FetchLike, Signal } from '../../client/src/index.js';
+import { h } from './dom.js';
 import { indexedDbStorage } from './storage.js';
+
+/**
+ * Any answer may say the account was deleted meanwhile (in another tab, or the grace state
+ * was not known yet): every call goes through here, so no screen has to handle it itself.
+ */
+const watchedFetch: FetchLike = async (input, init) => {
+  const response = await globalThis.fetch(input, init);
+  if (response.status === 403 && (response.headers.get('content-type') ?? '').includes('problem+json')) {
+    const problem = (await response.clone().json().catch(() => undefined)) as { code?: string } | undefined;
+    if (problem?.code === 'account_deleted' && !lifecycle?.deleted) {
+      lifecycle = undefined;
+      void show();
+    }
+  }
+  return response;
+};
 
 export const client = createVidClient({
   baseUrl: `${location.origin}/api/v1`,
   storage: indexedDbStorage(),
+  fetch: watchedFetch,
   onSessionEnded: () => {
+    lifecycle = undefined;
     stopSignals();
     if (!PUBLIC.has(location.pathname) && !openRouteFor(location.pathname)) void navigate('/', 'You were signed out.');
   },
@@ -22,6 +41,8 @@ export interface View {
 
 type Route = () => Promise<View>;
 const routes = new Map<string, Route>();
+/** The one screen of a deleted account (PRODUCT §8), whatever the route. */
+let graceScreen: ((deletion: AccountDeletion) => Promise<View>) | undefined;
 export const PUBLIC = new Set(['/', '/join', '/recover']);
 /** Pages anyone may open, signed in or not, under a path prefix (/@username: a public card). */
 const openPrefixes = new Map<string, { load: Route; name: string }>();
@@ -29,6 +50,38 @@ let current: View | undefined;
 
 export function route(path: string, load: Route): void {
   routes.set(path, load);
+}
+
+export function graceRoute(load: (deletion: AccountDeletion) => Promise<View>): void {
+  graceScreen = load;
+}
+
+/**
+ * Whether this session's account is deleted, read from GET /me once per session: during the
+ * grace every other route answers 403, so no screen (nor the event stream) may start.
+ */
+let lifecycle: { sessionId: string; deleted?: AccountDeletion } | undefined;
+
+async function deletion(sessionId: string): Promise<AccountDeletion | undefined> {
+  if (lifecycle?.sessionId !== sessionId) {
+    try {
+      const me = await client.me.get();
+      const deleted = me.status === 'deleted' && me.deleted_at && me.purge_at ? { status: 'deleted' as const, deleted_at: me.deleted_at, purge_at: me.purge_at } : undefined;
+      lifecycle = { sessionId, deleted };
+    } catch {
+      // Offline or signed out meanwhile: the screen shows that; the next show asks again.
+      return undefined;
+    }
+  }
+  return lifecycle.deleted;
+}
+
+/** This session deleted the account (or restored it): show what that means without asking /me. */
+export async function lifecycleChanged(deleted: AccountDeletion | undefined, path = location.pathname, note?: string): Promise<void> {
+  const session = await client.session();
+  lifecycle = session && { sessionId: session.sessionId, deleted };
+  if (deleted) stopSignals();
+  await navigate(path, note);
 }
 
 /** `name` is what main[data-view] says once the page is drawn. */
@@ -68,7 +121,12 @@ export async function navigate(path: string, note?: string, replace = false): Pr
   await show(note);
 }
 
+/** Each show() counts; an earlier one still drawing stops at its next step. */
+let shows = 0;
+
 export async function show(note?: string): Promise<void> {
+  const generation = ++shows;
+  const stale = () => generation !== shows;
   const session = await client.session();
   let path = location.pathname;
   const open = openRouteFor(path);
@@ -78,27 +136,36 @@ export async function show(note?: string): Promise<void> {
     if (!session && !PUBLIC.has(path)) path = '/';
     if (path !== location.pathname) history.replaceState(null, '', path);
   }
+  const deleted = session ? await deletion(session.sessionId) : undefined;
+  if (stale()) return;
   current?.leave?.();
-  const view = await (open?.load ?? routes.get(path)!)();
+  current = undefined;
+  const view = deleted && graceScreen ? await graceScreen(deleted) : await (open?.load ?? routes.get(path)!)();
+  if (stale()) return;
   current = view;
   document.title = `${view.title} · VID`;
-  renderNav(!!session, session?.trusted ?? false);
-  const main = document.getElementById('main')!;
-  main.replaceChildren();
-  delete main.dataset.view;
+  renderNav(!!session, session?.trusted ?? false, !!deleted);
+  // A new <main> each time: a screen left while still loading draws into the old one, unseen.
+  const main = h('main', { id: 'main', tabindex: '-1' });
+  document.getElementById('main')!.replaceWith(main);
   await view.render(main);
+  if (stale()) return;
   // Set once the view is drawn: tests and assistive tech can rely on it.
-  main.dataset.view = open ? open.name : path.slice(1) || 'welcome';
-  if (session) startSignals();
+  main.dataset.view = deleted ? 'deleted' : open ? open.name : path.slice(1) || 'welcome';
+  if (deleted) stopSignals();
+  else if (session) startSignals();
   main.focus({ preventScroll: true });
   if (note) announce(note);
 }
 
-function renderNav(signedIn: boolean, trusted: boolean): void {
+function renderNav(signedIn: boolean, trusted: boolean, deleted = false): void {
   const nav = document.getElementById('nav')!;
-  const links: [string, string][] = signedIn
-    ? [['/account', 'Account'], ['/fields', 'Fields'], ['/profiles', 'Profiles'], ['/share', 'Share'], ['/people', 'People'], ['/contacts', 'Contacts'], ['/security', 'Security'], ['/sessions', 'Sessions'], ...(trusted ? [['/add-device', 'Add a device'] as [string, string]] : [])]
-    : [['/', 'Sign in'], ['/join', 'Join with a code'], ['/recover', 'Recover']];
+  // A deleted account has one screen: no links to screens that would only show it again.
+  const links: [string, string][] = deleted
+    ? []
+    : signedIn
+      ? [['/account', 'Account'], ['/fields', 'Fields'], ['/profiles', 'Profiles'], ['/share', 'Share'], ['/people', 'People'], ['/contacts', 'Contacts'], ['/security', 'Security'], ['/sessions', 'Sessions'], ...(trusted ? [['/add-device', 'Add a device'] as [string, string]] : []), ['/data', 'Your data']]
+      : [['/', 'Sign in'], ['/join', 'Join with a code'], ['/recover', 'Recover']];
   nav.replaceChildren(
     ...links.map(([href, label]) => {
       const a = document.createElement('a');
@@ -135,6 +202,7 @@ function startSignals(): void {
     .catch((error) => {
       if (signals === controller) signals = undefined;
       if (isProblem(error) && error.status === 401) void show('You were signed out.');
+      // A 403 account_deleted: the fetch above has switched to the grace screen already.
     });
 }
 

@@ -1,8 +1,9 @@
 // Entry: routes, link handling, first render. Every view is a small module under views/.
-import { openRoute, route, navigate, show } from './app.js';
+import { graceRoute, openRoute, route, navigate, show } from './app.js';
 import account from './views/account.js';
 import addDevice from './views/add-device.js';
 import contacts from './views/contacts.js';
+import data, { deleted } from './views/data.js';
 import fields from './views/fields.js';
 import people from './views/people.js';
 import profiles from './views/profiles.js';
@@ -29,6 +30,8 @@ openRoute('/s/', shareLink, 'share-link');
 route('/security', security);
 route('/sessions', sessions);
 route('/add-device', addDevice);
+route('/data', data);
+graceRoute(deleted);
 
 document.addEventListener('click', (event) => {
   const link = (event.target as Element | null)?.closest?.('a[data-link]');

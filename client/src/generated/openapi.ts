@@ -1228,6 +1228,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/keys/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your devices' key bundles
+         * @description One per passkey that has one, oldest first.
+         */
+        get: operations["getKeysDevices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/keys/devices/{method_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One device's key bundle */
+        get: operations["getKeysDevicesByMethodId"];
+        /**
+         * Store a device's key bundle
+         * @description `method_id` is one of your passkeys. The first PUT creates the bundle (201, no If-Match); later ones replace it and need If-Match (428 without, 412 when stale). The bundle is opaque base64url of at most 8192 characters (else 400 invalid_key_bundle): stored, handed to your active contacts, never read. It goes when its passkey is removed. Your devices get keys.changed, your active subscribers contact.keys.changed; the same bundle again changes nothing.
+         */
+        put: operations["putKeysDevicesByMethodId"];
+        post?: never;
+        /**
+         * Delete a device's key bundle
+         * @description Needs If-Match. Your devices get keys.changed, your active subscribers contact.keys.changed.
+         */
+        delete: operations["deleteKeysDevicesByMethodId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contacts/{id}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A contact's device key bundles
+         * @description The bundles of the person you subscribe to, oldest first, while the contact is active (else 403 contact_not_active). Each `id` is opaque and stays while the bundle lives; it is never their passkey's id. contact.keys.changed says when to pull again.
+         */
+        get: operations["getContactsByIdKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/keys/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The server's share of your split secret (step-up) */
+        get: operations["getKeysShare"];
+        /**
+         * Store the server's share of your split secret (step-up)
+         * @description The first PUT creates it (201, no If-Match); later ones replace it and need If-Match (428 without, 412 when stale). Opaque base64url of at most 8192 characters (else 400 invalid_key_share), never read, never exported. Only your devices are told (keys.changed).
+         */
+        put: operations["putKeysShare"];
+        post?: never;
+        /**
+         * Delete the server's share of your split secret (step-up)
+         * @description Needs If-Match.
+         */
+        delete: operations["deleteKeysShare"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/export": {
         parameters: {
             query?: never;
@@ -1861,6 +1951,55 @@ export interface components {
             schema_version: 1;
         };
         /**
+         * KeyBundle
+         * @description One device's key bundle, as its owner sees it
+         */
+        KeyBundle: {
+            /**
+             * @description The bundle's opaque id: what your contacts see instead of the passkey's id
+             * @example key_X0kVb2yJt8nRw4cLA3qD9m
+             */
+            id: string;
+            /** @description The passkey (device) the bundle belongs to (GET /auth/methods) */
+            method_id: string;
+            /** @description As you stored it */
+            bundle: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Send as If-Match (quoted) to replace or delete */
+            version: number;
+            /** @enum {number} */
+            schema_version: 1;
+        };
+        /**
+         * ContactKey
+         * @description One of a contact's device key bundles, as a subscriber sees it
+         */
+        ContactKey: {
+            /** @description Opaque and stable while the bundle lives; never the owner's passkey id */
+            id: string;
+            /** @description As the owner stored it */
+            bundle: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /**
+         * KeyShare
+         * @description The server's share of your split secret
+         */
+        KeyShare: {
+            /** @description As you stored it */
+            share: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Send as If-Match (quoted) to replace or delete */
+            version: number;
+            /** @enum {number} */
+            schema_version: 1;
+        };
+        /**
          * AccountDeletion
          * @description Until purge_at, sign in and POST /account/undelete restore everything
          */
@@ -1880,7 +2019,7 @@ export interface components {
             /** @description Cursor of this signal: resume after it with `since` (polling, WebSocket) or Last-Event-ID (SSE) */
             id: string;
             /**
-             * @description What changed (docs/events.md). Known kinds: me.changed, fields.changed, profiles.changed, subscriptions.changed, contacts.changed, contact.card.changed, annotations.changed, share_links.changed, methods.changed, sessions.changed, join.requested, join.changed, keys.changed, account.changed. New kinds may be added within v1: ignore kinds you do not know.
+             * @description What changed (docs/events.md). Known kinds: me.changed, fields.changed, profiles.changed, subscriptions.changed, contacts.changed, contact.card.changed, annotations.changed, share_links.changed, methods.changed, sessions.changed, join.requested, join.changed, keys.changed, contact.keys.changed, account.changed. New kinds may be added within v1: ignore kinds you do not know.
              * @example me.changed
              */
             kind: string;
@@ -10362,6 +10501,945 @@ export interface operations {
             };
         };
     };
+    getKeysDevices: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 (default 50) */
+                limit?: number;
+                /** @description Opaque cursor from next_cursor */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["KeyBundle"][];
+                        /** @description Pass as `cursor` for the next page; null on the last */
+                        next_cursor: string | null;
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getKeysDevicesByMethodId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of your passkeys (GET /auth/methods) */
+                method_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One device's key bundle, as its owner sees it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyBundle"];
+                };
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No passkey of yours has this id (method_not_found), or it has no bundle yet (key_bundle_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putKeysDevicesByMethodId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of your passkeys (GET /auth/methods) */
+                method_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The device's key bundle: opaque base64url (A–Z a–z 0–9 - _, no padding), 1 to 8192 characters; the server stores it and never reads it. Otherwise 400 invalid_key_bundle. */
+                    bundle: string;
+                };
+            };
+        };
+        responses: {
+            /** @description One device's key bundle, as its owner sees it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyBundle"];
+                };
+            };
+            /** @description One device's key bundle, as its owner sees it */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyBundle"];
+                };
+            };
+            /** @description Not opaque base64url, or longer than 8192 characters (invalid_key_bundle); or another malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No passkey of yours has this id (method_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description It changed since you read it, or If-Match names no version of it (version_mismatch) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The bundle exists: send If-Match (precondition_required) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteKeysDevicesByMethodId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of your passkeys (GET /auth/methods) */
+                method_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is deleted (account_deleted): restore it first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No passkey of yours has this id (method_not_found), or it has no bundle yet (key_bundle_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description It changed since you read it, or If-Match names no version of it (version_mismatch) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description If-Match is missing (precondition_required) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getContactsByIdKeys: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 (default 50) */
+                limit?: number;
+                /** @description Opaque cursor from next_cursor */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ContactKey"][];
+                        /** @description Pass as `cursor` for the next page; null on the last */
+                        next_cursor: string | null;
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The contact is not active (contact_not_active); or the account is deleted (account_deleted); or the account is deleted (account_deleted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description You have no contact with this id (contact_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The contact's account is deleted; its keys are back if they restore it (account_deleted) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getKeysShare: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description base64url of the JSON WebAuthn assertion answering POST /auth/step-up/begin (5 minutes, single use) */
+                "vid-step-up"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server's share of your split secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyShare"];
+                };
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted); or the account is deleted (account_deleted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No server share is stored (key_share_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putKeysShare: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description base64url of the JSON WebAuthn assertion answering POST /auth/step-up/begin (5 minutes, single use) */
+                "vid-step-up"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The server's share of your split secret: opaque base64url (A–Z a–z 0–9 - _, no padding), 1 to 8192 characters; the server stores it and never reads it. Otherwise 400 invalid_key_share. */
+                    share: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The server's share of your split secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyShare"];
+                };
+            };
+            /** @description The server's share of your split secret */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyShare"];
+                };
+            };
+            /** @description Not opaque base64url, or longer than 8192 characters (invalid_key_share); or another malformed request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description It changed since you read it, or If-Match names no version of it (version_mismatch) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The share exists: send If-Match (precondition_required) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteKeysShare: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description base64url of the JSON WebAuthn assertion answering POST /auth/step-up/begin (5 minutes, single use) */
+                "vid-step-up"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No server share is stored (key_share_not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description It changed since you read it, or If-Match names no version of it (version_mismatch) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description If-Match is missing (precondition_required) */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getAccountExport: {
         parameters: {
             query?: never;
@@ -10467,6 +11545,16 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             revoked_at: string | null;
+                        }[];
+                        /** @description Your devices' key bundles, as you stored them (opaque) */
+                        key_bundles: {
+                            method_id: string;
+                            bundle: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            version: number;
                         }[];
                     };
                 };
