@@ -9,6 +9,8 @@
 // Scenarios (names select a subset; `limit` always runs when a ratio needs it):
 //   limit    a. bare node:http + one ES256 verify per request
 //   me       b. GET /api/v1/me with a DPoP-bound token (the hot path)
+//   metrics  b+metrics: b on a server with METRICS_PORT set, /metrics scraped every 5 s; its ratio
+//            to b (same run, interleaved with it) is the cost of metrics, target ≥ 0.97x
 //   peer     c. oidc-provider userinfo with a DPoP-bound token, replay detection on
 //   login    d. passkey login ceremonies (begin + finish, software authenticator), durable commit
 //   renew    e. refresh-token rotation
@@ -37,7 +39,7 @@ import type { GetDevice, Job, JobResult } from './lib/generator.js';
 import { Generator, LOAD_CORE, SERVER_CORE, ServerProcess, freePort, pin, pinning } from './lib/processes.js';
 import { formatSummary, summarise } from './lib/profile-summary.js';
 import { ProofSigner, newDeviceKey } from './lib/proofs.js';
-import { HOST, ORIGIN, createDatabase, postgresAdminUrl, setUpCards, setUpContacts, signUpDevices, startVid } from './lib/vid.js';
+import { HOST, ORIGIN, createDatabase, postgresAdminUrl, scrapeWhileRunning, setUpCards, setUpContacts, signUpDevices, startVid, startVidWithMetrics } from './lib/vid.js';
 import type { BenchDatabase, BenchDevice } from './lib/vid.js';
 import { fanoutScenario } from './fanout.js';
 import { signalsScenario } from './signals.js';
@@ -55,9 +57,11 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? (quick ? 1 : 2));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DEVICES = Math.min(CONNECTIONS, 50);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const ALL = kind === 'sqlite' ? ['limit', 'me', 'peer', 'preview', 'public', 'contact', 'login', 'renew', 'signals', 'fanout'] : ['limit', 'me', 'login', 'renew', 'nodes'];
+const ALL = kind === 'sqlite' ? ['limit', 'me', 'metrics', 'peer', 'preview', 'public', 'contact', 'login', 'renew', 'signals', 'fanout'] : ['limit', 'me', 'metrics', 'login', 'renew', 'nodes'];
 const selected = new Set(chosen.length ? chosen : ALL);
-for (const name of selected) if (!['limit', 'me', 'peer', 'preview', 'public', 'contact', 'login', 'renew', 'signals', 'fanout', 'nodes'].includes(name)) throw new Error(`unknown scenario ${name}`);
+for (const name of selected) if (!['limit', 'me', 'metrics', 'peer', 'preview', 'public', 'contact', 'login', 'renew', 'signals', 'fanout', 'nodes'].includes(name)) throw new Error(`unknown scenario ${name}`);
+// b+metrics is a ratio to b, measured alongside it.
+if (selected.has('metrics')) selected.add('me');
 if (selected.has('nodes') && kind !== 'postgres') throw new Error('the nodes scenario needs --pg');
 if (selected.has('fanout') && kind !== 'sqlite') throw new Error('the fanout scenario runs on SQLite (drop --pg)');
 // f and k are latencies of their own: no ratio to a.
@@ -68,6 +72,7 @@ const ME_PATH = '/api/v1/me';
 const MB = 1024 * 1024;
 const started = performance.now();
 const log = (line: string) => console.log(`  … ${line}`);
+const fmtCount = (n: number) => n.toLocaleString('en');
 const median = (values: number[]) => {
   const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
   if (!v.length) return Number.NaN;
@@ -251,7 +256,7 @@ process.on('SIGINT', () => void cleanup().finally(() => process.exit(130)));
 try {
   // a, b, c: servers up together; each repetition runs a, b, c in turn, so drift over the run
   // (thermal, other load) touches every scenario alike.
-  const abc = ['limit', 'me', 'peer'].filter((s) => selected.has(s));
+  const abc = ['limit', 'me', 'metrics', 'peer'].filter((s) => selected.has(s));
   if (abc.length) {
     const keys = Array.from({ length: DEVICES }, newDeviceKey);
     const servers: Record<string, ServerProcess> = {};
@@ -272,6 +277,22 @@ try {
       await new Promise((resolve) => setTimeout(resolve, 500));
       memory.me = { idle: servers.me.memory()?.rss ?? Number.NaN, peak: 0 };
     }
+    // b+metrics: the same service and setup as b, on its own database, with metrics on.
+    let metricsDevices: BenchDevice[] = [];
+    let metricsDatabase: BenchDatabase | undefined;
+    let scrapeUrl = '';
+    let scraper: ReturnType<typeof scrapeWhileRunning> | undefined;
+    const scrapes: Array<ReturnType<ReturnType<typeof scrapeWhileRunning>['stop']>> = [];
+    if (selected.has('metrics')) {
+      metricsDatabase = await createDatabase(kind);
+      cleanups.push(() => metricsDatabase!.drop());
+      const started = await startVidWithMetrics('vid-metrics', metricsDatabase);
+      servers.metrics = started.server;
+      scrapeUrl = started.scrapeUrl;
+      cleanups.push(() => servers.metrics!.stop());
+      log(`signing up ${DEVICES} accounts on the service with METRICS_PORT set (${kind})`);
+      metricsDevices = await signUpDevices(servers.metrics.port, DEVICES, 'benchmetrics');
+    }
     if (selected.has('peer')) {
       const port = await freePort();
       servers.peer = new ServerProcess('peer', tsx('./servers/peer.ts'), { PORT: String(port), NODE_ENV: 'production', BENCH_JKTS: keys.map((k) => new ProofSigner(k).jkt).join(',') }, port);
@@ -279,8 +300,8 @@ try {
       cleanups.push(() => servers.peer!.stop());
       peerTokens = JSON.parse(servers.peer.line('TOKENS ') ?? '[]') as string[];
     }
-    const reps: Record<string, Array<JobResult & { serverCpu: number }>> = { limit: [], me: [], peer: [] };
-    const expected: Record<string, number> = { limit: 8000, me: 4000, peer: 1500 };
+    const reps: Record<string, Array<JobResult & { serverCpu: number }>> = { limit: [], me: [], metrics: [], peer: [] };
+    const expected: Record<string, number> = { limit: 8000, me: 4000, metrics: 4000, peer: 1500 };
     for (let rep = 1; rep <= REPS; rep++) {
       for (const name of abc) {
         const server = servers[name]!;
@@ -288,8 +309,8 @@ try {
         const job =
           name === 'limit'
             ? getJob(target, (meDevices.length ? meDevices.map((d) => ({ key: d.key, accessToken: d.device.tokens.access_token })) : keys.map((key) => ({ key, accessToken: 'at-limit' }))), expected.limit!)
-            : name === 'me'
-              ? getJob(target, meDevices.map((d) => ({ key: d.key, accessToken: d.device.tokens.access_token })), expected.me!)
+            : name === 'me' || name === 'metrics'
+              ? getJob(target, (name === 'me' ? meDevices : metricsDevices).map((d) => ({ key: d.key, accessToken: d.device.tokens.access_token })), expected[name]!)
               : getJob(target, keys.map((key, i) => ({ key, accessToken: peerTokens[i]! })), expected.peer!, `localhost:${server.port}`, '/me', `http://localhost:${server.port}/me`);
         const hooks =
           name === 'me'
@@ -301,9 +322,17 @@ try {
                 },
                 end: () => (memory.me!.peak = Math.max(memory.me!.peak, server.stopSampling())),
               }
-            : {};
+            : name === 'metrics'
+              ? {
+                  start: () => {
+                    scraper = scrapeWhileRunning(scrapeUrl);
+                    void metricsDatabase!.pinBackends();
+                  },
+                  end: () => void scrapes.push(scraper!.stop()),
+                }
+              : {};
         // On PostgreSQL the service also waits for the database, so there the busy rule is for a and c only.
-        const result = await measureBusy(name, `${name} ${rep}/${REPS}`, job, server, hooks, kind === 'sqlite' || name !== 'me');
+        const result = await measureBusy(name, `${name} ${rep}/${REPS}`, job, server, hooks, kind === 'sqlite' || (name !== 'me' && name !== 'metrics'));
         reps[name]!.push(result);
         expected[name] = Math.max(result.steps[0]!.rate, 100) * 1.1;
         logRun(`${name} ${rep}/${REPS}`, result);
@@ -311,6 +340,14 @@ try {
     }
     if (reps.limit!.length) results.limit = summariseRuns('a', 'the limit: node:http + one ES256 verify', 'req/s', reps.limit!);
     if (reps.me!.length) results.me = summariseRuns('b', `GET /me, DPoP-bound token (${kind})`, 'req/s', reps.me!);
+    if (reps.metrics!.length) {
+      results.metrics = { ...summariseRuns('b+metrics', `GET /me with metrics on (METRICS_PORT, scraped every 5 s, ${kind})`, 'req/s', reps.metrics!), baseline: 'me' };
+      // Proof that metrics were on: every run was scraped, and the hook counted its requests.
+      const seen = await Promise.all(scrapes);
+      const failed = seen.reduce((sum, s) => sum + s.failed, 0);
+      const counted = seen.at(-1)?.requestsCounted ?? 0;
+      results.metrics.notes.push(failed || !counted ? `metrics not confirmed: ${failed} scrapes failed, ${counted} GET /me counted` : `${seen.reduce((sum, s) => sum + s.scrapes, 0)} scrapes during the runs; the last one counted ${fmtCount(counted)} GET /me`);
+    }
     if (reps.peer!.length) results.peer = summariseRuns('c', 'the peer: oidc-provider userinfo, DPoP', 'req/s', reps.peer!);
     await cleanup();
   }
@@ -565,6 +602,7 @@ if (results.me && limit) {
   }
 }
 if (results.me && results.peer) check('b ≥ 4x the peer c', results.me.rate / results.peer.rate, 4, true, x);
+if (results.me && results.metrics) check('b+metrics ≥ 0.97x b (metrics cost ≤ 3%)', ratio(results.metrics, results.me), 0.97, true, x);
 // The card: its ratios are set on SQLite; a 304 answers less than a 200 on any database, so it must be faster.
 const { static: bareHttp, preview, preview304, public: publicCard, public304: publicCard304 } = results;
 if (preview && limit && kind === 'sqlite') check('h ≥ 0.55x the limit', ratio(preview), 0.55, true, x);

@@ -15,6 +15,7 @@ import { locateIp } from './platform/geo/locate.js';
 import './platform/http/fastify-types.js';
 import { lazyCompilers } from './platform/http/lazy-compile.js';
 import { openApiDocumentRoute } from './platform/http/openapi-document.js';
+import { createEdge } from './platform/http/edge.js';
 import { clientPlugin } from './platform/http/plugins/client.js';
 import { corsPlugin } from './platform/http/plugins/cors.js';
 import { deprecationPlugin } from './platform/http/plugins/deprecation.js';
@@ -30,6 +31,10 @@ import { installValidators } from './platform/http/plugins/validation.js';
 import { Problem } from './platform/http/schemas.js';
 import { AuthenticationCredential, CreationOptions, RegistrationCredential, RequestOptions } from './platform/http/webauthn-schemas.js';
 import { createSharedState } from './platform/limits/shared-state.js';
+import { requestMetricsPlugin } from './platform/metrics/http.js';
+import { listenForScrapes } from './platform/metrics/listener.js';
+import type { MetricsListener } from './platform/metrics/listener.js';
+import { noMetrics } from './platform/metrics/metrics.js';
 import { buildModules } from './platform/module.js';
 import type { ModuleServices, Platform } from './platform/module.js';
 import type { StreamHub } from './platform/signals/hub.js';
@@ -59,6 +64,8 @@ export interface VidApp {
   services: ModuleServices;
   /** Compiles every route schema not yet compiled (they compile on first use; tests check all of them). */
   compileSchemas(): void;
+  /** Where GET /metrics answers (its own listener) when METRICS_PORT is set. */
+  metricsUrl?: string;
 }
 
 const PRUNE_INTERVAL_MS = 60_000;
@@ -75,7 +82,9 @@ const API_DESCRIPTION = `Passwordless identity: a username, passkeys, sessions b
 
 Conventions: single resources carry schema_version and, when mutable, version (send it back as If-Match: "<version>");
 lists are {data, next_cursor, has_more} with limit (1-200, default 50) and cursor; errors are application/problem+json
-(RFC 9457) with a stable code; every response carries VID-Request-Id and VID-API-Version; Idempotency-Key (a UUID) is
+(RFC 9457) with a stable code, also before any route runs: 400 invalid_url, malformed_request, host_required; 404 not_found;
+405 method_not_allowed with Allow; 408 request_timeout; 413 payload_too_large; 414 uri_too_long; 415 unsupported_media_type;
+417 expectation_failed; 431 header_fields_too_large; 503 shutting_down; every response carries VID-Request-Id and VID-API-Version; Idempotency-Key (a UUID) is
 required where marked and replays the first response with VID-Idempotent-Replay: true for 24 hours; rate-limited responses
 carry RateLimit-* headers and 429/503 carry Retry-After.`;
 
@@ -98,6 +107,9 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   let app: FastifyInstance | undefined;
   const warn = (error: unknown, what: string) => app?.log.warn({ err: error }, what);
   const shared = createSharedState(config, store, clock);
+  // Metrics only with METRICS_PORT: otherwise prom-client is never loaded and every count is a no-op.
+  const prometheus = config.metrics ? (await import('./platform/metrics/prometheus.js')).createPrometheusMetrics({ store, now: clock.now, warn }) : undefined;
+  const metrics = prometheus?.metrics ?? noMetrics;
   const secretKey = loadSecretKey(config);
   const platform: Platform = {
     config,
@@ -109,12 +121,17 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
     ceremonies: createCeremonies({ store, rp: config.webauthn, now: clock.now }),
     accountData: createAccountData(),
     warn,
+    metrics,
   };
   const { services, parts } = buildModules(modules, platform);
+  metrics.readStreamsWith(() => services.streams.stats());
   const verifier = createDpopVerifier(config.dpop);
 
   const compilers = lazyCompilers();
+  // Errors at the edge (router, HTTP parser, upgrades, drain) as problem+json: docs/operations.md.
+  const edge = createEdge({ apiVersion: config.apiVersion });
   app = Fastify({
+    ...edge.serverOptions,
     logger:
       deps.logger === false
         ? false
@@ -140,23 +157,26 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   app.removeContentTypeParser('text/plain');
   installValidators(app, compilers, schemas);
   await app.register(requestIdPlugin, { apiVersion: config.apiVersion });
-  await app.register(problemPlugin, { challenge: verifier.challenge });
+  if (prometheus) await app.register(requestMetricsPlugin, { observe: prometheus.observeRequest });
+  await app.register(problemPlugin, { challenge: verifier.challenge, routes: edge.routes });
+  await app.register(edge.plugin);
   // Upgrade requests run through every hook below (authentication included) before upgrading.
   // Registered this early so a request refused by any later hook (load shedding) is known to be
   // an upgrade and its socket is closed after the refusal.
-  await app.register(websocket, { options: { maxPayload: 4096, handleProtocols: selectProtocol } });
+  await app.register(websocket, { options: { maxPayload: 4096, handleProtocols: selectProtocol, server: edge.webSocketUpgrades } });
   await app.register(corsPlugin, { origins: config.corsOrigins });
-  await app.register(loadSheddingPlugin, config.shedding);
+  await app.register(loadSheddingPlugin, { ...config.shedding, metrics });
   await app.register(deprecationPlugin, { routes: config.deprecatedRoutes });
   await app.register(openApiPlugin, { version: config.apiVersion, description: API_DESCRIPTION, schemas, tags });
   await app.register(clientPlugin, { locate: locateIp });
   // Order matters: authentication, then per-account limits, then idempotency (scoped by principal).
-  await app.register(dpopAuthPlugin, { verifier, replayCache: shared.replayCache, authenticate: services.sessions.authenticate, publicOrigin: config.publicOrigin, now: clock.now });
+  await app.register(dpopAuthPlugin, { verifier, replayCache: shared.replayCache, authenticate: services.sessions.authenticate, publicOrigin: config.publicOrigin, now: clock.now, metrics });
   await app.register(rateLimitPlugin, {
     counters: shared.counters,
     limits: { auth: config.rateLimits.authPerMinute, user: config.rateLimits.userPerMinute, public: config.rateLimits.publicPerMinute },
     quotaPerMonth: config.quotaPerMonth,
     now: clock.now,
+    metrics,
   });
   await app.register(idempotencyPlugin, { store, box: platform.box, now: clock.now });
   await app.register(stepUpPlugin, { verify: services.stepUp.verify });
@@ -184,14 +204,24 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   app.addHook('preClose', async () => {
     for (const part of parts) part.stop?.();
   });
+  let metricsListener: MetricsListener | undefined;
   app.addHook('onClose', async () => {
     clearInterval(pruner);
+    await metricsListener?.close();
+    prometheus?.close();
     for (const part of parts) await part.close?.();
     shared.redis?.disconnect();
     if (ownsStore) await store.close();
   });
 
   await app.ready();
+  if (prometheus && config.metrics) {
+    // Its own listener, never a route of the API server (listener.ts); it closes with the app.
+    metricsListener = await listenForScrapes(prometheus.registry, config.metrics, warn).catch(async (error: unknown) => {
+      await app?.close();
+      throw error;
+    });
+  }
   for (const part of parts) await part.start?.();
-  return { app, store, streams: services.streams, accountData: platform.accountData, services, compileSchemas: compilers.compileAll };
+  return { app, store, streams: services.streams, accountData: platform.accountData, services, compileSchemas: compilers.compileAll, metricsUrl: metricsListener?.url };
 }

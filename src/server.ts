@@ -3,7 +3,7 @@ import { loadConfig } from './platform/config.js';
 
 /** Start, stop on SIGTERM/SIGINT after in-flight requests finish, and nothing else. */
 const config = loadConfig();
-const { app } = await buildApp({ config });
+const { app, metricsUrl } = await buildApp({ config });
 
 const SHUTDOWN_GRACE_MS = 10_000;
 let stopping = false;
@@ -21,3 +21,4 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 
 await app.listen({ host: config.host, port: config.port });
 app.log.info(`VID listening on ${config.publicOrigin} (database: ${config.database.kind})`);
+if (metricsUrl) app.log.info(`metrics at ${metricsUrl}`);

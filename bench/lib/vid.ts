@@ -265,3 +265,42 @@ export async function setUpContacts(port: number, accounts: BenchDevice[], cards
   );
   return contacts;
 }
+
+/** The service with metrics on (b+metrics): its /metrics listener on a port of its own. */
+export async function startVidWithMetrics(name: string, database: BenchDatabase): Promise<{ server: ServerProcess; scrapeUrl: string }> {
+  const metricsPort = await freePort();
+  const server = await startVid(name, database, { env: { METRICS_PORT: String(metricsPort) } });
+  return { server, scrapeUrl: `http://127.0.0.1:${metricsPort}/metrics` };
+}
+
+/**
+ * Scrapes /metrics every `everyMs` while a run measures, as Prometheus would (every 15 s is usual;
+ * more often here, so the cost of collecting is in the figure). stop() says how it went: a run
+ * whose scrapes failed did not measure metrics on.
+ */
+export function scrapeWhileRunning(url: string, everyMs = 5000): { stop(): Promise<{ scrapes: number; failed: number; requestsCounted: number }> } {
+  let scrapes = 0;
+  let failed = 0;
+  let last = '';
+  const scrape = () =>
+    fetch(url)
+      .then(async (res) => {
+        if (!res.ok) throw new Error(`GET /metrics ${res.status}`);
+        last = await res.text();
+        scrapes++;
+      })
+      .catch(() => void failed++);
+  let pending = scrape();
+  const timer = setInterval(() => (pending = pending.then(scrape)), everyMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await pending;
+      await scrape();
+      // The counted GET /me requests, summed over status classes: proof the hook ran.
+      let requestsCounted = 0;
+      for (const match of last.matchAll(/^vid_http_requests_total\{method="GET",route="\/api\/v1\/me",status_class="[^"]+"\} (\d+)$/gm)) requestsCounted += Number(match[1]);
+      return { scrapes, failed, requestsCounted };
+    },
+  };
+}

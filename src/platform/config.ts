@@ -49,6 +49,8 @@ export interface Config {
   events: { retentionDays: number; maxStreamsPerAccount: number; heartbeatMs: number; streamBufferBytes: number; stallTimeoutMs: number };
   /** PRODUCT §8: days a deleted account can be restored; days its username stays held after the purge. */
   lifecycle: { graceDays: number; usernameHoldDays: number };
+  /** Prometheus metrics on a listener of their own (METRICS_PORT; 0 picks a free port); off when unset. */
+  metrics?: { host: string; port: number };
   apiVersion: string;
 }
 
@@ -102,6 +104,15 @@ function deprecatedRoutes(raw: string | undefined): Record<string, DeprecatedRou
     out[route] = { deprecatedAt, sunsetAt, link: spec.link };
   }
   return out;
+}
+
+/** Never on the public API port: /metrics is for the operator's network (docs/operations.md). */
+function metrics(env: Env, apiPort: number): Config['metrics'] {
+  if (env.METRICS_PORT === undefined || env.METRICS_PORT === '') return undefined;
+  const port = int(env, 'METRICS_PORT', 0, 0);
+  if (port > 65535) throw new Error(`METRICS_PORT must be a port number, got "${env.METRICS_PORT}"`);
+  if (port !== 0 && port === apiPort) throw new Error('METRICS_PORT must differ from PORT: metrics are never served on the API port');
+  return { host: env.METRICS_HOST || '127.0.0.1', port };
 }
 
 function secretKey(env: Env, databaseUrl: string | undefined): string | undefined {
@@ -194,6 +205,7 @@ export function loadConfig(env: Env = process.env): Config {
       graceDays: int(env, 'ACCOUNT_GRACE_DAYS', 30, 1),
       usernameHoldDays: int(env, 'USERNAME_HOLD_DAYS', 365, 0),
     },
+    metrics: metrics(env, port),
     apiVersion: '1.0.0',
   };
 }

@@ -7,6 +7,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { AttemptLimiter } from './limits/attempt-limiter.js';
 import type { SecretBox } from './crypto/secret-box.js';
+import type { Metrics } from './metrics/metrics.js';
 import type { Store } from './store/store.js';
 
 /**
@@ -32,6 +33,8 @@ export interface Platform {
   accountData: AccountData;
   /** Logs a failure nobody is waiting for (background work, stream delivery). */
   warn(error: unknown, what: string): void;
+  /** Counts authentication outcomes and the like for /metrics; does nothing when METRICS_PORT is unset. */
+  metrics: Metrics;
 }
 
 /**

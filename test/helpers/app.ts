@@ -25,6 +25,8 @@ export interface TestApp {
   services: ModuleServices;
   /** What each module declared about account data. */
   accountData: AccountData;
+  /** GET /metrics on its own listener, when the suite set METRICS_PORT. */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -59,8 +61,9 @@ export async function startTestApp(backend: TestBackend, env: Record<string, str
   let store: Store;
   let services: ModuleServices;
   let accountData: AccountData;
+  let metricsUrl: string | undefined;
   try {
-    ({ app, store, services, accountData } = await buildApp({ config, store: database.store, clock, logger: false }));
+    ({ app, store, services, accountData, metricsUrl } = await buildApp({ config, store: database.store, clock, logger: false }));
   } catch (error) {
     await database.cleanup();
     throw error;
@@ -78,6 +81,7 @@ export async function startTestApp(backend: TestBackend, env: Record<string, str
     client,
     services,
     accountData,
+    metricsUrl,
     async close() {
       // Whatever a suite did, every signal it caused names the resource the catalogue promises.
       const offCatalogue = await signalsOffCatalogue(store).catch((error) => [`unreadable: ${error}`]);

@@ -13,7 +13,7 @@ export const joinModule = defineModule({
   migrations: { '005-join': join },
   schemas: [JoinAttempt, PendingJoin],
   tags: [{ name: 'join', description: 'Letting a new device in with a 6-digit code' }],
-  build({ config, clock, store, limiter, subkey, ceremonies, accountData }, { usernames, passkeys, totp, recovery, sessions, securityLog }) {
+  build({ config, clock, store, limiter, subkey, ceremonies, accountData, metrics }, { usernames, passkeys, totp, recovery, sessions, securityLog }) {
     const service = createJoinService({
       db: store.repository({ join: joinQueries, accounts: accountQueries }),
       clock,
@@ -27,6 +27,7 @@ export const joinModule = defineModule({
       sessions,
       securityLog,
       factors: createJoinFactors({ totp, recovery }),
+      metrics,
     });
     accountData.declare('join', {
       tables: {

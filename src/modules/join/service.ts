@@ -11,6 +11,8 @@ import type { NewCredential, RelyingParty } from '../../platform/crypto/webauthn
 import { refuse } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { AttemptLimiter } from '../../platform/limits/attempt-limiter.js';
+import { countingOutcomes } from '../../platform/metrics/metrics.js';
+import type { Metrics } from '../../platform/metrics/metrics.js';
 import { signal } from '../../platform/signals/signal.js';
 import type { accountQueries } from '../../platform/store/accounts.js';
 import { uniqueViolation } from '../../platform/store/store.js';
@@ -80,6 +82,7 @@ export function createJoinService(deps: {
   sessions: SessionService;
   securityLog: SecurityLog;
   factors: JoinFactors;
+  metrics: Metrics;
 }) {
   const { db, clock, limiter, sessions, securityLog, factors, passkeys, rp, limits } = deps;
   const direct = db.direct;
@@ -257,7 +260,7 @@ export function createJoinService(deps: {
     },
 
     /** approved → session issued (spec table rows 5 and 6). */
-    async finish(input: { attemptId: string; jkt: string; persistDevice: boolean; credential?: RegistrationResponseJSON; client: LocatedClient }): Promise<IssuedTokens> {
+    finish: countingOutcomes((outcome) => deps.metrics.login('join', outcome), async function finish(input: { attemptId: string; jkt: string; persistDevice: boolean; credential?: RegistrationResponseJSON; client: LocatedClient }): Promise<IssuedTokens> {
       const row = await redeemersAttempt(input.attemptId, input.jkt);
       const now = clock.now();
       const status = statusOf(row, now);
@@ -290,7 +293,7 @@ export function createJoinService(deps: {
         if (uniqueViolation(error)) throw credentialExists();
         throw error;
       }
-    },
+    }),
   };
 }
 

@@ -14,7 +14,7 @@ declare module '../../platform/module.js' {
 /** The recovery key (made at sign-up, downloaded with step-up) and recovery without a passkey. */
 export const recoveryModule = defineModule({
   name: 'recovery',
-  build({ config, clock, store, box, limiter, ceremonies, accountData }, { usernames, passkeys, totp, sessions, securityLog }) {
+  build({ config, clock, store, box, limiter, ceremonies, accountData, metrics }, { usernames, passkeys, totp, sessions, securityLog }) {
     const recovery = createRecoveryService({
       db: store.repository({ keys: recoveryKeyQueries, accounts: accountQueries }),
       clock,
@@ -28,6 +28,7 @@ export const recoveryModule = defineModule({
       totp,
       sessions,
       securityLog,
+      metrics,
     });
     accountData.declare('recovery', {
       tables: { recovery_keys: { leftOut: 'the recovery key is a secret (download it under Security instead); a file lying around must not let anyone in' } },

@@ -10,6 +10,8 @@ import { verifyCreation } from '../../platform/crypto/webauthn.js';
 import type { RelyingParty } from '../../platform/crypto/webauthn.js';
 import { refuse } from '../../platform/errors.js';
 import type { AttemptLimiter } from '../../platform/limits/attempt-limiter.js';
+import { countingOutcomes } from '../../platform/metrics/metrics.js';
+import type { Metrics } from '../../platform/metrics/metrics.js';
 import { signal } from '../../platform/signals/signal.js';
 import type { accountQueries } from '../../platform/store/accounts.js';
 import { uniqueViolation } from '../../platform/store/store.js';
@@ -48,6 +50,7 @@ export function createRecoveryService(deps: {
   totp: TotpService;
   sessions: SessionService;
   securityLog: SecurityLog;
+  metrics: Metrics;
 }) {
   const { db, clock, box, limiter, totp, sessions, securityLog, passkeys, limits } = deps;
   const throttle = (key: string, limit: number) => limiter.enforce(key, limit, HOUR, 'too many recovery attempts; wait before trying again');
@@ -104,7 +107,7 @@ export function createRecoveryService(deps: {
     },
 
     /** Registers the new device's passkey and opens a trusted session bound to its DPoP key. */
-    async finish(input: { ceremonyId: string; credential: RegistrationResponseJSON; jkt: string; client: LocatedClient }): Promise<IssuedTokens> {
+    finish: countingOutcomes((outcome) => deps.metrics.login('recovery', outcome), async function finish(input: { ceremonyId: string; credential: RegistrationResponseJSON; jkt: string; client: LocatedClient }): Promise<IssuedTokens> {
       const ceremony = await deps.ceremonies.take(input.ceremonyId, 'recovery', { needsAccount: true });
       const accountId = ceremony.account_id!;
       const credential = await verifyCreation(deps.rp, input.credential, ceremony.challenge);
@@ -123,7 +126,7 @@ export function createRecoveryService(deps: {
         if (uniqueViolation(error)) throw credentialExists();
         throw error;
       }
-    },
+    }),
   };
 }
 

@@ -16,14 +16,16 @@ export const sessionsModule = defineModule({
   name: 'sessions',
   schemas: [Tokens, Session],
   tags: [{ name: 'auth', description: 'Usernames, passkeys, sessions, step-up, TOTP, recovery' }],
-  build({ config, clock, store, accountData }, { securityLog }) {
+  build({ config, clock, store, accountData, metrics }, { securityLog }) {
     const sessions = createSessionService({
       db: store.repository({ sessions: sessionQueries, refreshTokens: refreshTokenQueries }),
       authLookup: store.use(authLookupQueries),
       clock,
       tokens: config.tokens,
       securityLog,
+      metrics,
     });
+    metrics.countLiveSessionsWith(store.use(sessionQueries).countLive);
     accountData.declare('sessions', {
       tables: {
         sessions: { exported: 'sessions', withheld: { columns: ['access_hash', 'jkt'], reason: 'token hashes and device-key thumbprints: secrets, or of use only to the server' } },

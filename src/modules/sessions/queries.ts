@@ -157,6 +157,20 @@ export function sessionQueries(db: Kysely<SessionTables>) {
         .where('sessions.id', '=', id)
         .executeTakeFirst();
     },
+    /**
+     * Sessions neither revoked nor expired, over all accounts (the live-sessions gauge, asked
+     * at most every few seconds by /metrics scrapes). No index serves it: a scan of the table.
+     */
+    async countLive(now: number): Promise<number> {
+      const row = await db
+        .selectFrom('sessions')
+        .select((eb) => eb.fn.countAll().as('live'))
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', now)
+        .where('refresh_expires_at', '>', now)
+        .executeTakeFirstOrThrow();
+      return Number(row.live);
+    },
     async touch(id: string, at: number): Promise<void> {
       await db.updateTable('sessions').set({ last_seen_at: at }).where('id', '=', id).execute();
     },

@@ -6,6 +6,8 @@ import type { Config } from '../../platform/config.js';
 import { newOpaqueToken, sha256Base64url } from '../../platform/crypto/tokens.js';
 import { refuse } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
+import { outcomeOf } from '../../platform/metrics/metrics.js';
+import type { Metrics } from '../../platform/metrics/metrics.js';
 import { signal } from '../../platform/signals/signal.js';
 import { decodeCursor, keysetPages, toPage } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
@@ -43,6 +45,7 @@ export function createSessionService(deps: {
   clock: Clock;
   tokens: Config['tokens'];
   securityLog: SecurityLog;
+  metrics: Metrics;
 }) {
   const { db, clock } = deps;
   const ttl = deps.tokens;
@@ -141,7 +144,7 @@ export function createSessionService(deps: {
     async renew(refreshToken: string, proofJkt: string): Promise<IssuedTokens> {
       const now = clock.now();
       const hash = sha256Base64url(refreshToken);
-      const result = await db.transaction(async (q, tx) => {
+      const renewal = db.transaction(async (q, tx) => {
         const use = await q.refreshTokens.consume(hash, now);
         if (use.outcome === 'unknown') return { error: invalidToken('the refresh token is unknown') };
         const session = await q.sessions.findById(use.sessionId);
@@ -164,8 +167,20 @@ export function createSessionService(deps: {
         await q.refreshTokens.insert(tokens.refreshHash, session.id, now);
         return { tokens: tokens.issued };
       });
+      let result: Awaited<typeof renewal>;
+      try {
+        result = await renewal;
+      } catch (error) {
+        deps.metrics.renewal(outcomeOf(error));
+        throw error;
+      }
       // The revocation above must commit, so the refusal is thrown after the transaction.
-      if ('error' in result) throw result.error;
+      if ('error' in result) {
+        // A reused refresh token means a stolen copy (the session is revoked): its own count, worth an alert.
+        deps.metrics.renewal(result.error?.code === 'refresh_token_reused' ? 'reused' : 'refused');
+        throw result.error;
+      }
+      deps.metrics.renewal('renewed');
       return result.tokens;
     },
 

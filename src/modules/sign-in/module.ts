@@ -6,7 +6,7 @@ import { createSignInService } from './service.js';
 /** Sign-up (a new account with its first passkey) and discoverable sign-in. */
 export const signInModule = defineModule({
   name: 'sign-in',
-  build({ config, clock, store, ceremonies }, { usernames, passkeys, recovery, sessions, securityLog, me }) {
+  build({ config, clock, store, ceremonies, metrics }, { usernames, passkeys, recovery, sessions, securityLog, me }) {
     const signIn = createSignInService({
       db: store.repository({ accounts: accountQueries }),
       clock,
@@ -19,6 +19,7 @@ export const signInModule = defineModule({
       sessions,
       securityLog,
       me,
+      metrics,
     });
     return { routes: (app) => signInRoutes(app, { signIn }) };
   },

@@ -12,6 +12,8 @@ import { verifyAssertion, verifyCreation } from '../../platform/crypto/webauthn.
 import type { RelyingParty } from '../../platform/crypto/webauthn.js';
 import { AppError, refuse } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
+import { countingOutcomes } from '../../platform/metrics/metrics.js';
+import type { Metrics } from '../../platform/metrics/metrics.js';
 import type { accountQueries } from '../../platform/store/accounts.js';
 import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf } from '../../platform/store/store.js';
@@ -43,8 +45,9 @@ export function createSignInService(deps: {
   sessions: SessionService;
   securityLog: SecurityLog;
   me: MeService;
+  metrics: Metrics;
 }) {
-  const { db, clock, rp, ceremonies, sessions, usernames, passkeys, securityLog } = deps;
+  const { db, clock, rp, ceremonies, sessions, usernames, passkeys, securityLog, metrics } = deps;
 
   return {
     async registerBegin(username: string): Promise<Begun<PublicKeyCredentialCreationOptionsJSON>> {
@@ -53,7 +56,7 @@ export function createSignInService(deps: {
       return ceremonies.beginCreation('register', { handle: randomBase64url(32), name: accepted.canonical, displayName: username }, [], { username });
     },
 
-    async registerFinish(input: { ceremonyId: string; username: string; credential: RegistrationResponseJSON; jkt: string; client: LocatedClient }): Promise<Registration> {
+    registerFinish: countingOutcomes((outcome) => metrics.signUp(outcome), async function registerFinish(input: { ceremonyId: string; username: string; credential: RegistrationResponseJSON; jkt: string; client: LocatedClient }): Promise<Registration> {
       const ceremony = await ceremonies.take(input.ceremonyId, 'register');
       if (ceremony.username !== input.username) throw refuse('ceremony_mismatch', 'the username differs from the one the ceremony began with');
       const accepted = await usernames.requireAvailable(input.username);
@@ -94,14 +97,14 @@ export function createSignInService(deps: {
         // Which index SQLite names when both fail is arbitrary: ask the rows that won.
         throw await usernames.raceRefusal(accepted.canonical, accepted.skeleton, violation.constraint);
       }
-    },
+    }),
 
     async loginBegin(): Promise<Begun<PublicKeyCredentialRequestOptionsJSON>> {
       // Discoverable login: an empty allowCredentials lets the authenticator offer its passkeys.
       return ceremonies.beginRequest('login', [], {});
     },
 
-    async loginFinish(input: { ceremonyId: string; credential: AuthenticationResponseJSON; jkt: string; client: LocatedClient }): Promise<IssuedTokens> {
+    loginFinish: countingOutcomes((outcome) => metrics.login('passkey', outcome), async function loginFinish(input: { ceremonyId: string; credential: AuthenticationResponseJSON; jkt: string; client: LocatedClient }): Promise<IssuedTokens> {
       const ceremony = await ceremonies.take(input.ceremonyId, 'login');
       const refused = () => refuse('passkey_not_recognized', 'this passkey does not belong to any account');
       const passkey = await passkeys.byCredentialId(input.credential.id);
@@ -133,7 +136,7 @@ export function createSignInService(deps: {
         await securityLog.record(tx, account.id, 'signed_in', input.client);
         return sessions.open(tx, { accountId: account.id, jkt: input.jkt, trusted: true, client: input.client });
       });
-    },
+    }),
   };
 }
 

@@ -12,8 +12,8 @@ declare module '../../platform/module.js' {
 /** Step-up: POST /auth/step-up/begin, and the check the platform's step-up hook runs on sensitive routes. */
 export const stepUpModule = defineModule({
   name: 'step-up',
-  build({ config, clock, ceremonies }, { passkeys }) {
-    const stepUp = createStepUpService({ clock, rp: config.webauthn, ceremonies, passkeys });
+  build({ config, clock, ceremonies, metrics }, { passkeys }) {
+    const stepUp = createStepUpService({ clock, rp: config.webauthn, ceremonies, passkeys, metrics });
     return { provides: { stepUp }, routes: (app) => stepUpRoutes(app, { stepUp }) };
   },
 });

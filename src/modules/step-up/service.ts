@@ -5,6 +5,8 @@ import type { Clock } from '../../platform/clock.js';
 import { verifyAssertion } from '../../platform/crypto/webauthn.js';
 import type { RelyingParty } from '../../platform/crypto/webauthn.js';
 import { refuse } from '../../platform/errors.js';
+import { countingOutcomes } from '../../platform/metrics/metrics.js';
+import type { Metrics } from '../../platform/metrics/metrics.js';
 import type { PasskeyService } from '../methods/passkeys.js';
 
 const required = (detail: string) => refuse('step_up_required', detail);
@@ -25,8 +27,30 @@ function parseHeader(header: string): AuthenticationResponseJSON & { challenge: 
  * Step-up (spec: Authentication 2): a fresh user-verified assertion, answering a challenge that
  * this same session asked for, used once, within 5 minutes (PRODUCT §1).
  */
-export function createStepUpService(deps: { clock: Clock; rp: RelyingParty; ceremonies: Ceremonies; passkeys: PasskeyService }) {
+export function createStepUpService(deps: { clock: Clock; rp: RelyingParty; ceremonies: Ceremonies; passkeys: PasskeyService; metrics: Metrics }) {
   const { clock, rp, ceremonies, passkeys } = deps;
+
+  /** The assertion a VID-Step-Up header carries: counted, unlike a request that carries none. */
+  const checkAssertion = countingOutcomes((outcome) => deps.metrics.stepUp(outcome), async function checkAssertion(auth: AuthContext, header: string): Promise<void> {
+    const assertion = parseHeader(header);
+    const ceremony = await ceremonies.takeByChallenge(assertion.challenge, 'step_up', auth.sessionId);
+    if (!ceremony) throw required('the step-up challenge is unknown, used, expired or from another session');
+    const passkey = await passkeys.byCredentialId(assertion.id);
+    if (!passkey || passkey.account_id !== auth.account.id) throw required('the assertion is not from a passkey of this account');
+    let verified;
+    try {
+      verified = await verifyAssertion(rp, assertion, ceremony.challenge, {
+        credentialId: passkey.credential_id,
+        publicKey: passkey.public_key,
+        counter: passkey.counter,
+        backupEligible: passkey.backup_eligible === 1,
+      });
+    } catch (error) {
+      throw refuse('step_up_required', { detail: 'the step-up assertion did not verify', cause: error });
+    }
+    await passkeys.recordAssertion(passkey.id, passkey.counter, { counter: verified.newCounter, backed_up: verified.backedUp ? 1 : 0, at: clock.now() });
+  });
+
   return {
     async begin(auth: AuthContext): Promise<Begun<PublicKeyCredentialRequestOptionsJSON>> {
       if (!auth.trusted) throw ephemeral();
@@ -38,23 +62,7 @@ export function createStepUpService(deps: { clock: Clock; rp: RelyingParty; cere
       // Told first: an ephemeral session could never satisfy a step-up request.
       if (!auth.trusted) throw ephemeral();
       if (!header) throw required('this operation needs a VID-Step-Up header: POST /auth/step-up/begin, then sign the challenge');
-      const assertion = parseHeader(header);
-      const ceremony = await ceremonies.takeByChallenge(assertion.challenge, 'step_up', auth.sessionId);
-      if (!ceremony) throw required('the step-up challenge is unknown, used, expired or from another session');
-      const passkey = await passkeys.byCredentialId(assertion.id);
-      if (!passkey || passkey.account_id !== auth.account.id) throw required('the assertion is not from a passkey of this account');
-      let verified;
-      try {
-        verified = await verifyAssertion(rp, assertion, ceremony.challenge, {
-          credentialId: passkey.credential_id,
-          publicKey: passkey.public_key,
-          counter: passkey.counter,
-          backupEligible: passkey.backup_eligible === 1,
-        });
-      } catch (error) {
-        throw refuse('step_up_required', { detail: 'the step-up assertion did not verify', cause: error });
-      }
-      await passkeys.recordAssertion(passkey.id, passkey.counter, { counter: verified.newCounter, backed_up: verified.backedUp ? 1 : 0, at: clock.now() });
+      await checkAssertion(auth, header);
     },
   };
 }

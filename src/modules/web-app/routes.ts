@@ -6,6 +6,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { existsSync, statSync } from 'node:fs';
 import { join, normalize, sep } from 'node:path';
+import { METRICS_PATH } from '../../platform/metrics/listener.js';
 import { projectRoot } from '../../platform/paths.js';
 
 export const WEB_CSP = [
@@ -38,7 +39,9 @@ export async function webAppRoutes(app: FastifyInstance, opts: { root?: string }
   const config = { rateLimit: 'none' as const };
   const handler = async (request: { url: string }, reply: FastifyReply) => {
     const path = decodeURIComponent(request.url.split('?')[0] ?? '/');
-    if (path === '/api' || path.startsWith('/api/') || path.startsWith('/health')) return reply.callNotFound();
+    // /metrics too: it is served only on METRICS_PORT, and a scraper pointed at the public port
+    // by mistake should get a plain 404, not the page.
+    if (path === '/api' || path.startsWith('/api/') || path.startsWith('/health') || path === METRICS_PATH) return reply.callNotFound();
     if (!built) {
       return pageHeaders(reply).code(503).header('cache-control', 'no-store').type('text/plain; charset=utf-8')
         .send('The web app is not built: run `npm run build:web` (npm start does it).\n');

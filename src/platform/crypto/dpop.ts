@@ -2,7 +2,7 @@ import { createPublicKey, verify as verifySignature } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint } from 'jose';
 import type { JWK } from 'jose';
-import { refuse as refusal } from '../errors.js';
+import { AppError } from '../errors.js';
 
 /**
  * DPoP proof verification (RFC 9449 §4.3). Pure: the caller supplies the expected method, URL,
@@ -49,6 +49,24 @@ const ALGORITHMS: Record<string, { kty: string; crv: string; hash: 'sha256' | 's
   ES384: { kty: 'EC', crv: 'P-384', hash: 'sha384', signatureLength: 96 },
   EdDSA: { kty: 'OKP', crv: 'Ed25519', hash: null, signatureLength: 64 },
 };
+/**
+ * Why a proof was refused, as a fixed list: the refused-proofs metric is labelled by it, and a
+ * free-text detail would make a series per message. `missing` and `multiple` are the DPoP
+ * header's (the auth plugin's checks, §4.3 step 1); the rest follow §4.3 steps 2-12.
+ */
+export const DPOP_REFUSAL_REASONS = ['missing', 'multiple', 'too_long', 'malformed', 'typ', 'alg', 'jwk', 'signature', 'jti', 'htm', 'htu', 'iat_missing', 'iat_in_future', 'iat_too_old', 'ath'] as const;
+export type DpopRefusalReason = (typeof DPOP_REFUSAL_REASONS)[number];
+
+/** 401 invalid_dpop_proof, carrying its reason for the metrics; the problem document shows only the detail. */
+export class DpopProofRefused extends AppError {
+  constructor(
+    readonly reason: DpopRefusalReason,
+    detail: string,
+  ) {
+    super('invalid_dpop_proof', { detail });
+  }
+}
+
 const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
 const MAX_PROOF_LENGTH = 4096;
 const MAX_JTI_LENGTH = 256;
@@ -59,8 +77,8 @@ export function createDpopVerifier(options: DpopVerifierOptions) {
   const keys = new Map<string, CachedKey>();
   const cacheSize = options.cacheSize ?? 10_000;
 
-  function refuse(detail: string): never {
-    throw refusal('invalid_dpop_proof', detail);
+  function refuse(reason: DpopRefusalReason, detail: string): never {
+    throw new DpopProofRefused(reason, detail);
   }
 
   function decodeJson(segment: string, what: string): Record<string, unknown> {
@@ -70,25 +88,25 @@ export function createDpopVerifier(options: DpopVerifierOptions) {
     } catch {
       // fall through to the refusal below
     }
-    return refuse(`proof ${what} is not a JSON object`);
+    return refuse('malformed', `proof ${what} is not a JSON object`);
   }
 
   /** §4.3 steps 4-7: typ, alg on the allow-list, a public JWK that matches the alg. */
   async function importHeader(segment: string): Promise<CachedKey> {
     const header = decodeJson(segment, 'header');
-    if (header.typ !== 'dpop+jwt') refuse('typ must be dpop+jwt');
+    if (header.typ !== 'dpop+jwt') refuse('typ', 'typ must be dpop+jwt');
     const alg = typeof header.alg === 'string' ? header.alg : '';
     const spec = ALGORITHMS[alg];
-    if (!spec || !allowed.has(alg)) refuse(`alg must be one of ${options.algorithms.join(', ')}`);
+    if (!spec || !allowed.has(alg)) refuse('alg', `alg must be one of ${options.algorithms.join(', ')}`);
     const jwk = header.jwk as JWK | undefined;
-    if (!jwk || typeof jwk !== 'object') refuse('jwk header is required');
-    if (PRIVATE_JWK_MEMBERS.some((m) => m in jwk)) refuse('jwk must be a public key');
-    if (jwk.kty !== spec.kty || jwk.crv !== spec.crv) refuse(`jwk does not match alg ${alg}`);
+    if (!jwk || typeof jwk !== 'object') refuse('jwk', 'jwk header is required');
+    if (PRIVATE_JWK_MEMBERS.some((m) => m in jwk)) refuse('jwk', 'jwk must be a public key');
+    if (jwk.kty !== spec.kty || jwk.crv !== spec.crv) refuse('jwk', `jwk does not match alg ${alg}`);
     let key: KeyObject;
     try {
       key = createPublicKey({ key: jwk as never, format: 'jwk' });
     } catch {
-      refuse('jwk is not a valid public key');
+      refuse('jwk', 'jwk is not a valid public key');
     }
     const jkt = await calculateJwkThumbprint(jwk, 'sha256');
     return { key, jkt, hash: spec.hash, signatureLength: spec.signatureLength };
@@ -120,32 +138,32 @@ export function createDpopVerifier(options: DpopVerifierOptions) {
     challenge,
     async verify(check: DpopCheck): Promise<VerifiedProof> {
       const { proof } = check;
-      if (proof.length > MAX_PROOF_LENGTH) refuse('proof is too long');
+      if (proof.length > MAX_PROOF_LENGTH) refuse('too_long', 'proof is too long');
       const firstDot = proof.indexOf('.');
       const secondDot = proof.indexOf('.', firstDot + 1);
-      if (firstDot <= 0 || secondDot <= firstDot + 1 || proof.indexOf('.', secondDot + 1) !== -1) refuse('proof is not a compact JWS');
+      if (firstDot <= 0 || secondDot <= firstDot + 1 || proof.indexOf('.', secondDot + 1) !== -1) refuse('malformed', 'proof is not a compact JWS');
       const headerSegment = proof.slice(0, firstDot);
       // The usual case, a key seen before, costs a map lookup and no extra turn of the microtask queue.
       const key = keys.get(headerSegment) ?? (await keyFor(headerSegment));
 
       const signature = Buffer.from(proof.slice(secondDot + 1), 'base64url');
-      if (signature.length !== key.signatureLength) refuse('signature has the wrong length');
+      if (signature.length !== key.signatureLength) refuse('signature', 'signature has the wrong length');
       const signingInput = Buffer.from(proof.slice(0, secondDot), 'ascii');
       const valid = verifySignature(key.hash, signingInput, { key: key.key, dsaEncoding: 'ieee-p1363' }, signature);
-      if (!valid) refuse('signature does not verify');
+      if (!valid) refuse('signature', 'signature does not verify');
 
       const claims = decodeJson(proof.slice(firstDot + 1, secondDot), 'payload');
       const { jti, htm, htu, iat, ath } = claims;
-      if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) refuse('jti is missing or too long');
-      if (htm !== check.method) refuse('htm does not match the request method');
-      if (typeof htu !== 'string' || !sameUrl(htu, check.url)) refuse('htu does not match the request URL');
-      if (typeof iat !== 'number' || !Number.isFinite(iat)) refuse('iat is missing');
+      if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) refuse('jti', 'jti is missing or too long');
+      if (htm !== check.method) refuse('htm', 'htm does not match the request method');
+      if (typeof htu !== 'string' || !sameUrl(htu, check.url)) refuse('htu', 'htu does not match the request URL');
+      if (typeof iat !== 'number' || !Number.isFinite(iat)) refuse('iat_missing', 'iat is missing');
       const nowSeconds = check.now / 1000;
       // §11.1: a short acceptance window bounds how long a jti must be remembered.
-      if (iat > nowSeconds + options.clockSkewSeconds) refuse('iat is in the future');
-      if (iat < nowSeconds - options.iatWindowSeconds - options.clockSkewSeconds) refuse('iat is too old');
+      if (iat > nowSeconds + options.clockSkewSeconds) refuse('iat_in_future', 'iat is in the future');
+      if (iat < nowSeconds - options.iatWindowSeconds - options.clockSkewSeconds) refuse('iat_too_old', 'iat is too old');
       if (check.accessTokenHash !== undefined) {
-        if (ath !== check.accessTokenHash) refuse('ath does not match the access token');
+        if (ath !== check.accessTokenHash) refuse('ath', 'ath does not match the access token');
       }
       const replayUntil = (iat + options.iatWindowSeconds + 2 * options.clockSkewSeconds) * 1000;
       return { jkt: key.jkt, jti, replayUntil };

@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { loadPg } from '../optional-deps.js';
 import { SchemaScopedIntrospector } from './postgres-introspector.js';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
+import type { GroupCommitStats } from './sqlite-group-commit.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -20,6 +21,8 @@ export interface DatabaseHandle {
   schema?: string;
   /** SQLite: the side file for the DPoP replay cache (see dpop-jtis.ts). */
   replayFile?: SQLite.Database;
+  /** SQLite: the group committer's running totals (commits, units), read by /metrics. */
+  groupCommit?: GroupCommitStats;
 }
 
 export interface OpenOptions {
@@ -39,7 +42,8 @@ export function openSqlite(path: string): DatabaseHandle {
   sqlite.pragma('busy_timeout = 5000');
   const replayFile = new SQLite(path === ':memory:' ? ':memory:' : path.replace(/(\.sqlite)?$/, '-replay.sqlite'));
   // Commits are grouped (sqlite-group-commit.ts): one fsync covers every write that came in meanwhile.
-  return { db: new Kysely<any>({ dialect: new GroupCommitSqliteDialect(sqlite) }), dialect: 'sqlite', replayFile };
+  const dialect = new GroupCommitSqliteDialect(sqlite);
+  return { db: new Kysely<any>({ dialect }), dialect: 'sqlite', replayFile, groupCommit: dialect.stats };
 }
 
 export function openPostgres(url: string, options: OpenOptions = {}): DatabaseHandle {

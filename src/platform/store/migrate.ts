@@ -22,7 +22,15 @@ export function collectMigrations(modules: ReadonlyArray<{ name: string; migrati
 export async function migrateToLatest(db: Kysely<any>, schema: string | undefined, migrations: Record<string, Migration>): Promise<string[]> {
   // With a schema of our own, name it: Kysely's table introspection sees every schema, and a
   // migration table in `public` would otherwise be taken for ours.
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(schema ? { migrationTableSchema: schema } : {}) });
+  // Unordered: a module's migration may take a free number below one already shipped (009-keys
+  // came after 010-lifecycle); a database that ran 010 then runs 009. Each migration touches its
+  // own tables, so the order among the pending ones (still name order) is all that matters.
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    allowUnorderedMigrations: true,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -21,5 +21,8 @@ export const corsPlugin = fp(async (app: FastifyInstance, opts: { origins: strin
     ],
     credentials: false,
     maxAge: 600,
+    // A bare OPTIONS (no Origin or Access-Control-Request-Method) is no malformed preflight but a
+    // plain OPTIONS request (RFC 9110 §9.3.7): 204, not the plugin's 400 text/plain.
+    strictPreflight: false,
   });
 }, { name: 'cors' });

@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { DpopProofRefused } from '../../crypto/dpop.js';
 import type { DpopVerifier, VerifiedProof } from '../../crypto/dpop.js';
 import type { AuthContext } from '../../caller.js';
 import { sha256Base64url } from '../../crypto/tokens.js';
 import { refuse } from '../../errors.js';
 import type { ReplayCache } from '../../limits/replay-cache.js';
+import type { Metrics } from '../../metrics/metrics.js';
 
 export interface DpopAuthOptions {
   verifier: DpopVerifier;
@@ -13,6 +15,8 @@ export interface DpopAuthOptions {
   authenticate(accessTokenHash: string, proofJkt: string): Promise<AuthContext>;
   publicOrigin: string;
   now: () => number;
+  /** Refused proofs by reason, refused replays. */
+  metrics: Metrics;
 }
 
 /**
@@ -32,27 +36,34 @@ export const dpopAuthPlugin = fp(async (app: FastifyInstance, opts: DpopAuthOpti
   /** RFC 9449 §4.3 step 1: exactly one DPoP header with one JWT. */
   function proofHeader(request: FastifyRequest): string {
     const raw = request.headers.dpop;
-    if (raw === undefined || raw === '') throw invalidProof('the DPoP header is missing');
-    if (typeof raw !== 'string' || raw.includes(',')) throw invalidProof('send exactly one DPoP proof');
+    if (raw === undefined || raw === '') throw new DpopProofRefused('missing', 'the DPoP header is missing');
+    if (typeof raw !== 'string' || raw.includes(',')) throw new DpopProofRefused('multiple', 'send exactly one DPoP proof');
     return raw;
   }
 
   async function verifyDpopProof(request: FastifyRequest, accessTokenHash?: string): Promise<VerifiedProof> {
     const query = request.url.indexOf('?');
     const path = query < 0 ? request.url : request.url.slice(0, query);
-    const proof = await verifier.verify({
-      proof: proofHeader(request),
-      method: request.method,
-      url: opts.publicOrigin + path,
-      accessTokenHash,
-      now: opts.now(),
-    });
-    return proof;
+    try {
+      return await verifier.verify({
+        proof: proofHeader(request),
+        method: request.method,
+        url: opts.publicOrigin + path,
+        accessTokenHash,
+        now: opts.now(),
+      });
+    } catch (error) {
+      if (error instanceof DpopProofRefused) opts.metrics.proofRefused(error.reason);
+      throw error;
+    }
   }
 
   async function refuseReplay(proof: VerifiedProof): Promise<void> {
     // §11.1: checked last, so only otherwise valid proofs cost a write.
-    if (!(await replayCache.remember(proof.jti, proof.replayUntil))) throw invalidProof('this proof was used before');
+    if (!(await replayCache.remember(proof.jti, proof.replayUntil))) {
+      opts.metrics.replayRefused();
+      throw invalidProof('this proof was used before');
+    }
   }
 
   function accessToken(request: FastifyRequest): string {

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { AppError, refuse } from '../../errors.js';
 import type { FieldError } from '../../errors.js';
+import type { RouteTable } from '../route-table.js';
 
 /** Problem type URIs are URNs: stable names, not links that could rot. */
 export const problemType = (code: string) => `urn:vid:problem:${code}`;
@@ -72,32 +73,46 @@ function refusalHeaders(reply: FastifyReply, error: AppError, challenge: string)
   if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.retryAfterSeconds));
 }
 
+/** The RFC 9457 document for a refusal; also written where no Fastify reply exists (edge.ts). */
+export function problemDocument(error: AppError, requestId: string): Record<string, unknown> {
+  return {
+    type: problemType(error.code),
+    title: error.title,
+    status: error.status,
+    detail: error.expose ? error.detail : 'something went wrong on our side; try again later',
+    code: error.code,
+    request_id: requestId,
+    ...(error.errors ? { errors: error.errors } : {}),
+    ...(error.extensions ?? {}),
+  };
+}
+
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError, challenge = 'DPoP'): FastifyReply {
   refusalHeaders(reply, error, challenge);
-  return reply
-    .code(error.status)
-    .type('application/problem+json')
-    .send({
-      type: problemType(error.code),
-      title: error.title,
-      status: error.status,
-      detail: error.expose ? error.detail : 'something went wrong on our side; try again later',
-      code: error.code,
-      request_id: String(request.id),
-      ...(error.errors ? { errors: error.errors } : {}),
-      ...(error.extensions ?? {}),
-    });
+  return reply.code(error.status).type('application/problem+json').send(problemDocument(error, String(request.id)));
 }
 
 /** RFC 9457 error envelope for every failure, routed or not. No stack, SQL or secret leaves here. */
-export const problemPlugin = fp(async (app: FastifyInstance, opts: { challenge: string }) => {
+export const problemPlugin = fp(async (app: FastifyInstance, opts: { challenge: string; routes?: RouteTable }) => {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error);
     if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: appError.code, detail: appError.detail }, 'request refused');
     return sendProblem(request, reply, appError, opts.challenge);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(request, reply, refuse('not_found', `no route for ${request.method} ${request.url.split('?')[0]?.slice(0, 200)}`)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const known = opts.routes?.lookup(path);
+    if (known?.allow) {
+      // RFC 9110 §15.5.6: a 405 names the methods the resource has in Allow; OPTIONS (§9.3.7),
+      // when no CORS preflight took it, answers that list and nothing else.
+      reply.header('Allow', known.allow);
+      if (request.method === 'OPTIONS') return reply.code(204).send();
+      return sendProblem(request, reply, refuse('method_not_allowed', `${request.method} is not supported here; use ${known.allow}`));
+    }
+    // RFC 9110 §15.5.15: the router refuses a parameter past its limit only when no other route
+    // (the web app's GET /*) catches the path; both roads answer 414.
+    if (known?.tooLong) return sendProblem(request, reply, refuse('uri_too_long', `a path segment is longer than ${opts.routes?.maxParamLength} characters`));
+    return sendProblem(request, reply, refuse('not_found', `no route for ${request.method} ${path.slice(0, 200)}`));
+  });
 }, { name: 'problem' });

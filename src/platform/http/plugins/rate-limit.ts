@@ -3,12 +3,15 @@ import fp from 'fastify-plugin';
 import { refuse } from '../../errors.js';
 import type { RateLimitClass } from '../fastify-types.js';
 import type { Counters } from '../../limits/counters.js';
+import type { Metrics } from '../../metrics/metrics.js';
 
 export interface RateLimitOptions {
   counters: Counters;
   limits: Record<Exclude<RateLimitClass, 'none'>, number>;
   quotaPerMonth: number;
   now: () => number;
+  /** 429s by policy. */
+  metrics: Metrics;
 }
 
 const MINUTE = 60_000;
@@ -33,7 +36,7 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOp
     return month;
   };
 
-  async function count(reply: FastifyReply, policy: string, key: string, limit: number): Promise<void> {
+  async function count(reply: FastifyReply, policy: Exclude<RateLimitClass, 'none'>, key: string, limit: number): Promise<void> {
     const now = opts.now();
     const windowStart = now - (now % MINUTE);
     const hit = await opts.counters.hit(`${policy}:${key}`, windowStart, windowStart + MINUTE, now);
@@ -45,6 +48,7 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOp
     reply.header('RateLimit-Policy', `"${policy}";q=${limit};w=60`);
     reply.header('RateLimit', `"${policy}";r=${remaining};t=${reset}`);
     if (hit.count > limit) {
+      opts.metrics.rateLimited(policy);
       throw refuse('rate_limited', { detail: `limit of ${limit} requests a minute reached; retry after ${reset} s`, retryAfterSeconds: reset });
     }
   }
@@ -58,6 +62,7 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOp
     reply.header('Quota-Remaining', Math.max(0, opts.quotaPerMonth - hit.count));
     reply.header('Quota-Reset', reset);
     if (hit.count > opts.quotaPerMonth) {
+      opts.metrics.rateLimited('quota');
       throw refuse('quota_exceeded', { detail: 'the monthly request quota of this account is used up', retryAfterSeconds: reset });
     }
   }

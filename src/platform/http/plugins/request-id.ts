@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { refuse } from '../../errors.js';
 
 const CLIENT_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
@@ -15,6 +16,12 @@ export const requestIdPlugin = fp(async (app: FastifyInstance, opts: { apiVersio
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('VID-Request-Id', request.id);
     reply.header('VID-API-Version', opts.apiVersion);
+    // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400. Node's own check answers it with
+    // no body, so app.ts turns that off (edge.ts) and the refusal is made here, in a hook every
+    // request runs anyway: one property read.
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      return done(refuse('host_required', 'an HTTP/1.1 request carries a Host header'));
+    }
     done();
   });
 }, { name: 'request-id' });

@@ -1,0 +1,96 @@
+import type { DpopRefusalReason } from '../crypto/dpop.js';
+import { AppError } from '../errors.js';
+
+/**
+ * What modules and platform plugins may count, as named methods, so none of them imports
+ * prom-client or knows a metric's name (docs/operations.md, Metrics). Every label value is
+ * one of the fixed lists below: a series per value, never one per user, id or raw path.
+ * With METRICS_PORT unset the Platform carries `noMetrics`, whose methods do nothing.
+ */
+
+/** How an attempt ended: a refusal is a 4xx the client caused; a failure is anything else (a 5xx). */
+export const OUTCOMES = ['succeeded', 'refused', 'failed'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** Ways into an account that open a session on a new device. */
+export const LOGIN_METHODS = ['passkey', 'recovery', 'join'] as const;
+export type LoginMethod = (typeof LOGIN_METHODS)[number];
+
+/** `reused` is a refresh token presented twice (RFC 9700 §4.14.2): the session was revoked. */
+export const RENEWAL_OUTCOMES = ['renewed', 'refused', 'reused', 'failed'] as const;
+export type RenewalOutcome = (typeof RENEWAL_OUTCOMES)[number];
+
+/** The rate-limit policies of the rate-limit plugin, and the monthly quota (all answer 429). */
+export const RATE_LIMIT_POLICIES = ['auth', 'user', 'public', 'quota'] as const;
+export type RateLimitPolicy = (typeof RATE_LIMIT_POLICIES)[number];
+
+/** Why a request was shed with 503 (load-shedding plugin; @fastify/under-pressure's checks). */
+export const SHED_REASONS = ['event_loop_delay', 'event_loop_utilization', 'heap', 'rss', 'health_check', 'in_flight', 'other'] as const;
+export type ShedReason = (typeof SHED_REASONS)[number];
+
+/** What the stream hub reports (hub.ts stats()), read when metrics are scraped. */
+export interface StreamStats {
+  streams: number;
+  stalled: number;
+  droppedSlowConsumers: number;
+}
+
+export interface Metrics {
+  readonly enabled: boolean;
+  signUp(outcome: Outcome): void;
+  login(method: LoginMethod, outcome: Outcome): void;
+  renewal(outcome: RenewalOutcome): void;
+  /** A step-up assertion was presented (a request without one is not an attempt). */
+  stepUp(outcome: Outcome): void;
+  /** A DPoP proof refused before the replay check, by its reason (crypto/dpop.ts, DPOP_REFUSAL_REASONS). */
+  proofRefused(reason: DpopRefusalReason): void;
+  /** An otherwise valid proof whose jti was seen before (RFC 9449 §11.1). */
+  replayRefused(): void;
+  rateLimited(policy: RateLimitPolicy): void;
+  shed(reason: ShedReason): void;
+  /**
+   * Collect-time sources, asked only when /metrics is scraped: the live sessions (one query,
+   * cached for a few seconds) and this node's streams.
+   */
+  countLiveSessionsWith(count: (now: number) => Promise<number>): void;
+  readStreamsWith(stats: () => StreamStats): void;
+}
+
+const nothing = () => {};
+
+/** Metrics off: every method does nothing, so counting costs a call to an empty function. */
+export const noMetrics: Metrics = {
+  enabled: false,
+  signUp: nothing,
+  login: nothing,
+  renewal: nothing,
+  stepUp: nothing,
+  proofRefused: nothing,
+  replayRefused: nothing,
+  rateLimited: nothing,
+  shed: nothing,
+  countLiveSessionsWith: nothing,
+  readStreamsWith: nothing,
+};
+
+export function outcomeOf(error: unknown): Exclude<Outcome, 'succeeded'> {
+  return error instanceof AppError && error.status < 500 ? 'refused' : 'failed';
+}
+
+/**
+ * Wraps an async service method so each call counts its outcome, leaving the method's body as
+ * it was: `loginFinish: countingOutcomes((o) => metrics.login('passkey', o), async function loginFinish(input) { … })`.
+ */
+export function countingOutcomes<A extends unknown[], T>(count: (outcome: Outcome) => void, fn: (...args: A) => Promise<T>): (...args: A) => Promise<T> {
+  return async (...args: A): Promise<T> => {
+    let result: T;
+    try {
+      result = await fn(...args);
+    } catch (error) {
+      count(outcomeOf(error));
+      throw error;
+    }
+    count('succeeded');
+    return result;
+  };
+}
