@@ -6,16 +6,12 @@
 // key material never reaches the logs.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { buildApp } from '../../src/app.js';
-import { createManualClock } from '../../src/platform/clock.js';
-import { PUBLIC_ORIGIN, startTestApp, testConfig } from '../helpers/app.js';
+import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/backends.js';
-import { TestClient } from '../helpers/client.js';
+import { withLoggedApp } from '../helpers/logged-app.js';
 import type { CallResult, Device } from '../helpers/client.js';
-import { createContractChecker } from '../helpers/contract.js';
 import { API, assertProblem, social } from '../helpers/social.js';
 import { STEP_UP_HEADER, addPasskeyDetailed, logInAs, stepUp } from '../helpers/step-up.js';
 
@@ -370,15 +366,7 @@ for (const backend of backends) {
 
   describe(`key material never reaches the logs [${backend.name}]`, { skip: backend.skip }, () => {
     it('bundles and shares, stored, read, listed, refused: no log line holds them', async () => {
-      const lines: string[] = [];
-      const database = await backend.open();
-      const clock = createManualClock(Date.now());
-      const { app, store } = await buildApp({ config: testConfig(database.databaseUrl), store: database.store, clock, logger: { level: 'trace', stream: { write: (line: string) => lines.push(line) } } });
-      try {
-        await app.listen({ host: '127.0.0.1', port: 0 });
-        const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-        const client = new TestClient(baseUrl, PUBLIC_ORIGIN, createContractChecker(JSON.parse(JSON.stringify(app.swagger()))), clock.now);
-        const s = social({ client, store, clock } as unknown as TestApp);
+      await withLoggedApp(backend, async ({ lines, client, s }) => {
         const alice = await s.person('logged');
         const bob = await s.person('reader');
         const profile = await s.profile(alice, 'Work');
@@ -405,10 +393,7 @@ for (const backend of backends) {
           assert.ok(!line.includes(bundle), `a log line holds the bundle: ${line.slice(0, 300)}`);
           assert.ok(!line.includes(share), `a log line holds the share: ${line.slice(0, 300)}`);
         }
-      } finally {
-        await app.close();
-        await database.cleanup();
-      }
+      });
     });
   });
 }

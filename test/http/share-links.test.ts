@@ -3,16 +3,12 @@
 // auto_approve, else pending; 410 when expired, used up or revoked); uses counted atomically
 // (20 concurrent redeems of a one-use link: exactly one contact); tokens never in logs.
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { buildApp } from '../../src/app.js';
-import { createManualClock } from '../../src/platform/clock.js';
-import { PUBLIC_ORIGIN, startTestApp, testConfig } from '../helpers/app.js';
+import { PUBLIC_ORIGIN, startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/backends.js';
-import { TestClient } from '../helpers/client.js';
+import { withLoggedApp } from '../helpers/logged-app.js';
 import type { Device } from '../helpers/client.js';
-import { createContractChecker } from '../helpers/contract.js';
 import { API, assertProblem, social } from '../helpers/social.js';
 
 for (const backend of backends) {
@@ -123,15 +119,7 @@ for (const backend of backends) {
 
   describe(`share-link tokens never reach the logs [${backend.name}]`, { skip: backend.skip }, () => {
     it('create, list, resolve, redeem and the /s/<token> page: no log line holds the token', async () => {
-      const lines: string[] = [];
-      const database = await backend.open();
-      const clock = createManualClock(Date.now());
-      const { app, store } = await buildApp({ config: testConfig(database.databaseUrl), store: database.store, clock, logger: { level: 'trace', stream: { write: (line: string) => lines.push(line) } } });
-      try {
-        await app.listen({ host: '127.0.0.1', port: 0 });
-        const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-        const client = new TestClient(baseUrl, PUBLIC_ORIGIN, createContractChecker(JSON.parse(JSON.stringify(app.swagger()))), clock.now);
-        const s = social({ client, store, clock } as unknown as TestApp);
+      await withLoggedApp(backend, async ({ lines, baseUrl, client, s }) => {
         const alice = await s.person('logged');
         const profile = await s.profile(alice, 'Work');
         const link = (await s.post(alice, '/share-links', { profile_id: profile.id, auto_approve: true })).body;
@@ -143,10 +131,7 @@ for (const backend of backends) {
         assert.ok(lines.length > 20, 'the server logged the requests');
         assert.ok(lines.some((line) => line.includes('/s/[token]')), 'the page request was logged, without its token');
         for (const line of lines) assert.ok(!line.includes(link.token), `a log line holds the token: ${line.slice(0, 300)}`);
-      } finally {
-        await app.close();
-        await database.cleanup();
-      }
+      });
     });
   });
 }
