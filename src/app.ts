@@ -68,7 +68,6 @@ export interface VidApp {
   metricsUrl?: string;
 }
 
-const PRUNE_INTERVAL_MS = 60_000;
 
 /**
  * What of a URL may be logged: the path, never the query string (share-link tokens travel in
@@ -198,7 +197,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
     shared.replayCache.prune?.(now);
     store.prune(now).catch((error) => warn(error, 'prune failed'));
     for (const part of parts) part.prune?.(now).catch((error) => warn(error, `${part.name} prune failed`));
-  }, PRUNE_INTERVAL_MS);
+  }, config.maintenanceIntervalMs);
   pruner.unref();
 
   app.addHook('preClose', async () => {

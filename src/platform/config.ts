@@ -49,6 +49,8 @@ export interface Config {
   events: { retentionDays: number; maxStreamsPerAccount: number; heartbeatMs: number; streamBufferBytes: number; stallTimeoutMs: number };
   /** PRODUCT §8: days a deleted account can be restored; days its username stays held after the purge. */
   lifecycle: { graceDays: number; usernameHoldDays: number };
+  /** How often each node prunes what expired and purges the accounts whose grace is over. */
+  maintenanceIntervalMs: number;
   /** Prometheus metrics on a listener of their own (METRICS_PORT; 0 picks a free port); off when unset. */
   metrics?: { host: string; port: number };
   apiVersion: string;
@@ -205,6 +207,7 @@ export function loadConfig(env: Env = process.env): Config {
       graceDays: int(env, 'ACCOUNT_GRACE_DAYS', 30, 1),
       usernameHoldDays: int(env, 'USERNAME_HOLD_DAYS', 365, 0),
     },
+    maintenanceIntervalMs: millis(env, 'MAINTENANCE_INTERVAL_S', 60, 1),
     metrics: metrics(env, port),
     apiVersion: '1.0.0',
   };
