@@ -288,6 +288,8 @@ export class Transport {
         }
       }
       if (problem.code === 'version_mismatch') this.versions.delete(options.path);
+      // The operator locked the account: its sessions are revoked, this one is of no more use.
+      if (problem.code === 'account_locked' && session) await this.endSession(problem);
       throw problem;
     }
   }

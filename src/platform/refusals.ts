@@ -132,8 +132,13 @@ export const REFUSALS = {
   // The account lifecycle (PRODUCT §8)
   account_deleted: { status: 403, title: 'Account deleted' },
   account_not_deleted: { status: 409, title: 'Account not deleted' },
+  // An operator's lock (decision 090): every authenticated request, login, renewal, recovery and join.
+  account_locked: { status: 403, title: 'Account locked' },
+  account_not_locked: { status: 409, title: 'Account not locked' },
   // The same code at another status: a contact's card is gone while its owner's account is deleted.
   contact_account_deleted: { status: 410, title: 'Account deleted', code: 'account_deleted' },
+  // A contact whose account an operator locked: gone for now, without saying why.
+  contact_account_unavailable: { status: 410, title: 'Account unavailable', code: 'account_unavailable' },
 } as const satisfies Record<string, { status: number; title: string; challenge?: string; code?: string }>;
 
 export type RefusalCode = keyof typeof REFUSALS;

@@ -65,7 +65,7 @@ for (const backend of backends) {
         await store.use(accountQueries).insert({
           id, username: `sc${i}`, username_canonical: `sc${i}`, username_skeleton: `sc${i}`, user_handle: `h${i}`,
           display_name: null, locale: null, default_country: null, region: 'eu', version: 1, created_at: Date.now(),
-          deleted_at: null, purge_at: null, purged_at: null, hold_until: null,
+          deleted_at: null, purge_at: null, purged_at: null, hold_until: null, locked_at: null, lock_reason: null,
         });
       }
     });

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import type { ModuleServices } from '../../src/platform/module.js';
 import { buildApp } from '../../src/app.js';
 import { projectRoot } from '../../src/platform/paths.js';
 import { testConfig } from './app.js';
@@ -34,6 +35,8 @@ export interface Device {
 export interface E2e {
   origin: string;
   browser: Browser;
+  /** The service's own modules (an operator's lock, as `npm run admin` does it). */
+  services: ModuleServices;
   device(name: string, options?: { width?: number; height?: number }): Promise<Device>;
   close(): Promise<void>;
 }
@@ -59,7 +62,7 @@ export async function startE2e(): Promise<E2e> {
   const origin = `http://localhost:${port}`;
   // The config is built once the port is known: WebAuthn's RP id and DPoP's htu use this origin.
   const config = testConfig(undefined, { PUBLIC_ORIGIN: origin });
-  const { app } = await buildApp({ config, store: database.store, logger: false });
+  const { app, services } = await buildApp({ config, store: database.store, logger: false });
   await app.listen({ host: '127.0.0.1', port });
   let browser: Browser;
   try {
@@ -76,6 +79,7 @@ export async function startE2e(): Promise<E2e> {
   return {
     origin,
     browser,
+    services,
     async device(name, options = {}) {
       const context = await browser.newContext({ viewport: { width: options.width ?? 1024, height: options.height ?? 800 }, acceptDownloads: true });
       contexts.push(context);

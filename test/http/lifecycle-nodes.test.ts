@@ -43,6 +43,20 @@ describe('account lifecycle on two nodes', { skip: postgres.skip }, () => {
     await stream.waitForEnd(3000);
   });
 
+  it('a lock on node 1 ends the account\'s stream on node 2 and node 2 refuses it at once', async () => {
+    const alice = await one.client.signUp(uniqueName('alice'));
+    const laptop = await logInAs(two.client, alice);
+    const stream = await openSse(two.client, laptop);
+    await stream.waitForComment('heartbeat');
+    await one.services.locks.lock(alice.username, 'compromised');
+    await stream.waitForEnd(3000);
+    for (const node of [one, two]) {
+      const res = await node.client.as(laptop, 'GET', '/api/v1/me');
+      assert.equal(res.status, 403);
+      assert.equal(res.body.code, 'account_locked');
+    }
+  });
+
   it('purges each due account once when both nodes run the purge at the same moment', async () => {
     const bob = await one.client.signUp(uniqueName('bob'));
     const owners: Device[] = [];

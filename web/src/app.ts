@@ -20,14 +20,30 @@ const watchedFetch: FetchLike = async (input, init) => {
   return response;
 };
 
+/** What a person reads when the operator has locked their account: why nothing works, and what to do. */
+/** Why the last session ended, when the sign-in screen should say so (an operator's lock). */
+export let signedOutBecause: string | undefined;
+export function takeSignedOutReason(): string | undefined {
+  const reason = signedOutBecause;
+  signedOutBecause = undefined;
+  return reason;
+}
+
+export const LOCKED_NOTE = 'This account is locked by the people who run this service, so it cannot be used for now. Contact them to have it unlocked.';
+
 export const client = createVidClient({
   baseUrl: `${location.origin}/api/v1`,
   storage: indexedDbStorage(),
   fetch: watchedFetch,
-  onSessionEnded: () => {
+  onSessionEnded: (reason) => {
     lifecycle = undefined;
     stopSignals();
-    if (!PUBLIC.has(location.pathname) && !openRouteFor(location.pathname)) void navigate('/', 'You were signed out.');
+    if (reason?.code === 'account_locked') {
+      // Not a passing note: the sign-in screen keeps saying it until the next sign-in attempt.
+      signedOutBecause = LOCKED_NOTE;
+      void navigate('/');
+    }
+    else if (!PUBLIC.has(location.pathname) && !openRouteFor(location.pathname)) void navigate('/', 'You were signed out.');
   },
 });
 
@@ -214,6 +230,7 @@ export function stopSignals(): void {
 
 /** A problem's detail (or the error's message) for people. */
 export function explain(error: unknown): string {
+  if (isProblem(error) && error.code === 'account_locked') return LOCKED_NOTE;
   if (isProblem(error)) return error.detail || error.title || error.code;
   if (error instanceof Error) return error.message;
   return String(error);

@@ -1552,7 +1552,7 @@ export interface components {
         /** SecurityLogEntry */
         SecurityLogEntry: {
             id: string;
-            /** @description account_created, signed_in, passkey_added, passkey_renamed, passkey_removed, totp_added, totp_confirmed, totp_removed, recovery_key_downloaded, recovery_succeeded, recovery_failed, session_revoked, account_deleted, account_restored */
+            /** @description account_created, signed_in, passkey_added, passkey_renamed, passkey_removed, totp_added, totp_confirmed, totp_removed, recovery_key_downloaded, recovery_succeeded, recovery_failed, session_revoked, account_deleted, account_restored, account_locked, account_unlocked */
             kind: string;
             /** Format: date-time */
             at: string;
@@ -2086,7 +2086,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2265,6 +2265,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is locked by the operator (account_locked) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -2339,6 +2348,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is locked by the operator (account_locked) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2439,7 +2457,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2531,7 +2549,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2642,7 +2660,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2737,7 +2755,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted) */
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2855,7 +2873,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2982,7 +3000,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted) */
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3094,7 +3112,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3199,7 +3217,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3316,7 +3334,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted) */
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3426,7 +3444,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3548,7 +3566,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted) */
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3642,6 +3660,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is locked by the operator (account_locked); or the account is locked by the operator (account_locked) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3743,7 +3770,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3865,7 +3892,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted); or the account is deleted (account_deleted) */
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4063,6 +4090,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is locked by the operator (account_locked) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4269,6 +4305,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is locked by the operator (account_locked) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Username taken meanwhile, or passkey already registered */
             409: {
                 headers: {
@@ -4446,6 +4491,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is locked by the operator (account_locked) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description A concurrent sign-in with the same passkey won */
             409: {
                 headers: {
@@ -4541,7 +4595,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Ephemeral session (ephemeral_session) */
+            /** @description Ephemeral session (ephemeral_session); or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4637,7 +4691,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session); or the account is deleted (account_deleted) */
+            /** @description Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4730,6 +4784,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is locked by the operator (account_locked) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4835,6 +4898,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The account is locked by the operator (account_locked) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such account (account_not_found) */
             404: {
                 headers: {
@@ -4929,7 +5001,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not approved yet (JOIN_NOT_APPROVED), denied (join_denied), or not the redeeming device (join_key_mismatch) */
+            /** @description Not approved yet (JOIN_NOT_APPROVED), denied (join_denied), or not the redeeming device (join_key_mismatch); or the account is locked by the operator (account_locked); or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5034,7 +5106,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session); or the account is deleted (account_deleted); or the account is deleted (account_deleted) */
+            /** @description Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5137,7 +5209,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted) */
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5262,7 +5334,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session); or the account is deleted (account_deleted) */
+            /** @description Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5389,7 +5461,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong factor (factor_invalid) or not the redeeming device */
+            /** @description Wrong factor (factor_invalid) or not the redeeming device; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5516,7 +5588,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not approved yet (JOIN_NOT_APPROVED), denied (join_denied), or not the redeeming device (join_key_mismatch) */
+            /** @description Not approved yet (JOIN_NOT_APPROVED), denied (join_denied), or not the redeeming device (join_key_mismatch); or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5635,7 +5707,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not approved yet (JOIN_NOT_APPROVED), denied (join_denied), or not the redeeming device (join_key_mismatch) */
+            /** @description Not approved yet (JOIN_NOT_APPROVED), denied (join_denied), or not the redeeming device (join_key_mismatch); or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6036,7 +6108,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6141,7 +6213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6244,7 +6316,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6345,7 +6417,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6478,7 +6550,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6616,7 +6688,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6721,7 +6793,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6824,7 +6896,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6928,7 +7000,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7069,7 +7141,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7203,7 +7275,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7324,7 +7396,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7426,7 +7498,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7536,7 +7608,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7835,7 +7907,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7929,7 +8001,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8041,7 +8113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8166,7 +8238,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8287,7 +8359,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8412,7 +8484,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8537,7 +8609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8629,7 +8701,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8743,7 +8815,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8845,7 +8917,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description subscription_refused; or the account is deleted (account_deleted) */
+            /** @description subscription_refused; or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8967,7 +9039,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9061,7 +9133,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9162,7 +9234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9281,7 +9353,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The contact is not active: no card (contact_not_active); or the account is deleted (account_deleted); or the account is deleted (account_deleted) */
+            /** @description The contact is not active: no card (contact_not_active); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9403,7 +9475,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The contact is not active: no card (contact_not_active); or the account is deleted (account_deleted); or the account is deleted (account_deleted) */
+            /** @description The contact is not active: no card (contact_not_active); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9515,7 +9587,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9636,7 +9708,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9755,7 +9827,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9881,7 +9953,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9983,7 +10055,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10087,7 +10159,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10197,7 +10269,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10409,7 +10481,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description subscription_refused; or the account is deleted (account_deleted) */
+            /** @description subscription_refused; or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10547,7 +10619,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10642,7 +10714,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10762,7 +10834,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10882,7 +10954,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11013,7 +11085,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The contact is not active (contact_not_active); or the account is deleted (account_deleted); or the account is deleted (account_deleted) */
+            /** @description The contact is not active (contact_not_active); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11126,7 +11198,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted); or the account is deleted (account_deleted) */
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11246,7 +11318,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted) */
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11357,7 +11429,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted) */
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11577,7 +11649,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session) */
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is locked by the operator (account_locked); or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11672,7 +11744,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted) */
+            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11757,6 +11829,15 @@ export interface operations {
             };
             /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is locked by the operator (account_locked) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11870,7 +11951,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is deleted (account_deleted) */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11984,7 +12065,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first */
+            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -6,6 +6,9 @@ import { exportDocument, exportSections } from './export.js';
 import { createLifecycleService } from './lifecycle.js';
 import type { LifecycleService } from './lifecycle.js';
 import { lifecycle as lifecycleMigration } from './migrations/010-lifecycle.js';
+import { accountLocks } from './migrations/012-account-locks.js';
+import { createLockService } from './locks.js';
+import type { LockService } from './locks.js';
 import { createPurge } from './purge.js';
 import type { Purge } from './purge.js';
 import { lifecycleQueries } from './queries.js';
@@ -16,6 +19,7 @@ declare module '../../platform/module.js' {
   interface ModuleServices {
     lifecycle: LifecycleService;
     purge: Purge;
+    locks: LockService;
   }
 }
 
@@ -26,10 +30,10 @@ declare module '../../platform/module.js' {
  */
 export const accountModule = defineModule({
   name: 'account',
-  migrations: { '010-lifecycle': lifecycleMigration },
+  migrations: { '010-lifecycle': lifecycleMigration, '012-account-locks': accountLocks },
   schemas: [AccountDeletionSchema],
   tags: [{ name: 'lifecycle', description: 'Your data and your account: export, delete, restore' }],
-  build({ config, clock, store, accountData, warn }, { sessions, subscriptions, securityLog, me }) {
+  build({ config, clock, store, accountData, warn }, { sessions, subscriptions, securityLog, me, usernames }) {
     const db = store.repository({ lifecycle: lifecycleQueries });
     const accounts = store.use(accountQueries);
     accountData.declare('account', {
@@ -47,8 +51,16 @@ export const accountModule = defineModule({
     });
     const lifecycle = createLifecycleService({ db, clock, graceDays: config.lifecycle.graceDays, sessions, subscriptions, securityLog, me });
     const purge = createPurge({ db, clock, accountData, usernameHoldDays: config.lifecycle.usernameHoldDays, warn });
+    const locks = createLockService({
+      db, clock, sessions, subscriptions, securityLog,
+      findByUsername: async (username) => {
+        const canonical = usernames.canonicalOf(username);
+        return canonical === undefined ? undefined : accounts.findByCanonical(canonical);
+      },
+      sections: () => exportSections(accountData),
+    });
     return {
-      provides: { lifecycle, purge },
+      provides: { lifecycle, purge, locks },
       // The routes are registered after every module is built: the export sees all sections.
       routes: (app) => accountRoutes(app, { lifecycle, sections: exportSections(accountData), exportDocument: (accountId) => exportDocument(accountData, clock, accountId) }),
       // Every node runs it with the minute's housekeeping; claims keep them from purging one account twice.

@@ -32,6 +32,27 @@ export function lifecycleQueries(db: Kysely<PlatformTables>) {
         .executeTakeFirst();
       return row;
     },
+    /** Locks (an operator's act): only an account not locked already and not purged. */
+    async markLocked(accountId: string, at: number, reason: string): Promise<AccountRecord | undefined> {
+      return db
+        .updateTable('accounts')
+        .set((eb) => ({ locked_at: at, lock_reason: reason, version: eb('version', '+', 1) }))
+        .where('id', '=', accountId)
+        .where('locked_at', 'is', null)
+        .where('purged_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst();
+    },
+    /** Unlocks: only a locked account. */
+    async markUnlocked(accountId: string): Promise<AccountRecord | undefined> {
+      return db
+        .updateTable('accounts')
+        .set((eb) => ({ locked_at: null, lock_reason: null, version: eb('version', '+', 1) }))
+        .where('id', '=', accountId)
+        .where('locked_at', 'is not', null)
+        .returningAll()
+        .executeTakeFirst();
+    },
     /** Deleted accounts whose grace is over, oldest due first (the partial index on purge_at). */
     async dueForPurge(now: number, limit: number): Promise<string[]> {
       const rows = await db.selectFrom('accounts').select('id').where('purged_at', 'is', null).where('purge_at', '<=', now).orderBy('purge_at').orderBy('id').limit(limit).execute();
@@ -54,6 +75,8 @@ export function lifecycleQueries(db: Kysely<PlatformTables>) {
           created_at: now,
           purged_at: now,
           hold_until: holdUntil,
+          // Free text an operator wrote about the person: personal data, erased with the rest.
+          lock_reason: null,
           version: eb('version', '+', 1),
         }))
         .where('id', '=', accountId)

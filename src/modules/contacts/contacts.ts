@@ -34,6 +34,8 @@ function activeRow<Row extends Omit<ContactCardRow, 'card_json'>>(row: Row | und
   if (!row) throw notFound();
   // PRODUCT §4: while the owner's account is deleted the card is gone, and may come back.
   if (row.owner_deleted_at !== null && row.status === 'active') throw refuse('contact_account_deleted', "this contact's account is deleted; its card is back if they restore it");
+  // Decision 090: a locked owner's card is unavailable; why is between them and the operator.
+  if (row.owner_locked_at !== null && row.status === 'active') throw refuse('contact_account_unavailable', "this contact's account is not available right now; its card is back when it is");
   if (row.status !== 'active' || row.card_etag === null || row.card_updated_at === null) {
     throw refuse('contact_not_active', 'this contact shows you no card: it is not active');
   }
@@ -61,8 +63,8 @@ export function createContactService(deps: { db: Repo; clock: Clock; subscriptio
     async subscribe(auth: AuthContext, username: string, message: string | null | undefined): Promise<ContactView> {
       const canonical = deps.canonicalOf(username);
       const owner = canonical ? await db.direct.accounts.findByCanonical(canonical) : undefined;
-      // A deleted account (restorable or purged) is nobody to subscribe to (PRODUCT §4).
-      if (!owner || owner.deleted_at !== null) throw refuse('account_not_found', 'nobody has this username');
+      // A deleted account (restorable or purged) is nobody to subscribe to (PRODUCT §4), nor is a locked one.
+      if (!owner || owner.deleted_at !== null || owner.locked_at !== null) throw refuse('account_not_found', 'nobody has this username');
       const id = await db.transaction((_, tx) => deps.subscriptions.subscribe(tx, auth, { ownerId: owner.id, message }));
       return view(auth, id);
     },

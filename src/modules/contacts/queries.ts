@@ -59,12 +59,13 @@ export type SubscriptionRecord = Selectable<SubscriptionsTable>;
 export type AnnotationRecord = Selectable<AnnotationsTable>;
 
 /** A subscription with the other side's name, as either side lists it. */
-export type SubscriptionRow = SubscriptionRecord & { other_username: string; other_display_name: string | null; other_deleted_at: number | null; profile_card_updated_at: number | null };
+export type SubscriptionRow = SubscriptionRecord & { other_username: string; other_display_name: string | null; other_deleted_at: number | null; other_locked_at: number | null; profile_card_updated_at: number | null };
 
 export interface ContactCardRow {
   status: string;
   owner_id: string;
   owner_deleted_at: number | null;
+  owner_locked_at: number | null;
   card_since: number | null;
   card_json: string | null;
   card_etag: string | null;
@@ -79,14 +80,14 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       .innerJoin('accounts', 'accounts.id', side === 'owner' ? 'subscriptions.subscriber_id' : 'subscriptions.owner_id')
       .leftJoin('profiles', 'profiles.id', 'subscriptions.profile_id')
       .selectAll('subscriptions')
-      .select(['accounts.username as other_username', 'accounts.display_name as other_display_name', 'accounts.deleted_at as other_deleted_at', 'profiles.card_updated_at as profile_card_updated_at']);
+      .select(['accounts.username as other_username', 'accounts.display_name as other_display_name', 'accounts.deleted_at as other_deleted_at', 'accounts.locked_at as other_locked_at', 'profiles.card_updated_at as profile_card_updated_at']);
 
   const cardRead = (subscriberId: string, id: string) =>
     db
       .selectFrom('subscriptions')
       .innerJoin('accounts', 'accounts.id', 'subscriptions.owner_id')
       .leftJoin('profiles', 'profiles.id', 'subscriptions.profile_id')
-      .select(['subscriptions.status', 'subscriptions.owner_id', 'accounts.deleted_at as owner_deleted_at', 'subscriptions.card_since', 'profiles.card_etag', 'profiles.card_updated_at'])
+      .select(['subscriptions.status', 'subscriptions.owner_id', 'accounts.deleted_at as owner_deleted_at', 'accounts.locked_at as owner_locked_at', 'subscriptions.card_since', 'profiles.card_etag', 'profiles.card_updated_at'])
       .where('subscriptions.id', '=', id)
       .where('subscriptions.subscriber_id', '=', subscriberId);
   const cardQuery = preparedQuery(db, (subscriberId: string, id: string) => cardRead(subscriberId, id).select('profiles.card_json'), 2);
@@ -251,11 +252,12 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
         .selectFrom('subscriptions')
         .innerJoin('profiles', 'profiles.id', 'subscriptions.profile_id')
         .innerJoin('accounts', 'accounts.id', 'subscriptions.owner_id')
-        .select(['subscriptions.id', 'subscriptions.status', 'subscriptions.owner_id', 'accounts.deleted_at as owner_deleted_at', 'subscriptions.card_since', 'profiles.card_json', 'profiles.card_etag', 'profiles.card_updated_at'])
+        .select(['subscriptions.id', 'subscriptions.status', 'subscriptions.owner_id', 'accounts.deleted_at as owner_deleted_at', 'accounts.locked_at as owner_locked_at', 'subscriptions.card_since', 'profiles.card_json', 'profiles.card_etag', 'profiles.card_updated_at'])
         .where('subscriptions.subscriber_id', '=', subscriberId)
         .where('subscriptions.status', '=', 'active')
-        // Deleted owners' cards are gone until they restore their account.
+        // Deleted owners' cards are gone until they restore their account; locked owners' until unlocked.
         .where('accounts.deleted_at', 'is', null)
+        .where('accounts.locked_at', 'is', null)
         .orderBy('subscriptions.created_at')
         .orderBy('subscriptions.id')
         .execute();

@@ -55,8 +55,8 @@ export function cardChangedAt(row: { status: string; card_since: number | null; 
 }
 
 export function contactView(row: SubscriptionRow, labels: string[]): ContactView {
-  // PRODUCT §4: while the owner's account is deleted a live subscription shows `unavailable`.
-  const unavailable = row.other_deleted_at !== null && (row.status === 'pending' || row.status === 'active');
+  // PRODUCT §4: while the owner's account is deleted (or locked, decision 090) a live subscription shows `unavailable`.
+  const unavailable = (row.other_deleted_at !== null || row.other_locked_at !== null) && (row.status === 'pending' || row.status === 'active');
   const changed = unavailable ? null : cardChangedAt(row);
   return {
     id: row.id,

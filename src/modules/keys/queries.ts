@@ -43,6 +43,7 @@ export interface ContactKeysAccess {
   status: string;
   owner_id: string;
   owner_deleted_at: number | null;
+  owner_locked_at: number | null;
   hidden_at: number | null;
 }
 
@@ -89,7 +90,7 @@ export function keyBundleQueries(db: Kysely<KeyTables>) {
       return db
         .selectFrom('subscriptions')
         .innerJoin('accounts', 'accounts.id', 'subscriptions.owner_id')
-        .select(['subscriptions.status', 'subscriptions.owner_id', 'subscriptions.hidden_at', 'accounts.deleted_at as owner_deleted_at'])
+        .select(['subscriptions.status', 'subscriptions.owner_id', 'subscriptions.hidden_at', 'accounts.deleted_at as owner_deleted_at', 'accounts.locked_at as owner_locked_at'])
         .where('subscriptions.id', '=', contactId)
         .where('subscriptions.subscriber_id', '=', subscriberId)
         .executeTakeFirst();

@@ -165,6 +165,7 @@ export function createKeyService(deps: { db: Repo; clock: Clock }) {
       const access = await db.direct.bundles.contactAccess(auth.account.id, contactId);
       if (!access || access.hidden_at !== null) throw refuse('contact_not_found', 'you have no contact with this id');
       if (access.status === 'active' && access.owner_deleted_at !== null) throw refuse('contact_account_deleted', "this contact's account is deleted; its keys are back if they restore it");
+      if (access.status === 'active' && access.owner_locked_at !== null) throw refuse('contact_account_unavailable', "this contact's account is not available right now; its keys are back when it is");
       if (access.status !== 'active') throw refuse('contact_not_active', 'this contact shows you no keys: it is not active');
       const rows = await db.direct.bundles.page(access.owner_id, after, limit + 1);
       return toPage(rows, limit, (row) => ({ id: row.id, bundle: row.bundle, updated_at: iso(row.updated_at) }));

@@ -90,8 +90,9 @@ export function profileQueries(db: Kysely<ProfileTables>) {
       .selectFrom('accounts')
       .innerJoin('profiles', (join) => join.onRef('profiles.account_id', '=', 'accounts.id').on('profiles.public', '=', sql.lit(1)))
       .where('accounts.username_canonical', '=', canonical)
-      // A deleted account shows no public card (PRODUCT §8); the same 404 as nobody.
-      .where('accounts.deleted_at', 'is', null);
+      // A deleted account shows no public card (PRODUCT §8), nor a locked one (decision 090): the same 404 as nobody.
+      .where('accounts.deleted_at', 'is', null)
+      .where('accounts.locked_at', 'is', null);
 
   return {
     async insert(profile: ProfileRecord): Promise<void> {

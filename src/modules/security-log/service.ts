@@ -22,7 +22,9 @@ export type SecurityEventKind =
   | 'recovery_failed'
   | 'session_revoked'
   | 'account_deleted'
-  | 'account_restored';
+  | 'account_restored'
+  | 'account_locked'
+  | 'account_unlocked';
 
 export interface SecurityLogEntry {
   id: string;

@@ -85,6 +85,8 @@ function authSelect(db: Kysely<SessionTables>) {
       'accounts.purge_at',
       'accounts.purged_at',
       'accounts.hold_until',
+      'accounts.locked_at',
+      'accounts.lock_reason',
     ])
     .where('sessions.revoked_at', 'is', null);
 }
@@ -149,11 +151,11 @@ export function sessionQueries(db: Kysely<SessionTables>) {
       return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
     },
     /** What decides whether a session may keep an event stream open: its own state and its account's. */
-    async streamState(id: string): Promise<{ revoked_at: number | null; expires_at: number; deleted_at: number | null } | undefined> {
+    async streamState(id: string): Promise<{ revoked_at: number | null; expires_at: number; deleted_at: number | null; locked_at: number | null } | undefined> {
       return db
         .selectFrom('sessions')
         .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
-        .select(['sessions.revoked_at', 'sessions.expires_at', 'accounts.deleted_at'])
+        .select(['sessions.revoked_at', 'sessions.expires_at', 'accounts.deleted_at', 'accounts.locked_at'])
         .where('sessions.id', '=', id)
         .executeTakeFirst();
     },
@@ -195,6 +197,35 @@ export function sessionQueries(db: Kysely<SessionTables>) {
     /** The purge: refresh tokens go with their sessions (foreign key). */
     async removeAll(accountId: string): Promise<void> {
       await db.deleteFrom('sessions').where('account_id', '=', accountId).execute();
+    },
+    /**
+     * A lock: revokes every live session of the account. The access-token hashes stay (unlike
+     * a sign-out), so until they expire a token still names its account and is answered 403
+     * account_locked rather than a bare 401 (decision 090).
+     */
+    async revokeAllForLock(accountId: string, at: number): Promise<number> {
+      const result = await db
+        .updateTable('sessions')
+        .set({ revoked_at: at })
+        .where('account_id', '=', accountId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+    /** The refusal path of an unknown access token: was it a session of an account now locked? */
+    async lockedHolder(accessHash: string): Promise<{ jkt: string; locked_at: number | null } | undefined> {
+      return db
+        .selectFrom('sessions')
+        .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
+        .select(['sessions.jkt', 'accounts.locked_at'])
+        .where('sessions.access_hash', '=', accessHash)
+        .where('sessions.revoked_at', 'is not', null)
+        .executeTakeFirst();
+    },
+    /** Whether the account is locked now (a new session's transaction asks it). */
+    async accountLockedAt(accountId: string): Promise<number | null> {
+      const row = await db.selectFrom('accounts').select('locked_at').where('id', '=', accountId).executeTakeFirst();
+      return row?.locked_at ?? null;
     },
     /** Revokes every live session of the account but one; how many were revoked. */
     async revokeAllBut(accountId: string, keepId: string, at: number): Promise<number> {

@@ -51,6 +51,7 @@ export function createSessionService(deps: {
   const ttl = deps.tokens;
   /** RFC 9449 §7.1 / RFC 6750 §3: a 401 whose challenge names the error (the problem plugin writes it). */
   const invalidToken = (detail: string, code: 'invalid_token' | 'refresh_token_reused' = 'invalid_token') => refuse(code, detail);
+  const accountLocked = () => refuse('account_locked', 'this account is locked by the service operator; contact them to have it unlocked');
 
   function tokensFor(session: { id: string; trusted: boolean; expires_at: number }, now: number) {
     const access = newOpaqueToken('at');
@@ -97,10 +98,19 @@ export function createSessionService(deps: {
       const revoked = await db.in(tx).sessions.revokeAllBut(auth.account.id, auth.sessionId, clock.now());
       if (revoked > 0) await signal(tx, auth.account.id, 'sessions.changed');
     },
+    /** A lock (decision 090): every session of the account revoked, its devices told, in the lock's transaction. */
+    async revokeAllForLockIn(tx: Tx, accountId: string): Promise<number> {
+      const revoked = await db.in(tx).sessions.revokeAllForLock(accountId, clock.now());
+      if (revoked > 0) await signal(tx, accountId, 'sessions.changed');
+      return revoked;
+    },
     /** Opens a session inside the caller's transaction, bound to the device key `jkt`. */
     async open(tx: Tx, input: { accountId: string; jkt: string; trusted: boolean; client: LocatedClient }): Promise<IssuedTokens> {
       const q = db.in(tx);
       const now = clock.now();
+      // Every way in (login, recovery, join) opens its session here: a locked account gets none.
+      // Thrown inside the caller's transaction, so whatever the login spent rolls back.
+      if ((await q.sessions.accountLockedAt(input.accountId)) !== null) throw accountLocked();
       const maxAge = (input.trusted ? ttl.trustedMaxAgeSeconds : ttl.ephemeralMaxAgeSeconds) * 1000;
       const id = newId('ses');
       const tokens = tokensFor({ id, trusted: input.trusted, expires_at: now + maxAge }, now);
@@ -129,10 +139,17 @@ export function createSessionService(deps: {
     async authenticate(accessHash: string, proofJkt: string): Promise<AuthContext> {
       const row = await deps.authLookup.find(accessHash);
       const now = clock.now();
-      if (!row) throw invalidToken('the access token is unknown or revoked');
+      if (!row) {
+        // A lock revokes sessions but keeps their token hashes: the key's holder learns why.
+        const holder = await db.direct.sessions.lockedHolder(accessHash);
+        if (holder && holder.locked_at !== null && holder.jkt === proofJkt) throw accountLocked();
+        throw invalidToken('the access token is unknown or revoked');
+      }
       if (row.access_expires_at <= now || row.expires_at <= now) throw invalidToken('the access token has expired');
       // RFC 9449 §7.1: the proof must be made with the key the token is bound to.
       if (row.jkt !== proofJkt) throw invalidToken('the access token is bound to another key');
+      // Locked between the token's lookup and the lock's revocation committing, or a session the lock missed.
+      if (row.account.locked_at !== null) throw accountLocked();
       if (now - row.last_seen_at > LAST_SEEN_RESOLUTION_MS) await db.direct.sessions.touch(row.session_id, now);
       return { sessionId: row.session_id, jkt: row.jkt, trusted: row.trusted === 1, account: row.account };
     },
@@ -148,7 +165,11 @@ export function createSessionService(deps: {
         const use = await q.refreshTokens.consume(hash, now);
         if (use.outcome === 'unknown') return { error: invalidToken('the refresh token is unknown') };
         const session = await q.sessions.findById(use.sessionId);
-        if (!session || session.revoked_at !== null) return { error: invalidToken('the session has ended') };
+        if (!session) return { error: invalidToken('the session has ended') };
+        if (session.revoked_at !== null) {
+          const locked = session.jkt === proofJkt && (await q.sessions.accountLockedAt(session.account_id)) !== null;
+          return { error: locked ? accountLocked() : invalidToken('the session has ended') };
+        }
         // Checked before anything is spent: thrown, so the consume above rolls back. Someone
         // holding a copy of the token but not the key can neither burn it nor revoke the session.
         if (session.jkt !== proofJkt) throw invalidToken('the refresh token is bound to another key');
@@ -234,7 +255,7 @@ export function createSessionService(deps: {
     /** May this session keep a stream open? Not once revoked or expired, nor while its account is deleted (PRODUCT §8). */
     async isLive(sessionId: string, now: number): Promise<boolean> {
       const state = await db.direct.sessions.streamState(sessionId);
-      return !!state && state.revoked_at === null && state.expires_at > now && state.deleted_at === null;
+      return !!state && state.revoked_at === null && state.expires_at > now && state.deleted_at === null && state.locked_at === null;
     },
   };
 }

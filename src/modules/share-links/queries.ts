@@ -55,7 +55,7 @@ export function shareLinkQueries(db: Kysely<ShareLinkTables>) {
         .innerJoin('accounts', 'accounts.id', 'share_links.owner_id')
         .innerJoin('profiles', 'profiles.id', 'share_links.profile_id')
         .selectAll('share_links')
-        .select(['accounts.username', 'accounts.display_name', 'accounts.deleted_at as owner_deleted_at', 'profiles.name as profile_name'])
+        .select(['accounts.username', 'accounts.display_name', 'accounts.deleted_at as owner_deleted_at', 'accounts.locked_at as owner_locked_at', 'profiles.name as profile_name'])
         .where('share_links.token_hash', '=', tokenHash)
         .executeTakeFirst();
     },

@@ -88,8 +88,8 @@ export function createShareLinkService(deps: {
   async function live(token: string) {
     const link = TOKEN.test(token) ? await db.direct.links.findByHash(hashOf(token)) : undefined;
     if (!link) throw unknown();
-    // PRODUCT §8: a deleted account's links stop working (and work again if it is restored).
-    if (stateOf(link, clock.now()) !== 'active' || link.owner_deleted_at !== null) throw gone();
+    // PRODUCT §8: a deleted account's links stop working (and work again if it is restored); so do a locked one's (decision 090).
+    if (stateOf(link, clock.now()) !== 'active' || link.owner_deleted_at !== null || link.owner_locked_at !== null) throw gone();
     return link;
   }
 

@@ -78,6 +78,8 @@ export function createSignInService(deps: {
         purge_at: null,
         purged_at: null,
         hold_until: null,
+        locked_at: null,
+        lock_reason: null,
       };
       try {
         // One transaction: the account, its first passkey and its first session exist together or not at all.

@@ -22,6 +22,10 @@ export interface AccountsTable {
   purged_at: number | null;
   /** Until when the purged account's username stays taken; null once released. */
   hold_until: number | null;
+  /** Set by an operator's lock (012-account-locks): every request and login refused, cleared by unlock. */
+  locked_at: number | null;
+  /** Why the operator locked it: for operators only, never shown to anyone else. */
+  lock_reason: string | null;
 }
 
 export interface CeremoniesTable {

@@ -1,7 +1,7 @@
 // Sign-up (live username check) and passkey sign-in (autofill through conditional mediation);
 // either one goes back to the page that sent the person here (a share link), else to Account.
 import { browserSupportsWebAuthnAutofill } from '@simplewebauthn/browser';
-import { client, explain, navigate, takeReturn, type View } from '../app.js';
+import { client, explain, navigate, takeReturn, takeSignedOutReason, type View } from '../app.js';
 import { field, h, message, section } from '../dom.js';
 import { autofillAssertion, createCredential, getAssertion, isCancel } from '../webauthn.js';
 
@@ -15,6 +15,7 @@ export default async function welcome(): Promise<View> {
       // Sign-in first: the username field offers passkeys in its autofill.
       const loginName = h('input', { name: 'username', autocomplete: 'username webauthn', autocapitalize: 'none', spellcheck: 'false' });
       const loginMsg = message('error');
+      loginMsg.textContent = takeSignedOutReason() ?? '';
       const signIn = async () => {
         loginMsg.textContent = '';
         try {

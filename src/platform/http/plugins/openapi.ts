@@ -62,10 +62,15 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
       headers['idempotency-key'] = { type: 'string', description: `${route.config.idempotency === 'required' ? 'Required' : 'Optional'}: a UUID (else 400 invalid_idempotency_key); a retry with the same key and body replays the first response for 24 h` };
       responses['409'] ??= problem('Idempotency-Key reused with another body, or its first request still in flight');
     }
-    if (auth === 'session' && !route.config?.openWhileDeleted) {
-      // PRODUCT §8: a deleted account's sessions are refused here (dpop-auth.ts).
+    // Lifecycle refusals (dpop-auth.ts, sessions): PRODUCT §8 deletion; an operator's lock
+    // (decision 090) refuses every session route and every route that opens a session.
+    const lifecycle: string[] = [];
+    if (auth === 'session' && !route.config?.openWhileDeleted) lifecycle.push('the account is deleted (account_deleted): restore it first');
+    if (auth === 'session' || auth === 'proof') lifecycle.push('the account is locked by the operator (account_locked)');
+    if (lifecycle.length) {
       const existing = responses['403'] as { description?: string } | undefined;
-      responses['403'] = problem(existing?.description ? `${existing.description}; or the account is deleted (account_deleted)` : 'The account is deleted (account_deleted): restore it first');
+      const text = lifecycle.join('; or ');
+      responses['403'] = problem(existing?.description ? `${existing.description}; or ${text}` : text[0]!.toUpperCase() + text.slice(1));
     }
     if (Object.keys(headers).length) {
       // Documented here; enforced by the step-up and idempotency plugins with their own codes.
