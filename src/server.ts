@@ -1,8 +1,21 @@
 import { buildApp } from './app.js';
 import { loadConfig } from './platform/config.js';
+import { claimSqlite, SqliteInUse } from './platform/store/sqlite-owner.js';
+import type { SqliteOwnership } from './platform/store/sqlite-owner.js';
 
 /** Start, stop on SIGTERM/SIGINT after in-flight requests finish, and nothing else. */
 const config = loadConfig();
+// One service per SQLite file, and no restore under it (decision 100).
+let ownership: SqliteOwnership | undefined;
+if (config.database.kind === 'sqlite' && config.database.path !== ':memory:') {
+  try {
+    ownership = claimSqlite(config.database.path, 'the VID service');
+  } catch (error) {
+    if (!(error instanceof SqliteInUse)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
+}
 const { app, metricsUrl } = await buildApp({ config });
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -14,6 +27,7 @@ async function shutdown(signal: string): Promise<void> {
   // If draining hangs (a stuck client), exit anyway rather than block a deploy.
   setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
   await app.close();
+  ownership?.release();
   process.exit(0);
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
