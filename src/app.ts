@@ -10,7 +10,10 @@ import type { Clock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
 import { createDpopVerifier } from './platform/crypto/dpop.js';
 import { createSecretBox } from './platform/crypto/secret-box.js';
-import { loadSecretKey, subkey } from './platform/crypto/secret-key.js';
+import { loadKeyring, subkey } from './platform/crypto/secret-key.js';
+import { resealAll } from './platform/crypto/rotation.js';
+import type { ColumnReport } from './platform/crypto/rotation.js';
+import { createSealedColumns } from './platform/crypto/sealed-columns.js';
 import { locateIp } from './platform/geo/locate.js';
 import './platform/http/fastify-types.js';
 import { lazyCompilers } from './platform/http/lazy-compile.js';
@@ -20,7 +23,7 @@ import { clientPlugin } from './platform/http/plugins/client.js';
 import { corsPlugin } from './platform/http/plugins/cors.js';
 import { deprecationPlugin } from './platform/http/plugins/deprecation.js';
 import { dpopAuthPlugin } from './platform/http/plugins/dpop-auth.js';
-import { idempotencyPlugin } from './platform/http/plugins/idempotency.js';
+import { IDEMPOTENT_BODY_PURPOSE, idempotencyPlugin } from './platform/http/plugins/idempotency.js';
 import { loadSheddingPlugin } from './platform/http/plugins/load-shedding.js';
 import { API_PREFIX, openApiPlugin } from './platform/http/plugins/openapi.js';
 import { problemPlugin } from './platform/http/plugins/problem.js';
@@ -66,6 +69,8 @@ export interface VidApp {
   compileSchemas(): void;
   /** Where GET /metrics answers (its own listener) when METRICS_PORT is set. */
   metricsUrl?: string;
+  /** Re-seals every declared sealed value under the current key (npm run rotate-secrets, decision 110). */
+  rotateSecrets(options?: { batchSize?: number; onBatch?(column: string, done: number): void }): Promise<ColumnReport[]>;
 }
 
 
@@ -109,13 +114,19 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   // Metrics only with METRICS_PORT: otherwise prom-client is never loaded and every count is a no-op.
   const prometheus = config.metrics ? (await import('./platform/metrics/prometheus.js')).createPrometheusMetrics({ store, now: clock.now, warn }) : undefined;
   const metrics = prometheus?.metrics ?? noMetrics;
-  const secretKey = loadSecretKey(config);
+  const keyring = loadKeyring(config);
+  const box = createSecretBox(keyring.keys);
+  const sealed = createSealedColumns();
+  // Idempotent replies are the platform's own sealed column (the modules declare theirs).
+  sealed.declare({ table: 'idempotency_records', key: ['scope', 'idem_key'], column: 'body', purpose: IDEMPOTENT_BODY_PURPOSE });
   const platform: Platform = {
     config,
     clock,
     store,
-    box: createSecretBox(secretKey),
-    subkey: (purpose) => subkey(secretKey, purpose),
+    box,
+    subkey: (purpose) => subkey(keyring.keys[0]!, purpose),
+    subkeys: (purpose) => keyring.keys.map((key) => subkey(key, purpose)),
+    sealed,
     limiter: shared.limiter,
     ceremonies: createCeremonies({ store, rp: config.webauthn, now: clock.now }),
     accountData: createAccountData(),
@@ -222,5 +233,8 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
     });
   }
   for (const part of parts) await part.start?.();
-  return { app, store, streams: services.streams, accountData: platform.accountData, services, compileSchemas: compilers.compileAll, metricsUrl: metricsListener?.url };
+  return { app, store, streams: services.streams, accountData: platform.accountData, services, compileSchemas: compilers.compileAll,
+    metricsUrl: metricsListener?.url,
+    rotateSecrets: (options = {}) => resealAll({ store, box, sealed, ...options }),
+  };
 }

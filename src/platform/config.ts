@@ -42,6 +42,8 @@ export interface Config {
   /** 32 bytes (base64url) sealing TOTP secrets and recovery keys at rest; see loadSecretKey. */
   secretKey?: string;
   secretKeyFile: string;
+  /** SECRET_KEYS_ACCEPTED: older (or coming) keys that open sealed values but never seal (decision 110). */
+  acceptedSecretKeys: string[];
   recovery: { perUsernamePerHour: number; perClientPerHour: number };
   join: { perUsernamePerHour: number; perClientPerHour: number; factorPerAccountPerHour: number };
   corsOrigins: string[];
@@ -117,6 +119,14 @@ function metrics(env: Env, apiPort: number): Config['metrics'] {
   return { host: env.METRICS_HOST || '127.0.0.1', port };
 }
 
+function acceptedSecretKeys(env: Env): string[] {
+  const keys = list(env, 'SECRET_KEYS_ACCEPTED', []);
+  for (const key of keys) {
+    if (Buffer.from(key, 'base64url').length !== 32) throw new Error('SECRET_KEYS_ACCEPTED must list 32-byte base64url keys (43 characters each), separated by commas');
+  }
+  return keys;
+}
+
 function secretKey(env: Env, databaseUrl: string | undefined): string | undefined {
   const raw = env.SECRET_KEY;
   if (raw) {
@@ -184,6 +194,7 @@ export function loadConfig(env: Env = process.env): Config {
     deprecatedRoutes: deprecatedRoutes(env.DEPRECATED_ROUTES),
     reservedUsernamesFile: env.RESERVED_USERNAMES_FILE ?? join(projectRoot, 'data', 'reserved-usernames.txt'),
     secretKey: secretKey(env, databaseUrl),
+    acceptedSecretKeys: acceptedSecretKeys(env),
     secretKeyFile: resolve(env.SECRET_KEY_FILE ?? join(dirname(resolve(env.SQLITE_PATH ?? './data/vid.sqlite')), 'secret.key')),
     recovery: {
       perUsernamePerHour: int(env, 'RECOVERY_PER_USERNAME_PER_HOUR', 5, 1),

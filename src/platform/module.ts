@@ -7,6 +7,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { AttemptLimiter } from './limits/attempt-limiter.js';
 import type { SecretBox } from './crypto/secret-box.js';
+import type { SealedColumns } from './crypto/sealed-columns.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { Store } from './store/store.js';
 
@@ -23,10 +24,14 @@ export interface Platform {
   config: Config;
   clock: Clock;
   store: Store;
-  /** Seals secrets at rest (AES-256-GCM under SECRET_KEY). */
+  /** Seals secrets at rest (AES-256-GCM under SECRET_KEY; opens under any key of the ring). */
   box: SecretBox;
-  /** A key for one purpose, derived from SECRET_KEY. */
+  /** A key for one purpose, derived from SECRET_KEY (the current key): what new keyed hashes use. */
   subkey(purpose: string): Buffer;
+  /** The same purpose's key under every key of the ring, current first: what lookups try (decision 110). */
+  subkeys(purpose: string): Buffer[];
+  /** Where each module keeps sealed values, for the rotation to re-seal them. */
+  sealed: SealedColumns;
   limiter: AttemptLimiter;
   ceremonies: Ceremonies;
   /** What each module holds about an account: its export sections, purge and table fates. */

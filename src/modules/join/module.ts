@@ -13,14 +13,14 @@ export const joinModule = defineModule({
   migrations: { '005-join': join },
   schemas: [JoinAttempt, PendingJoin],
   tags: [{ name: 'join', description: 'Letting a new device in with a 6-digit code' }],
-  build({ config, clock, store, limiter, subkey, ceremonies, accountData, metrics }, { usernames, passkeys, totp, recovery, sessions, securityLog }) {
+  build({ config, clock, store, limiter, subkeys, ceremonies, accountData, metrics }, { usernames, passkeys, totp, recovery, sessions, securityLog }) {
     const service = createJoinService({
       db: store.repository({ join: joinQueries, accounts: accountQueries }),
       clock,
       rp: config.webauthn,
       ceremonies,
       limits: config.join,
-      codeKey: subkey('join-codes'),
+      codeKeys: subkeys('join-codes'),
       limiter,
       usernames,
       passkeys,

@@ -55,12 +55,12 @@ export function joinQueries(db: Kysely<JoinTables>) {
      * Redeems a live code of the account in one statement, so of two concurrent redeems exactly
      * one wins (ARCHITECTURE habit 7).
      */
-    async consumeCode(accountId: string, codeHash: string, now: number): Promise<boolean> {
+    async consumeCode(accountId: string, codeHashes: readonly string[], now: number): Promise<boolean> {
       const used = await db
         .updateTable('join_codes')
         .set({ used_at: now })
         .where('account_id', '=', accountId)
-        .where('code_hash', '=', codeHash)
+        .where('code_hash', 'in', codeHashes)
         .where('used_at', 'is', null)
         .where('voided_at', 'is', null)
         .where('expires_at', '>', now)

@@ -75,7 +75,8 @@ export function createJoinService(deps: {
   ceremonies: Ceremonies;
   limits: Config['join'];
   /** Keys the code hashes (HMAC), derived from SECRET_KEY. */
-  codeKey: Buffer;
+  /** Keys the code hashes under each key of the ring, the current one first (decision 110). */
+  codeKeys: readonly Buffer[];
   limiter: AttemptLimiter;
   usernames: UsernameService;
   passkeys: PasskeyService;
@@ -87,7 +88,10 @@ export function createJoinService(deps: {
   const { db, clock, limiter, sessions, securityLog, factors, passkeys, rp, limits } = deps;
   const direct = db.direct;
 
-  const codeHash = (accountId: string, code: string) => createHmac('sha256', deps.codeKey).update(`${accountId}:${code}`).digest('base64url');
+  const hashUnder = (key: Buffer, accountId: string, code: string) => createHmac('sha256', key).update(`${accountId}:${code}`).digest('base64url');
+  const codeHash = (accountId: string, code: string) => hashUnder(deps.codeKeys[0]!, accountId, code);
+  // Codes live 2 minutes and are never re-hashed: one issued under the previous key still redeems.
+  const codeHashes = (accountId: string, code: string) => deps.codeKeys.map((key) => hashUnder(key, accountId, code));
   const view = (row: JoinAttemptRecord): AttemptView => ({ attempt_id: row.id, status: statusOf(row, clock.now()), expires_at: new Date(row.expires_at).toISOString() });
 
   async function throttle(username: string, ip: string): Promise<void> {
@@ -185,7 +189,7 @@ export function createJoinService(deps: {
       if (!account) throw codeInvalid();
       const now = clock.now();
       const row = await db.transaction(async (q, tx) => {
-        if (!(await q.join.consumeCode(account.id, codeHash(account.id, input.code), now))) return undefined;
+        if (!(await q.join.consumeCode(account.id, codeHashes(account.id, input.code), now))) return undefined;
         return createAttempt(tx, account.id, 'code', input.jkt, input.client);
       });
       if (!row) {

@@ -5,7 +5,7 @@ import type { PasskeyService } from './passkeys.js';
 import { passkeyQueries, totpQueries } from './queries.js';
 import { passkeyRoutes } from './routes.js';
 import { Passkey, TotpAuthenticator } from './schemas.js';
-import { createTotpService } from './totp.js';
+import { createTotpService, TOTP_SEAL_PURPOSE } from './totp.js';
 import type { TotpService } from './totp.js';
 import { totpRoutes } from './totp-routes.js';
 
@@ -20,9 +20,10 @@ declare module '../../platform/module.js' {
 export const methodsModule = defineModule({
   name: 'methods',
   schemas: [Passkey, TotpAuthenticator],
-  build({ config, clock, store, box, limiter, ceremonies, accountData }, { securityLog }) {
+  build({ config, clock, store, box, sealed, limiter, ceremonies, accountData }, { securityLog }) {
     const passkeys = createPasskeyService({ db: store.repository({ passkeys: passkeyQueries }), clock, rp: config.webauthn, ceremonies, securityLog });
     const totp = createTotpService({ db: store.repository({ totp: totpQueries }), clock, issuer: config.webauthn.rpName, box, limiter, securityLog });
+    sealed.declare({ table: 'totp_authenticators', key: ['id'], column: 'secret_sealed', purpose: TOTP_SEAL_PURPOSE });
     accountData.declare('methods', {
       tables: {
         passkeys: { exported: 'passkeys', withheld: { columns: ['public_key', 'counter', 'credential_id'], reason: 'the credential itself: of use only to the server that checks your signatures' } },

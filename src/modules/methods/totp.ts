@@ -26,7 +26,9 @@ export interface TotpEnrollment extends TotpView {
   otpauth_uri: string;
 }
 
-const PURPOSE = 'totp-secret';
+/** What TOTP secrets are sealed with (associated data); the rotation re-seals them under it. */
+export const TOTP_SEAL_PURPOSE = 'totp-secret';
+const PURPOSE = TOTP_SEAL_PURPOSE;
 // Codes tried per account: 10 in 15 minutes, then wait (STANDARDS: throttle failures). A person
 // confirms an app once, so counting the right code too costs nobody anything.
 const FAILURES_PER_WINDOW = 10;

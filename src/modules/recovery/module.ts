@@ -2,7 +2,7 @@ import { defineModule } from '../../platform/module.js';
 import { accountQueries } from '../../platform/store/accounts.js';
 import { recoveryKeyQueries } from './queries.js';
 import { recoveryRoutes } from './routes.js';
-import { createRecoveryService } from './service.js';
+import { createRecoveryService, RECOVERY_SEAL_PURPOSE } from './service.js';
 import type { RecoveryService } from './service.js';
 
 declare module '../../platform/module.js' {
@@ -14,7 +14,7 @@ declare module '../../platform/module.js' {
 /** The recovery key (made at sign-up, downloaded with step-up) and recovery without a passkey. */
 export const recoveryModule = defineModule({
   name: 'recovery',
-  build({ config, clock, store, box, limiter, ceremonies, accountData, metrics }, { usernames, passkeys, totp, sessions, securityLog }) {
+  build({ config, clock, store, box, sealed, limiter, ceremonies, accountData, metrics }, { usernames, passkeys, totp, sessions, securityLog }) {
     const recovery = createRecoveryService({
       db: store.repository({ keys: recoveryKeyQueries, accounts: accountQueries }),
       clock,
@@ -30,6 +30,7 @@ export const recoveryModule = defineModule({
       securityLog,
       metrics,
     });
+    sealed.declare({ table: 'recovery_keys', key: ['account_id'], column: 'key_sealed', purpose: RECOVERY_SEAL_PURPOSE });
     accountData.declare('recovery', {
       tables: { recovery_keys: { leftOut: 'the recovery key is a secret (download it under Security instead); a file lying around must not let anyone in' } },
       erase: (tx, accountId) => tx.use(recoveryKeyQueries).remove(accountId),

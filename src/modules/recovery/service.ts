@@ -24,7 +24,9 @@ import type { IssuedTokens, SessionService } from '../sessions/service.js';
 import type { UsernameService } from '../usernames/service.js';
 import type { recoveryKeyQueries } from './queries.js';
 
-const PURPOSE = 'recovery-key';
+/** What recovery keys are sealed with (associated data); the rotation re-seals them under it. */
+export const RECOVERY_SEAL_PURPOSE = 'recovery-key';
+const PURPOSE = RECOVERY_SEAL_PURPOSE;
 const HOUR = 3600_000;
 // Compared against when the username is unknown, so both paths cost the same.
 const DECOY_VERIFIER = recoveryKeyVerifier('0'.repeat(32));

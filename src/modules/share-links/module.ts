@@ -3,7 +3,7 @@ import { shareLinks as shareLinksMigration } from './migrations/008-share-links.
 import { shareLinkQueries } from './queries.js';
 import { shareLinkRoutes } from './routes.js';
 import { ExportedShareLink, ShareLinkSchema } from './schemas.js';
-import { createShareLinkService } from './service.js';
+import { createShareLinkService, SHARE_LINK_SEAL_PURPOSE } from './service.js';
 
 /** Share links: a QR code or link that lets someone subscribe to one profile (PRODUCT §6). */
 export const shareLinksModule = defineModule({
@@ -11,16 +11,17 @@ export const shareLinksModule = defineModule({
   migrations: { '008-share-links': shareLinksMigration },
   schemas: [ShareLinkSchema],
   tags: [{ name: 'sharing', description: 'Share links: let someone subscribe by QR code or link' }],
-  build({ config, clock, store, box, subkey, accountData }, { profiles, subscriptions, contacts }) {
+  build({ config, clock, store, box, subkeys, sealed, accountData }, { profiles, subscriptions, contacts }) {
     const links = createShareLinkService({
       db: store.repository({ links: shareLinkQueries }),
       clock,
       box,
-      tokenKey: subkey('share-link-tokens'),
+      tokenKeys: subkeys('share-link-tokens'),
       publicOrigin: config.publicOrigin,
       subscriptions,
     });
     profiles.onRemoving(links.profileRemoving);
+    sealed.declare({ table: 'share_links', key: ['id'], column: 'token_sealed', purpose: SHARE_LINK_SEAL_PURPOSE, hash: { column: 'token_hash', of: links.tokenHash } });
     accountData.declare('share-links', {
       tables: { share_links: { exported: 'share_links', withheld: { columns: ['token_hash', 'token_sealed'], reason: 'whoever holds a link token may subscribe to you' } } },
       sections: [{ name: 'share_links', description: 'Your share links, without their tokens', kind: 'list', item: ExportedShareLink, pages: links.exportPages }],

@@ -49,14 +49,14 @@ export function shareLinkQueries(db: Kysely<ShareLinkTables>) {
       return db.selectFrom('share_links').selectAll().where('id', '=', id).where('owner_id', '=', ownerId).executeTakeFirst();
     },
     /** A link by its token's keyed hash, with what a visitor may learn: the owner's name and the profile's. */
-    async findByHash(tokenHash: string) {
+    async findByHash(tokenHashes: readonly string[]) {
       return db
         .selectFrom('share_links')
         .innerJoin('accounts', 'accounts.id', 'share_links.owner_id')
         .innerJoin('profiles', 'profiles.id', 'share_links.profile_id')
         .selectAll('share_links')
         .select(['accounts.username', 'accounts.display_name', 'accounts.deleted_at as owner_deleted_at', 'accounts.locked_at as owner_locked_at', 'profiles.name as profile_name'])
-        .where('share_links.token_hash', '=', tokenHash)
+        .where('share_links.token_hash', 'in', tokenHashes)
         .executeTakeFirst();
     },
     async revoke(ownerId: string, id: string, at: number): Promise<boolean> {

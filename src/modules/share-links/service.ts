@@ -34,7 +34,9 @@ export interface ResolvedShareLink {
   expires_at: string | null;
 }
 
-const SEAL = 'share-link-token';
+/** What link tokens are sealed with (associated data); the rotation re-seals them under it. */
+export const SHARE_LINK_SEAL_PURPOSE = 'share-link-token';
+const SEAL = SHARE_LINK_SEAL_PURPOSE;
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 /** 192 random bits (PRODUCT §6: at least 128), URL-safe. */
 const newToken = () => randomBytes(24).toString('base64url');
@@ -52,14 +54,17 @@ export function createShareLinkService(deps: {
   db: RepositoryOf<{ links: typeof shareLinkQueries }>;
   clock: Clock;
   box: SecretBox;
-  /** Keys the token hashes, derived from SECRET_KEY. */
-  tokenKey: Buffer;
+  /** Keys the token hashes, derived from each key of the ring, the current one first (decision 110). */
+  tokenKeys: readonly Buffer[];
   /** Where the web app answers /s/<token>. */
   publicOrigin: string;
   subscriptions: SubscriptionService;
 }) {
   const { db, clock, box } = deps;
-  const hashOf = (token: string) => createHmac('sha256', deps.tokenKey).update(token).digest('base64url');
+  const hashUnder = (key: Buffer, token: string) => createHmac('sha256', key).update(token).digest('base64url');
+  /** New links are hashed under the current key; a lookup tries every key of the ring (a rotation re-hashes). */
+  const hashOf = (token: string) => hashUnder(deps.tokenKeys[0]!, token);
+  const hashesOf = (token: string) => deps.tokenKeys.map((key) => hashUnder(key, token));
 
   function stateOf(link: Pick<ShareLinkRecord, 'expires_at' | 'max_uses' | 'uses' | 'revoked_at'>, now: number): ShareLinkView['state'] | 'revoked' {
     if (link.revoked_at !== null) return 'revoked';
@@ -86,7 +91,7 @@ export function createShareLinkService(deps: {
   }
 
   async function live(token: string) {
-    const link = TOKEN.test(token) ? await db.direct.links.findByHash(hashOf(token)) : undefined;
+    const link = TOKEN.test(token) ? await db.direct.links.findByHash(hashesOf(token)) : undefined;
     if (!link) throw unknown();
     // PRODUCT §8: a deleted account's links stop working (and work again if it is restored); so do a locked one's (decision 090).
     if (stateOf(link, clock.now()) !== 'active' || link.owner_deleted_at !== null || link.owner_locked_at !== null) throw gone();
@@ -94,6 +99,8 @@ export function createShareLinkService(deps: {
   }
 
   return {
+    /** The token's lookup hash under the current key (the rotation recomputes stored ones). */
+    tokenHash: hashOf,
     async create(auth: AuthContext, input: { profile_id: string; expires_at?: string | null; max_uses?: number | null; auto_approve: boolean }): Promise<ShareLinkView> {
       const now = clock.now();
       const expiresAt = input.expires_at ? Date.parse(input.expires_at) : null;

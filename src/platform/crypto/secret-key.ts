@@ -18,6 +18,33 @@ export function loadSecretKey(config: { secretKey?: string; secretKeyFile: strin
   return key;
 }
 
+/**
+ * The keyring (decision 110): the key everything is sealed under now, then the keys this node
+ * also accepts (SECRET_KEYS_ACCEPTED) to open values and check keyed hashes made under them,
+ * during a rotation. Never empty; the first key is the current one.
+ */
+export interface Keyring {
+  readonly keys: readonly Buffer[];
+}
+
+export function loadKeyring(config: { secretKey?: string; secretKeyFile: string; acceptedSecretKeys: readonly string[] }): Keyring {
+  const current = loadSecretKey(config);
+  const keys = [current];
+  for (const raw of config.acceptedSecretKeys) {
+    const key = Buffer.from(raw, 'base64url');
+    if (!keys.some((k) => k.equals(key))) keys.push(key);
+  }
+  return { keys };
+}
+
+/**
+ * A key's public name, stored with every value sealed under it so a value names the key that
+ * opens it: 8 characters of an HMAC of a fixed label, which says nothing about the key itself.
+ */
+export function keyId(key: Buffer): string {
+  return createHmac('sha256', key).update('vid:key-id').digest().subarray(0, 6).toString('base64url');
+}
+
 /** A key for one purpose derived from the secret key (HMAC as a PRF), so purposes never share a key. */
 export function subkey(secretKey: Buffer, purpose: string): Buffer {
   return createHmac('sha256', secretKey).update(`vid:${purpose}`).digest();

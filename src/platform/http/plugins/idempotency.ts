@@ -21,7 +21,7 @@ export interface IdempotencyOptions {
 const KEY_FORMAT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const REPLAYED_HEADERS = ['content-type', 'etag', 'location'];
 const TRANSIENT_STATUSES = new Set([401, 403, 429]);
-const BODY_PURPOSE = 'idempotent-response';
+export const IDEMPOTENT_BODY_PURPOSE = 'idempotent-response';
 
 interface Claimed {
   scope: string;
@@ -89,7 +89,7 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
     if (existing.state !== 'done' || existing.status === null) {
       throw refuse('idempotency_request_in_progress', { detail: 'a request with this key is still being processed; retry shortly', retryAfterSeconds: 1 });
     }
-    return replay(reply, existing.status, existing.body ? opts.box.open(existing.body, BODY_PURPOSE) : '', existing.headers ?? '{}');
+    return replay(reply, existing.status, existing.body ? opts.box.open(existing.body, IDEMPOTENT_BODY_PURPOSE) : '', existing.headers ?? '{}');
   }
 
   async function record(request: FastifyRequest, reply: FastifyReply, payload: unknown, claimed: Claimed): Promise<unknown> {
@@ -107,7 +107,7 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
     }
     await records.complete(claimed.scope, claimed.key, {
       status: reply.statusCode,
-      body: opts.box.seal(typeof payload === 'string' ? payload : '', BODY_PURPOSE),
+      body: opts.box.seal(typeof payload === 'string' ? payload : '', IDEMPOTENT_BODY_PURPOSE),
       headers: JSON.stringify(headers),
     });
     return payload;
