@@ -109,7 +109,7 @@ for (const backend of backends) {
       const key = await downloadRecoveryKey(t.client, device);
       const compact = key.replace(/-/g, '');
       const row = await t.store.handle.db.selectFrom('recovery_keys').selectAll().where('account_id', '=', device.accountId).executeTakeFirstOrThrow();
-      assert.match(row.key_sealed, /^v1\./);
+      assert.match(row.key_sealed, /^v2\.[A-Za-z0-9_-]{8}\./);
       for (const column of [row.key_sealed, row.verifier]) {
         for (const form of [key, compact, key.toLowerCase(), compact.toLowerCase()]) assert.ok(!column.includes(form), 'no clear copy of the key');
       }

@@ -204,7 +204,7 @@ for (const backend of backends) {
       const { id, secret } = await enrollTotp(t.client, device);
       const row = await totpRow(id);
       assert.ok(row);
-      assert.match(row.secret_sealed, /^v1\./);
+      assert.match(row.secret_sealed, /^v2\.[A-Za-z0-9_-]{8}\./);
       for (const form of [secret, secret.toLowerCase(), Buffer.from(secret).toString('base64'), Buffer.from(secret).toString('base64url')]) {
         assert.ok(!row.secret_sealed.includes(form), 'the sealed column does not contain the secret');
       }
