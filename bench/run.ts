@@ -44,6 +44,7 @@ import { formatSummary, summarise } from './lib/profile-summary.js';
 import { ProofSigner, newDeviceKey } from './lib/proofs.js';
 import { HOST, ORIGIN, createDatabase, postgresAdminUrl, scrapeWhileRunning, setUpCards, setUpContacts, signUpDevices, startVid, startVidWithMetrics } from './lib/vid.js';
 import type { BenchDatabase, BenchDevice } from './lib/vid.js';
+import type { DatabaseCost } from './lib/pg-stats.js';
 import { fanoutScenario } from './fanout.js';
 import { signalsScenario } from './signals.js';
 import type { BenchResult } from './types.js';
@@ -144,6 +145,24 @@ function getJob(targets: Array<{ host: string; port: number }>, devices: GetDevi
 }
 
 const repeated: Record<string, number> = {};
+
+/** PostgreSQL: what one request of b, d and e cost the database, over each one's last measured window. */
+const databaseCosts: Record<string, DatabaseCost> = {};
+function costWindow(id: string, database: BenchDatabase | undefined) {
+  let window: ReturnType<NonNullable<BenchDatabase['costWindow']>> | undefined;
+  return {
+    start: () => {
+      window = database?.costWindow?.();
+      // A failed reading costs the figure, not the run.
+      window?.catch(() => undefined);
+    },
+    /** After the run: the load has stopped, so reading now adds nothing to the window. */
+    finish: async (requests: number) => {
+      const started = await window?.catch(() => undefined);
+      if (started) databaseCosts[id] = await started.stop(requests);
+    },
+  };
+}
 
 /**
  * measure() for a server that keeps its core busy (when `busy`): if it got much less, something
@@ -329,6 +348,7 @@ try {
               : name === 'peer2' || name === 'peer2cache'
                 ? getJob(target, [{ headers: { cookie: peerCookies[name]! } }], expected[name]!, `localhost:${server.port}`, '/api/auth/get-session', `http://localhost:${server.port}/api/auth/get-session`)
                 : getJob(target, keys.map((key, i) => ({ key, accessToken: peerTokens[i]! })), expected.peer!, `localhost:${server.port}`, '/me', `http://localhost:${server.port}/me`);
+        const cost = costWindow('b', name === 'me' ? meDatabase : undefined);
         const hooks =
           name === 'me'
             ? {
@@ -336,6 +356,7 @@ try {
                   server.startSampling();
                   // PostgreSQL's backends for the service's pool exist by now (the warm-up opened them).
                   void meDatabase!.pinBackends();
+                  cost.start();
                 },
                 end: () => (memory.me!.peak = Math.max(memory.me!.peak, server.stopSampling())),
               }
@@ -350,6 +371,7 @@ try {
               : {};
         // On PostgreSQL the service also waits for the database, so there the busy rule is for a and c only.
         const result = await measureBusy(name, `${name} ${rep}/${REPS}`, job, server, hooks, kind === 'sqlite' || (name !== 'me' && name !== 'metrics'));
+        if (name === 'me') await cost.finish(result.steps[0]!.ok);
         reps[name]!.push(result);
         expected[name] = Math.max(result.steps[0]!.rate, 100) * 1.1;
         logRun(`${name} ${rep}/${REPS}`, result);
@@ -464,13 +486,17 @@ try {
         expectedRate,
         devices: devices as never,
       };
+      const cost = costWindow('d', database);
       const result = await measure(generator, job, [server], {
         start: () => {
           server.startSampling();
           void database.pinBackends();
+          cost.start();
         },
         end: () => (memory.login!.peak = Math.max(memory.login!.peak, server.stopSampling())),
       });
+      // Per login: its begin and its finish.
+      await cost.finish(result.steps[1]!.ok);
       devices = result.devices;
       reps.push(result);
       expectedRate = Math.max(result.steps[1]!.rate, 50) * 1.1;
@@ -494,7 +520,14 @@ try {
     for (let rep = 1; rep <= REPS; rep++) {
       const path = '/api/v1/auth/token/renew';
       const job: Job = { kind: 'renew', targets: [{ host: '127.0.0.1', port: server.port }], connections: CONNECTIONS, warmupSeconds: WARMUP, durationSeconds: DURATION, host: HOST, path, htu: ORIGIN + path, expectedRate, devices: devices as never };
-      const result = await measure(generator, job, [server], { start: () => void database.pinBackends() });
+      const cost = costWindow('e', database);
+      const result = await measure(generator, job, [server], {
+        start: () => {
+          void database.pinBackends();
+          cost.start();
+        },
+      });
+      await cost.finish(result.steps[0]!.ok);
       devices = result.devices;
       reps.push(result);
       expectedRate = Math.max(result.steps[0]!.rate, 50) * 1.1;
@@ -675,6 +708,10 @@ const tableNotes: string[] = [];
 if (results.node1 && results.node2) tableNotes.push(`Two nodes vs one (PostgreSQL + Redis, same run): scaling factor ${(results.node2.rate / results.node1.rate).toFixed(2)}x.`);
 for (const m of Object.values(results)) for (const note of m.notes) tableNotes.push(`${m.id}: ${note}`);
 const memoryRows = Object.entries(memory).map(([name, m]) => `| ${name === 'me' ? 'b' : 'd'} | ${mb(m.idle)} | ${mb(m.peak)} |`);
+const costRows = Object.entries(databaseCosts).map(([id, c]) => `| ${id} | ${c.statements ? fmt(c.statementsPerRequest, 1) : 'n/a'} | ${c.statements ? fmt(c.execMsPerRequest, 3) : 'n/a'} | ${fmt(c.cpuMsPerRequest, 3)} |`);
+const costNotes = Object.entries(databaseCosts).flatMap(([id, c]) =>
+  c.statements ? [`${id}, statements per request: ${c.top.map((t) => `${fmt(t.callsPerRequest, 2)} × \`${t.query}\` (${fmt(t.meanMs, 3)} ms)`).join('; ')}`] : [`${id}: pg_stat_statements is not loaded (shared_preload_libraries), so statements are not counted`],
+);
 const targetRows = targets.map((t) => `| ${t.what} | ${t.value} | ${t.met === undefined ? '–' : t.met ? 'met' : '**missed**'} |`);
 
 const markdown = [
@@ -683,6 +720,7 @@ const markdown = [
   ...(rows.length > 2 ? [...rows, ''] : []),
   ...(tableNotes.length ? [...tableNotes, ''] : []),
   ...(memoryRows.length ? ['| g. memory | RSS idle | RSS peak under load |', '|---|---:|---:|', ...memoryRows, ''] : []),
+  ...(costRows.length ? ['| database cost per request | statements (round trips) | execution ms | backend CPU ms |', '|---|---:|---:|---:|', ...costRows, '', ...costNotes, ''] : []),
   ...(targetRows.length ? ['| target | measured | |', '|---|---:|---|', ...targetRows, ''] : []),
   ...(signalRows ? ['| f. signals | value |', '|---|---|', ...signalRows.map(([k, v]) => `| ${k} | ${v} |`), '', ...signalNotes, ''] : []),
   ...(fanout ? ['| k. fan-out | value |', '|---|---|', ...fanout.rows.map(([k, v]) => `| ${k} | ${v} |`), '', ...(fanout.notes ?? []), ''] : []),
@@ -698,7 +736,7 @@ if (missed.length) console.log(`\n${missed.length} target(s) missed: ${missed.ma
 const outDir = join(ROOT, 'bench-results');
 mkdirSync(outDir, { recursive: true });
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-const json = { machine: info, kind, quick, reps: REPS, durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, results, memory, targets, signals: signalRows, fanout, profiles };
+const json = { machine: info, kind, quick, reps: REPS, durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, results, memory, databaseCosts, targets, signals: signalRows, fanout, profiles };
 writeFileSync(join(outDir, `${stamp}-${kind}.json`), JSON.stringify(json, (key, value) => (key === 'devices' ? undefined : value), 2));
 writeFileSync(join(outDir, `latest-${kind}.md`), `${markdown}\n`);
 console.log(`\nwrote bench-results/${stamp}-${kind}.json and bench-results/latest-${kind}.md (${((performance.now() - started) / 1000).toFixed(0)} s in all)`);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { databaseWindow } from './pg-stats.js';
 import { SoftwareAuthenticator } from '../../test/helpers/authenticator.js';
 import { TestClient } from '../../test/helpers/client.js';
 import type { CallResult, Device } from '../../test/helpers/client.js';
@@ -62,6 +63,8 @@ export interface BenchDatabase {
   env: Record<string, string>;
   /** Pins this database's PostgreSQL backends to the load core (no-op on SQLite). */
   pinBackends(): Promise<number>;
+  /** PostgreSQL: starts a window of what requests cost the database (pg-stats.ts); undefined on SQLite. */
+  costWindow?(): ReturnType<typeof databaseWindow>;
   drop(): Promise<void>;
 }
 
@@ -90,6 +93,7 @@ export async function createDatabase(kind: 'sqlite' | 'postgres'): Promise<Bench
   return {
     kind,
     env: { DATABASE_URL: url.toString() },
+    costWindow: () => databaseWindow(adminUrl, name),
     async pinBackends() {
       // The service's connections are served by backend processes forked per connection:
       // they go on the load core, so the service keeps its core to itself.
