@@ -24,7 +24,7 @@ export interface Config {
   logLevel: string;
   trustProxy: boolean;
   bodyLimitBytes: number;
-  database: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+  database: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; poolSize: number };
   redisUrl?: string;
   webauthn: { rpId: string; rpName: string; origins: string[] };
   tokens: {
@@ -159,7 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: env.TRUST_PROXY === 'true',
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 64 * 1024, 1024),
     database: databaseUrl
-      ? { kind: 'postgres', url: databaseUrl }
+      ? { kind: 'postgres', url: databaseUrl, poolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1) }
       : { kind: 'sqlite', path: env.SQLITE_PATH === ':memory:' ? ':memory:' : resolve(env.SQLITE_PATH ?? './data/vid.sqlite') },
     redisUrl,
     webauthn: {

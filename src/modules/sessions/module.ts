@@ -1,5 +1,5 @@
 import { defineModule } from '../../platform/module.js';
-import { authLookupQueries, refreshTokenQueries, sessionQueries } from './queries.js';
+import { authLookupQueries, refreshTokenQueries, renewalQueries, sessionQueries } from './queries.js';
 import { sessionRoutes } from './routes.js';
 import { ExportedSession, Session, Tokens } from './schemas.js';
 import { createSessionService } from './service.js';
@@ -20,6 +20,7 @@ export const sessionsModule = defineModule({
     const sessions = createSessionService({
       db: store.repository({ sessions: sessionQueries, refreshTokens: refreshTokenQueries }),
       authLookup: store.use(authLookupQueries),
+      renewal: renewalQueries(store.handle.db, store.dialect, store.handle.pool as never),
       clock,
       tokens: config.tokens,
       securityLog,

@@ -13,7 +13,7 @@ import { decodeCursor, keysetPages, toPage } from '../../platform/store/keyset.j
 import type { Page } from '../../platform/store/keyset.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { SecurityLog } from '../security-log/service.js';
-import type { authLookupQueries, refreshTokenQueries, sessionQueries, SessionRecord } from './queries.js';
+import type { authLookupQueries, refreshTokenQueries, renewalQueries, sessionQueries, SessionRecord } from './queries.js';
 
 export interface IssuedTokens {
   session_id: string;
@@ -42,6 +42,8 @@ const LAST_SEEN_RESOLUTION_MS = 60_000;
 export function createSessionService(deps: {
   db: RepositoryOf<{ sessions: typeof sessionQueries; refreshTokens: typeof refreshTokenQueries }>;
   authLookup: ReturnType<typeof authLookupQueries>;
+  /** PostgreSQL: the usual renewal in one round trip (queries.ts); absent on SQLite. */
+  renewal: ReturnType<typeof renewalQueries>;
   clock: Clock;
   tokens: Config['tokens'];
   securityLog: SecurityLog;
@@ -161,6 +163,32 @@ export function createSessionService(deps: {
     async renew(refreshToken: string, proofJkt: string): Promise<IssuedTokens> {
       const now = clock.now();
       const hash = sha256Base64url(refreshToken);
+      if (deps.renewal.atOnce) {
+        const access = newOpaqueToken('at');
+        const refresh = newOpaqueToken('rt');
+        const renewed = await deps.renewal.atOnce({
+          refreshHash: hash,
+          jkt: proofJkt,
+          now,
+          accessHash: sha256Base64url(access),
+          accessExpiresAt: now + ttl.accessTtlSeconds * 1000,
+          newRefreshHash: sha256Base64url(refresh),
+          refreshExpiresAt: now + ttl.refreshTtlSeconds * 1000,
+        });
+        if (renewed) {
+          deps.metrics.renewal('renewed');
+          return {
+            session_id: renewed.id,
+            token_type: 'DPoP',
+            access_token: access,
+            expires_in: Math.floor((renewed.access_expires_at - now) / 1000),
+            refresh_token: refresh,
+            refresh_expires_in: Math.floor((renewed.refresh_expires_at - now) / 1000),
+            trusted: renewed.trusted === 1,
+          };
+        }
+        // No row: an unknown or reused token, another key, an ended session. The full path says which.
+      }
       const renewal = db.transaction(async (q, tx) => {
         const use = await q.refreshTokens.consume(hash, now);
         if (use.outcome === 'unknown') return { error: invalidToken('the refresh token is unknown') };

@@ -73,7 +73,7 @@ export interface Store {
 }
 
 export function openDatabase(config: Pick<Config, 'database'>, options: OpenOptions = {}): DatabaseHandle {
-  return config.database.kind === 'postgres' ? openPostgres(config.database.url, options) : openSqlite(config.database.path);
+  return config.database.kind === 'postgres' ? openPostgres(config.database.url, { poolSize: config.database.poolSize, ...options }) : openSqlite(config.database.path);
 }
 
 const MAX_ATTEMPTS = 3;
