@@ -233,6 +233,21 @@ async function postgresVersion(): Promise<string | undefined> {
   }
 }
 
+/** Redis's own counters: commands processed and CPU seconds (INFO), to price a request in Redis work. */
+async function redisCounters(): Promise<{ commands: number; cpuSeconds: number } | undefined> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  try {
+    await redis.connect();
+    const info = await redis.info();
+    const field = (name: string) => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
+    return { commands: field('total_commands_processed'), cpuSeconds: field('used_cpu_sys') + field('used_cpu_user') };
+  } catch {
+    return undefined;
+  } finally {
+    redis.disconnect();
+  }
+}
+
 async function redisReachable(): Promise<boolean> {
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   try {
@@ -269,6 +284,7 @@ let signalRows: Array<[string, string]> | undefined;
 let signalNotes: string[] = [];
 let signalMetrics: Record<string, number> | undefined;
 let fanout: BenchResult | undefined;
+let redisCost: { commandsPerRequest: number; cpuMsPerRequest: number } | undefined;
 const cleanups: Array<() => Promise<void>> = [];
 
 async function cleanup(): Promise<void> {
@@ -560,8 +576,16 @@ try {
       for (let rep = 1; rep <= REPS; rep++) {
         const single = await measure(generator, getJob([{ host: '127.0.0.1', port: first.port }], devices, expected), [first]);
         one.push(single);
+        const redisBefore = await redisCounters();
         const both = await measure(generator, getJob([{ host: '127.0.0.1', port: first.port }, { host: '127.0.0.1', port: second.port }], devices, single.steps[0]!.rate * 2), [first, second]);
+        const redisAfter = await redisCounters();
         two.push(both);
+        // What each request asked of Redis (rate-limit and quota counters, the replay cache): commands and CPU.
+        // The counters also include the warm-up, so the requests are counted over it too.
+        if (redisBefore && redisAfter) {
+          const requests = both.steps[0]!.ok * ((DURATION + WARMUP) / DURATION);
+          redisCost = { commandsPerRequest: (redisAfter.commands - redisBefore.commands) / requests, cpuMsPerRequest: ((redisAfter.cpuSeconds - redisBefore.cpuSeconds) * 1000) / requests };
+        }
         expected = single.steps[0]!.rate * 1.1;
         log(`nodes ${rep}/${REPS}: one node ${single.steps[0]!.rate.toFixed(0)} req/s, two nodes ${both.steps[0]!.rate.toFixed(0)} req/s`);
       }
@@ -706,6 +730,7 @@ if (fanout?.metrics) {
 for (const [name, count] of Object.entries(repeated)) extraRows.push([`repeated ${name} runs`, `${count} (the server got under 85% of its core: other load on the machine)`]);
 const tableNotes: string[] = [];
 if (results.node1 && results.node2) tableNotes.push(`Two nodes vs one (PostgreSQL + Redis, same run): scaling factor ${(results.node2.rate / results.node1.rate).toFixed(2)}x.`);
+if (redisCost) tableNotes.push(`Redis per GET /me on two nodes: ${redisCost.commandsPerRequest.toFixed(2)} commands, ${redisCost.cpuMsPerRequest.toFixed(4)} ms of Redis CPU (INFO, warm-up included in the count).`);
 for (const m of Object.values(results)) for (const note of m.notes) tableNotes.push(`${m.id}: ${note}`);
 const memoryRows = Object.entries(memory).map(([name, m]) => `| ${name === 'me' ? 'b' : 'd'} | ${mb(m.idle)} | ${mb(m.peak)} |`);
 const costRows = Object.entries(databaseCosts).map(([id, c]) => `| ${id} | ${c.statements ? fmt(c.statementsPerRequest, 1) : 'n/a'} | ${c.statements ? fmt(c.execMsPerRequest, 3) : 'n/a'} | ${fmt(c.cpuMsPerRequest, 3)} |`);
@@ -736,7 +761,7 @@ if (missed.length) console.log(`\n${missed.length} target(s) missed: ${missed.ma
 const outDir = join(ROOT, 'bench-results');
 mkdirSync(outDir, { recursive: true });
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-const json = { machine: info, kind, quick, reps: REPS, durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, results, memory, databaseCosts, targets, signals: signalRows, fanout, profiles };
+const json = { machine: info, kind, quick, reps: REPS, durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, results, memory, databaseCosts, redisCost, targets, signals: signalRows, fanout, profiles };
 writeFileSync(join(outDir, `${stamp}-${kind}.json`), JSON.stringify(json, (key, value) => (key === 'devices' ? undefined : value), 2));
 writeFileSync(join(outDir, `latest-${kind}.md`), `${markdown}\n`);
 console.log(`\nwrote bench-results/${stamp}-${kind}.json and bench-results/latest-${kind}.md (${((performance.now() - started) / 1000).toFixed(0)} s in all)`);
