@@ -385,6 +385,16 @@ describe('createDpopVerifier: the key cache', () => {
     await assertRefused(verifier.verify(check(`${h}.${b64(defaultClaims())}.${s}`)), /signature/);
   });
 
+  it('admits a key to the cache on its second sighting: one-shot keys (logins) do not fill it', async () => {
+    const verifier = newVerifier();
+    for (let i = 0; i < 20; i++) await verifier.verify(check(await proofBy(await newKey())));
+    assert.equal(verifier.cachedKeys(), 0, 'keys that signed once are not kept');
+    const device = await newKey();
+    const jkt = await calculateJwkThumbprint(device.jwk, 'sha256');
+    for (let i = 0; i < 3; i++) assert.equal((await verifier.verify(check(await proofBy(device)))).jkt, jkt);
+    assert.equal(verifier.cachedKeys(), 1, 'a key that signs again is a device\'s, and is kept');
+  });
+
   it('does not cache a refused header', async () => {
     const key = await newKey();
     const verifier = newVerifier();

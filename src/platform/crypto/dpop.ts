@@ -112,10 +112,25 @@ export function createDpopVerifier(options: DpopVerifierOptions) {
     return { key, jkt, hash: spec.hash, signatureLength: spec.signatureLength };
   }
 
+  /**
+   * Keys seen once and not cached: a key is admitted to the cache on its second sighting. A
+   * login brings a fresh device key that may never sign again (a benchmark's logins, a client
+   * that discards its key); caching each of those filled the cache with one-shot keys, about
+   * 2.6 KB apiece. A key that signs twice is a device's, and stays. Each entry is the header's
+   * tail (it holds the key's coordinates): short, and a rare clash only admits a key early.
+   */
+  const seenOnce = new Set<string>();
+
   async function keyFor(headerSegment: string): Promise<CachedKey> {
     const cached = keys.get(headerSegment);
     if (cached) return cached;
     const imported = await importHeader(headerSegment);
+    const sighting = headerSegment.slice(-48);
+    if (!seenOnce.delete(sighting)) {
+      if (seenOnce.size >= cacheSize) seenOnce.delete(seenOnce.values().next().value as string);
+      seenOnce.add(sighting);
+      return imported;
+    }
     if (keys.size >= cacheSize) keys.delete(keys.keys().next().value as string);
     keys.set(headerSegment, imported);
     return imported;
@@ -136,6 +151,8 @@ export function createDpopVerifier(options: DpopVerifierOptions) {
 
   return {
     challenge,
+    /** How many imported keys the cache holds (keys seen at least twice). */
+    cachedKeys: () => keys.size,
     async verify(check: DpopCheck): Promise<VerifiedProof> {
       const { proof } = check;
       if (proof.length > MAX_PROOF_LENGTH) refuse('too_long', 'proof is too long');
