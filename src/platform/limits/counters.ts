@@ -37,11 +37,17 @@ export function memoryCounters(): Counters {
 
 const INCREMENT = `local c = redis.call('INCR', KEYS[1]) if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return c`;
 
+type WithIncrement = Redis & { vidIncrementWindow(key: string, ttl: number): Promise<number> };
+
 export function redisCounters(redis: Redis): Counters {
+  // EVALSHA, not EVAL: Redis then neither receives nor hashes the script's text on every
+  // request (ioredis loads it once and falls back to EVAL if the server lost it).
+  if (!('vidIncrementWindow' in redis)) redis.defineCommand('vidIncrementWindow', { numberOfKeys: 1, lua: INCREMENT });
+  const client = redis as WithIncrement;
   return {
     async hit(key, windowStart, windowEnd, now) {
       const ttl = Math.max(1, windowEnd - now + 1000);
-      const count = (await redis.eval(INCREMENT, 1, `vid:rl:${key}:${windowStart}`, ttl)) as number;
+      const count = await client.vidIncrementWindow(`vid:rl:${key}:${windowStart}`, ttl);
       return { count, resetAt: windowEnd };
     },
   };
