@@ -34,6 +34,13 @@ interface JobBase {
   expectedRate: number;
   /** The one status that counts as success (304 when revalidating); default any 2xx. */
   expectStatus?: number;
+  /**
+   * GET only: count each target's responses as a step of its own (step i = targets[i]), so
+   * servers loaded side by side on one core are compared under the same moment's machine speed.
+   * Connection c goes to target c % targets.length with device c % devices.length: interleave the
+   * devices to match.
+   */
+  splitByTarget?: boolean;
 }
 
 /**
@@ -168,14 +175,16 @@ async function run(job: Job, mark: (phase: 'start' | 'end') => void): Promise<Jo
       const { htu, ath } = requests[c % requests.length]!;
       return signer.sign('GET', htu, ath);
     });
+    if (job.splitByTarget) steps = job.targets.length;
     makeScript = (c) => {
       const { head } = requests[c % requests.length]!;
+      const step = job.splitByTarget ? c % job.targets.length : 0;
       if (!signers[c % signers.length]) {
         // No proof, so every request is the same bytes: one buffer, written again and again.
         const request = Buffer.from(`${head}\r\n`, 'latin1');
-        return () => ({ request, step: 0 });
+        return () => ({ request, step });
       }
-      return () => ({ request: Buffer.from(`${head}DPoP: ${pools.next(c)}\r\n\r\n`, 'latin1'), step: 0 });
+      return () => ({ request: Buffer.from(`${head}DPoP: ${pools.next(c)}\r\n\r\n`, 'latin1'), step });
     };
   } else if (job.kind === 'renew') {
     const head = HEAD('POST', job.path, job.host);
@@ -220,7 +229,8 @@ async function run(job: Job, mark: (phase: 'start' | 'end') => void): Promise<Jo
   // Warm-up: a pool sized from the expected rate; its measured rate sizes the real run's pool.
   let signSeconds = pools.fill(job.connections, Math.ceil((job.expectedRate * job.warmupSeconds * 1.2) / job.connections) + 2);
   const warm = await runLoad({ targets: job.targets, connections: job.connections, warmupSeconds: 0, durationSeconds: job.warmupSeconds, steps, script: makeScript, expectStatus: job.expectStatus });
-  const warmupRate = warm.steps[counted]!.ok / job.warmupSeconds;
+  // Side by side, the pool serves every target's connections: size it from all of them.
+  const warmupRate = (job.kind === 'get' && job.splitByTarget ? warm.steps.reduce((sum, step) => sum + step.ok, 0) : warm.steps[counted]!.ok) / job.warmupSeconds;
   const ramp = 0.5;
   // A cold server's warm-up understates what it does warm: half again on top, or the caller's estimate.
   const poolRate = Math.max(warmupRate * 1.6, job.expectedRate * 1.3, 50);
