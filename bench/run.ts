@@ -29,7 +29,7 @@
 //
 // Env: BENCH_QUICK=1 (1 repetition of 3 s), BENCH_REPS, BENCH_DURATION (s), BENCH_WARMUP (s),
 // BENCH_CONNECTIONS (50), BENCH_DATABASE_URL (PostgreSQL admin URL), BENCH_REDIS_URL,
-// BENCH_NO_PIN=1, BENCH_LOG_LEVEL (service log level, default warn), BENCH_FANOUT_EDITS (k: 30, 10 quick),
+// BENCH_NO_PIN=1, BENCH_NODE_FLAGS (node flags added to the service's, to try a runtime setting), BENCH_LOG_LEVEL (service log level, default warn), BENCH_FANOUT_EDITS (k: 30, 10 quick),
 // BENCH_FANOUT_SUBSCRIBERS (10,000), BENCH_FANOUT_LIVE (1,000 of them on a stream).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';

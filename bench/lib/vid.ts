@@ -27,6 +27,8 @@ const SERVER_ENTRY = process.env.BENCH_SERVER_ENTRY || fileURLToPath(new URL('..
  * docs/deploy.md, Memory): the benchmark measures that process, so it starts it the same way.
  */
 const START_FLAGS = ['--max-semi-space-size=8'];
+// BENCH_NODE_FLAGS adds node flags to the service's (trying a runtime setting before adopting it).
+const TRIAL_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 const START_ENV = { MALLOC_ARENA_MAX: '2' };
 const startScript = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
 for (const part of [...START_FLAGS, ...Object.entries(START_ENV).map(([name, value]) => `${name}=\${${name}:-${value}}`)]) {
@@ -122,7 +124,7 @@ export interface VidOptions {
 
 export async function startVid(name: string, database: BenchDatabase, options: VidOptions = {}): Promise<ServerProcess> {
   const port = await freePort();
-  const node = [process.execPath, ...START_FLAGS, ...(options.profileDir ? ['--cpu-prof', '--cpu-prof-dir', options.profileDir] : [])];
+  const node = [process.execPath, ...START_FLAGS, ...TRIAL_FLAGS, ...(options.profileDir ? ['--cpu-prof', '--cpu-prof-dir', options.profileDir] : [])];
   const server = new ServerProcess(name, [...node, SERVER_ENTRY], serviceEnv({ ...database.env, PORT: String(port), ...options.env }), port, options.core);
   await server.start(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok);
   return server;
