@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.js';
 import type { AccountReport } from './modules/account/locks.js';
-import { loadConfig } from './platform/config.js';
+import { loadCommandConfig } from './platform/config.js';
 import { AppError } from './platform/errors.js';
 
 /**
@@ -45,7 +45,7 @@ function printReport(report: AccountReport): void {
   for (const t of report.totp as Array<Record<string, unknown>>) console.log(`  ${t.id}  ${t.name}  ${t.confirmed_at ? 'active' : 'pending'}`);
 }
 
-const { app, services } = await buildApp({ config: loadConfig(), logger: false });
+const { app, services } = await buildApp({ config: loadCommandConfig(), logger: false });
 try {
   if (command === 'lock') {
     const { sessions_revoked } = await services.locks.lock(username, values.reason!);

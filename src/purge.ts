@@ -1,12 +1,12 @@
 import { buildApp } from './app.js';
-import { loadConfig } from './platform/config.js';
+import { loadCommandConfig } from './platform/config.js';
 
 /**
  * `npm run purge`: the purge every node runs each minute (PRODUCT §8), run once by an operator:
  * erases the accounts whose grace is over and frees the usernames whose hold ended. Safe while
  * the service runs: each account is claimed by one conditional update, so nothing is purged twice.
  */
-const config = loadConfig();
+const config = loadCommandConfig();
 const { app, services } = await buildApp({ config });
 try {
   const run = await services.purge.run();

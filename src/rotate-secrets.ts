@@ -1,5 +1,5 @@
 import { buildApp } from './app.js';
-import { loadConfig } from './platform/config.js';
+import { loadCommandConfig } from './platform/config.js';
 import { SealedUnderUnknownKey } from './platform/crypto/secret-box.js';
 
 /**
@@ -9,7 +9,7 @@ import { SealedUnderUnknownKey } from './platform/crypto/secret-box.js';
  * the old key in SECRET_KEYS_ACCEPTED first; when this reports nothing remaining, the old key
  * can be dropped (docs/operations.md, "Rotating the secret key"; decision 110).
  */
-const config = loadConfig();
+const config = loadCommandConfig();
 const vid = await buildApp({ config, logger: false });
 try {
   const started = Date.now();

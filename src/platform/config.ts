@@ -138,6 +138,15 @@ function secretKey(env: Env, databaseUrl: string | undefined): string | undefine
   return undefined;
 }
 
+/**
+ * The operator's commands (`npm run admin`, `purge`, `rotate-secrets`) run with the service's own
+ * environment, often inside its container, but serve nothing: they never open the metrics
+ * listener, whose port the running service already holds.
+ */
+export function loadCommandConfig(env: Env = process.env): Config {
+  return { ...loadConfig(env), metrics: undefined };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 8080, 0);
   const publicOrigin = origin('PUBLIC_ORIGIN', env.PUBLIC_ORIGIN ?? `http://localhost:${port}`);
