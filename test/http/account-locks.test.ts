@@ -146,6 +146,30 @@ for (const backend of backends) {
       assert.equal(locked.sessions.length, 0);
     });
 
+    // PostgreSQL runs a login and a lock in parallel transactions; SQLite writes one at a time.
+    if (backend.name === 'postgres') {
+      it('a login racing the lock waits for it and is refused: no session outlives the lock', async () => {
+        const alice = await s.person('alice');
+        const begin = await t.client.call('POST', `${API}/auth/login/begin`);
+        const credential = await alice.authenticator.getAssertion(begin.body.options, t.client.publicOrigin);
+        // The lock's transaction, held open between its statements (as lock() runs them).
+        const lock = await t.store.handle.pool!.connect();
+        try {
+          await lock.query('begin');
+          await lock.query('update accounts set locked_at = $1, lock_reason = $2, version = version + 1 where id = $3', [Date.now(), 'race', alice.accountId]);
+          const finish = t.client.call('POST', `${API}/auth/login/finish`, { body: { ceremony_id: begin.body.ceremony_id, credential }, key: await t.client.newKey() });
+          const meanwhile = await Promise.race([finish.then(() => 'answered'), new Promise((resolve) => setTimeout(resolve, 400, 'waiting'))]);
+          await lock.query('update sessions set revoked_at = $1 where account_id = $2 and revoked_at is null', [Date.now(), alice.accountId]);
+          await lock.query('commit');
+          assert.equal(meanwhile, 'waiting', 'the login must wait for the lock being written, not open a session beside it');
+          assertProblem(await finish, 403, 'account_locked');
+        } finally {
+          lock.release();
+        }
+        assert.equal((await t.services.locks.show(alice.username)).sessions.length, 0);
+      });
+    }
+
     it('refuses what makes no sense with stable codes', async () => {
       const { alice } = await world();
       await refusedWith(t.services.locks.lock('nobody-has-this-name', 'x'), 'account_not_found');

@@ -142,7 +142,7 @@ export function authLookupQueries(db: Kysely<SessionTables>, dialect: Dialect) {
   };
 }
 
-export function sessionQueries(db: Kysely<SessionTables>) {
+export function sessionQueries(db: Kysely<SessionTables>, dialect: Dialect) {
   return {
     async insert(session: SessionRecord): Promise<void> {
       await db.insertInto('sessions').values(session).execute();
@@ -222,9 +222,17 @@ export function sessionQueries(db: Kysely<SessionTables>) {
         .where('sessions.revoked_at', 'is not', null)
         .executeTakeFirst();
     },
-    /** Whether the account is locked now (a new session's transaction asks it). */
+    /**
+     * Whether the account is locked now (a new session's transaction asks it). On PostgreSQL the
+     * read takes a share lock on the account row, held to the end of the caller's transaction: a
+     * lock being written meanwhile is waited for and then seen (READ COMMITTED reads the newest
+     * version once the lock is granted), and a lock that comes after waits for this session to
+     * commit, then revokes it with the others. A plain read would let a login that raced the
+     * lock keep a live session. SQLite has one writer at a time, so there is nothing to race.
+     */
     async accountLockedAt(accountId: string): Promise<number | null> {
-      const row = await db.selectFrom('accounts').select('locked_at').where('id', '=', accountId).executeTakeFirst();
+      const read = db.selectFrom('accounts').select('locked_at').where('id', '=', accountId);
+      const row = await (dialect === 'postgres' ? read.forShare() : read).executeTakeFirst();
       return row?.locked_at ?? null;
     },
     /** Revokes every live session of the account but one; how many were revoked. */
