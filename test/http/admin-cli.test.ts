@@ -8,13 +8,14 @@ import { backends } from '../helpers/backends.js';
 import { serveDatabase } from '../helpers/cli.js';
 import type { ServedDatabase } from '../helpers/cli.js';
 import { uniqueName } from '../helpers/client.js';
+import { openSse } from '../helpers/nodes.js';
 import { assertProblem } from '../helpers/social.js';
 
 for (const backend of backends) {
   describe(`npm run admin [${backend.name}]`, { skip: backend.skip }, () => {
     let served: ServedDatabase;
     before(async () => {
-      served = await serveDatabase(backend);
+      served = await serveDatabase(backend, { EVENTS_HEARTBEAT_S: '0.2' });
     });
     after(() => served.cleanup());
 
@@ -45,6 +46,25 @@ for (const backend of backends) {
       assert.equal(unlocked.code, 0, unlocked.stderr);
       // Its sessions stay revoked; a new sign-in works.
       assert.equal((await served.client.as(alice, 'GET', '/api/v1/me')).status, 401);
+    });
+
+    it('a lock from the command ends the account\'s open event stream on the running service', async () => {
+      const alice = await served.client.signUp(uniqueName('alice'));
+      const stream = await openSse(served.client, alice);
+      await stream.waitForComment('heartbeat');
+      const locked = await served.cli('admin', ['lock', alice.username, '--reason', 'compromised']);
+      assert.equal(locked.code, 0, locked.stderr);
+      await stream.waitForEnd(3000);
+    });
+
+    it('runs with the service\'s own environment, METRICS_PORT included, whose port the service holds', async () => {
+      const alice = await served.client.signUp(uniqueName('alice'));
+      // The service's API port stands in for its metrics port: taken, as in the service's container.
+      const taken = new URL(served.client.baseUrl).port;
+      for (const script of ['admin', 'purge'] as const) {
+        const result = await served.cli(script, script === 'admin' ? ['show', alice.username] : [], { METRICS_PORT: taken });
+        assert.equal(result.code, 0, `${script}: ${result.stderr}`);
+      }
     });
 
     it('refuses bad usage with exit code 2 and unknown names with account_not_found', async () => {

@@ -2,7 +2,7 @@ import { defineModule } from '../../platform/module.js';
 import { createStreamHub } from '../../platform/signals/hub.js';
 import type { StreamHub } from '../../platform/signals/hub.js';
 import { signalLog } from '../../platform/signals/log.js';
-import { inProcessNotifier, postgresNotifier } from '../../platform/signals/notifier.js';
+import { inProcessNotifier, otherProcessNotifier, postgresNotifier } from '../../platform/signals/notifier.js';
 import type { Notifier } from '../../platform/signals/notifier.js';
 import { signalNumbers } from './migrations/011-signal-numbers.js';
 import { pollRoutes } from './routes.js';
@@ -34,9 +34,11 @@ export const signalsModule = defineModule({
       limits: { perAccount: limits.maxStreamsPerAccount, bufferBytes: limits.streamBufferBytes, stallMs: limits.stallTimeoutMs, heartbeatMs: limits.heartbeatMs },
       onError: (error) => warn(error, 'signal stream'),
     });
-    // Wake-ups after commit: in process on every node, and across nodes through PostgreSQL.
+    // Wake-ups after commit: in process on every node, across nodes through PostgreSQL, and on
+    // SQLite after another process (an operator's command) wrote to the same file.
     const notifiers: Notifier[] = [inProcessNotifier(store)];
     if (store.handle.pool) notifiers.push(postgresNotifier({ pool: store.handle.pool, onError: (error) => warn(error, 'signal notifier') }));
+    if (store.handle.dataVersion) notifiers.push(otherProcessNotifier(store.handle.dataVersion));
     return {
       provides: { streams },
       routes: async (app) => {

@@ -33,6 +33,32 @@ export function inProcessNotifier(store: Store): Notifier {
   };
 }
 
+/**
+ * One SQLite file, several processes: the operator's commands (`npm run admin -- lock`, `purge`)
+ * commit to the file the service serves, and no in-process listener hears of it. SQLite's data
+ * version changes whenever another connection commits; polled a few times a second (a read of
+ * shared memory), a change wakes every stream, which reads the log past its cursor and so ends
+ * the streams of a session the command revoked (decision 090).
+ */
+export function otherProcessNotifier(dataVersion: () => number, intervalMs = 250): Notifier {
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    async start(target) {
+      let seen = dataVersion();
+      timer = setInterval(() => {
+        const now = dataVersion();
+        if (now === seen) return;
+        seen = now;
+        target.wakeAll();
+      }, intervalMs);
+      timer.unref();
+    },
+    async stop() {
+      clearInterval(timer);
+    },
+  };
+}
+
 /** The listener connection's application_name (pg_stat_activity shows who holds it). */
 export const LISTENER_NAME = 'vid-events-listener';
 

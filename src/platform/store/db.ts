@@ -23,6 +23,12 @@ export interface DatabaseHandle {
   replayFile?: SQLite.Database;
   /** SQLite: the group committer's running totals (commits, units), read by /metrics. */
   groupCommit?: GroupCommitStats;
+  /**
+   * SQLite: the file's data version, which changes whenever another connection (another
+   * process: `npm run admin`, `purge`, `rotate-secrets`) commits to it, never for our own commits
+   * (sqlite.org/pragma.html#pragma_data_version). Cheap: read from the WAL index in shared memory.
+   */
+  dataVersion?: () => number;
 }
 
 export interface OpenOptions {
@@ -43,7 +49,8 @@ export function openSqlite(path: string): DatabaseHandle {
   const replayFile = new SQLite(path === ':memory:' ? ':memory:' : path.replace(/(\.sqlite)?$/, '-replay.sqlite'));
   // Commits are grouped (sqlite-group-commit.ts): one fsync covers every write that came in meanwhile.
   const dialect = new GroupCommitSqliteDialect(sqlite);
-  return { db: new Kysely<any>({ dialect }), dialect: 'sqlite', replayFile, groupCommit: dialect.stats };
+  const dataVersion = sqlite.prepare('pragma data_version').pluck();
+  return { db: new Kysely<any>({ dialect }), dialect: 'sqlite', replayFile, groupCommit: dialect.stats, dataVersion: () => dataVersion.get() as number };
 }
 
 export function openPostgres(url: string, options: OpenOptions = {}): DatabaseHandle {
