@@ -168,7 +168,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   installValidators(app, compilers, schemas);
   await app.register(requestIdPlugin, { apiVersion: config.apiVersion });
   if (prometheus) await app.register(requestMetricsPlugin, { observe: prometheus.observeRequest });
-  await app.register(problemPlugin, { challenge: verifier.challenge, routes: edge.routes });
+  await app.register(problemPlugin, { challenge: verifier.challenge, routes: edge.routes, metrics });
   await app.register(edge.plugin);
   // Upgrade requests run through every hook below (authentication included) before upgrading.
   // Registered this early so a request refused by any later hook (load shedding) is known to be

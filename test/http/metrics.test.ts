@@ -67,8 +67,8 @@ for (const backend of backends) {
     let t: TestApp;
     let url: string;
     before(async () => {
-      // A small public limit, so a 429 is a few requests away.
-      t = await startTestApp(backend, { METRICS_PORT: '0', RATE_LIMIT_PUBLIC_PER_MIN: '3' });
+      // Small public and stream limits, so a 429 is a few requests away.
+      t = await startTestApp(backend, { METRICS_PORT: '0', RATE_LIMIT_PUBLIC_PER_MIN: '3', EVENTS_MAX_STREAMS_PER_ACCOUNT: '1' });
       url = t.metricsUrl!;
     });
     after(() => t.close());
@@ -170,8 +170,14 @@ for (const backend of backends) {
     it('shows open event streams; a refused stream request is counted like any request', async () => {
       const stream = await openSse(t.client, laptop);
       assert.equal(stream.status, 200);
+      // One stream per account here: another session's is refused, and the 429 counted by its limit.
+      const phone = await t.client.logIn(ada.authenticator);
+      const second = await openSse(t.client, { key: phone.key, tokens: phone.body });
+      assert.equal(second.status, 429);
+      await second.waitForEnd();
       const open = await scrape(url);
       assert.equal(valueOf(open, 'vid_event_streams_open'), 1);
+      assert.equal(valueOf(open, 'vid_rate_limited_total', { policy: 'streams' }), 1);
       assert.equal(valueOf(open, 'vid_event_streams_stalled'), 0);
       assert.equal(valueOf(open, 'vid_event_streams_dropped_slow_total'), 0);
 
@@ -189,7 +195,7 @@ for (const backend of backends) {
       assert.equal(refused.status, 401);
       await refused.waitForEnd();
       const after = await scrape(url);
-      assert.equal(valueOf(after, 'vid_http_requests_total', { method: 'GET', route: '/api/v1/events/stream', status_class: '4xx' }), 1);
+      assert.equal(valueOf(after, 'vid_http_requests_total', { method: 'GET', route: '/api/v1/events/stream', status_class: '4xx' }), 2);
       assert.equal(valueOf(after, 'vid_http_requests_total', { method: 'GET', route: '/api/v1/events/stream', status_class: '2xx' }), 0);
       assert.equal(valueOf(after, 'vid_dpop_proofs_refused_total', { reason: 'missing' }), 2);
     });

@@ -20,9 +20,22 @@ export type LoginMethod = (typeof LOGIN_METHODS)[number];
 export const RENEWAL_OUTCOMES = ['renewed', 'refused', 'reused', 'failed'] as const;
 export type RenewalOutcome = (typeof RENEWAL_OUTCOMES)[number];
 
-/** The rate-limit policies of the rate-limit plugin, and the monthly quota (all answer 429). */
-export const RATE_LIMIT_POLICIES = ['auth', 'user', 'public', 'quota'] as const;
+/**
+ * Every limit that answers 429: the rate-limit plugin's policies and the monthly quota, and the
+ * limits services keep themselves: attempts at recovery, join codes and TOTP (`attempts`), a
+ * person's new subscription requests (`subscription_requests`) and event streams per account
+ * on a node (`streams`).
+ */
+export const RATE_LIMIT_POLICIES = ['auth', 'user', 'public', 'quota', 'attempts', 'subscription_requests', 'streams'] as const;
 export type RateLimitPolicy = (typeof RATE_LIMIT_POLICIES)[number];
+
+/** The policy of a 429 refused by a service, counted where every refusal is answered (problem plugin). */
+const POLICY_OF_REFUSAL: Readonly<Record<string, RateLimitPolicy>> = {
+  too_many_attempts: 'attempts',
+  subscription_request_limit: 'subscription_requests',
+  too_many_streams: 'streams',
+};
+export const limitPolicyOfRefusal = (code: string): RateLimitPolicy | undefined => POLICY_OF_REFUSAL[code];
 
 /** Why a request was shed with 503 (load-shedding plugin; @fastify/under-pressure's checks). */
 export const SHED_REASONS = ['event_loop_delay', 'event_loop_utilization', 'heap', 'rss', 'health_check', 'in_flight', 'other'] as const;

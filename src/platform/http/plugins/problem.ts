@@ -3,6 +3,8 @@ import fp from 'fastify-plugin';
 import { AppError, refuse } from '../../errors.js';
 import type { FieldError } from '../../errors.js';
 import type { RouteTable } from '../route-table.js';
+import { limitPolicyOfRefusal } from '../../metrics/metrics.js';
+import type { Metrics } from '../../metrics/metrics.js';
 
 /** Problem type URIs are URNs: stable names, not links that could rot. */
 export const problemType = (code: string) => `urn:vid:problem:${code}`;
@@ -93,9 +95,12 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
 }
 
 /** RFC 9457 error envelope for every failure, routed or not. No stack, SQL or secret leaves here. */
-export const problemPlugin = fp(async (app: FastifyInstance, opts: { challenge: string; routes?: RouteTable }) => {
+export const problemPlugin = fp(async (app: FastifyInstance, opts: { challenge: string; routes?: RouteTable; metrics?: Metrics }) => {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error);
+    // The rate-limit plugin counts its own 429s (it knows the policy); the services' limits are counted here.
+    const policy = appError.status === 429 ? limitPolicyOfRefusal(appError.code) : undefined;
+    if (policy) opts.metrics?.rateLimited(policy);
     if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: appError.code, detail: appError.detail }, 'request refused');
     return sendProblem(request, reply, appError, opts.challenge);
