@@ -8,6 +8,7 @@ import { loadPg } from '../optional-deps.js';
 import { SchemaScopedIntrospector } from './postgres-introspector.js';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 import type { GroupCommitStats } from './sqlite-group-commit.js';
+import { walDurability } from './wal-sync.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -40,15 +41,15 @@ export interface OpenOptions {
 export function openSqlite(path: string): DatabaseHandle {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
-  // WAL lets readers proceed during a write; synchronous=FULL makes every acknowledged commit
-  // survive a power loss, not just a process crash (sqlite.org/pragma.html#pragma_synchronous).
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = FULL');
+  // WAL lets readers proceed during a write. Every acknowledged commit survives a power loss,
+  // not just a process crash: the WAL is synced before anything is acknowledged, off the event
+  // loop (wal-sync.ts, decision 005).
+  const wal = walDurability(sqlite);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const replayFile = new SQLite(path === ':memory:' ? ':memory:' : path.replace(/(\.sqlite)?$/, '-replay.sqlite'));
   // Commits are grouped (sqlite-group-commit.ts): one fsync covers every write that came in meanwhile.
-  const dialect = new GroupCommitSqliteDialect(sqlite);
+  const dialect = new GroupCommitSqliteDialect(sqlite, wal);
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   return { db: new Kysely<any>({ dialect }), dialect: 'sqlite', replayFile, groupCommit: dialect.stats, dataVersion: () => dataVersion.get() as number };
 }

@@ -3,11 +3,11 @@
 import SQLite from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
+import { walDurability } from './wal-sync.js';
 
+// Opened as the service opens it (db.ts): WAL, synced off the event loop before acknowledging.
 const sqlite = new SQLite(process.argv[2]!);
-sqlite.pragma('journal_mode = WAL');
-sqlite.pragma('synchronous = FULL');
-const db = new Kysely<{ items: { id: string } }>({ dialect: new GroupCommitSqliteDialect(sqlite) });
+const db = new Kysely<{ items: { id: string } }>({ dialect: new GroupCommitSqliteDialect(sqlite, walDurability(sqlite)) });
 await sql`create table if not exists items (id text primary key)`.execute(db);
 
 let next = 0;

@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
+import { walDurability } from './wal-sync.js';
+import type { WalDurability } from './wal-sync.js';
 
 interface Schema {
   items: { id: string; parent: string | null };
@@ -16,14 +18,34 @@ interface Schema {
 const dir = mkdtempSync(join(tmpdir(), 'vid-group-commit-'));
 let counter = 0;
 
-/** A fresh file, opened as the service opens it, plus a second, independent connection to watch what is committed. */
-async function open() {
+/** A durability whose syncs, once held, the test completes (or fails) itself. */
+function heldSyncs() {
+  const waiting: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
+  let holding = false;
+  const durability: WalDurability = {
+    sync: () => (holding ? new Promise<void>((resolve, reject) => waiting.push({ resolve, reject })) : Promise.resolve()),
+    close: async () => {},
+  };
+  return {
+    durability,
+    waiting,
+    hold: () => (holding = true),
+    release: () => waiting.splice(0).forEach((w) => w.resolve()),
+    fail: (error: Error) => waiting.splice(0).forEach((w) => w.reject(error)),
+  };
+}
+
+/**
+ * A fresh file, opened as the service opens it (WAL, synced off the event loop), or with the
+ * given durability, plus a second, independent connection to watch what is committed.
+ */
+async function open(durability?: WalDurability) {
   const file = join(dir, `db-${++counter}.sqlite`);
   const sqlite = new SQLite(file);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = FULL');
+  const wal = walDurability(sqlite);
+  assert.ok(wal, 'a file on this disk runs in WAL mode');
   sqlite.pragma('foreign_keys = ON');
-  const dialect = new GroupCommitSqliteDialect(sqlite);
+  const dialect = new GroupCommitSqliteDialect(sqlite, durability ?? wal);
   const db = new Kysely<Schema>({ dialect });
   await sql`create table items (id text primary key, parent text references items (id) deferrable initially deferred)`.execute(db);
   const observer = new SQLite(file, { readonly: true });
@@ -111,6 +133,40 @@ describe('SQLite group commit', () => {
     // The connection is usable again.
     await insertIn(db, 'after');
     assert.equal(committed('after'), true);
+    await close();
+  });
+
+  it('a committed batch is acknowledged only once its WAL sync completes, and a read that may have seen it waits too', async () => {
+    const held = heldSyncs();
+    const { db, committed, close } = await open(held.durability);
+    held.hold();
+    let acknowledged = false;
+    const write = insertIn(db, 'synced').then(() => (acknowledged = true));
+    while (held.waiting.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    // COMMIT ran (another connection reads the row), but the WAL is not yet on disk.
+    assert.equal(committed('synced'), true);
+    let read = false;
+    const reading = db.selectFrom('items').selectAll().execute().then((rows) => ((read = true), rows));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(acknowledged, false, 'acknowledged before its sync');
+    assert.equal(read, false, 'a read answered with data a power loss could take back');
+    // The connection is free meanwhile: the next transaction commits during the sync.
+    const next = insertIn(db, 'during-sync');
+    while (held.waiting.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    held.release();
+    await Promise.all([write, next]);
+    assert.deepEqual((await reading).map((r) => r.id), ['synced']);
+    await close();
+  });
+
+  it('a failed WAL sync fails every unit of its batch', async () => {
+    const held = heldSyncs();
+    const { db, close } = await open(held.durability);
+    held.hold();
+    const outcomes = Promise.allSettled([insertIn(db, 'lost-1'), db.insertInto('items').values({ id: 'lost-2', parent: null }).execute()]);
+    while (held.waiting.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    held.fail(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+    assert.deepEqual((await outcomes).map((o) => o.status), ['rejected', 'rejected']);
     await close();
   });
 

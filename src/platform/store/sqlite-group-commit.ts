@@ -1,6 +1,7 @@
 import type SQLite from 'better-sqlite3';
 import { SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, Kysely, QueryResult } from 'kysely';
+import type { WalDurability } from './wal-sync.js';
 
 /**
  * SQLite with group commit, for Kysely.
@@ -25,6 +26,11 @@ import type { CompiledQuery, DatabaseConnection, Dialect, Driver, Kysely, QueryR
  * - A unit inside the batch may read what an earlier unit wrote; it commits in the same batch
  *   or a later one, never alone before it, so it cannot outlive what it read.
  * - If the commit fails (or SQLite aborts the transaction), every unit of the batch fails.
+ * - Given a WalDurability (wal-sync.ts), COMMIT only writes the batch to the WAL, and the batch
+ *   is durable once the WAL's fdatasync, run off the event loop, completes: its units settle
+ *   then, and a read outside any batch that may have seen it waits for that sync as well. The
+ *   connection is free meanwhile, so the next batch runs during the previous one's sync. A sync
+ *   that fails fails every unit of its batch.
  *
  * Only this process writes to the file (the replay cache has its own file), so holding the
  * write lock for the life of a batch, a few milliseconds, delays no one else.
@@ -72,8 +78,18 @@ class GroupCommitter {
   private batch: Batch | undefined;
   private commitQueued = false;
   private readonly statements = new Map<string, SQLite.Statement>();
+  /** The newest commit's sync while it runs (WalDurability only). */
+  private durable: Promise<void> | undefined;
 
-  constructor(private readonly sqlite: SQLite.Database) {}
+  constructor(
+    private readonly sqlite: SQLite.Database,
+    private readonly wal?: WalDurability,
+  ) {}
+
+  /** What a read outside any batch waits for: the sync of the newest commit, which it may have seen. */
+  get syncing(): Promise<void> | undefined {
+    return this.durable;
+  }
 
   /**
    * Kysely's SQL is parameterised, so few distinct statements exist: each is compiled once
@@ -143,11 +159,17 @@ class GroupCommitter {
       try {
         this.run('commit');
         this.stats.commits++;
-        batch.resolve();
       } catch (error) {
         if (this.sqlite.inTransaction) this.run('rollback');
         batch.reject(error);
+        return;
       }
+      if (!this.wal) return batch.resolve();
+      const durable = this.wal.sync();
+      this.durable = durable;
+      durable.then(batch.resolve, batch.reject).finally(() => {
+        if (this.durable === durable) this.durable = undefined;
+      });
     } finally {
       this.lock.release();
     }
@@ -162,6 +184,7 @@ class GroupCommitter {
   async close(): Promise<void> {
     // Whoever waits for the open batch gets its commit before the file closes.
     await this.commit();
+    await this.wal?.close();
     this.sqlite.close();
   }
 }
@@ -185,8 +208,18 @@ class Lease implements DatabaseConnection {
     if (this.released) await this.takeAgain();
     const statement = this.committer.prepare(query.sql);
     if (this.inUnit) return this.executeInBatch(statement, query.parameters);
-    // Outside a transaction. A read with no batch open sees only committed data.
-    if (statement.readonly && !this.committer.open) return execute(statement, query.parameters) as QueryResult<R>;
+    // Outside a transaction. A read with no batch open sees only committed data, durable once
+    // the newest commit's sync (if one runs) completes.
+    if (statement.readonly && !this.committer.open) {
+      const result = execute(statement, query.parameters) as QueryResult<R>;
+      const syncing = this.committer.syncing;
+      if (syncing) {
+        // Waiting with the connection given back, so the writes behind this read run meanwhile.
+        this.giveBack();
+        await syncing;
+      }
+      return result;
+    }
     const batch = statement.readonly ? this.committer.open! : this.committer.join();
     const result = this.executeInBatch<R>(statement, query.parameters);
     this.giveBack();
@@ -272,8 +305,9 @@ class GroupCommitDriver implements Driver {
 export class GroupCommitSqliteDialect implements Dialect {
   private readonly committer: GroupCommitter;
 
-  constructor(sqlite: SQLite.Database) {
-    this.committer = new GroupCommitter(sqlite);
+  /** `wal`: who makes a commit durable when SQLite's COMMIT does not (wal-sync.ts); else COMMIT syncs. */
+  constructor(sqlite: SQLite.Database, wal?: WalDurability) {
+    this.committer = new GroupCommitter(sqlite, wal);
   }
 
   get stats(): GroupCommitStats {
