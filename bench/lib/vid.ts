@@ -1,4 +1,4 @@
-// The service under benchmark: the built server (dist/src/server.js, what `npm start` runs) in
+// The service under benchmark: the built server (dist/server.js, what `npm start` runs) in
 // its own pinned process, on a fresh SQLite file or a fresh PostgreSQL database, and the setup
 // its scenarios need (accounts signed up, fields, profiles and subscriptions made, all through the real API).
 import { randomUUID } from 'node:crypto';
@@ -20,7 +20,10 @@ import { ProofSigner, newDeviceKey } from './proofs.js';
 export const ORIGIN = 'http://localhost:8080';
 export const HOST = 'localhost:8080';
 // BENCH_SERVER_ENTRY runs another build of the service (a profile of a proposed change, say).
-const SERVER_ENTRY = process.env.BENCH_SERVER_ENTRY || fileURLToPath(new URL('../../dist/src/server.js', import.meta.url));
+const SERVER_ENTRY = process.env.BENCH_SERVER_ENTRY || fileURLToPath(new URL('../../dist/server.js', import.meta.url));
+// Profiles run the same code unbundled (tsc's dist/src/, one file per module), so a profile's
+// summary can say which package or file the time is spent in; the bundle would name one file.
+const PROFILE_ENTRY = process.env.BENCH_SERVER_ENTRY || fileURLToPath(new URL('../../dist/src/server.js', import.meta.url));
 
 /**
  * The node flags and environment `npm start` runs the service with (package.json; see
@@ -125,7 +128,7 @@ export interface VidOptions {
 export async function startVid(name: string, database: BenchDatabase, options: VidOptions = {}): Promise<ServerProcess> {
   const port = await freePort();
   const node = [process.execPath, ...START_FLAGS, ...TRIAL_FLAGS, ...(options.profileDir ? ['--cpu-prof', '--cpu-prof-dir', options.profileDir] : [])];
-  const server = new ServerProcess(name, [...node, SERVER_ENTRY], serviceEnv({ ...database.env, PORT: String(port), ...options.env }), port, options.core);
+  const server = new ServerProcess(name, [...node, options.profileDir ? PROFILE_ENTRY : SERVER_ENTRY], serviceEnv({ ...database.env, PORT: String(port), ...options.env }), port, options.core);
   await server.start(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok);
   return server;
 }
