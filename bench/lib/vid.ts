@@ -29,7 +29,7 @@ const PROFILE_ENTRY = process.env.BENCH_SERVER_ENTRY || fileURLToPath(new URL('.
  * The node flags and environment `npm start` runs the service with (package.json; see
  * docs/deploy.md, Memory): the benchmark measures that process, so it starts it the same way.
  */
-const START_FLAGS = ['--max-semi-space-size=8'];
+const START_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=50'];
 // BENCH_NODE_FLAGS adds node flags to the service's (trying a runtime setting before adopting it).
 const TRIAL_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 const START_ENV = { MALLOC_ARENA_MAX: '2' };

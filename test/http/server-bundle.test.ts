@@ -27,7 +27,7 @@ describe('the bundled server (npm start)', () => {
 
   before(async () => {
     const entry = await bundleServer(join(dir, 'server.js'));
-    child = spawn(process.execPath, ['--max-semi-space-size=8', entry], {
+    child = spawn(process.execPath, ['--max-semi-space-size=4', '--heap-growing-percent=50', entry], {
       cwd: projectRoot,
       env: { ...process.env, MALLOC_ARENA_MAX: '2', PUBLIC_ORIGIN, PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: join(dataDir, 'vid.sqlite'), LOG_LEVEL: 'info', DATABASE_URL: '', REDIS_URL: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
