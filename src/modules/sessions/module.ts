@@ -19,7 +19,7 @@ export const sessionsModule = defineModule({
   build({ config, clock, store, accountData, metrics }, { securityLog }) {
     const sessions = createSessionService({
       db: store.repository({ sessions: sessionQueries, refreshTokens: refreshTokenQueries }),
-      authLookup: store.use(authLookupQueries),
+      authLookup: authLookupQueries(store.handle),
       renewal: renewalQueries(store.handle.db, store.dialect, store.handle.pool as never),
       clock,
       tokens: config.tokens,

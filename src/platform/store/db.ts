@@ -30,6 +30,11 @@ export interface DatabaseHandle {
    * (sqlite.org/pragma.html#pragma_data_version). Cheap: read from the WAL index in shared memory.
    */
   dataVersion?: () => number;
+  /**
+   * SQLite: one row of a read-only SQL statement (prepared once) outside any transaction,
+   * without Kysely's connection machinery, for the hottest lookup (sqlite-group-commit.ts).
+   */
+  readOne?: <R>(sql: string, parameters: readonly unknown[]) => Promise<R | undefined>;
 }
 
 export interface OpenOptions {
@@ -51,7 +56,7 @@ export function openSqlite(path: string): DatabaseHandle {
   // Commits are grouped (sqlite-group-commit.ts): one fsync covers every write that came in meanwhile.
   const dialect = new GroupCommitSqliteDialect(sqlite, wal);
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
-  return { db: new Kysely<any>({ dialect }), dialect: 'sqlite', replayFile, groupCommit: dialect.stats, dataVersion: () => dataVersion.get() as number };
+  return { db: new Kysely<any>({ dialect }), dialect: 'sqlite', replayFile, groupCommit: dialect.stats, dataVersion: () => dataVersion.get() as number, readOne: (sql, parameters) => dialect.readOne(sql, parameters) };
 }
 
 export function openPostgres(url: string, options: OpenOptions = {}): DatabaseHandle {

@@ -30,7 +30,11 @@ function heldSyncs() {
     durability,
     waiting,
     hold: () => (holding = true),
-    release: () => waiting.splice(0).forEach((w) => w.resolve()),
+    /** Completes the held syncs; later ones pass through. */
+    release: () => {
+      holding = false;
+      waiting.splice(0).forEach((w) => w.resolve());
+    },
     fail: (error: Error) => waiting.splice(0).forEach((w) => w.reject(error)),
   };
 }
@@ -167,6 +171,40 @@ describe('SQLite group commit', () => {
     while (held.waiting.length === 0) await new Promise((resolve) => setImmediate(resolve));
     held.fail(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
     assert.deepEqual((await outcomes).map((o) => o.status), ['rejected', 'rejected']);
+    await close();
+  });
+
+  it('readOne answers at once with the connection free, and like any read outside a transaction otherwise', async () => {
+    const held = heldSyncs();
+    const { db, dialect, close } = await open(held.durability);
+    await insertIn(db, 'there');
+    const byId = 'select id from items where id = ?';
+    assert.deepEqual(await dialect.readOne(byId, ['there']), { id: 'there' });
+    assert.equal(await dialect.readOne(byId, ['nobody']), undefined);
+    await assert.rejects(dialect.readOne('delete from items', []), /read-only/);
+    // While the newest commit is being synced, an answer that may show it waits for the sync.
+    held.hold();
+    const write = insertIn(db, 'fresh');
+    while (held.waiting.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    let answered = false;
+    const reading = dialect.readOne<{ id: string }>(byId, ['fresh']).then((row) => ((answered = true), row));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(answered, false, 'answered with a write a power loss could take back');
+    held.release();
+    await write;
+    assert.deepEqual(await reading, { id: 'fresh' });
+    // While a transaction holds the connection, it waits its turn and sees only what committed.
+    let release!: () => void;
+    const holding = db.transaction().execute(async (tx) => {
+      await tx.insertInto('items').values({ id: 'in-unit', parent: null }).execute();
+      await new Promise<void>((resolve) => (release = resolve));
+      throw new Error('rolled back');
+    });
+    while (!release) await new Promise((resolve) => setImmediate(resolve));
+    const duringUnit = dialect.readOne(byId, ['in-unit']);
+    release();
+    await assert.rejects(holding, /rolled back/);
+    assert.equal(await duringUnit, undefined, 'a rolled-back write was read');
     await close();
   });
 

@@ -47,7 +47,7 @@ interface Batch {
 
 /** A first-come, first-served lock on the one connection. */
 class Lock {
-  private held = false;
+  held = false;
   private readonly waiting: Array<() => void> = [];
 
   acquire(): Promise<void> {
@@ -173,6 +173,32 @@ class GroupCommitter {
     } finally {
       this.lock.release();
     }
+  }
+
+  /**
+   * One row from a read-only statement outside any transaction, for the lookup every
+   * authenticated request makes: with the connection free it runs at once, without a lease and
+   * its promise hops. The rules of any read outside a transaction hold: while a unit holds the
+   * connection it waits its turn, and an answer that may show an open batch's writes, or the
+   * newest commit's, settles only once they are durable.
+   */
+  async readOne<R>(sql: string, parameters: readonly unknown[]): Promise<R | undefined> {
+    const statement = this.prepare(sql);
+    if (!statement.readonly) throw new Error('readOne runs read-only statements');
+    let row: R | undefined;
+    if (this.lock.held) {
+      await this.lock.acquire();
+      try {
+        row = statement.get(parameters) as R | undefined;
+      } finally {
+        this.release();
+      }
+    } else {
+      row = statement.get(parameters) as R | undefined;
+    }
+    const pending = this.batch?.committed ?? this.durable;
+    if (pending) await pending;
+    return row;
   }
 
   /** Waits for the batch a unit wrote to (or read from) to commit, then counts the unit. */
@@ -312,6 +338,11 @@ export class GroupCommitSqliteDialect implements Dialect {
 
   get stats(): GroupCommitStats {
     return this.committer.stats;
+  }
+
+  /** GroupCommitter.readOne: one row of a read-only statement, without Kysely's connection machinery. */
+  readOne<R>(sql: string, parameters: readonly unknown[]): Promise<R | undefined> {
+    return this.committer.readOne<R>(sql, parameters);
   }
 
   createDriver(): Driver {
