@@ -123,6 +123,25 @@ describe('web app: join a new device, signals, sessions (Chromium)', { timeout: 
     await borrowed.shot('14-fields-after-signal');
   });
 
+  it('a change from another device shows at once without taking away what is being typed', async () => {
+    for (const device of [laptop, tablet]) {
+      await device.page.locator('#nav').getByRole('link', { name: 'Account', exact: true }).click();
+      await device.view('account');
+    }
+    await tablet.page.locator('body[data-stream="streaming"]').waitFor();
+    // The tablet has a name typed but not saved when the laptop saves another.
+    await tablet.page.getByLabel('Display name').fill('Grace H.');
+    await laptop.page.getByLabel('Display name').fill('Grace Hopper');
+    await laptop.page.getByRole('button', { name: 'Save name' }).click();
+    await laptop.page.getByText('Display name saved.').waitFor();
+    await tablet.page.getByRole('heading', { name: 'Hello, Grace Hopper' }).waitFor();
+    assert.equal(await tablet.page.getByLabel('Display name').inputValue(), 'Grace H.', 'the redraw kept the draft');
+    // Saved over the newest version, the draft wins, and the laptop hears of it.
+    await tablet.page.getByRole('button', { name: 'Save name' }).click();
+    await tablet.page.getByText('Display name saved.').waitFor();
+    await laptop.page.getByRole('heading', { name: 'Hello, Grace H.' }).waitFor();
+  });
+
   it('revokes the borrowed device from the sessions page, which signs it out', async () => {
     const { page } = laptop;
     await page.getByRole('link', { name: 'Sessions' }).click();

@@ -18,6 +18,25 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = 
   return el;
 }
 
+/**
+ * Redraws `root` without losing what the person is typing: a screen redrawn because something
+ * changed elsewhere (a signal from another device) keeps each edited field's draft (by name)
+ * and the focus, where the new drawing has a field of that name.
+ */
+export async function redrawKeepingDrafts(root: HTMLElement, draw: () => Promise<void>): Promise<void> {
+  const drafts = new Map<string, string>();
+  for (const input of root.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('input[name], textarea[name]')) {
+    if (input.value !== input.defaultValue) drafts.set(input.name, input.value);
+  }
+  const focused = root.contains(document.activeElement) ? (document.activeElement as HTMLInputElement).name : undefined;
+  await draw();
+  for (const [name, value] of drafts) {
+    const input = root.querySelector<HTMLInputElement | HTMLTextAreaElement>(`[name="${CSS.escape(name)}"]`);
+    if (input) input.value = value;
+  }
+  if (focused) root.querySelector<HTMLElement>(`[name="${CSS.escape(focused)}"]`)?.focus();
+}
+
 export function append(el: Element, children: Child[]): void {
   for (const child of children) {
     if (child === false || child === null || child === undefined) continue;

@@ -1,7 +1,7 @@
 // The signed-in home: who you are, the display name, sign-out.
 import type { Me } from '../../../client/src/index.js';
 import { announce, client, explain, navigate, type View } from '../app.js';
-import { button, field, h, message, section, when } from '../dom.js';
+import { button, field, h, message, redrawKeepingDrafts, section, when } from '../dom.js';
 
 export default async function account(): Promise<View> {
   let root: HTMLElement;
@@ -28,8 +28,9 @@ export default async function account(): Promise<View> {
       root = main;
       await draw();
     },
+    // A change from another device shows at once, but never takes away a name being typed here.
     async onSignal(signal) {
-      if (signal.kind === 'me.changed' || signal.kind === 'account.changed') await draw();
+      if (signal.kind === 'me.changed' || signal.kind === 'account.changed') await redrawKeepingDrafts(root, draw);
     },
   };
 }

@@ -4,7 +4,7 @@
 import type { Exposure, Profile, Schemas } from '../../../client/src/index.js';
 import { announce, client, explain, type View } from '../app.js';
 import { cardElement, fieldTypeLabels } from '../card.js';
-import { button, field, h, message, section } from '../dom.js';
+import { button, field, h, message, redrawKeepingDrafts, section } from '../dom.js';
 import { display } from '../field-display.js';
 
 type Field = Schemas['Field'];
@@ -208,7 +208,7 @@ export default async function profiles(): Promise<View> {
     },
     async onSignal(signal) {
       if (signal.kind === 'me.changed') me = await client.me.get();
-      if (['profiles.changed', 'fields.changed', 'me.changed'].includes(signal.kind)) await draw();
+      if (['profiles.changed', 'fields.changed', 'me.changed'].includes(signal.kind)) await redrawKeepingDrafts(root, draw);
     },
   };
 }
