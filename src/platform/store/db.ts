@@ -6,6 +6,7 @@ import type { DatabaseIntrospector } from 'kysely';
 import type pg from 'pg';
 import { loadPg } from '../optional-deps.js';
 import { SchemaScopedIntrospector } from './postgres-introspector.js';
+import { readDirectlyOn } from './prepared.js';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 import type { GroupCommitStats } from './sqlite-group-commit.js';
 import { walDurability } from './wal-sync.js';
@@ -56,7 +57,9 @@ export function openSqlite(path: string): DatabaseHandle {
   // Commits are grouped (sqlite-group-commit.ts): one fsync covers every write that came in meanwhile.
   const dialect = new GroupCommitSqliteDialect(sqlite, wal);
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
-  return { db: new Kysely<any>({ dialect }), dialect: 'sqlite', replayFile, groupCommit: dialect.stats, dataVersion: () => dataVersion.get() as number, readOne: (sql, parameters) => dialect.readOne(sql, parameters) };
+  const db = new Kysely<any>({ dialect });
+  readDirectlyOn(db, (sql, parameters) => dialect.readRows(sql, parameters));
+  return { db, dialect: 'sqlite', replayFile, groupCommit: dialect.stats, dataVersion: () => dataVersion.get() as number, readOne: (sql, parameters) => dialect.readOne(sql, parameters) };
 }
 
 export function openPostgres(url: string, options: OpenOptions = {}): DatabaseHandle {

@@ -174,7 +174,7 @@ describe('SQLite group commit', () => {
     await close();
   });
 
-  it('readOne answers at once with the connection free, and like any read outside a transaction otherwise', async () => {
+  it('readOne (and readRows) answers at once with the connection free, and like any read outside a transaction otherwise', async () => {
     const held = heldSyncs();
     const { db, dialect, close } = await open(held.durability);
     await insertIn(db, 'there');
@@ -182,6 +182,9 @@ describe('SQLite group commit', () => {
     assert.deepEqual(await dialect.readOne(byId, ['there']), { id: 'there' });
     assert.equal(await dialect.readOne(byId, ['nobody']), undefined);
     await assert.rejects(dialect.readOne('delete from items', []), /read-only/);
+    await insertIn(db, 'there-too');
+    assert.deepEqual(await dialect.readRows('select id from items where id in (?, ?, ?) order by id', ['there', 'there-too', 'nobody']), [{ id: 'there' }, { id: 'there-too' }]);
+    await assert.rejects(dialect.readRows('delete from items', []), /read-only/);
     // While the newest commit is being synced, an answer that may show it waits for the sync.
     held.hold();
     const write = insertIn(db, 'fresh');

@@ -182,23 +182,32 @@ class GroupCommitter {
    * connection it waits its turn, and an answer that may show an open batch's writes, or the
    * newest commit's, settles only once they are durable.
    */
-  async readOne<R>(sql: string, parameters: readonly unknown[]): Promise<R | undefined> {
+  readOne<R>(sql: string, parameters: readonly unknown[]): Promise<R | undefined> {
+    return this.readDirect(sql, (statement) => statement.get(parameters) as R | undefined);
+  }
+
+  /** Every row of a read-only statement outside any transaction, by the same rules as readOne. */
+  readRows<R>(sql: string, parameters: readonly unknown[]): Promise<R[]> {
+    return this.readDirect(sql, (statement) => statement.all(parameters) as R[]);
+  }
+
+  private async readDirect<T>(sql: string, read: (statement: SQLite.Statement) => T): Promise<T> {
     const statement = this.prepare(sql);
-    if (!statement.readonly) throw new Error('readOne runs read-only statements');
-    let row: R | undefined;
+    if (!statement.readonly) throw new Error('direct reads run read-only statements');
+    let result: T;
     if (this.lock.held) {
       await this.lock.acquire();
       try {
-        row = statement.get(parameters) as R | undefined;
+        result = read(statement);
       } finally {
         this.release();
       }
     } else {
-      row = statement.get(parameters) as R | undefined;
+      result = read(statement);
     }
     const pending = this.batch?.committed ?? this.durable;
     if (pending) await pending;
-    return row;
+    return result;
   }
 
   /** Waits for the batch a unit wrote to (or read from) to commit, then counts the unit. */
@@ -343,6 +352,11 @@ export class GroupCommitSqliteDialect implements Dialect {
   /** GroupCommitter.readOne: one row of a read-only statement, without Kysely's connection machinery. */
   readOne<R>(sql: string, parameters: readonly unknown[]): Promise<R | undefined> {
     return this.committer.readOne<R>(sql, parameters);
+  }
+
+  /** GroupCommitter.readRows: every row of a read-only statement, without Kysely's connection machinery. */
+  readRows<R>(sql: string, parameters: readonly unknown[]): Promise<R[]> {
+    return this.committer.readRows<R>(sql, parameters);
   }
 
   createDriver(): Driver {
