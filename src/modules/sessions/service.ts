@@ -42,7 +42,7 @@ const LAST_SEEN_RESOLUTION_MS = 60_000;
 export function createSessionService(deps: {
   db: RepositoryOf<{ sessions: typeof sessionQueries; refreshTokens: typeof refreshTokenQueries }>;
   authLookup: ReturnType<typeof authLookupQueries>;
-  /** PostgreSQL: the usual renewal in one round trip (queries.ts); absent on SQLite. */
+  /** The usual renewal with its statements built once: one round trip on PostgreSQL, one transaction on SQLite (queries.ts). */
   renewal: ReturnType<typeof renewalQueries>;
   clock: Clock;
   tokens: Config['tokens'];
