@@ -23,6 +23,8 @@
 //   public   i. GET /api/v1/public/{username}, no authentication; i304 with If-None-Match (304). Also a
 //            ratio to a2, bare node:http answering a fixed body with no crypto, run alongside
 //   contact  j. GET /api/v1/contacts/{id}/card by an active subscriber, DPoP-bound token; j304 with If-None-Match (304)
+//   purge    l. GET /me while the node's maintenance purges 1,000 accounts whose grace is over, against
+//            l0, GET /me on the same server with nothing to purge (SQLite only)
 //   fanout   k. field edits by an owner with 10,000 active subscribers, 1,000 on live SSE streams:
 //            acknowledgement and contact.card.changed delivery latency (bench/fanout.ts, SQLite only)
 // Memory (g) is read from /proc for b and d: RSS after setup (idle) and the highest RSS under load.
@@ -30,12 +32,13 @@
 // Env: BENCH_QUICK=1 (1 repetition of 3 s), BENCH_REPS, BENCH_DURATION (s), BENCH_WARMUP (s),
 // BENCH_CONNECTIONS (50), BENCH_DATABASE_URL (PostgreSQL admin URL), BENCH_REDIS_URL,
 // BENCH_NO_PIN=1, BENCH_NODE_FLAGS (node flags added to the service's, to try a runtime setting), BENCH_LOG_LEVEL (service log level, default warn), BENCH_FANOUT_EDITS (k: 30, 10 quick),
-// BENCH_FANOUT_SUBSCRIBERS (10,000), BENCH_FANOUT_LIVE (1,000 of them on a stream).
+// BENCH_FANOUT_SUBSCRIBERS (10,000), BENCH_FANOUT_LIVE (1,000 of them on a stream), BENCH_PURGE_ACCOUNTS (l: 1,000).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import SQLite from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { GetDevice, Job, JobResult } from './lib/generator.js';
@@ -61,17 +64,19 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? (quick ? 1 : 2));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DEVICES = Math.min(CONNECTIONS, 50);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const ALL = kind === 'sqlite' ? ['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'login', 'renew', 'signals', 'fanout'] : ['limit', 'me', 'metrics', 'login', 'renew', 'nodes'];
+const ALL = kind === 'sqlite' ? ['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'login', 'renew', 'purge', 'signals', 'fanout'] : ['limit', 'me', 'metrics', 'login', 'renew', 'nodes'];
 const selected = new Set(chosen.length ? chosen : ALL);
-for (const name of selected) if (!['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'login', 'renew', 'signals', 'fanout', 'nodes'].includes(name)) throw new Error(`unknown scenario ${name}`);
+for (const name of selected) if (!['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'login', 'renew', 'purge', 'signals', 'fanout', 'nodes'].includes(name)) throw new Error(`unknown scenario ${name}`);
 // b+metrics is a ratio to b, measured alongside it.
 if (selected.has('metrics')) selected.add('me');
 if (selected.has('nodes') && kind !== 'postgres') throw new Error('the nodes scenario needs --pg');
 if ((selected.has('peer2') || selected.has('peer2cache')) && kind !== 'sqlite') throw new Error('the better-auth peer runs on SQLite (drop --pg)');
 if (selected.has('fanout') && kind !== 'sqlite') throw new Error('the fanout scenario runs on SQLite (drop --pg)');
+if (selected.has('purge') && kind !== 'sqlite') throw new Error('the purge scenario runs on SQLite (drop --pg)');
 // f and k are latencies of their own: no ratio to a.
 if ([...selected].some((s) => s !== 'signals' && s !== 'fanout')) selected.add('limit');
 const FANOUT_EDITS = Number(process.env.BENCH_FANOUT_EDITS ?? (quick ? 10 : 30));
+const PURGE_ACCOUNTS = Number(process.env.BENCH_PURGE_ACCOUNTS ?? 1000);
 
 const ME_PATH = '/api/v1/me';
 const MB = 1024 * 1024;
@@ -286,6 +291,8 @@ let signalRows: Array<[string, string]> | undefined;
 let signalNotes: string[] = [];
 let signalMetrics: Record<string, number> | undefined;
 let fanout: BenchResult | undefined;
+/** l: per repetition, the batch's accounts purged and the seconds from marking them due to the last purge. */
+const purgeRuns: Array<{ purged: number; seconds: number }> = [];
 let redisCost: { commandsPerRequest: number; cpuMsPerRequest: number } | undefined;
 const cleanups: Array<() => Promise<void>> = [];
 
@@ -574,6 +581,55 @@ try {
     await cleanup();
   }
 
+  // l: GET /me while the node purges PURGE_ACCOUNTS accounts whose grace is over (PRODUCT §8),
+  // against GET /me on the same server with nothing to purge, runs alternating. The accounts are
+  // signed up through the API and marked due in the database as the window opens (the grace is
+  // days long); the node's own maintenance, every second here, finds and purges them.
+  if (selected.has('purge')) {
+    const database = await createDatabase('sqlite');
+    cleanups.push(() => database.drop());
+    const server = await startVid('vid-purge', database, { env: { MAINTENANCE_INTERVAL_S: '1' } });
+    cleanups.push(() => server.stop());
+    log(`signing up ${DEVICES} accounts for the load and ${fmtCount(PURGE_ACCOUNTS * REPS)} to purge`);
+    const load = await signUpDevices(server.port, DEVICES, 'benchpurgeload');
+    const doomed = await signUpDevices(server.port, PURGE_ACCOUNTS * REPS, 'benchpurged');
+    const sqlite = new SQLite(database.env.SQLITE_PATH!);
+    sqlite.pragma('busy_timeout = 10000');
+    cleanups.push(async () => void sqlite.close());
+    const markDue = sqlite.prepare('update accounts set deleted_at = ?, purge_at = ? where id in (select value from json_each(?))');
+    const progress = sqlite.prepare('select count(*) as purged, max(purged_at) as last from accounts where purged_at is not null and id in (select value from json_each(?))');
+    const devices = load.map((a) => ({ key: a.key, accessToken: a.device.tokens.access_token }));
+    const target = [{ host: '127.0.0.1', port: server.port }];
+    const quiet: Array<JobResult & { serverCpu: number }> = [];
+    const purging: Array<JobResult & { serverCpu: number }> = [];
+    let expected = 3000;
+    for (let rep = 1; rep <= REPS; rep++) {
+      const batch = JSON.stringify(doomed.slice((rep - 1) * PURGE_ACCOUNTS, rep * PURGE_ACCOUNTS).map((a) => a.device.accountId));
+      const without = await measure(generator, getJob(target, devices, expected), [server]);
+      quiet.push(without);
+      let markedAt = 0;
+      const during = await measure(generator, getJob(target, devices, expected), [server], {
+        start: () => {
+          markedAt = Date.now();
+          markDue.run(markedAt - 86_400_000, markedAt, batch);
+        },
+      });
+      purging.push(during);
+      // Every account of the batch purged, and how long the node took (purged_at is its clock).
+      let done = progress.get(batch) as { purged: number; last: number | null };
+      for (let waited = 0; done.purged < PURGE_ACCOUNTS && waited < 60_000; waited += 250) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        done = progress.get(batch) as { purged: number; last: number | null };
+      }
+      purgeRuns.push({ purged: done.purged, seconds: done.last === null ? Number.NaN : (done.last - markedAt) / 1000 });
+      expected = without.steps[0]!.rate * 1.1;
+      log(`purge ${rep}/${REPS}: GET /me p99 ${without.steps[0]!.p99.toFixed(1)} ms without, ${during.steps[0]!.p99.toFixed(1)} ms while purging; ${done.purged} purged in ${purgeRuns.at(-1)!.seconds.toFixed(1)} s`);
+    }
+    results.purgeQuiet = summariseRuns('l0', 'GET /me, nothing to purge (l\'s baseline, sqlite)', 'req/s', quiet);
+    results.purge = { ...summariseRuns('l', `GET /me while the node purges ${fmtCount(PURGE_ACCOUNTS)} accounts (sqlite)`, 'req/s', purging), baseline: 'purgeQuiet' };
+    await cleanup();
+  }
+
   // b on PostgreSQL + Redis, one node then two nodes behind round-robin connections (an L4
   // balancer). Nodes are pinned to cores 0 and 1; the generator, PostgreSQL and Redis float.
   if (selected.has('nodes')) {
@@ -724,6 +780,12 @@ if (fanout?.metrics) {
   check('k edit acknowledged p50 ≤ 50 ms', k.ackP50!, 50, false, ms);
   check('k delivery p99 ≤ 500 ms', k.deliveryP99!, 500, false, ms);
   targets.push({ what: 'k every delivery arrives', value: `${fmt(k.delivered!)} / ${fmt(k.expected!)}`, met: k.delivered === k.expected });
+}
+// The lifecycle's target: a purge does not double the p99 of the requests served meanwhile.
+if (results.purge && results.purgeQuiet) {
+  check('l GET /me p99 while purging ≤ 2x its p99 without', results.purge.p99 / results.purgeQuiet.p99, 2, false, x);
+  const seconds = purgeRuns.map((r) => r.seconds);
+  targets.push({ what: `l every account purged, seconds for ${fmtCount(PURGE_ACCOUNTS)} (median)`, value: `${fmtCount(Math.min(...purgeRuns.map((r) => r.purged)))} / ${fmtCount(PURGE_ACCOUNTS)}, ${fmt(median(seconds), 1)} s`, met: purgeRuns.every((r) => r.purged === PURGE_ACCOUNTS) });
 }
 // The issue sets the login, renewal and memory targets on SQLite; on PostgreSQL they are reported only.
 if (results.login && limit && kind === 'sqlite') check('d ≥ 0.12x the limit', ratio(results.login), 0.12, true, x);
