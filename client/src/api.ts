@@ -79,5 +79,7 @@ export type GetAssertion = { callback(options: RequestOptions): Promise<Credenti
 
 /** DELETE /account's answer: restorable until purge_at. */
 export type AccountDeletion = Schemas['AccountDeletion'];
+/** GET /account/deletion-terms: the days to restore a deleted account, the days its username stays held. */
+export type DeletionTerms = Schemas['DeletionTerms'];
 /** GET /account/export, parsed: everything stored about the account, and `left_out`. */
 export type AccountExport = ResponseBody<Operation<'/account/export', 'GET'>>;

@@ -3,6 +3,7 @@
 import type {
   AccountDeletion,
   AccountExport,
+  DeletionTerms,
   Annotation,
   AuthenticationCredential,
   Card,
@@ -347,6 +348,8 @@ export function createVidClient(options: VidClientOptions) {
        * can only read /me, export, undelete and sign out. Needs a step-up (`stepUp`).
        */
       remove: (call?: CallOptions): Promise<AccountDeletion> => request('DELETE', '/account', { ...call }),
+      /** What deleting means on this server (days to restore, days the username stays held): say it before asking. */
+      deletionTerms: (call?: CallOptions): Promise<DeletionTerms> => request('GET', '/account/deletion-terms', { ...call }),
       /** Restores a deleted account (until its `purge_at`); answers /me, active again. */
       async undelete(call?: CallOptions): Promise<Me> {
         const me = await request('POST', '/account/undelete', { ...call });

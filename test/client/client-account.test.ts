@@ -13,7 +13,8 @@ for (const backend of backends) {
   describe(`client: export, delete, undelete [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
     before(async () => {
-      t = await startTestApp(backend);
+      // Not the defaults: what the client is told must be this server's settings.
+      t = await startTestApp(backend, { ACCOUNT_GRACE_DAYS: '7', USERNAME_HOLD_DAYS: '0' });
     });
     after(async () => {
       await t.close();
@@ -40,9 +41,12 @@ for (const backend of backends) {
       // Without a step-up the server asks for one, and the client has nothing to answer with.
       await assert.rejects(client.account.remove(), (error) => isProblem(error) && error.code === 'step_up_required');
 
+      // What deleting means here, said before asking.
+      assert.deepEqual(await client.account.deletionTerms(), { grace_days: 7, username_hold_days: 0 });
       const deletion = await client.account.remove({ stepUp });
       assert.equal(deletion.status, 'deleted');
-      assert.ok(Date.parse(deletion.purge_at) > Date.parse(deletion.deleted_at));
+      assert.equal(Date.parse(deletion.purge_at) - Date.parse(deletion.deleted_at), 7 * 86_400_000);
+      assert.deepEqual(await client.account.deletionTerms(), { grace_days: 7, username_hold_days: 0 }, 'and while deleted');
       const me = await client.me.get();
       assert.deepEqual([me.status, me.deleted_at, me.purge_at], ['deleted', deletion.deleted_at, deletion.purge_at]);
       await assert.rejects(client.profiles.get(profile.id), (error) => isProblem(error) && error.status === 403 && error.code === 'account_deleted');

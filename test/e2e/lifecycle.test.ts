@@ -19,7 +19,8 @@ describe('web app: your data, delete and restore (Chromium)', { timeout: 120_000
   };
 
   before(async () => {
-    e2e = await startE2e();
+    // Not the defaults (30 days, a year): the screens must say what this server does.
+    e2e = await startE2e({ ACCOUNT_GRACE_DAYS: '14', USERNAME_HOLD_DAYS: '730' });
     phone = await e2e.device('phone', { width: 390, height: 844 });
   });
   after(async () => {
@@ -100,17 +101,18 @@ describe('web app: your data, delete and restore (Chromium)', { timeout: 120_000
     await page.goto(`${e2e.origin}/data`);
     await phone.view('data');
 
+    await page.getByText('You can change your mind for 14 days').waitFor();
     await page.getByRole('button', { name: 'Delete my account…' }).click();
     const confirm = page.locator('#delete-account-confirm');
     await confirm.getByRole('heading', { name: 'Delete your account?' }).waitFor();
-    // In the page's own locale, 30 days out (the server's default grace).
-    const purgeDay = await page.evaluate(() => new Date(Date.now() + 30 * 86_400_000).toLocaleDateString(undefined, { day: 'numeric', month: 'long', year: 'numeric' }));
+    // In the page's own locale, 14 days out (this server's grace).
+    const purgeDay = await page.evaluate(() => new Date(Date.now() + 14 * 86_400_000).toLocaleDateString(undefined, { day: 'numeric', month: 'long', year: 'numeric' }));
     const text = (await confirm.textContent()) ?? '';
     assert.match(text, /other devices are signed out/);
     assert.match(text, /public card and your share links stop working/);
     assert.match(text, /see you as unavailable/);
     assert.ok(text.includes(purgeDay), `the purge date (${purgeDay}) in ${JSON.stringify(text)}`);
-    assert.match(text, /username stays reserved for a year/);
+    assert.match(text, /username stays reserved for 2 years/);
     assert.match(text, /restore it/);
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'confirm-delete-account', 'the confirming button has focus');
     await shot('43-delete-confirm-390');
@@ -125,6 +127,7 @@ describe('web app: your data, delete and restore (Chromium)', { timeout: 120_000
     await phone.view('deleted');
     await page.getByRole('heading', { name: 'Your account is deleted' }).waitFor();
     assert.ok((await page.getByTestId('purge-at').textContent())?.includes(purgeDay));
+    await page.getByText('After that date your username stays reserved for 2 years').waitFor();
     assert.equal(await page.locator('#nav a').count(), 0, 'no links to screens a deleted account cannot open');
     await page.getByText('Your account is deleted.').waitFor();
     await shot('44-deleted-390');

@@ -55,13 +55,14 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startE2e(): Promise<E2e> {
+/** `env`: server settings for this suite (ACCOUNT_GRACE_DAYS, say), on top of the test defaults. */
+export async function startE2e(env: Record<string, string> = {}): Promise<E2e> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const database = await sqlite.open();
   const port = await freePort();
   const origin = `http://localhost:${port}`;
   // The config is built once the port is known: WebAuthn's RP id and DPoP's htu use this origin.
-  const config = testConfig(undefined, { PUBLIC_ORIGIN: origin });
+  const config = testConfig(undefined, { ...env, PUBLIC_ORIGIN: origin });
   const { app, services } = await buildApp({ config, store: database.store, logger: false });
   await app.listen({ host: '127.0.0.1', port });
   let browser: Browser;

@@ -110,6 +110,11 @@ for (const backend of backends) {
       const { alice, bob, carol } = w;
       const phone2 = await logInAs(t.client, alice);
       assertProblem(await t.client.as(alice, 'DELETE', `${API}/account`), 403, 'step_up_required');
+      // Before deciding, the terms this server keeps (its ACCOUNT_GRACE_DAYS, USERNAME_HOLD_DAYS); no session, no answer.
+      const terms = await s.get(alice, '/account/deletion-terms');
+      assert.equal(terms.status, 200);
+      assert.deepEqual(terms.body, { grace_days: 30, username_hold_days: 365 });
+      assert.equal((await t.client.call('GET', `${API}/account/deletion-terms`)).status, 401);
       const bobSignalsBefore = (await s.signals(bob)).length;
       const deletion = await deleteAccount(alice);
       assert.equal(deletion.status, 'deleted');
@@ -122,6 +127,7 @@ for (const backend of backends) {
       assert.equal(me.body.status, 'deleted');
       assert.equal(me.body.deleted_at, deletion.deleted_at);
       assert.equal(me.body.purge_at, deletion.purge_at);
+      assert.deepEqual((await s.get(alice, '/account/deletion-terms')).body, terms.body, 'the grace screen reads them too');
       for (const [method, path] of [['GET', '/me/fields'], ['GET', '/profiles'], ['GET', '/contacts'], ['GET', '/auth/sessions'], ['GET', '/events']] as const) {
         assertProblem(await t.client.as(alice, method, `${API}${path}`), 403, 'account_deleted');
       }

@@ -1338,6 +1338,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/deletion-terms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What deleting your account means here: the days to restore it, the days your username stays held
+         * @description The operator sets both (ACCOUNT_GRACE_DAYS, USERNAME_HOLD_DAYS); a client shows them before asking for the confirmation. Works while the account is deleted.
+         */
+        get: operations["getAccountDeletionTerms"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account": {
         parameters: {
             query?: never;
@@ -2010,6 +2030,16 @@ export interface components {
             deleted_at: string;
             /** Format: date-time */
             purge_at: string;
+        };
+        /**
+         * DeletionTerms
+         * @description What deleting the account means on this server, to say before asking
+         */
+        DeletionTerms: {
+            /** @description Days a deleted account can be restored before it is erased (ACCOUNT_GRACE_DAYS) */
+            grace_days: number;
+            /** @description Days the username stays reserved after the erasure, so nobody can pose as the person (USERNAME_HOLD_DAYS) */
+            username_hold_days: number;
         };
         /**
          * Signal
@@ -11650,6 +11680,98 @@ export interface operations {
                 };
             };
             /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is locked by the operator (account_locked); or the account is locked by the operator (account_locked) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAccountDeletionTerms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What deleting the account means on this server, to say before asking */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletionTerms"];
+                };
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The account is locked by the operator (account_locked); or the account is locked by the operator (account_locked) */
             403: {
                 headers: {
                     [name: string]: unknown;

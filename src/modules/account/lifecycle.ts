@@ -18,6 +18,11 @@ export interface AccountDeletion {
   purge_at: string;
 }
 
+export interface DeletionTerms {
+  grace_days: number;
+  username_hold_days: number;
+}
+
 /**
  * Leaving and coming back (PRODUCT §8). Deleting changes one column of the account row: every
  * route, card and link that must go quiet reads that column, so restoring is the same column
@@ -27,6 +32,7 @@ export function createLifecycleService(deps: {
   db: RepositoryOf<{ lifecycle: typeof lifecycleQueries }>;
   clock: Clock;
   graceDays: number;
+  usernameHoldDays: number;
   sessions: SessionService;
   subscriptions: SubscriptionService;
   securityLog: SecurityLog;
@@ -36,6 +42,11 @@ export function createLifecycleService(deps: {
   const iso = (t: number) => new Date(t).toISOString();
 
   return {
+    /** This server's grace and hold, so a person is told the real dates before deciding. */
+    terms(): DeletionTerms {
+      return { grace_days: deps.graceDays, username_hold_days: deps.usernameHoldDays };
+    },
+
     /** DELETE /account: restorable until purge_at; other devices signed out, subscribers told. */
     async remove(auth: AuthContext, client: LocatedClient): Promise<AccountDeletion> {
       const now = clock.now();

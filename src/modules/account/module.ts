@@ -13,7 +13,7 @@ import { createPurge } from './purge.js';
 import type { Purge } from './purge.js';
 import { lifecycleQueries } from './queries.js';
 import { accountRoutes } from './routes.js';
-import { AccountDeletionSchema } from './schemas.js';
+import { AccountDeletionSchema, DeletionTermsSchema } from './schemas.js';
 
 declare module '../../platform/module.js' {
   interface ModuleServices {
@@ -31,7 +31,7 @@ declare module '../../platform/module.js' {
 export const accountModule = defineModule({
   name: 'account',
   migrations: { '010-lifecycle': lifecycleMigration, '012-account-locks': accountLocks },
-  schemas: [AccountDeletionSchema],
+  schemas: [AccountDeletionSchema, DeletionTermsSchema],
   tags: [{ name: 'lifecycle', description: 'Your data and your account: export, delete, restore' }],
   build({ config, clock, store, accountData, warn }, { sessions, subscriptions, securityLog, me, usernames }) {
     const db = store.repository({ lifecycle: lifecycleQueries });
@@ -49,7 +49,7 @@ export const accountModule = defineModule({
       sections: [{ name: 'account', description: 'Your account as GET /me shows it', kind: 'object', item: ref(MeSchema), read: async (accountId) => me.view((await accounts.findById(accountId))!) }],
       erase: (tx, accountId) => tx.use(lifecycleQueries).removePlatformRows(accountId),
     });
-    const lifecycle = createLifecycleService({ db, clock, graceDays: config.lifecycle.graceDays, sessions, subscriptions, securityLog, me });
+    const lifecycle = createLifecycleService({ db, clock, graceDays: config.lifecycle.graceDays, usernameHoldDays: config.lifecycle.usernameHoldDays, sessions, subscriptions, securityLog, me });
     const purge = createPurge({ db, clock, accountData, usernameHoldDays: config.lifecycle.usernameHoldDays, warn });
     const locks = createLockService({
       db, clock, sessions, subscriptions, securityLog,

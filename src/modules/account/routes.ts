@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ExportSection } from '../../platform/account-data.js';
 import { problem, ref } from '../../platform/http/schemas.js';
 import { MeSchema } from '../me/schemas.js';
-import { AccountDeletionSchema, accountExportSchema } from './schemas.js';
+import { AccountDeletionSchema, DeletionTermsSchema, accountExportSchema } from './schemas.js';
 import type { LifecycleService } from './lifecycle.js';
 
 /** Export, delete, undelete (PRODUCT §8). */
@@ -33,6 +33,16 @@ export async function accountRoutes(
       .type('application/json; charset=utf-8');
     return reply.send(Readable.from(opts.exportDocument(account.id)));
   });
+
+  r.get('/account/deletion-terms', {
+    config: { auth: 'session', openWhileDeleted: true },
+    schema: {
+      tags: ['lifecycle'],
+      summary: 'What deleting your account means here: the days to restore it, the days your username stays held',
+      description: 'The operator sets both (ACCOUNT_GRACE_DAYS, USERNAME_HOLD_DAYS); a client shows them before asking for the confirmation. Works while the account is deleted.',
+      response: { 200: ref(DeletionTermsSchema) },
+    },
+  }, async () => opts.lifecycle.terms());
 
   r.delete('/account', {
     config: { auth: 'session', stepUp: true },

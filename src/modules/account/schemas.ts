@@ -12,6 +12,14 @@ export const AccountDeletionSchema = Type.Object(
   { $id: 'AccountDeletion', title: 'AccountDeletion', additionalProperties: false, description: 'Until purge_at, sign in and POST /account/undelete restore everything' },
 );
 
+export const DeletionTermsSchema = Type.Object(
+  {
+    grace_days: Type.Integer({ minimum: 1, description: 'Days a deleted account can be restored before it is erased (ACCOUNT_GRACE_DAYS)' }),
+    username_hold_days: Type.Integer({ minimum: 0, description: 'Days the username stays reserved after the erasure, so nobody can pose as the person (USERNAME_HOLD_DAYS)' }),
+  },
+  { $id: 'DeletionTerms', title: 'DeletionTerms', additionalProperties: false, description: 'What deleting the account means on this server, to say before asking' },
+);
+
 const LeftOutSchema = Type.Object(
   {
     table: Type.String(),

@@ -1,14 +1,19 @@
 // Your data (PRODUCT §8): download everything VID keeps, delete the account; and the one screen
 // a deleted account has until it is erased: restore, download, sign out.
 import { isProblem } from '../../../client/src/index.js';
-import type { AccountDeletion, AccountExport } from '../../../client/src/index.js';
+import type { AccountDeletion, AccountExport, DeletionTerms } from '../../../client/src/index.js';
 import { announce, client, explain, lifecycleChanged, navigate, type View } from '../app.js';
 import { button, h, message, section } from '../dom.js';
 import { isCancel, stepUp } from '../webauthn.js';
 
-/** The server's defaults (ACCOUNT_GRACE_DAYS, USERNAME_HOLD_DAYS): the API does not publish them. */
-const GRACE_DAYS = 30;
-const HOLD_TEXT = 'a year';
+/** "a year", "2 years", "90 days": how long a username stays held, in the words a person uses. */
+const spanOfDays = (days: number) =>
+  days % 365 === 0 ? (days === 365 ? 'a year' : `${days / 365} years`) : days === 1 ? 'a day' : `${days} days`;
+/** What happens to the username after the erasure, by this server's USERNAME_HOLD_DAYS. */
+const usernameAfter = (terms: DeletionTerms) =>
+  terms.username_hold_days === 0
+    ? 'Your username is free for anyone to take after that.'
+    : `Your username stays reserved for ${spanOfDays(terms.username_hold_days)} after that, so nobody can pose as you.`;
 
 const longDay = (iso: string) => new Date(iso).toLocaleDateString(undefined, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });
 /** "in 30 days", "tomorrow", "today": a date as a countdown. */
@@ -90,6 +95,7 @@ function downloadSection(primary: boolean): HTMLElement {
 }
 
 export default async function data(): Promise<View> {
+  const terms = await client.account.deletionTerms();
   return {
     title: 'Your data',
     render(main) {
@@ -97,7 +103,7 @@ export default async function data(): Promise<View> {
       const confirmArea = h('div', { class: 'confirm', id: 'delete-account-confirm' });
       const askDelete = () => {
         msg.textContent = '';
-        const purge = longDay(new Date(Date.now() + GRACE_DAYS * 86_400_000).toISOString());
+        const purge = longDay(new Date(Date.now() + terms.grace_days * 86_400_000).toISOString());
         const remove = button('Delete my account', async () => {
           msg.textContent = '';
           remove.disabled = true;
@@ -115,7 +121,7 @@ export default async function data(): Promise<View> {
             h('li', {}, 'Your other devices are signed out now.'),
             h('li', {}, 'Your public card and your share links stop working.'),
             h('li', {}, 'The people who see your card see you as unavailable.'),
-            h('li', {}, `On ${purge}, everything is erased for good. Your username stays reserved for ${HOLD_TEXT} after that, so nobody can pose as you.`)),
+            h('li', {}, `On ${purge}, everything is erased for good. ${usernameAfter(terms)}`)),
           h('p', { class: 'undo-until' }, 'Until then you can sign in with your passkey and restore it, exactly as it was.'),
           h('div', { class: 'actions' }, remove, button('Keep my account', () => confirmArea.replaceChildren(), { id: 'keep-account' })));
         remove.focus();
@@ -125,7 +131,7 @@ export default async function data(): Promise<View> {
         h('p', { class: 'lead' }, 'Take a copy of everything VID keeps about you, or delete your account.'),
         downloadSection(true),
         section('Delete my account',
-          h('p', {}, `You can change your mind for ${GRACE_DAYS} days: sign in and restore it. After that it is erased for good.`),
+          h('p', {}, `You can change your mind for ${spanOfDays(terms.grace_days)}: sign in and restore it. After that it is erased for good.`),
           button('Delete my account…', askDelete, { class: 'danger', id: 'delete-account', 'aria-controls': 'delete-account-confirm' }),
           confirmArea,
           msg),
@@ -136,6 +142,7 @@ export default async function data(): Promise<View> {
 
 /** The only screen while the account is deleted: every other route answers 403 until restored. */
 export async function deleted(deletion: AccountDeletion): Promise<View> {
+  const terms = await client.account.deletionTerms();
   return {
     title: 'Account deleted',
     render(main) {
@@ -167,7 +174,9 @@ export async function deleted(deletion: AccountDeletion): Promise<View> {
           h('ul', { class: 'consequences' },
             h('li', {}, 'Your public card and share links do not work.'),
             h('li', {}, 'The people who see your card see you as unavailable.'),
-            h('li', {}, `After that date your username stays reserved for ${HOLD_TEXT}, then anyone may take it.`)),
+            h('li', {}, terms.username_hold_days === 0
+              ? 'After that date anyone may take your username.'
+              : `After that date your username stays reserved for ${spanOfDays(terms.username_hold_days)}, then anyone may take it.`)),
           h('div', { class: 'grace-actions' }, restore, signOut),
           msg),
         // Restoring is this screen's one main action.
