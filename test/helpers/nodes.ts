@@ -1,3 +1,5 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -73,6 +75,13 @@ export async function startNodes(backend: TestBackend, count: number, env: Recor
       await database.cleanup();
     },
   };
+}
+
+/** A POST through one node with a fresh Idempotency-Key, asserted to succeed (200 or 201); answers the body. */
+export async function postOn(node: TestNode, device: Device, path: string, body: unknown = {}): Promise<any> {
+  const res = await node.client.as(device, 'POST', `/api/v1${path}`, { body, headers: { 'idempotency-key': randomUUID() } });
+  assert.ok(res.status === 201 || res.status === 200, JSON.stringify(res.body));
+  return res.body;
 }
 
 export const STREAM_PATH = '/api/v1/events/stream';

@@ -1,11 +1,10 @@
 // PRODUCT §4 and §7 across nodes: Alice edits her phone through node 1; Bob, her subscriber,
 // holds his event stream on node 2 and hears contact.card.changed there, then pulls the new card.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.js';
 import { uniqueName } from '../helpers/client.js';
-import { openSse, startNodes } from '../helpers/nodes.js';
+import { openSse, postOn, startNodes } from '../helpers/nodes.js';
 import type { TestCluster, TestNode } from '../helpers/nodes.js';
 
 const postgres = backends.find((b) => b.name === 'postgres')!;
@@ -21,18 +20,13 @@ describe('contacts: a card change on node 1 reaches the subscriber\'s stream on 
   after(() => cluster.close());
 
   it('signals Bob on node 2 within a fraction of a second, and his card shows the new number', async () => {
-    const post = async (node: TestNode, device: any, path: string, body: unknown) => {
-      const res = await node.client.as(device, 'POST', `/api/v1${path}`, { body, headers: { 'idempotency-key': randomUUID() } });
-      assert.ok(res.status === 201 || res.status === 200, JSON.stringify(res.body));
-      return res.body;
-    };
     const alice = await one.client.signUp(uniqueName('alice'));
     const bob = await two.client.signUp(uniqueName('bob'));
-    const phone = await post(one, alice, '/me/fields', { type: 'phone', value: '+49 30 22732152' });
-    const work = await post(one, alice, '/profiles', { name: 'Work' });
+    const phone = await postOn(one, alice, '/me/fields', { type: 'phone', value: '+49 30 22732152' });
+    const work = await postOn(one, alice, '/profiles', { name: 'Work' });
     await one.client.as(alice, 'PUT', `/api/v1/profiles/${work.id}/exposures/${phone.id}`, { body: {} });
-    const contact = await post(two, bob, '/contacts', { username: alice.username });
-    await post(one, alice, `/subscriptions/${contact.id}/approve`, { profile_id: work.id });
+    const contact = await postOn(two, bob, '/contacts', { username: alice.username });
+    await postOn(one, alice, `/subscriptions/${contact.id}/approve`, { profile_id: work.id });
 
     const stream = await openSse(two.client, bob);
     await stream.waitForComment('heartbeat');

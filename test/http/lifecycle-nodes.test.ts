@@ -2,12 +2,11 @@
 // accounts, each account is purged exactly once and each subscriber hears of it once. And a
 // deleted account's open event stream ends on whichever node holds it.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.js';
 import { uniqueName } from '../helpers/client.js';
 import type { Device } from '../helpers/client.js';
-import { openSse, startNodes } from '../helpers/nodes.js';
+import { openSse, postOn, startNodes } from '../helpers/nodes.js';
 import type { TestCluster, TestNode } from '../helpers/nodes.js';
 import { logInAs, stepUp } from '../helpers/step-up.js';
 
@@ -25,11 +24,6 @@ describe('account lifecycle on two nodes', { skip: postgres.skip }, () => {
   });
   after(() => cluster.close());
 
-  const post = async (node: TestNode, device: Device, path: string, body: unknown = {}) => {
-    const res = await node.client.as(device, 'POST', `/api/v1${path}`, { body, headers: { 'idempotency-key': randomUUID() } });
-    assert.ok(res.status === 201 || res.status === 200, JSON.stringify(res.body));
-    return res.body;
-  };
   const remove = async (node: TestNode, device: Device) => {
     const res = await node.client.as(device, 'DELETE', '/api/v1/account', { headers: { 'vid-step-up': await stepUp(node.client, device) } });
     assert.equal(res.status, 202, JSON.stringify(res.body));
@@ -62,9 +56,9 @@ describe('account lifecycle on two nodes', { skip: postgres.skip }, () => {
     const owners: Device[] = [];
     for (let i = 0; i < OWNERS; i++) {
       const owner = await (i % 2 ? two : one).client.signUp(uniqueName(`owner${i}x`));
-      const profile = await post(one, owner, '/profiles', { name: 'Friends' });
-      const request = await post(two, bob, '/contacts', { username: owner.username });
-      await post(one, owner, `/subscriptions/${request.id}/approve`, { profile_id: profile.id });
+      const profile = await postOn(one, owner, '/profiles', { name: 'Friends' });
+      const request = await postOn(two, bob, '/contacts', { username: owner.username });
+      await postOn(one, owner, `/subscriptions/${request.id}/approve`, { profile_id: profile.id });
       await remove(i % 2 ? one : two, owner);
       owners.push(owner);
     }
