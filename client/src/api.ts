@@ -8,6 +8,8 @@ export type Problem = Schemas['Problem'];
 export type Me = Schemas['Me'];
 export type Tokens = Schemas['Tokens'];
 export type Session = Schemas['Session'];
+/** One line of the account's security log: what happened, when, from where, on which device. */
+export type SecurityLogEntry = Schemas['SecurityLogEntry'];
 export type Signal = Schemas['Signal'];
 export type UsernameCheckResult = Schemas['UsernameCheckResult'];
 export type CreationOptions = Schemas['CreationOptions'];

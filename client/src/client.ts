@@ -27,6 +27,7 @@ import type {
   RegistrationCredential,
   RequestBody,
   ResponseBody,
+  SecurityLogEntry,
   Session,
   Tokens,
   UsernameCheckResult,
@@ -211,6 +212,12 @@ export function createVidClient(options: VidClientOptions) {
         await request('DELETE', '/auth/sessions/{id}', { ...call, params: { id } });
         if ((await storage.getSession())?.sessionId === id) await transport.endSession();
       },
+    },
+
+    /** What happened to the account, newest first: sign-ins, passkeys, apps, recovery, revocations. */
+    securityLog: {
+      /** `for await (const entry of securityLog.list())`, or `.pages()` to show a page at a time. */
+      list: (query: { limit?: number } = {}, call?: CallOptions): Paginated<SecurityLogEntry> => list('/auth/security-log', { ...call, query }),
     },
 
     /**

@@ -189,6 +189,7 @@ for (const backend of backends) {
     it('logs in on a returning device with a fresh key, lists both sessions and logs out', async () => {
       const first = clientFor(t);
       await signUp(first, uniqueName('cl'));
+      t.clock.advance(1_000); // the log orders by time: the sign-in a second after the sign-up
       const second = clientFor(t, { authenticator: first.authenticator });
       const tokens = await second.client.login({ getAssertion: second.getAssertion });
       assert.equal(tokens.trusted, true);
@@ -198,6 +199,10 @@ for (const backend of backends) {
       assert.equal(sessions.length, 2);
       assert.equal(sessions.filter((s) => s.current).length, 1);
       assert.equal(sessions.find((s) => s.current)?.id, tokens.session_id);
+      // The security log, a page of one at a time, newest first: the sign-in, then the sign-up.
+      const pages = [];
+      for await (const page of second.client.securityLog.list({ limit: 1 }).pages()) pages.push(page.data.map((e) => e.kind));
+      assert.deepEqual(pages, [['signed_in'], ['account_created']]);
 
       await second.client.logout();
       assert.equal(await second.client.session(), undefined);

@@ -20,6 +20,7 @@ interface Entry {
   ip: string;
   location: string | null;
   user_agent: string;
+  device_label: string;
 }
 
 for (const backend of backends) {
@@ -76,11 +77,13 @@ for (const backend of backends) {
       assert.equal(log.has_more, false);
       assert.equal(log.next_cursor, null);
       for (const entry of log.data) {
-        assert.deepEqual(Object.keys(entry).sort(), ['at', 'id', 'ip', 'kind', 'location', 'user_agent'], entry.kind);
+        assert.deepEqual(Object.keys(entry).sort(), ['at', 'device_label', 'id', 'ip', 'kind', 'location', 'user_agent'], entry.kind);
         assert.match(entry.id, /^sec_/);
         assert.equal(entry.at, new Date(times.get(entry.kind)!).toISOString(), `${entry.kind} at`);
         assert.equal(entry.ip, '127.0.0.1', entry.kind);
         assert.equal(entry.user_agent, UA, entry.kind);
+        // A user agent of no known browser or system: its product name and major version.
+        assert.equal(entry.device_label, 'VID-Security-Test 2', entry.kind);
       }
       // Loopback has no location (checked last, after everything else).
       for (const entry of log.data) assert.equal(entry.location, null, `${entry.kind}: location of 127.0.0.1 is ${entry.location}`);
@@ -117,6 +120,18 @@ for (const backend of backends) {
       const tooMany = await t.client.as(device, 'GET', `${LOG}?limit=201`);
       assert.equal(tooMany.status, 400);
       assert.equal(tooMany.body.code, 'validation_failed');
+    });
+
+    it('names each entry\'s device as a person knows it, from the user agent', async () => {
+      const firefox = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:130.0) Gecko/20100101 Firefox/130.0';
+      const safari = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+      const device = await signUpWith(t.client, uniqueName('dev'), { headers: { 'user-agent': firefox } });
+      t.clock.advance(1_000);
+      await logInAs(t.client, device, { headers: { 'user-agent': safari } });
+      t.clock.advance(1_000);
+      await logInAs(t.client, device, { headers: { 'user-agent': '' } });
+      const labels = (await page(device)).data.map((e) => [e.kind, e.device_label]);
+      assert.deepEqual(labels, [['signed_in', 'Unknown device'], ['signed_in', 'Safari 17 on iOS'], ['account_created', 'Firefox 130 on Windows']]);
     });
 
     it('another account sees none of it; without a session there is no log', async () => {

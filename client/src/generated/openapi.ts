@@ -1579,6 +1579,8 @@ export interface components {
             ip: string;
             location: string | null;
             user_agent: string;
+            /** @description The user agent as a person recognises it: "Chrome 131 on macOS" */
+            device_label: string;
         };
         /** UsernameCheckResult */
         UsernameCheckResult: {

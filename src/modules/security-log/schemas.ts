@@ -11,6 +11,7 @@ export const SecurityLogEntry = Type.Object(
     ip: Type.String(),
     location: Nullable(Type.String({ description: 'Approximate: "City, CC" from an offline IP database' })),
     user_agent: Type.String(),
+    device_label: Type.String({ description: 'The user agent as a person recognises it: "Chrome 131 on macOS"' }),
   },
   { $id: 'SecurityLogEntry', title: 'SecurityLogEntry', additionalProperties: false },
 );

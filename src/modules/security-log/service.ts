@@ -1,4 +1,5 @@
 import type { AuthContext } from '../../platform/caller.js';
+import { deviceLabel } from '../../platform/client-info.js';
 import type { LocatedClient } from '../../platform/client-info.js';
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/ids.js';
@@ -33,6 +34,7 @@ export interface SecurityLogEntry {
   ip: string;
   location: string | null;
   user_agent: string;
+  device_label: string;
 }
 
 function entryOf(row: SecurityLogRecord): SecurityLogEntry {
@@ -43,6 +45,7 @@ function entryOf(row: SecurityLogRecord): SecurityLogEntry {
     ip: row.ip,
     location: row.location,
     user_agent: row.user_agent,
+    device_label: deviceLabel(row.user_agent),
   };
 }
 
