@@ -174,6 +174,21 @@ describe('web app: account, security, recovery, fields (Chromium)', { timeout: 1
     assert.ok(recoveryKey, `a recovery key in ${JSON.stringify(text)}`);
   });
 
+  it('shows the recent activity in words, newest first, with device and place', async () => {
+    const { page } = phone;
+    const activity = page.locator('#activity li');
+    await page.locator('#activity li[data-kind="recovery_key_downloaded"]').waitFor();
+    const kinds = await activity.evaluateAll((items) => items.map((li) => li.getAttribute('data-kind')));
+    assert.deepEqual(kinds.slice(0, 4), ['recovery_key_downloaded', 'totp_confirmed', 'totp_added', 'passkey_added']);
+    assert.equal(kinds.at(-1), 'account_created', 'the sign-up is the oldest');
+    assert.equal(await activity.first().locator('strong').textContent(), 'Recovery key downloaded');
+    const meta = (await activity.first().textContent()) ?? '';
+    assert.match(meta, /Chrom(e|ium) \d+ on Linux/, 'the device as a person knows it');
+    assert.match(meta, /127\.0\.0\.1/);
+    await page.locator('#activity').scrollIntoViewIfNeeded();
+    await phone.shot('05b-security-activity');
+  });
+
   it('edits identity fields with forms built from /field-types', async () => {
     const { page } = phone;
     await page.getByRole('link', { name: 'Fields' }).click();
@@ -208,6 +223,11 @@ describe('web app: account, security, recovery, fields (Chromium)', { timeout: 1
   });
 
   it('recovers the account on a fresh device with the recovery key and an app code', async () => {
+    // The phone watches its Security screen: the recovery must appear there by itself.
+    await phone.page.getByRole('link', { name: 'Security' }).click();
+    await phone.view('security');
+    await phone.page.locator('#activity li').first().waitFor();
+    await phone.page.locator('body[data-stream="streaming"]').waitFor({ state: 'attached' });
     const fresh = await e2e.device('fresh');
     const { page } = fresh;
     await page.goto(`${e2e.origin}/recover`);
@@ -224,5 +244,24 @@ describe('web app: account, security, recovery, fields (Chromium)', { timeout: 1
     assert.equal((await fresh.credentials()).length, 1);
     await page.getByRole('link', { name: 'Security' }).click();
     await page.locator('#passkeys li').nth(2).waitFor();
+    await page.locator('#activity li[data-kind="recovery_succeeded"]').first().waitFor();
+    await fresh.shot('09-security-activity-desktop');
+    // Ten entries a page: three more downloads make eleven, the oldest behind "Show older".
+    for (let i = 0; i < 3; i++) {
+      await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download recovery key' }).click()]);
+      await page.getByText('Recovery key downloaded. Keep it offline.').waitFor();
+      await page.evaluate(() => { document.getElementById('status')!.textContent = ''; });
+    }
+    await page.getByRole('button', { name: 'Show older' }).waitFor();
+    assert.equal(await page.locator('#activity li').count(), 10);
+    assert.equal(await page.locator('#activity li').last().getAttribute('data-kind'), 'signed_in');
+    await page.getByRole('button', { name: 'Show older' }).click();
+    await page.locator('#activity li[data-kind="account_created"]').waitFor();
+    assert.equal(await page.locator('#activity li').count(), 11);
+    assert.equal(await page.getByRole('button', { name: 'Show older' }).isHidden(), true, 'nothing older');
+    // No reload on the phone: the signals of the recovery redrew its activity.
+    await phone.page.locator('#activity li[data-kind="recovery_succeeded"]').first().waitFor();
+    const newest = await phone.page.locator('#activity li').evaluateAll((items) => items.slice(0, 2).map((li) => li.getAttribute('data-kind')));
+    assert.deepEqual(newest, ['passkey_added', 'recovery_succeeded'], 'the recovery, then its new passkey');
   });
 });

@@ -4,6 +4,7 @@ import type { Schemas } from '../../../client/src/api.js';
 import { announce, client, explain, type View } from '../app.js';
 import { button, field, h, message, section, when } from '../dom.js';
 import { createCredential, isCancel, stepUp } from '../webauthn.js';
+import { recentActivity } from './security-activity.js';
 
 type Passkey = Schemas['Passkey'];
 type Totp = Schemas['TotpAuthenticator'];
@@ -17,6 +18,7 @@ export default async function security(): Promise<View> {
   const totpMsg = message('error');
   const recoveryMsg = message('error');
   const enrol = h('div', { id: 'totp-enrol' });
+  const activity = recentActivity();
 
   const drawPasskeys = async () => {
     const page = await client.request('GET', '/auth/methods', { query: { limit: 200 } });
@@ -118,6 +120,7 @@ export default async function security(): Promise<View> {
       a.remove();
       setTimeout(() => URL.revokeObjectURL(url), 10_000);
       announce('Recovery key downloaded. Keep it offline.');
+      await activity.draw(); // the download is logged, and no signal says so
     } catch (error) {
       recoveryMsg.textContent = problemText(error);
     }
@@ -132,11 +135,15 @@ export default async function security(): Promise<View> {
         section('Authenticator apps', totps,
           h('form', { onsubmit: startTotp as EventListener }, field('Name', totpName), h('button', { type: 'submit' }, 'Add an authenticator app')), enrol, totpMsg),
         section('Recovery key', h('p', {}, 'The only way back in if every device is lost. Download it and keep it offline.'), button('Download recovery key', downloadKey, { id: 'download-recovery' }), recoveryMsg),
+        activity.element,
       );
-      await Promise.all([drawPasskeys(), drawTotps()]);
+      await Promise.all([drawPasskeys(), drawTotps(), activity.draw()]);
     },
     async onSignal(signal) {
-      if (signal.kind === 'methods.changed') await Promise.all([drawPasskeys(), drawTotps()]);
+      // Entries come with one of these signals (other devices' sign-ins, recoveries and
+      // revocations included); a failed recovery attempt shows on the next visit.
+      if (signal.kind === 'methods.changed') await Promise.all([drawPasskeys(), drawTotps(), activity.draw()]);
+      else if (signal.kind === 'sessions.changed' || signal.kind === 'account.changed') await activity.draw();
     },
   };
 }
