@@ -163,32 +163,30 @@ export function createSessionService(deps: {
     async renew(refreshToken: string, proofJkt: string): Promise<IssuedTokens> {
       const now = clock.now();
       const hash = sha256Base64url(refreshToken);
-      if (deps.renewal.atOnce) {
-        const access = newOpaqueToken('at');
-        const refresh = newOpaqueToken('rt');
-        const renewed = await deps.renewal.atOnce({
-          refreshHash: hash,
-          jkt: proofJkt,
-          now,
-          accessHash: sha256Base64url(access),
-          accessExpiresAt: now + ttl.accessTtlSeconds * 1000,
-          newRefreshHash: sha256Base64url(refresh),
-          refreshExpiresAt: now + ttl.refreshTtlSeconds * 1000,
-        });
-        if (renewed) {
-          deps.metrics.renewal('renewed');
-          return {
-            session_id: renewed.id,
-            token_type: 'DPoP',
-            access_token: access,
-            expires_in: Math.floor((renewed.access_expires_at - now) / 1000),
-            refresh_token: refresh,
-            refresh_expires_in: Math.floor((renewed.refresh_expires_at - now) / 1000),
-            trusted: renewed.trusted === 1,
-          };
-        }
-        // No row: an unknown or reused token, another key, an ended session. The full path says which.
+      const access = newOpaqueToken('at');
+      const refresh = newOpaqueToken('rt');
+      const renewed = await deps.renewal.atOnce({
+        refreshHash: hash,
+        jkt: proofJkt,
+        now,
+        accessHash: sha256Base64url(access),
+        accessExpiresAt: now + ttl.accessTtlSeconds * 1000,
+        newRefreshHash: sha256Base64url(refresh),
+        refreshExpiresAt: now + ttl.refreshTtlSeconds * 1000,
+      });
+      if (renewed) {
+        deps.metrics.renewal('renewed');
+        return {
+          session_id: renewed.id,
+          token_type: 'DPoP',
+          access_token: access,
+          expires_in: Math.floor((renewed.access_expires_at - now) / 1000),
+          refresh_token: refresh,
+          refresh_expires_in: Math.floor((renewed.refresh_expires_at - now) / 1000),
+          trusted: renewed.trusted === 1,
+        };
       }
+      // No row: an unknown or reused token, another key, an ended session. The full path says which.
       const renewal = db.transaction(async (q, tx) => {
         const use = await q.refreshTokens.consume(hash, now);
         if (use.outcome === 'unknown') return { error: invalidToken('the refresh token is unknown') };
