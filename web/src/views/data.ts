@@ -6,7 +6,7 @@ import { announce, client, explain, lifecycleChanged, navigate, type View } from
 import { button, h, message, section } from '../dom.js';
 import { isCancel, stepUp } from '../webauthn.js';
 
-/** "a year", "2 years", "90 days": how long a username stays held, in the words a person uses. */
+/** "a year", "2 years", "14 days": a span of days (the grace, the username's hold) in the words a person uses. */
 const spanOfDays = (days: number) =>
   days % 365 === 0 ? (days === 365 ? 'a year' : `${days / 365} years`) : days === 1 ? 'a day' : `${days} days`;
 /** What happens to the username after the erasure, by this server's USERNAME_HOLD_DAYS. */

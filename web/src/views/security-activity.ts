@@ -57,15 +57,20 @@ export function recentActivity(): { element: HTMLElement; draw(): Promise<void> 
     }
   }, { id: 'activity-older', hidden: true });
 
+  /** The newest page. A failure shows here, not in whichever action asked for the redraw. */
   async function draw(): Promise<void> {
     error.textContent = '';
     const mine = client.securityLog.list({ limit: PAGE_SIZE }).pages();
     pages = mine;
-    const first = await mine.next();
-    if (pages !== mine) return;
-    const entries = first.done ? [] : first.value.data;
-    list.replaceChildren(...entries.map(entryItem));
-    older.hidden = first.done === true || !first.value.has_more;
+    try {
+      const first = await mine.next();
+      if (pages !== mine) return;
+      const entries = first.done ? [] : first.value.data;
+      list.replaceChildren(...entries.map(entryItem));
+      older.hidden = first.done === true || !first.value.has_more;
+    } catch (failure) {
+      if (pages === mine) error.textContent = explain(failure);
+    }
   }
 
   const element = section('Recent activity',
