@@ -33,6 +33,7 @@ import { stepUpPlugin } from './platform/http/plugins/step-up.js';
 import { installValidators } from './platform/http/plugins/validation.js';
 import { Problem } from './platform/http/schemas.js';
 import { AuthenticationCredential, CreationOptions, RegistrationCredential, RequestOptions } from './platform/http/webauthn-schemas.js';
+import { createAuthFailures } from './platform/limits/auth-failures.js';
 import { createSharedState } from './platform/limits/shared-state.js';
 import { requestMetricsPlugin } from './platform/metrics/http.js';
 import { listenForScrapes } from './platform/metrics/listener.js';
@@ -180,7 +181,15 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   await app.register(openApiPlugin, { version: config.apiVersion, description: API_DESCRIPTION, schemas, tags });
   await app.register(clientPlugin, { locate: locateIp });
   // Order matters: authentication, then per-account limits, then idempotency (scoped by principal).
-  await app.register(dpopAuthPlugin, { verifier, replayCache: shared.replayCache, authenticate: services.sessions.authenticate, publicOrigin: config.publicOrigin, now: clock.now, metrics });
+  await app.register(dpopAuthPlugin, {
+    verifier,
+    replayCache: shared.replayCache,
+    authenticate: services.sessions.authenticate,
+    failures: createAuthFailures(shared.counters, clock.now, config.authFailures),
+    publicOrigin: config.publicOrigin,
+    now: clock.now,
+    metrics,
+  });
   await app.register(rateLimitPlugin, {
     counters: shared.counters,
     limits: { auth: config.rateLimits.authPerMinute, user: config.rateLimits.userPerMinute, public: config.rateLimits.publicPerMinute },

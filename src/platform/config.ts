@@ -35,6 +35,8 @@ export interface Config {
   };
   dpop: { algorithms: string[]; iatWindowSeconds: number; clockSkewSeconds: number; replayCache: ReplayCacheKind };
   rateLimits: { authPerMinute: number; userPerMinute: number; publicPerMinute: number };
+  /** Failed authentications on session routes, per client address and per DPoP key, in a minute (decision 003). */
+  authFailures: { perClientPerMinute: number; perKeyPerMinute: number };
   quotaPerMonth: number;
   shedding: { maxEventLoopDelayMs: number; maxInFlight: number; maxHeapUsedMb: number; retryAfterSeconds: number };
   deprecatedRoutes: Record<string, DeprecatedRoute>;
@@ -192,6 +194,10 @@ export function loadConfig(env: Env = process.env): Config {
       authPerMinute: int(env, 'RATE_LIMIT_AUTH_PER_MIN', 60, 1),
       userPerMinute: int(env, 'RATE_LIMIT_USER_PER_MIN', 1200, 1),
       publicPerMinute: int(env, 'RATE_LIMIT_PUBLIC_PER_MIN', 600, 1),
+    },
+    authFailures: {
+      perClientPerMinute: int(env, 'AUTH_FAILURES_PER_CLIENT_PER_MIN', 30, 1),
+      perKeyPerMinute: int(env, 'AUTH_FAILURES_PER_KEY_PER_MIN', 20, 1),
     },
     quotaPerMonth: int(env, 'QUOTA_PER_MONTH', 1_000_000, 1),
     shedding: {

@@ -37,6 +37,7 @@ export const REFUSALS = {
   rate_limited: { status: 429, title: 'Too many requests' },
   quota_exceeded: { status: 429, title: 'Monthly quota exceeded' },
   too_many_attempts: { status: 429, title: 'Too many attempts' },
+  too_many_failed_authentications: { status: 429, title: 'Too many failed authentications' },
   too_many_streams: { status: 429, title: 'Too many streams' },
   internal_error: { status: 500, title: 'Internal error' },
   overloaded: { status: 503, title: 'Service overloaded' },

@@ -22,16 +22,18 @@ export type RenewalOutcome = (typeof RENEWAL_OUTCOMES)[number];
 
 /**
  * Every limit that answers 429: the rate-limit plugin's policies and the monthly quota, and the
- * limits services keep themselves: attempts at recovery, join codes and TOTP (`attempts`), a
+ * limits services keep themselves: attempts at recovery, join codes and TOTP (`attempts`),
+ * failed authentications per address or DPoP key (`failed_authentications`), a
  * person's new subscription requests (`subscription_requests`) and event streams per account
  * on a node (`streams`).
  */
-export const RATE_LIMIT_POLICIES = ['auth', 'user', 'public', 'quota', 'attempts', 'subscription_requests', 'streams'] as const;
+export const RATE_LIMIT_POLICIES = ['auth', 'user', 'public', 'quota', 'attempts', 'failed_authentications', 'subscription_requests', 'streams'] as const;
 export type RateLimitPolicy = (typeof RATE_LIMIT_POLICIES)[number];
 
 /** The policy of a 429 refused by a service, counted where every refusal is answered (problem plugin). */
 const POLICY_OF_REFUSAL: Readonly<Record<string, RateLimitPolicy>> = {
   too_many_attempts: 'attempts',
+  too_many_failed_authentications: 'failed_authentications',
   subscription_request_limit: 'subscription_requests',
   too_many_streams: 'streams',
 };

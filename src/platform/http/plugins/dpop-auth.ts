@@ -4,7 +4,8 @@ import { DpopProofRefused } from '../../crypto/dpop.js';
 import type { DpopVerifier, VerifiedProof } from '../../crypto/dpop.js';
 import type { AuthContext } from '../../caller.js';
 import { sha256Base64url } from '../../crypto/tokens.js';
-import { refuse } from '../../errors.js';
+import { AppError, refuse } from '../../errors.js';
+import type { AuthFailures } from '../../limits/auth-failures.js';
 import type { ReplayCache } from '../../limits/replay-cache.js';
 import type { Metrics } from '../../metrics/metrics.js';
 
@@ -13,6 +14,8 @@ export interface DpopAuthOptions {
   replayCache: ReplayCache;
   /** Resolves an access token (by its hash, the proof's ath) to its caller, or refuses it (sessions module). */
   authenticate(accessTokenHash: string, proofJkt: string): Promise<AuthContext>;
+  /** Failed authentications per address and key (decision 003): counted on failure only, refused before any work. */
+  failures: AuthFailures;
   publicOrigin: string;
   now: () => number;
   /** Refused proofs by reason, refused replays. */
@@ -26,7 +29,7 @@ export interface DpopAuthOptions {
  * proof, whose key the route then binds new tokens to.
  */
 export const dpopAuthPlugin = fp(async (app: FastifyInstance, opts: DpopAuthOptions) => {
-  const { verifier, replayCache } = opts;
+  const { verifier, replayCache, failures } = opts;
 
   // RFC 6750 §3.1: a request with no credentials gets the challenge without an error code.
   const unauthenticated = (detail: string) => refuse('unauthenticated', detail);
@@ -93,13 +96,41 @@ export const dpopAuthPlugin = fp(async (app: FastifyInstance, opts: DpopAuthOpti
     }
   }
 
+  /**
+   * A wrong, expired or unknown token, or an invalid proof, counts against the address, and
+   * against the key only when the proof's signature verified (else anyone could spend another
+   * person's key's budget with its public half). Past a limit the failure answers 429 instead.
+   */
+  async function countFailure(request: FastifyRequest, error: unknown, jkt?: string): Promise<never> {
+    if (error instanceof AppError && (error.code === 'invalid_token' || error.code === 'invalid_dpop_proof')) {
+      const throttled = await failures.failed(request.ip, jkt).catch((countError: unknown) => {
+        request.log.warn({ err: countError }, 'counting a failed authentication failed');
+        return undefined;
+      });
+      if (throttled) throw throttled;
+    }
+    throw error;
+  }
+
   app.addHook('preHandler', async (request) => {
     const mode = request.routeOptions.config.auth;
     if (mode === 'session') {
+      // Refused from memory before any work: no proof check, no token lookup.
+      failures.refuseBlockedClient(request.ip);
       const tokenHash = sha256Base64url(accessToken(request));
-      const proof = await verifyDpopProof(request, tokenHash);
-      request.auth = await opts.authenticate(tokenHash, proof.jkt);
-      await refuseReplay(proof);
+      let proof: VerifiedProof;
+      try {
+        proof = await verifyDpopProof(request, tokenHash);
+      } catch (error) {
+        return countFailure(request, error);
+      }
+      failures.refuseBlockedKey(proof.jkt);
+      try {
+        request.auth = await opts.authenticate(tokenHash, proof.jkt);
+        await refuseReplay(proof);
+      } catch (error) {
+        await countFailure(request, error, proof.jkt);
+      }
       request.dpopJkt = proof.jkt;
       refuseDeletedAccount(request.auth, request.routeOptions.config.openWhileDeleted === true);
     } else if (mode === 'proof') {
