@@ -19,6 +19,7 @@ import './platform/http/fastify-types.js';
 import { lazyCompilers } from './platform/http/lazy-compile.js';
 import { openApiDocumentRoute } from './platform/http/openapi-document.js';
 import { createEdge } from './platform/http/edge.js';
+import { installJsonBodyParser } from './platform/http/json-body.js';
 import { clientPlugin } from './platform/http/plugins/client.js';
 import { corsPlugin } from './platform/http/plugins/cors.js';
 import { deprecationPlugin } from './platform/http/plugins/deprecation.js';
@@ -87,9 +88,11 @@ const API_DESCRIPTION = `Passwordless identity: a username, passkeys, sessions b
 
 Conventions: single resources carry schema_version and, when mutable, version (send it back as If-Match: "<version>");
 lists are {data, next_cursor, has_more} with limit (1-200, default 50) and cursor; errors are application/problem+json
-(RFC 9457) with a stable code, also before any route runs: 400 invalid_url, malformed_request, host_required; 404 not_found;
+(RFC 9457) with a stable code, also before any route runs: 400 invalid_url, malformed_request, host_required, invalid_json
+(not JSON, not UTF-8, or a lone surrogate in a string), json_too_deep (arrays and objects past 32 levels); 404 not_found;
 405 method_not_allowed with Allow; 408 request_timeout; 413 payload_too_large; 414 uri_too_long; 415 unsupported_media_type;
-417 expectation_failed; 431 header_fields_too_large; 503 shutting_down; every response carries VID-Request-Id and VID-API-Version; Idempotency-Key (a UUID) is
+417 expectation_failed; 431 header_fields_too_large; 503 shutting_down; every response carries VID-Request-Id, VID-API-Version
+and X-Content-Type-Options: nosniff; Idempotency-Key (a UUID) is
 required where marked and replays the first response with VID-Idempotent-Replay: true for 24 hours; rate-limited responses
 carry RateLimit-* headers and 429/503 carry Retry-After.`;
 
@@ -166,6 +169,8 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   const tags = [...modules.flatMap((module) => module.tags ?? []), ...PLATFORM_TAGS];
   // PRODUCT §0: every body is JSON; anything else is 415, not a string for the validator to refuse.
   app.removeContentTypeParser('text/plain');
+  // Strict UTF-8, a depth cap and well-formed strings, for every route (decision 130).
+  installJsonBodyParser(app);
   installValidators(app, compilers, schemas);
   await app.register(requestIdPlugin, { apiVersion: config.apiVersion });
   if (prometheus) await app.register(requestMetricsPlugin, { observe: prometheus.observeRequest });

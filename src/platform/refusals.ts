@@ -13,6 +13,7 @@ export const REFUSALS = {
   validation_failed: { status: 400, title: 'Validation failed' },
   bad_request: { status: 400, title: 'Bad request' },
   invalid_json: { status: 400, title: 'Invalid JSON' },
+  json_too_deep: { status: 400, title: 'JSON nested too deeply' },
   invalid_content_length: { status: 400, title: 'Invalid Content-Length' },
   // At the edge: answered before any route runs (docs/operations.md "Errors at the edge").
   invalid_url: { status: 400, title: 'Invalid URL' },

@@ -15,9 +15,10 @@ import type { RouteTable } from './route-table.js';
 /**
  * Errors at the edge (docs/operations.md): everything Node's HTTP parser, the router or the server
  * itself would answer before a route runs, answered as application/problem+json (RFC 9457) with
- * the refusal catalogue's codes, VID-Request-Id and VID-API-Version. Each piece sits where only
- * the rare request reaches it (an event Node emits for a refused or unusual request, a router
- * callback, the not-found path): a request that routes normally pays for none of it.
+ * the refusal catalogue's codes, VID-Request-Id, VID-API-Version and X-Content-Type-Options. Each
+ * piece sits where only the rare request reaches it (an event Node emits for a refused or unusual
+ * request, a router callback, the not-found path): a request that routes normally pays for none
+ * of it.
  */
 
 /** find-my-way's default, set explicitly so the router and the route table agree. */
@@ -46,6 +47,7 @@ function problemHeaders(error: AppError, requestId: string, body: string, apiVer
     'Content-Length': String(Buffer.byteLength(body)),
     'VID-Request-Id': requestId,
     'VID-API-Version': apiVersion,
+    'X-Content-Type-Options': 'nosniff',
     // RFC 9110 §10.2.3, as the problem plugin does for a routed refusal.
     ...(error.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(error.retryAfterSeconds) }),
   };
@@ -111,7 +113,7 @@ export function createEdge(opts: { apiVersion: string }): Edge {
 
   /** The router's refusals: no hook has run, so the headers every response carries are set here. */
   function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-    reply.header('VID-Request-Id', request.id).header('VID-API-Version', opts.apiVersion);
+    reply.header('VID-Request-Id', request.id).header('VID-API-Version', opts.apiVersion).header('X-Content-Type-Options', 'nosniff');
     let refusal: AppError;
     if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
       // RFC 9110 §15.5.15
