@@ -1,5 +1,6 @@
 import { defineModule } from '../../platform/module.js';
 import { accountQueries } from '../../platform/store/accounts.js';
+import { ceremonyQueries } from '../../platform/store/ceremonies.js';
 import { recoveryKeyQueries } from './queries.js';
 import { recoveryRoutes } from './routes.js';
 import { createRecoveryService, RECOVERY_SEAL_PURPOSE } from './service.js';
@@ -16,7 +17,7 @@ export const recoveryModule = defineModule({
   name: 'recovery',
   build({ config, clock, store, box, sealed, limiter, ceremonies, accountData, metrics }, { usernames, passkeys, totp, sessions, securityLog }) {
     const recovery = createRecoveryService({
-      db: store.repository({ keys: recoveryKeyQueries, accounts: accountQueries }),
+      db: store.repository({ keys: recoveryKeyQueries, accounts: accountQueries, ceremonies: ceremonyQueries }),
       clock,
       rp: config.webauthn,
       limits: config.recovery,

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { AuthContext } from '../../platform/caller.js';
 import type { Begun, Ceremonies } from '../../platform/ceremonies.js';
@@ -6,14 +7,16 @@ import type { Clock } from '../../platform/clock.js';
 import type { Config } from '../../platform/config.js';
 import { generateRecoveryKey, normalizeRecoveryKey, recoveryKeyVerifier, verifiersMatch } from '../../platform/crypto/recovery-key.js';
 import type { SecretBox } from '../../platform/crypto/secret-box.js';
-import { verifyCreation } from '../../platform/crypto/webauthn.js';
+import { CEREMONY_TIMEOUT_MS, verifyCreation } from '../../platform/crypto/webauthn.js';
 import type { RelyingParty } from '../../platform/crypto/webauthn.js';
 import { refuse } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
 import type { AttemptLimiter } from '../../platform/limits/attempt-limiter.js';
 import { countingOutcomes } from '../../platform/metrics/metrics.js';
 import type { Metrics } from '../../platform/metrics/metrics.js';
 import { signal } from '../../platform/signals/signal.js';
 import type { accountQueries } from '../../platform/store/accounts.js';
+import type { ceremonyQueries } from '../../platform/store/ceremonies.js';
 import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import { credentialExists } from '../methods/passkeys.js';
@@ -30,6 +33,10 @@ const PURPOSE = RECOVERY_SEAL_PURPOSE;
 const HOUR = 3600_000;
 // Compared against when the username is unknown, so both paths cost the same.
 const DECOY_VERIFIER = recoveryKeyVerifier('0'.repeat(32));
+// Looked up in place of an unknown account or an invalid name: ids and names no row can have
+// (account ids are acc_…; a canonical username has no spaces).
+const NO_ACCOUNT_ID = 'acc-none';
+const NO_USERNAME = ' ';
 
 /**
  * One answer for every failure (wrong key, wrong or missing code, unknown name): the response
@@ -40,7 +47,7 @@ const refused = () =>
 
 /** The recovery key (generated once at sign-up) and recovery on a new device without a passkey. */
 export function createRecoveryService(deps: {
-  db: RepositoryOf<{ keys: typeof recoveryKeyQueries; accounts: typeof accountQueries }>;
+  db: RepositoryOf<{ keys: typeof recoveryKeyQueries; accounts: typeof accountQueries; ceremonies: typeof ceremonyQueries }>;
   clock: Clock;
   rp: RelyingParty;
   limits: Config['recovery'];
@@ -84,21 +91,39 @@ export function createRecoveryService(deps: {
       await throttle(`recovery:client:${input.client.ip}`, limits.perClientPerHour);
       await throttle(`recovery:user:${canonical ?? input.username.toLowerCase()}`, limits.perUsernamePerHour);
 
-      const account = canonical ? await db.direct.accounts.findByCanonical(canonical) : undefined;
-      const stored = account ? await db.direct.keys.find(account.id) : undefined;
+      // An unknown name does the work of a known one with a wrong key (decision 009): the same
+      // two reads, the same hashing, one transaction with the same read and one write. Else the
+      // time of the refusal would say whether the name has an account.
+      const account = await db.direct.accounts.findByCanonical(canonical ?? NO_USERNAME);
+      const subject = account?.id ?? NO_ACCOUNT_ID;
+      const stored = await db.direct.keys.find(subject);
       const typed = normalizeRecoveryKey(input.recoveryKey);
       const keyMatches = verifiersMatch(typed ? recoveryKeyVerifier(typed) : DECOY_VERIFIER, stored?.verifier ?? DECOY_VERIFIER) && !!typed && !!stored;
-      if (!account) throw refused();
 
-      const outcome = await db.transaction(async (_, tx) => {
+      const outcome = await db.transaction(async (q, tx) => {
         // Rule 7: with an active authenticator, the key alone is not enough.
-        const needsCode = await totp.hasActive(tx, account.id);
-        const codeOk = !needsCode || (input.totpCode !== undefined && keyMatches && (await totp.verifyAny(tx, account.id, input.totpCode)));
+        const needsCode = await totp.hasActive(tx, subject);
+        const codeOk = !needsCode || (input.totpCode !== undefined && keyMatches && (await totp.verifyAny(tx, subject, input.totpCode)));
+        if (!account) {
+          // In place of the security-log row: a challenge nobody is given (its id never leaves
+          // here, and recovery/finish takes only challenges that name an account); pruned in 5 min.
+          await q.ceremonies.insert({
+            id: newId('cer'),
+            kind: 'recovery',
+            challenge: randomBytes(32).toString('base64url'),
+            username: null,
+            user_handle: null,
+            account_id: null,
+            session_id: null,
+            expires_at: clock.now() + CEREMONY_TIMEOUT_MS,
+          });
+          return false;
+        }
         const ok = keyMatches && codeOk;
         await securityLog.record(tx, account.id, ok ? 'recovery_succeeded' : 'recovery_failed', input.client);
         return ok;
       });
-      if (!outcome) throw refused();
+      if (!outcome || !account) throw refused();
 
       return deps.ceremonies.beginCreation(
         'recovery',
