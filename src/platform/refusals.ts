@@ -30,6 +30,8 @@ export const REFUSALS = {
   not_found: { status: 404, title: 'Not found' },
   idempotency_key_reused: { status: 409, title: 'Idempotency-Key reused' },
   idempotency_request_in_progress: { status: 409, title: 'Request in progress' },
+  // A row named by the request went away meanwhile (a foreign key the database refused): try again.
+  concurrent_change: { status: 409, title: 'Concurrent change' },
   cursor_expired: { status: 410, title: 'Cursor expired' },
   version_mismatch: { status: 412, title: 'Version mismatch' },
   payload_too_large: { status: 413, title: 'Payload too large' },

@@ -60,9 +60,16 @@ export function createSubscriptionService(deps: { db: Repo; clock: Clock }) {
     await signal(tx, row.subscriber_id, 'contacts.changed');
   }
 
-  async function refuseUnknownProfile(tx: Tx, ownerId: string, profileId: string): Promise<void> {
+  /**
+   * Before a subscription is put onto a profile: takes the owner's account lock (with the owner's
+   * signal, written now rather than after) and then the profile's row lock, the order a profile's
+   * delete takes them in. A delete that came first has committed by then and the profile is
+   * gone (404); one that comes later waits, then moves this subscriber along.
+   */
+  async function holdProfile(tx: Tx, ownerId: string, profileId: string): Promise<void> {
+    await signal(tx, ownerId, 'subscriptions.changed');
     // Another account's profile answers like an unknown one (404, never 403).
-    if (!(await db.in(tx).subs.ownsProfile(ownerId, profileId))) throw refuse('profile_not_found', 'you have no profile with this id');
+    if (!(await db.in(tx).subs.lockOwnProfile(ownerId, profileId))) throw refuse('profile_not_found', 'you have no profile with this id');
   }
 
   /** Applies one row of the state table, or says why not: 404 when not the owner's, 409 otherwise. */
@@ -152,9 +159,9 @@ export function createSubscriptionService(deps: { db: Repo; clock: Clock }) {
     /** pending → active on one of the owner's profiles. */
     async approve(auth: AuthContext, id: string, profileId: string): Promise<SubscriptionView> {
       return db.transaction(async (_, tx) => {
-        await refuseUnknownProfile(tx, auth.account.id, profileId);
+        await holdProfile(tx, auth.account.id, profileId);
         const { after } = await apply(tx, auth, id, 'approve', { profile_id: profileId, card_since: clock.now() });
-        await statusChanged(tx, after);
+        await signal(tx, after.subscriber_id, 'contacts.changed');
         return view(tx, auth.account.id, id);
       });
     },
@@ -172,11 +179,11 @@ export function createSubscriptionService(deps: { db: Repo; clock: Clock }) {
     /** active → active on another profile: the subscriber's card changes, and they are told. */
     async move(auth: AuthContext, id: string, profileId: string): Promise<SubscriptionView> {
       return db.transaction(async (q, tx) => {
-        await refuseUnknownProfile(tx, auth.account.id, profileId);
-        const current = await mustFind(tx, auth.account.id, id);
-        if (current.status === 'active' && current.profile_id === profileId) return subscriptionView(current);
+        // Already there: nothing changes and nobody is told.
+        const current = await q.subs.find('owner', auth.account.id, id);
+        if (current?.status === 'active' && current.profile_id === profileId) return subscriptionView(current);
+        await holdProfile(tx, auth.account.id, profileId);
         const { before, after } = await apply(tx, auth, id, 'move', { profile_id: profileId, card_since: clock.now() });
-        await signal(tx, after.owner_id, 'subscriptions.changed');
         if ((await q.subs.cardHash(before.profile_id)) !== (await q.subs.cardHash(after.profile_id))) {
           await signal(tx, after.subscriber_id, 'contact.card.changed', { id: after.id });
         }

@@ -2,6 +2,8 @@ import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
 import { keysetPage } from '../../platform/store/keyset.js';
 import { preparedQuery } from '../../platform/store/prepared.js';
+import { lockingRead } from '../../platform/store/row-locks.js';
+import type { Dialect } from '../../platform/store/store.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
 import type { AccountsTable } from '../../platform/store/schema.js';
 import type { FieldsTable } from '../fields/queries.js';
@@ -72,7 +74,7 @@ export interface RenderedCardColumns {
   card_updated_at: number;
 }
 
-export function profileQueries(db: Kysely<ProfileTables>) {
+export function profileQueries(db: Kysely<ProfileTables>, dialect: Dialect) {
   /** A profile as its owner sees it, with how many fields it shows. */
   const rows = () =>
     db
@@ -147,6 +149,13 @@ export function profileQueries(db: Kysely<ProfileTables>) {
     /** A profile's rendered card (the export shows each profile with what its audience sees). */
     async cardJson(accountId: string, id: string): Promise<string | undefined> {
       return (await db.selectFrom('profiles').select('card_json').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst())?.card_json;
+    },
+    /**
+     * Locks the profile (row lock, PostgreSQL) for its delete: a grant that holds it (an approval,
+     * a move, a share link) finishes first, so the delete sees and moves what it granted.
+     */
+    async lockForRemoval(accountId: string, id: string): Promise<boolean> {
+      return !!(await lockingRead(db.selectFrom('profiles').select('id').where('id', '=', id).where('account_id', '=', accountId), dialect, 'update').executeTakeFirst());
     },
     async remove(accountId: string, id: string, expectedVersion: number): Promise<boolean> {
       const result = await db.deleteFrom('profiles').where('id', '=', id).where('account_id', '=', accountId).where('version', '=', expectedVersion).executeTakeFirst();

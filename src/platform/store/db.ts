@@ -100,3 +100,14 @@ export function uniqueViolation(error: unknown): { constraint: string } | undefi
   }
   return undefined;
 }
+
+/**
+ * A foreign-key violation, on either dialect: a row names another that is gone (a race the
+ * transaction's own checks and locks should have caught; answered as a refusal, never a 500).
+ */
+export function foreignKeyViolation(error: unknown): { constraint: string } | undefined {
+  const e = error as { code?: string; constraint?: string };
+  if (e?.code === '23503') return { constraint: e.constraint ?? '' };
+  if (e?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return { constraint: '' };
+  return undefined;
+}

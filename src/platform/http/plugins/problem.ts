@@ -4,6 +4,7 @@ import { AppError, refuse } from '../../errors.js';
 import type { FieldError } from '../../errors.js';
 import type { RouteTable } from '../route-table.js';
 import { limitPolicyOfRefusal } from '../../metrics/metrics.js';
+import { foreignKeyViolation } from '../../store/db.js';
 import type { Metrics } from '../../metrics/metrics.js';
 
 /** Problem type URIs are URNs: stable names, not links that could rot. */
@@ -43,6 +44,9 @@ function toAppError(error: FastifyError & { validation?: AjvIssue[]; validationC
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return refuse('invalid_content_length', 'Content-Length does not match the body');
   }
+  // The last line of defence against a race the services' locks missed: a row the request names
+  // (a profile being granted) was deleted meanwhile. Nothing was written; the client may retry.
+  if (foreignKeyViolation(error)) return refuse('concurrent_change', { detail: 'something this request refers to was removed meanwhile; read it again and retry', cause: error });
   if (error instanceof SyntaxError || error.statusCode === 400) return refuse('bad_request', 'the request could not be read');
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
     return new BadRequestWithStatus(error.statusCode);
