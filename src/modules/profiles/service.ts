@@ -278,12 +278,12 @@ export function createProfileService(deps: {
     async remove(auth: AuthContext, id: string, expectedVersion: number, moveTo: string | undefined): Promise<void> {
       const accountId = auth.account.id;
       await db.transaction(async (q, tx) => {
-        await signal(tx, accountId, 'profiles.changed');
         // The account's lock first (the signal), as every grant of a profile takes it first; then
         // the profile's own, so a grant that got it (an approval onto it, a link for it) is
         // committed before the subscribers and links to move are read below.
-        const current = await mustFind(tx, accountId, id);
+        await signal(tx, accountId, 'profiles.changed');
         await q.profiles.lockForRemoval(accountId, id);
+        const current = await mustFind(tx, accountId, id);
         if (current.version !== expectedVersion) throw refuse('version_mismatch', 'the profile changed since you read it; fetch it again');
         if (moveTo !== undefined) {
           if (moveTo === id) throw refuse('validation_failed', { detail: 'move_to names the profile being deleted', errors: [{ path: 'querystring:/move_to', code: 'move_to_same', message: 'name another of your profiles' }] });

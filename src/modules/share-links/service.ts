@@ -122,11 +122,11 @@ export function createShareLinkService(deps: {
         revoked_at: null,
       };
       await db.transaction(async (q, tx) => {
-        // Another account's profile answers like an unknown one (404, never 403).
         // The account's lock (the signal) and then the profile's, in the order a profile's delete
         // takes them: a delete that came first has committed and the profile is gone (404); one
         // that comes later waits, then moves this link along.
         await signal(tx, auth.account.id, 'share_links.changed');
+        // Another account's profile answers like an unknown one (404, never 403).
         if (!(await q.links.lockOwnProfile(auth.account.id, input.profile_id))) throw refuse('profile_not_found', 'you have no profile with this id');
         await q.links.insert(link);
       });
@@ -180,11 +180,11 @@ export function createShareLinkService(deps: {
     async redeem(auth: AuthContext, token: string): Promise<string> {
       const found = await live(token);
       return db.transaction(async (q, tx) => {
-        const link = await q.links.takeUse(found.id, clock.now());
-        if (!link) throw gone();
         // The owner's lock (the signal) first, as a profile's delete takes it first: the link's
         // profile read below is the one after any delete that moved the link (or dropped it).
         await signal(tx, found.owner_id, 'share_links.changed');
+        const link = await q.links.takeUse(found.id, clock.now());
+        if (!link) throw gone();
         return deps.subscriptions.subscribe(tx, auth, { ownerId: link.owner_id, link: { id: link.id, profileId: link.profile_id, autoApprove: link.auto_approve === 1 } });
       });
     },
