@@ -27,6 +27,7 @@ export type CeremonyKind = 'register' | 'login' | 'add_passkey' | 'recovery' | '
 export interface Begun<Options> {
   ceremony_id: string;
   options: Options;
+  schema_version: 1;
 }
 
 const credentialRefs = (credentials: CredentialRef[]) => credentials.map((c) => ({ id: c.credential_id, transports: JSON.parse(c.transports) as string[] }));
@@ -64,7 +65,7 @@ export function createCeremonies(deps: { store: Store; rp: RelyingParty; now: ()
       scope: CeremonyScope,
     ): Promise<Begun<PublicKeyCredentialCreationOptionsJSON>> {
       const options = await creationOptions(rp, user, credentialRefs(exclude));
-      return { ceremony_id: await keep(kind, options.challenge, { ...scope, userHandle: user.handle }), options };
+      return { ceremony_id: await keep(kind, options.challenge, { ...scope, userHandle: user.handle }), options, schema_version: 1 };
     },
 
     /** Creation options whose challenge the caller keeps itself (a join attempt holds its own). */
@@ -73,7 +74,7 @@ export function createCeremonies(deps: { store: Store; rp: RelyingParty; now: ()
     /** Options to sign with one of `allow` (none: a discoverable sign-in). */
     async beginRequest(kind: CeremonyKind, allow: CredentialRef[], scope: CeremonyScope): Promise<Begun<PublicKeyCredentialRequestOptionsJSON>> {
       const options = await requestOptions(rp, credentialRefs(allow));
-      return { ceremony_id: await keep(kind, options.challenge, scope), options };
+      return { ceremony_id: await keep(kind, options.challenge, scope), options, schema_version: 1 };
     },
 
     /**

@@ -42,11 +42,11 @@ for (const backend of backends) {
       await assert.rejects(client.account.remove(), (error) => isProblem(error) && error.code === 'step_up_required');
 
       // What deleting means here, said before asking.
-      assert.deepEqual(await client.account.deletionTerms(), { grace_days: 7, username_hold_days: 0 });
+      assert.deepEqual(await client.account.deletionTerms(), { grace_days: 7, username_hold_days: 0, schema_version: 1 });
       const deletion = await client.account.remove({ stepUp });
       assert.equal(deletion.status, 'deleted');
       assert.equal(Date.parse(deletion.purge_at) - Date.parse(deletion.deleted_at), 7 * 86_400_000);
-      assert.deepEqual(await client.account.deletionTerms(), { grace_days: 7, username_hold_days: 0 }, 'and while deleted');
+      assert.deepEqual(await client.account.deletionTerms(), { grace_days: 7, username_hold_days: 0, schema_version: 1 }, 'and while deleted');
       const me = await client.me.get();
       assert.deepEqual([me.status, me.deleted_at, me.purge_at], ['deleted', deletion.deleted_at, deletion.purge_at]);
       await assert.rejects(client.profiles.get(profile.id), (error) => isProblem(error) && error.status === 403 && error.code === 'account_deleted');

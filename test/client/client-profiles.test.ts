@@ -27,7 +27,7 @@ for (const backend of backends) {
       const profile = await client.profiles.create({ name: 'Friends', public: true });
       assert.equal(profile.field_count, 0);
       const exposure = await client.profiles.expose(profile.id, field.id, { label: 'Called' });
-      assert.deepEqual(exposure, { field_id: field.id, label: 'Called', position: 0 });
+      assert.deepEqual(exposure, { field_id: field.id, label: 'Called', position: 0, schema_version: 1 });
       assert.deepEqual((await client.profiles.exposures(profile.id)).map((e) => e.field_id), [field.id]);
 
       const first = await client.cards.get(`/profiles/${profile.id}/preview`);

@@ -26,7 +26,7 @@ for (const backend of backends) {
     it('reports a free name as available with its canonical (case-folded) form and no reason', async () => {
       const res = await check('Charlotte.Free');
       assert.equal(res.status, 200);
-      assert.deepEqual(res.body, { username: 'Charlotte.Free', canonical: 'charlotte.free', available: true });
+      assert.deepEqual(res.body, { username: 'Charlotte.Free', canonical: 'charlotte.free', available: true, schema_version: 1 });
     });
 
     it('treats names case-insensitively: "Alice" is taken once "alice" signed up', async () => {

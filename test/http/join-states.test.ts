@@ -81,7 +81,7 @@ for (const backend of backends) {
         const sessionsBefore = await liveSessions(phone.accountId);
         const { res, key } = await redeem(t.client, phone.username, code);
         assert.equal(res.status, 201, JSON.stringify(res.body));
-        assert.deepEqual(Object.keys(res.body).sort(), ['attempt_id', 'expires_at', 'status']);
+        assert.deepEqual(Object.keys(res.body).sort(), ['attempt_id', 'expires_at', 'schema_version', 'status']);
         assert.equal(res.body.status, 'awaiting_approval');
         assert.equal(Date.parse(res.body.expires_at), t.clock.now() + ATTEMPT_TTL_MS);
         assert.equal(await liveSessions(phone.accountId), sessionsBefore, 'redeem opened a session');

@@ -113,7 +113,7 @@ for (const backend of backends) {
       // Before deciding, the terms this server keeps (its ACCOUNT_GRACE_DAYS, USERNAME_HOLD_DAYS); no session, no answer.
       const terms = await s.get(alice, '/account/deletion-terms');
       assert.equal(terms.status, 200);
-      assert.deepEqual(terms.body, { grace_days: 30, username_hold_days: 365 });
+      assert.deepEqual(terms.body, { grace_days: 30, username_hold_days: 365, schema_version: 1 });
       assert.equal((await t.client.call('GET', `${API}/account/deletion-terms`)).status, 401);
       const bobSignalsBefore = (await s.signals(bob)).length;
       const deletion = await deleteAccount(alice);

@@ -148,7 +148,7 @@ for (const backend of backends) {
 
       const first = await expose(device, profile.id, phone.id);
       assert.equal(first.status, 201, JSON.stringify(first.body));
-      assert.deepEqual(first.body, { field_id: phone.id, label: null, position: 0 });
+      assert.deepEqual(first.body, { field_id: phone.id, label: null, position: 0, schema_version: 1 });
       assert.equal((await expose(device, profile.id, email.id)).body.position, 1);
       const atFront = await expose(device, profile.id, url.id, { position: 0, label: 'Homepage' });
       assert.equal(atFront.status, 201);
@@ -157,7 +157,7 @@ for (const backend of backends) {
 
       const moved = await expose(device, profile.id, url.id, { position: 2 });
       assert.equal(moved.status, 200);
-      assert.deepEqual(moved.body, { field_id: url.id, label: 'Homepage', position: 2 });
+      assert.deepEqual(moved.body, { field_id: url.id, label: 'Homepage', position: 2, schema_version: 1 });
       assert.deepEqual((await order()).map((e: any) => e.field_id), [phone.id, email.id, url.id]);
       assert.equal((await expose(device, profile.id, phone.id, { label: 'Desk' })).body.label, 'Desk');
       assert.equal((await expose(device, profile.id, phone.id, { label: '' })).body.label, null);

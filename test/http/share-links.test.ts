@@ -47,7 +47,7 @@ for (const backend of backends) {
 
       const resolved = await resolve(link.token);
       assert.equal(resolved.status, 200);
-      assert.deepEqual(resolved.body, { owner: { username: alice.username, display_name: 'Alice' }, profile_name: 'Work', auto_approve: true, expires_at: null });
+      assert.deepEqual(resolved.body, { owner: { username: alice.username, display_name: 'Alice' }, profile_name: 'Work', auto_approve: true, expires_at: null, schema_version: 1 });
 
       const bob = await s.person('bob');
       const contact = await redeem(bob, link.token);

@@ -16,11 +16,13 @@ export interface AccountDeletion {
   status: 'deleted';
   deleted_at: string;
   purge_at: string;
+  schema_version: 1;
 }
 
 export interface DeletionTerms {
   grace_days: number;
   username_hold_days: number;
+  schema_version: 1;
 }
 
 /**
@@ -44,7 +46,7 @@ export function createLifecycleService(deps: {
   return {
     /** This server's grace and hold, so a person is told the real dates before deciding. */
     terms(): DeletionTerms {
-      return { grace_days: deps.graceDays, username_hold_days: deps.usernameHoldDays };
+      return { grace_days: deps.graceDays, username_hold_days: deps.usernameHoldDays, schema_version: 1 };
     },
 
     /** DELETE /account: restorable until purge_at; other devices signed out, subscribers told. */
@@ -59,7 +61,7 @@ export function createLifecycleService(deps: {
         await signal(tx, auth.account.id, 'account.changed');
         await deps.securityLog.record(tx, auth.account.id, 'account_deleted', client);
       });
-      return { status: 'deleted', deleted_at: iso(now), purge_at: iso(purgeAt) };
+      return { status: 'deleted', deleted_at: iso(now), purge_at: iso(purgeAt), schema_version: 1 };
     },
 
     /** POST /account/undelete: everything as it was; subscribers see the contact come back. */

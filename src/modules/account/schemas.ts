@@ -8,6 +8,7 @@ export const AccountDeletionSchema = Type.Object(
     status: Type.Literal('deleted'),
     deleted_at: IsoDateTime,
     purge_at: IsoDateTime,
+    schema_version: Type.Literal(1),
   },
   { $id: 'AccountDeletion', title: 'AccountDeletion', additionalProperties: false, description: 'Until purge_at, sign in and POST /account/undelete restore everything' },
 );
@@ -16,6 +17,7 @@ export const DeletionTermsSchema = Type.Object(
   {
     grace_days: Type.Integer({ minimum: 1, description: 'Days a deleted account can be restored before it is erased (ACCOUNT_GRACE_DAYS)' }),
     username_hold_days: Type.Integer({ minimum: 0, description: 'Days the username stays reserved after the erasure, so nobody can pose as the person (USERNAME_HOLD_DAYS)' }),
+    schema_version: Type.Literal(1),
   },
   { $id: 'DeletionTerms', title: 'DeletionTerms', additionalProperties: false, description: 'What deleting the account means on this server, to say before asking' },
 );

@@ -69,8 +69,8 @@ export async function catalogRoutes(app: FastifyInstance, opts: { catalog: Field
   }, async (request) => {
     const { definition } = entryOf(request.params.key);
     const outcome = catalog.check(definition, request.body.value, request.body.country, undefined, opts.now());
-    if (!outcome.ok) return { valid: false, normalized: null, original: null, country: null, details: null, errors: outcome.errors };
+    if (!outcome.ok) return { valid: false, normalized: null, original: null, country: null, details: null, errors: outcome.errors, schema_version: 1 as const };
     const { value, original, country, details } = outcome.checked;
-    return { valid: true, normalized: value, original, country, details, errors: [] };
+    return { valid: true, normalized: value, original, country, details, errors: [], schema_version: 1 as const };
   });
 }

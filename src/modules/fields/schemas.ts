@@ -106,6 +106,7 @@ export const FieldValidation = Type.Object(
     country: Nullable(Type.String({ description: 'The country the field would carry' })),
     details: Nullable(ref(FieldDetails)),
     errors: Type.Array(FieldErrorItem),
+    schema_version: Type.Literal(1),
   },
   { $id: 'FieldValidation', title: 'FieldValidation', additionalProperties: false },
 );

@@ -116,7 +116,7 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
       tags: ['join'],
       summary: 'Creation options to keep this device (persist_device true)',
       body: AttemptBody,
-      response: { 200: Type.Object({ options: ref(CreationOptions) }, { title: 'JoinRegisterOptions', additionalProperties: false }), 403: notApproved, 404: notFound, 410: gone },
+      response: { 200: Type.Object({ options: ref(CreationOptions), schema_version: Type.Literal(1) }, { title: 'JoinRegisterOptions', additionalProperties: false }), 403: notApproved, 404: notFound, 410: gone },
     },
   }, async (request) => join.registerOptions(request.body.attempt_id, request.dpopJkt!));
 

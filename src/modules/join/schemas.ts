@@ -8,6 +8,7 @@ export const JoinAttempt = Type.Object(
     attempt_id: Type.String(),
     status: Type.Union([Type.Literal('awaiting_approval'), Type.Literal('approved'), Type.Literal('denied'), Type.Literal('finished'), Type.Literal('expired')]),
     expires_at: IsoDateTime,
+    schema_version: Type.Literal(1),
   },
   { $id: 'JoinAttempt', title: 'JoinAttempt', additionalProperties: false },
 );
@@ -27,7 +28,7 @@ export const PendingJoin = Type.Object(
 );
 
 export const JoinCode = Type.Object(
-  { code: Type.String({ pattern: '^[0-9]{6}$' }), expires_at: IsoDateTime },
+  { code: Type.String({ pattern: '^[0-9]{6}$' }), expires_at: IsoDateTime, schema_version: Type.Literal(1) },
   { title: 'JoinCode', additionalProperties: false },
 );
 

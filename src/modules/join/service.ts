@@ -36,6 +36,7 @@ export interface AttemptView {
   attempt_id: string;
   status: JoinStatus;
   expires_at: string;
+  schema_version: 1;
 }
 
 export interface PendingAttempt {
@@ -92,7 +93,7 @@ export function createJoinService(deps: {
   const codeHash = (accountId: string, code: string) => hashUnder(deps.codeKeys[0]!, accountId, code);
   // Codes live 2 minutes and are never re-hashed: one issued under the previous key still redeems.
   const codeHashes = (accountId: string, code: string) => deps.codeKeys.map((key) => hashUnder(key, accountId, code));
-  const view = (row: JoinAttemptRecord): AttemptView => ({ attempt_id: row.id, status: statusOf(row, clock.now()), expires_at: new Date(row.expires_at).toISOString() });
+  const view = (row: JoinAttemptRecord): AttemptView => ({ attempt_id: row.id, status: statusOf(row, clock.now()), expires_at: new Date(row.expires_at).toISOString(), schema_version: 1 });
 
   async function throttle(username: string, ip: string): Promise<void> {
     const detail = 'too many join attempts; wait before trying again';
@@ -167,7 +168,7 @@ export function createJoinService(deps: {
   }
 
   return {
-    async issue(auth: AuthContext): Promise<{ code: string; expires_at: string }> {
+    async issue(auth: AuthContext): Promise<{ code: string; expires_at: string; schema_version: 1 }> {
       if (!auth.trusted) throw trustedOnly();
       const now = clock.now();
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
@@ -179,7 +180,7 @@ export function createJoinService(deps: {
         created_at: now,
         expires_at: now + JOIN_CODE_TTL_MS,
       });
-      return { code, expires_at: new Date(now + JOIN_CODE_TTL_MS).toISOString() };
+      return { code, expires_at: new Date(now + JOIN_CODE_TTL_MS).toISOString(), schema_version: 1 };
     },
 
     /** Never logs in: the new device only gets an attempt to wait on (spec rule 1). */
@@ -247,7 +248,7 @@ export function createJoinService(deps: {
       return view((await direct.join.findAttempt(row.id))!);
     },
 
-    async registerOptions(attemptId: string, jkt: string): Promise<{ options: PublicKeyCredentialCreationOptionsJSON }> {
+    async registerOptions(attemptId: string, jkt: string): Promise<{ options: PublicKeyCredentialCreationOptionsJSON; schema_version: 1 }> {
       const row = await redeemersAttempt(attemptId, jkt);
       const status = statusOf(row, clock.now());
       if (status === 'expired') throw notAwaiting(row);
@@ -260,7 +261,7 @@ export function createJoinService(deps: {
         await passkeys.credentials(account.id),
       );
       await direct.join.setChallenge(row.id, options.challenge);
-      return { options };
+      return { options, schema_version: 1 };
     },
 
     /** approved → session issued (spec table rows 5 and 6). */

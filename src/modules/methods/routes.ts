@@ -44,7 +44,7 @@ export async function passkeyRoutes(app: FastifyInstance, opts: { passkeys: Pass
       tags: ['auth'],
       summary: 'Begin adding another passkey (step-up)',
       description: 'Creation options excluding your existing passkeys; finish from this same session within 5 minutes.',
-      response: { 200: Type.Object({ ceremony_id: Type.String(), options: ref(CreationOptions) }, { title: 'AddPasskeyBeginResult', additionalProperties: false }) },
+      response: { 200: Type.Object({ ceremony_id: Type.String(), options: ref(CreationOptions), schema_version: Type.Literal(1) }, { title: 'AddPasskeyBeginResult', additionalProperties: false }) },
     },
   }, async (request) => methods.addBegin(request.auth!));
 

@@ -63,6 +63,7 @@ export const ExposureSchema = Type.Object(
     field_id: Type.String(),
     label: Nullable(Type.String({ maxLength: PROFILE_LIMITS.labelLength, description: 'Shown instead of the field\'s label; null: the field\'s own' })),
     position: Type.Integer({ minimum: 0, description: '0 is first' }),
+    schema_version: Type.Literal(1),
   },
   { $id: 'Exposure', title: 'Exposure', additionalProperties: false },
 );

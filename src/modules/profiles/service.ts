@@ -36,6 +36,7 @@ export interface ExposureView {
   field_id: string;
   label: string | null;
   position: number;
+  schema_version: 1;
 }
 
 export interface ProfileInput {
@@ -162,7 +163,7 @@ export function createProfileService(deps: {
     return row;
   }
 
-  const exposureView = (row: ExposureRecord, position: number): ExposureView => ({ field_id: row.field_id, label: row.label, position });
+  const exposureView = (row: ExposureRecord, position: number): ExposureView => ({ field_id: row.field_id, label: row.label, position, schema_version: 1 });
 
   async function get(auth: AuthContext, id: string): Promise<ProfileView> {
     const row = await db.direct.profiles.find(auth.account.id, id);

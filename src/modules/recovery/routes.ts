@@ -41,7 +41,7 @@ export async function recoveryRoutes(app: FastifyInstance, opts: { recovery: Rec
         'With at least one active authenticator app the recovery key AND a current code are needed; without one, the key alone. Every failure gets the same 403 recovery_refused, whatever was wrong. Attempts are limited per username and per client.',
       body: RecoveryBeginBody,
       response: {
-        200: Type.Object({ ceremony_id: Type.String(), options: ref(CreationOptions) }, { title: 'RecoveryBeginResult', additionalProperties: false }),
+        200: Type.Object({ ceremony_id: Type.String(), options: ref(CreationOptions), schema_version: Type.Literal(1) }, { title: 'RecoveryBeginResult', additionalProperties: false }),
         403: problem('Recovery refused (recovery_refused)'),
       },
     },

@@ -10,6 +10,7 @@ export const Tokens = Type.Object(
     refresh_token: Type.String(),
     refresh_expires_in: Type.Integer({ description: 'Seconds the refresh token stays valid unless used' }),
     trusted: Type.Boolean({ description: 'false for an ephemeral (join without persist_device) session' }),
+    schema_version: Type.Literal(1),
   },
   { $id: 'Tokens', title: 'Tokens', additionalProperties: false },
 );

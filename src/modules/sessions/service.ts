@@ -23,6 +23,7 @@ export interface IssuedTokens {
   refresh_token: string;
   refresh_expires_in: number;
   trusted: boolean;
+  schema_version: 1;
 }
 
 export interface SessionView {
@@ -69,6 +70,7 @@ export function createSessionService(deps: {
       refresh_token: refresh,
       refresh_expires_in: Math.floor((refreshExpiresAt - now) / 1000),
       trusted: session.trusted,
+      schema_version: 1,
     };
     return { issued, accessHash: sha256Base64url(access), refreshHash: sha256Base64url(refresh), accessExpiresAt, refreshExpiresAt };
   }
@@ -184,6 +186,7 @@ export function createSessionService(deps: {
           refresh_token: refresh,
           refresh_expires_in: Math.floor((renewed.refresh_expires_at - now) / 1000),
           trusted: renewed.trusted === 1,
+          schema_version: 1,
         };
       }
       // No row: an unknown or reused token, another key, an ended session. The full path says which.

@@ -53,6 +53,7 @@ export const ResolvedShareLinkSchema = Type.Object(
     profile_name: Type.String(),
     auto_approve: Type.Boolean(),
     expires_at: Nullable(IsoDateTime),
+    schema_version: Type.Literal(1),
   },
   { title: 'ResolvedShareLink', additionalProperties: false },
 );

@@ -32,6 +32,7 @@ export interface ResolvedShareLink {
   profile_name: string;
   auto_approve: boolean;
   expires_at: string | null;
+  schema_version: 1;
 }
 
 /** What link tokens are sealed with (associated data); the rotation re-seals them under it. */
@@ -173,6 +174,7 @@ export function createShareLinkService(deps: {
         profile_name: link.profile_name,
         auto_approve: link.auto_approve === 1,
         expires_at: iso(link.expires_at),
+        schema_version: 1,
       };
     },
 

@@ -7,7 +7,7 @@ import { Username } from '../usernames/schemas.js';
 
 export const RegisterBeginBody = Type.Object({ username: Username }, { additionalProperties: false });
 export const RegisterBeginResult = Type.Object(
-  { ceremony_id: Type.String(), options: ref(CreationOptions) },
+  { ceremony_id: Type.String(), options: ref(CreationOptions), schema_version: Type.Literal(1) },
   { title: 'RegisterBeginResult', additionalProperties: false },
 );
 export const RegisterFinishBody = Type.Object(
@@ -16,13 +16,13 @@ export const RegisterFinishBody = Type.Object(
 );
 
 export const LoginBeginResult = Type.Object(
-  { ceremony_id: Type.String(), options: ref(RequestOptions) },
+  { ceremony_id: Type.String(), options: ref(RequestOptions), schema_version: Type.Literal(1) },
   { title: 'LoginBeginResult', additionalProperties: false },
 );
 export const LoginFinishBody = Type.Object({ ceremony_id: CeremonyId, credential: ref(AuthenticationCredential) }, { additionalProperties: false });
 
 
 export const Registration = Type.Object(
-  { account: ref(MeSchema), passkey_id: Type.String(), tokens: ref(Tokens) },
+  { account: ref(MeSchema), passkey_id: Type.String(), tokens: ref(Tokens), schema_version: Type.Literal(1) },
   { title: 'Registration', additionalProperties: false },
 );

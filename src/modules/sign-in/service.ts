@@ -29,6 +29,7 @@ export interface Registration {
   account: MeView;
   passkey_id: string;
   tokens: IssuedTokens;
+  schema_version: 1;
 }
 
 /** Sign-up and sign-in with a discoverable passkey (spec: Authentication 3 and 4). */
@@ -89,7 +90,7 @@ export function createSignInService(deps: {
           await deps.recovery.createKey(tx, account.id);
           const tokens = await sessions.open(tx, { accountId: account.id, jkt: input.jkt, trusted: true, client: input.client });
           await securityLog.record(tx, account.id, 'account_created', input.client);
-          return { account: deps.me.view(account), passkey_id: passkeyId, tokens };
+          return { account: deps.me.view(account), passkey_id: passkeyId, tokens, schema_version: 1 };
         });
       } catch (error) {
         const violation = uniqueViolation(error);

@@ -15,7 +15,7 @@ export async function stepUpRoutes(app: FastifyInstance, opts: { stepUp: StepUpS
       description:
         'Sign the options with navigator.credentials.get() (user verification required), then send base64url(JSON of the assertion) as the VID-Step-Up header of the sensitive request, within 5 minutes, from this same session. Each assertion works once. Ephemeral sessions cannot step up.',
       response: {
-        200: Type.Object({ ceremony_id: Type.String(), options: ref(RequestOptions) }, { title: 'StepUpBeginResult', additionalProperties: false }),
+        200: Type.Object({ ceremony_id: Type.String(), options: ref(RequestOptions), schema_version: Type.Literal(1) }, { title: 'StepUpBeginResult', additionalProperties: false }),
         403: problem('Ephemeral session (ephemeral_session)'),
       },
     },

@@ -17,6 +17,6 @@ export async function usernameRoutes(app: FastifyInstance, opts: { usernames: Us
         response: { 200: ref(UsernameCheckResult) },
       },
     },
-    async (request) => opts.usernames.check(request.body.username),
+    async (request) => ({ ...(await opts.usernames.check(request.body.username)), schema_version: 1 as const }),
   );
 }

@@ -11,6 +11,7 @@ export const UsernameCheckResult = Type.Object(
     available: Type.Boolean(),
     reason: Type.Optional(Type.Union([Type.Literal('invalid'), Type.Literal('reserved'), Type.Literal('confusable'), Type.Literal('taken')])),
     detail: Type.Optional(Type.String({ description: 'Why an invalid name is invalid' })),
+    schema_version: Type.Literal(1),
   },
   { $id: 'UsernameCheckResult', title: 'UsernameCheckResult', additionalProperties: false },
 );
