@@ -63,7 +63,7 @@ for (const backend of backends) {
         const id = `acc_signalcatalogue${i}xxxxxxxxx`;
         accounts.push(id);
         await store.use(accountQueries).insert({
-          id, username: `sc${i}`, username_canonical: `sc${i}`, username_skeleton: `sc${i}`, user_handle: `h${i}`,
+          id, username: `sc${i}`, username_canonical: `sc${i}`, username_skeleton: `sc${i}`, username_skeleton_upper: `SC${i}`, user_handle: `h${i}`,
           display_name: null, locale: null, default_country: null, region: 'eu', version: 1, created_at: Date.now(),
           deleted_at: null, purge_at: null, purged_at: null, hold_until: null, locked_at: null, lock_reason: null,
         });

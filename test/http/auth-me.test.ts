@@ -48,7 +48,7 @@ for (const backend of backends) {
       const device = await t.client.signUp(name);
       const res = await t.client.as(device, 'GET', ME);
       assert.equal(res.status, 200);
-      assert.equal(res.body.username, name);
+      assert.equal(res.body.username, name.toLowerCase(), 'shown in its canonical form');
       assert.equal(res.body.id, device.accountId);
       assert.equal(res.body.version, 1);
       assert.equal(res.body.schema_version, 1);

@@ -106,7 +106,7 @@ for (const backend of backends) {
       const credential = await authenticator.createCredential(options, t.client.publicOrigin);
       const res = await finish(ceremony_id, name, credential, key);
       assert.equal(res.status, 201, JSON.stringify(res.body));
-      assert.equal(res.body.account.username, name);
+      assert.equal(res.body.account.username, name.toLowerCase(), 'shown in its canonical form');
       assert.equal(res.body.tokens.trusted, true);
       assert.equal(res.headers.get('cache-control'), 'no-store');
 

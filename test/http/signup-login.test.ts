@@ -21,7 +21,7 @@ for (const backend of backends) {
       assert.equal(device.tokens.trusted, true);
       const me = await t.client.as(device, 'GET', '/api/v1/me');
       assert.equal(me.status, 200);
-      assert.equal(me.body.username, name);
+      assert.equal(me.body.username, name.toLowerCase(), 'shown in its canonical form');
       assert.equal(me.body.schema_version, 1);
       assert.equal(me.headers.get('etag'), `"${me.body.version}"`);
       assert.ok(me.headers.get('vid-request-id'));

@@ -61,7 +61,7 @@ export function lifecycleQueries(db: Kysely<PlatformTables>) {
     /**
      * Claims one due account for the purge and turns its row into the tombstone, in one
      * conditional update: of several nodes racing for it exactly one gets the row. Only the
-     * canonical username (shown as the name) and its skeleton stay, until `holdUntil`.
+     * canonical username (shown as the name) and its comparison keys stay, until `holdUntil`.
      */
     async claimForPurge(accountId: string, now: number, holdUntil: number, userHandle: string): Promise<boolean> {
       const result = await db
@@ -93,6 +93,7 @@ export function lifecycleQueries(db: Kysely<PlatformTables>) {
           username: RELEASED_USERNAME,
           username_canonical: sql<string>`'~' || id`,
           username_skeleton: sql<string>`'~' || id`,
+          username_skeleton_upper: null,
           hold_until: null,
         })
         .where('hold_until', '<=', now)

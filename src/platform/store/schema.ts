@@ -7,6 +7,8 @@ export interface AccountsTable {
   username: string;
   username_canonical: string;
   username_skeleton: string;
+  /** The capitals comparison key (013-username-keys, docs/decisions/007-usernames.md); null: none. */
+  username_skeleton_upper: string | null;
   user_handle: string;
   display_name: string | null;
   locale: string | null;
