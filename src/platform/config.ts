@@ -47,7 +47,7 @@ export interface Config {
   /** SECRET_KEYS_ACCEPTED: older (or coming) keys that open sealed values but never seal (decision 110). */
   acceptedSecretKeys: string[];
   recovery: { perUsernamePerHour: number; perClientPerHour: number };
-  join: { perUsernamePerHour: number; perClientPerHour: number; factorPerAccountPerHour: number };
+  join: { perClientPerHour: number; perKeyPerHour: number; factorPerAccountPerHour: number };
   corsOrigins: string[];
   /** Signal log and streams (PRODUCT §7, docs/decisions/020-event-signals.md). */
   events: { retentionDays: number; maxStreamsPerAccount: number; heartbeatMs: number; streamBufferBytes: number; stallTimeoutMs: number };
@@ -216,8 +216,8 @@ export function loadConfig(env: Env = process.env): Config {
       perClientPerHour: int(env, 'RECOVERY_PER_CLIENT_PER_HOUR', 20, 1),
     },
     join: {
-      perUsernamePerHour: int(env, 'JOIN_PER_USERNAME_PER_HOUR', 20, 1),
       perClientPerHour: int(env, 'JOIN_PER_CLIENT_PER_HOUR', 60, 1),
+      perKeyPerHour: int(env, 'JOIN_PER_KEY_PER_HOUR', 10, 1),
       factorPerAccountPerHour: int(env, 'JOIN_FACTOR_PER_ACCOUNT_PER_HOUR', 5, 1),
     },
     corsOrigins: list(env, 'CORS_ORIGINS', []),

@@ -88,6 +88,7 @@ export const REFUSALS = {
   factor_invalid: { status: 403, title: 'Factor refused' },
   account_not_found: { status: 404, title: 'Account not found' },
   join_attempt_not_found: { status: 404, title: 'Join attempt not found' },
+  join_code_not_found: { status: 404, title: 'No join code' },
   invalid_transition: { status: 409, title: 'Invalid transition' },
   join_already_finished: { status: 409, title: 'Already finished' },
   join_attempt_expired: { status: 410, title: 'Join attempt expired' },

@@ -394,6 +394,7 @@ const WALK: Entry[] = [
 
   // Join: the trusted-device path, a denial, and the factor path
   { op: 'POST /auth/join/issue', expect: 200, request: (w) => ({ path: '/auth/join/issue', as: w.alice }), then: (a, w) => void (w.s.joinCode = (a.body as any).code) },
+  { op: 'GET /auth/join/code', expect: 200, request: (w) => ({ path: '/auth/join/code', as: w.alice }) },
   {
     op: 'POST /auth/join/redeem',
     expect: 201,

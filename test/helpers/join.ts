@@ -24,8 +24,8 @@ export const ATTEMPT_TTL_MS = 10 * 60_000;
 
 /** Limits high enough that suites about something else never meet them. */
 export const RELAXED_JOIN_LIMITS: Record<string, string> = {
-  JOIN_PER_USERNAME_PER_HOUR: '100000',
   JOIN_PER_CLIENT_PER_HOUR: '100000',
+  JOIN_PER_KEY_PER_HOUR: '100000',
   JOIN_FACTOR_PER_ACCOUNT_PER_HOUR: '100000',
 };
 

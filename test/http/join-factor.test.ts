@@ -43,7 +43,7 @@ for (const backend of backends) {
     let t: TestApp;
     before(async () => {
       // Code and client limits out of the way; the factor limit stays at its default (5 per account per hour).
-      t = await startTestApp(backend, { JOIN_PER_USERNAME_PER_HOUR: '100000', JOIN_PER_CLIENT_PER_HOUR: '100000' });
+      t = await startTestApp(backend, { JOIN_PER_CLIENT_PER_HOUR: '100000', JOIN_PER_KEY_PER_HOUR: '100000' });
     });
     after(() => t.close());
 

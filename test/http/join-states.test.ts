@@ -405,7 +405,8 @@ for (const backend of backends) {
         expectProblem((await redeem(t.client, phone.username, code)).res, 422, 'join_code_invalid');
         const rows = await t.store.handle.db.selectFrom('join_codes').selectAll().where('account_id', '=', phone.accountId).execute();
         assert.ok(rows.every((r) => r.voided_at !== null && r.used_at === null));
-        assert.deepEqual(await joinSignals(t.store, phone.accountId), []);
+        // The trusted device is told its code died (GET /auth/join/code then says voided).
+        assert.deepEqual(await joinSignals(t.store, phone.accountId), ['join.code.changed /auth/join/code']);
         // Another username's code is not affected, and the person simply issues a new code.
         await redeemOk(t.client, bystander.username, bystanderCode.code);
         const fresh = await issueCode(t.client, phone);

@@ -437,6 +437,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/join/code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What became of the code this session issued last (trusted device)
+         * @description active, used (redeemed: the attempt is in GET /auth/join/pending), expired, or voided: five wrong guesses were made against it, so even its right digits are refused; issue a new one. The signal join.code.changed says when wrong guesses void a code.
+         */
+        get: operations["getAuthJoinCode"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/join/redeem": {
         parameters: {
             query?: never;
@@ -448,7 +468,7 @@ export interface paths {
         put?: never;
         /**
          * Redeem a code on the new device (never logs in)
-         * @description Binds a new attempt to the DPoP key of this proof. Wrong, expired and used codes all answer 422 join_code_invalid; five wrong codes for a username void its live code. Limited per username and per client.
+         * @description Binds a new attempt to the DPoP key of this proof. Wrong, expired and used codes all answer 422 join_code_invalid; five wrong codes for a username void its live code (GET /auth/join/code shows it to the trusted device). Limited per client address and per DPoP key, never per username.
          */
         post: operations["postAuthJoinRedeem"];
         delete?: never;
@@ -468,7 +488,7 @@ export interface paths {
         put?: never;
         /**
          * Start a join with no trusted device (factor path)
-         * @description Creates an attempt to approve with POST /auth/join/approve-with-factor: a TOTP code when the account has an authenticator app, else the recovery key.
+         * @description Creates an attempt to approve with POST /auth/join/approve-with-factor: a TOTP code when the account has an authenticator app, else the recovery key. Limited per client address and per DPoP key.
          */
         post: operations["postAuthJoinStart"];
         delete?: never;
@@ -1591,6 +1611,8 @@ export interface components {
             reason?: "invalid" | "reserved" | "confusable" | "taken";
             /** @description Why an invalid name is invalid */
             detail?: string;
+            /** @enum {number} */
+            schema_version: 1;
         };
         /** Tokens */
         Tokens: {
@@ -1605,6 +1627,8 @@ export interface components {
             refresh_expires_in: number;
             /** @description false for an ephemeral (join without persist_device) session */
             trusted: boolean;
+            /** @enum {number} */
+            schema_version: 1;
         };
         /** Session */
         Session: {
@@ -1679,6 +1703,8 @@ export interface components {
             status: "awaiting_approval" | "approved" | "denied" | "finished" | "expired";
             /** Format: date-time */
             expires_at: string;
+            /** @enum {number} */
+            schema_version: 1;
         };
         /** PendingJoin */
         PendingJoin: {
@@ -1809,6 +1835,8 @@ export interface components {
                 code: string;
                 message: string;
             }[];
+            /** @enum {number} */
+            schema_version: 1;
         };
         /** Field */
         Field: {
@@ -1888,6 +1916,8 @@ export interface components {
             label: string | null;
             /** @description 0 is first */
             position: number;
+            /** @enum {number} */
+            schema_version: 1;
         };
         /**
          * Subscription
@@ -2032,6 +2062,8 @@ export interface components {
             deleted_at: string;
             /** Format: date-time */
             purge_at: string;
+            /** @enum {number} */
+            schema_version: 1;
         };
         /**
          * DeletionTerms
@@ -2042,6 +2074,8 @@ export interface components {
             grace_days: number;
             /** @description Days the username stays reserved after the erasure, so nobody can pose as the person (USERNAME_HOLD_DAYS) */
             username_hold_days: number;
+            /** @enum {number} */
+            schema_version: 1;
         };
         /**
          * Signal
@@ -2051,7 +2085,7 @@ export interface components {
             /** @description Cursor of this signal: resume after it with `since` (polling, WebSocket) or Last-Event-ID (SSE) */
             id: string;
             /**
-             * @description What changed (docs/events.md). Known kinds: me.changed, fields.changed, profiles.changed, subscriptions.changed, contacts.changed, contact.card.changed, annotations.changed, share_links.changed, methods.changed, sessions.changed, join.requested, join.changed, keys.changed, contact.keys.changed, account.changed. New kinds may be added within v1: ignore kinds you do not know.
+             * @description What changed (docs/events.md). Known kinds: me.changed, fields.changed, profiles.changed, subscriptions.changed, contacts.changed, contact.card.changed, annotations.changed, share_links.changed, methods.changed, sessions.changed, join.requested, join.changed, join.code.changed, keys.changed, contact.keys.changed, account.changed. New kinds may be added within v1: ignore kinds you do not know.
              * @example me.changed
              */
             kind: string;
@@ -3011,6 +3045,8 @@ export interface operations {
                     "application/json": {
                         ceremony_id: string;
                         options: components["schemas"]["CreationOptions"];
+                        /** @enum {number} */
+                        schema_version: 1;
                     };
                 };
             };
@@ -4017,6 +4053,8 @@ export interface operations {
                     "application/json": {
                         ceremony_id: string;
                         options: components["schemas"]["CreationOptions"];
+                        /** @enum {number} */
+                        schema_version: 1;
                     };
                 };
             };
@@ -4219,6 +4257,8 @@ export interface operations {
                     "application/json": {
                         ceremony_id: string;
                         options: components["schemas"]["CreationOptions"];
+                        /** @enum {number} */
+                        schema_version: 1;
                     };
                 };
             };
@@ -4316,6 +4356,8 @@ export interface operations {
                         account: components["schemas"]["Me"];
                         passkey_id: string;
                         tokens: components["schemas"]["Tokens"];
+                        /** @enum {number} */
+                        schema_version: 1;
                     };
                 };
             };
@@ -4420,6 +4462,8 @@ export interface operations {
                     "application/json": {
                         ceremony_id: string;
                         options: components["schemas"]["RequestOptions"];
+                        /** @enum {number} */
+                        schema_version: 1;
                     };
                 };
             };
@@ -4606,6 +4650,8 @@ export interface operations {
                     "application/json": {
                         ceremony_id: string;
                         options: components["schemas"]["RequestOptions"];
+                        /** @enum {number} */
+                        schema_version: 1;
                     };
                 };
             };
@@ -4702,6 +4748,8 @@ export interface operations {
                         code: string;
                         /** Format: date-time */
                         expires_at: string;
+                        /** @enum {number} */
+                        schema_version: 1;
                     };
                 };
             };
@@ -4725,6 +4773,116 @@ export interface operations {
             };
             /** @description Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAuthJoinCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description voided: five wrong guesses were made against the code, so even its right digits are refused; issue a new one */
+                        status: "active" | "used" | "expired" | "voided";
+                        /** @description Wrong codes redeemed for this username while the code was live */
+                        wrong_guesses: number;
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** @enum {number} */
+                        schema_version: 1;
+                    };
+                };
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This session has issued no code (join_code_not_found) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5599,6 +5757,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         options: components["schemas"]["CreationOptions"];
+                        /** @enum {number} */
+                        schema_version: 1;
                     };
                 };
             };
@@ -10391,6 +10551,8 @@ export interface operations {
                         profile_name: string;
                         auto_approve: boolean;
                         expires_at: string | null;
+                        /** @enum {number} */
+                        schema_version: 1;
                     };
                 };
             };

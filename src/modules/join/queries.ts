@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
 import type { Generated } from 'kysely';
 
@@ -38,6 +39,7 @@ interface JoinTables {
 
 
 export type JoinAttemptRecord = Selectable<JoinAttemptsTable>;
+export type JoinCodeRecord = Selectable<JoinCodesTable>;
 
 export function joinQueries(db: Kysely<JoinTables>) {
   return {
@@ -68,8 +70,8 @@ export function joinQueries(db: Kysely<JoinTables>) {
         .executeTakeFirst();
       return used !== undefined;
     },
-    /** Counts a wrong code against every live code of the account; voids them at the limit. */
-    async recordWrongCode(accountId: string, now: number, limit: number): Promise<void> {
+    /** Counts a wrong code against every live code of the account; voids them at the limit. How many it voided. */
+    async recordWrongCode(accountId: string, now: number, limit: number): Promise<number> {
       await db
         .updateTable('join_codes')
         .set((eb) => ({ failures: eb('failures', '+', 1) }))
@@ -78,14 +80,29 @@ export function joinQueries(db: Kysely<JoinTables>) {
         .where('voided_at', 'is', null)
         .where('expires_at', '>', now)
         .execute();
-      await db
+      const voided = await db
         .updateTable('join_codes')
         .set({ voided_at: now })
         .where('account_id', '=', accountId)
         .where('voided_at', 'is', null)
         .where('used_at', 'is', null)
         .where('failures', '>=', limit)
-        .execute();
+        .executeTakeFirst();
+      return Number(voided.numUpdatedRows);
+    },
+    /**
+     * The code a session issued last. Issuing voids the one before, so of two issued in the same
+     * millisecond the one not voided is the newer.
+     */
+    async latestCodeOf(sessionId: string): Promise<JoinCodeRecord | undefined> {
+      return db
+        .selectFrom('join_codes')
+        .selectAll()
+        .where('session_id', '=', sessionId)
+        .orderBy('created_at', 'desc')
+        .orderBy(sql`case when voided_at is null then 0 else 1 end`)
+        .limit(1)
+        .executeTakeFirst();
     },
     async insertAttempt(attempt: JoinAttemptRecord): Promise<void> {
       await db.insertInto('join_attempts').values(attempt).execute();

@@ -5,7 +5,7 @@ import { problem, ref } from '../../platform/http/schemas.js';
 import { CreationOptions, RegistrationCredential } from '../../platform/http/webauthn-schemas.js';
 import { Tokens } from '../sessions/schemas.js';
 import type { JoinService } from './service.js';
-import { AttemptBody, AttemptId, FactorBody, JoinAttempt, JoinCode, PendingJoin, RedeemBody, StartBody } from './schemas.js';
+import { AttemptBody, AttemptId, FactorBody, JoinAttempt, JoinCode, JoinCodeState, PendingJoin, RedeemBody, StartBody } from './schemas.js';
 
 const notApproved = problem('Not approved yet (JOIN_NOT_APPROVED), denied (join_denied), or not the redeeming device (join_key_mismatch)');
 const gone = problem('The attempt expired (join_attempt_expired)');
@@ -30,12 +30,25 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
     return join.issue(request.auth!);
   });
 
+  r.get('/auth/join/code', {
+    config: { auth: 'session' },
+    schema: {
+      tags: ['join'],
+      summary: 'What became of the code this session issued last (trusted device)',
+      description: 'active, used (redeemed: the attempt is in GET /auth/join/pending), expired, or voided: five wrong guesses were made against it, so even its right digits are refused; issue a new one. The signal join.code.changed says when wrong guesses void a code.',
+      response: { 200: JoinCodeState, 403: ephemeral, 404: problem('This session has issued no code (join_code_not_found)') },
+    },
+  }, async (request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    return join.codeState(request.auth!);
+  });
+
   r.post('/auth/join/redeem', {
     config: { auth: 'proof', rateLimit: 'auth' },
     schema: {
       tags: ['join'],
       summary: 'Redeem a code on the new device (never logs in)',
-      description: 'Binds a new attempt to the DPoP key of this proof. Wrong, expired and used codes all answer 422 join_code_invalid; five wrong codes for a username void its live code. Limited per username and per client.',
+      description: 'Binds a new attempt to the DPoP key of this proof. Wrong, expired and used codes all answer 422 join_code_invalid; five wrong codes for a username void its live code (GET /auth/join/code shows it to the trusted device). Limited per client address and per DPoP key, never per username.',
       body: RedeemBody,
       response: { 201: ref(JoinAttempt), 422: problem('join_code_invalid') },
     },
@@ -49,7 +62,7 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
     schema: {
       tags: ['join'],
       summary: 'Start a join with no trusted device (factor path)',
-      description: 'Creates an attempt to approve with POST /auth/join/approve-with-factor: a TOTP code when the account has an authenticator app, else the recovery key.',
+      description: 'Creates an attempt to approve with POST /auth/join/approve-with-factor: a TOTP code when the account has an authenticator app, else the recovery key. Limited per client address and per DPoP key.',
       body: StartBody,
       response: { 201: ref(JoinAttempt), 404: problem('No such account (account_not_found)') },
     },

@@ -32,6 +32,18 @@ export const JoinCode = Type.Object(
   { title: 'JoinCode', additionalProperties: false },
 );
 
+export const JoinCodeState = Type.Object(
+  {
+    status: Type.Union([Type.Literal('active'), Type.Literal('used'), Type.Literal('expired'), Type.Literal('voided')], {
+      description: 'voided: five wrong guesses were made against the code, so even its right digits are refused; issue a new one',
+    }),
+    wrong_guesses: Type.Integer({ minimum: 0, description: 'Wrong codes redeemed for this username while the code was live' }),
+    expires_at: IsoDateTime,
+    schema_version: Type.Literal(1),
+  },
+  { title: 'JoinCodeState', additionalProperties: false },
+);
+
 export const RedeemBody = Type.Object(
   { username: Type.String({ minLength: 1, maxLength: 128 }), code: Type.String({ pattern: '^[0-9]{6}$', description: 'The 6 digits shown on the trusted device' }) },
   { additionalProperties: false },

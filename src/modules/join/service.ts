@@ -23,7 +23,7 @@ import type { SecurityLog } from '../security-log/service.js';
 import type { IssuedTokens, SessionService } from '../sessions/service.js';
 import type { UsernameService } from '../usernames/service.js';
 import type { JoinFactors } from './factors.js';
-import type { JoinAttemptRecord, joinQueries } from './queries.js';
+import type { JoinAttemptRecord, JoinCodeRecord, joinQueries } from './queries.js';
 
 export const JOIN_CODE_TTL_MS = 120_000;
 export const JOIN_ATTEMPT_TTL_MS = 10 * 60_000;
@@ -31,6 +31,15 @@ export const WRONG_CODES_BEFORE_VOID = 5;
 const HOUR = 3600_000;
 
 export type JoinStatus = 'awaiting_approval' | 'approved' | 'denied' | 'finished' | 'expired';
+
+/** The code a trusted session issued last, as that session sees it (never the digits: only their hash is kept). */
+export interface CodeState {
+  /** voided: five wrong guesses were made against it; issue a new one. */
+  status: 'active' | 'used' | 'expired' | 'voided';
+  wrong_guesses: number;
+  expires_at: string;
+  schema_version: 1;
+}
 
 export interface AttemptView {
   attempt_id: string;
@@ -95,15 +104,22 @@ export function createJoinService(deps: {
   const codeHashes = (accountId: string, code: string) => deps.codeKeys.map((key) => hashUnder(key, accountId, code));
   const view = (row: JoinAttemptRecord): AttemptView => ({ attempt_id: row.id, status: statusOf(row, clock.now()), expires_at: new Date(row.expires_at).toISOString(), schema_version: 1 });
 
-  async function throttle(username: string, ip: string): Promise<void> {
+  /**
+   * Redeems and starts count against the client that makes them, per address and per DPoP key,
+   * before any work (decision 030). Never against the username: a stranger's guesses would
+   * then lock the person out of their own fresh code. Wrong guesses also count against the
+   * codes themselves (recordWrongCode), which bounds guessing however many clients guess.
+   */
+  async function throttle(ip: string, jkt: string): Promise<void> {
     const detail = 'too many join attempts; wait before trying again';
-    await limiter.enforce(`join:user:${username}`, limits.perUsernamePerHour, HOUR, detail);
     await limiter.enforce(`join:client:${ip}`, limits.perClientPerHour, HOUR, detail);
+    await limiter.enforce(`join:key:${jkt}`, limits.perKeyPerHour, HOUR, detail);
   }
 
-  /** Limits count per enforced username, so "ＡＤＡ" and "ada" share one budget. */
-  function limitKey(username: string): string {
-    return deps.usernames.canonicalOf(username) ?? username.toLowerCase();
+  function codeStateOf(row: JoinCodeRecord, now: number): CodeState['status'] {
+    if (row.used_at !== null) return 'used';
+    if (row.voided_at !== null) return 'voided';
+    return row.expires_at <= now ? 'expired' : 'active';
   }
 
   async function accountFor(username: string) {
@@ -185,7 +201,7 @@ export function createJoinService(deps: {
 
     /** Never logs in: the new device only gets an attempt to wait on (spec rule 1). */
     async redeem(input: { username: string; code: string; jkt: string; client: LocatedClient }): Promise<AttemptView> {
-      await throttle(limitKey(input.username), input.client.ip);
+      await throttle(input.client.ip, input.jkt);
       const account = await accountFor(input.username);
       if (!account) throw codeInvalid();
       const now = clock.now();
@@ -194,7 +210,10 @@ export function createJoinService(deps: {
         return createAttempt(tx, account.id, 'code', input.jkt, input.client);
       });
       if (!row) {
-        await direct.join.recordWrongCode(account.id, now, WRONG_CODES_BEFORE_VOID);
+        // The account's trusted devices learn when wrong guesses kill their code (GET /auth/join/code).
+        await db.transaction(async (q, tx) => {
+          if (await q.join.recordWrongCode(account.id, now, WRONG_CODES_BEFORE_VOID)) await signal(tx, account.id, 'join.code.changed');
+        });
         throw codeInvalid();
       }
       return view(row);
@@ -202,7 +221,7 @@ export function createJoinService(deps: {
 
     /** The no-trusted-device path: an attempt approved by a factor instead of a device (rule 2). */
     async start(input: { username: string; jkt: string; client: LocatedClient }): Promise<AttemptView> {
-      await throttle(limitKey(input.username), input.client.ip);
+      await throttle(input.client.ip, input.jkt);
       const account = await accountFor(input.username);
       if (!account) throw refuse('account_not_found', 'no account has this username');
       return view(await db.transaction((_, tx) => createAttempt(tx, account.id, 'factor', input.jkt, input.client)));
@@ -225,6 +244,14 @@ export function createJoinService(deps: {
         user_agent: row.user_agent,
         device_label: deviceLabel(row.user_agent),
       }));
+    },
+
+    /** What became of the code this session issued last: still active, used, expired, or voided by wrong guesses. */
+    async codeState(auth: AuthContext): Promise<CodeState> {
+      if (!auth.trusted) throw trustedOnly();
+      const row = await direct.join.latestCodeOf(auth.sessionId);
+      if (!row) throw refuse('join_code_not_found', 'this session has not issued a code; POST /auth/join/issue makes one');
+      return { status: codeStateOf(row, clock.now()), wrong_guesses: Number(row.failures), expires_at: new Date(row.expires_at).toISOString(), schema_version: 1 };
     },
 
     approve: (auth: AuthContext, attemptId: string) => decide(auth, attemptId, 'approved'),
