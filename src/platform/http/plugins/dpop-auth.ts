@@ -125,14 +125,16 @@ export const dpopAuthPlugin = fp(async (app: FastifyInstance, opts: DpopAuthOpti
         return countFailure(request, error);
       }
       failures.refuseBlockedKey(proof.jkt);
+      let auth: AuthContext;
       try {
-        request.auth = await opts.authenticate(tokenHash, proof.jkt);
+        auth = await opts.authenticate(tokenHash, proof.jkt);
         await refuseReplay(proof);
       } catch (error) {
-        await countFailure(request, error, proof.jkt);
+        return countFailure(request, error, proof.jkt);
       }
+      request.auth = auth;
       request.dpopJkt = proof.jkt;
-      refuseDeletedAccount(request.auth, request.routeOptions.config.openWhileDeleted === true);
+      refuseDeletedAccount(auth, request.routeOptions.config.openWhileDeleted === true);
     } else if (mode === 'proof') {
       const proof = await verifyDpopProof(request);
       await refuseReplay(proof);
