@@ -272,7 +272,8 @@ export function createVidClient(options: VidClientOptions) {
           await request('DELETE', '/contacts/{id}/annotation', { ...call, params: { id } });
         },
       },
-      labels: async (call?: CallOptions) => (await request('GET', '/labels', { ...call })).data,
+      /** Every label with its count, following the list's pages. */
+      labels: (call?: CallOptions) => list('/labels', { ...call }).toArray(),
       /** The device key bundles of an active contact (opaque ids, never their passkeys'); pull again on contact.keys.changed. */
       keys: (id: string, call?: CallOptions): Paginated<ContactKey> => list('/contacts/{id}/keys', { ...call, params: { id } }),
     },

@@ -7,6 +7,9 @@ import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { uniqueName } from '../helpers/client.js';
 import type { CallResult, Device } from '../helpers/client.js';
+import { RELAXED_JOIN_LIMITS, start } from '../helpers/join.js';
+import { social } from '../helpers/social.js';
+import { enrollTotp } from '../helpers/step-up.js';
 
 const SESSIONS = '/api/v1/auth/sessions';
 
@@ -160,6 +163,129 @@ for (const backend of backends) {
       assert.equal(rest.body.next_cursor, null);
       const all = [...first.body.data, ...rest.body.data].map((s: SessionItem) => s.id);
       assert.equal(new Set(all).size, 52);
+    });
+  });
+}
+
+for (const backend of backends) {
+  describe(`conventions: limit and cursor on every list [${backend.name}]`, { skip: backend.skip }, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startTestApp(backend, RELAXED_JOIN_LIMITS);
+    });
+    after(() => t.close());
+
+    /**
+     * Walks a list two at a time: every page the list envelope, a cursor exactly when more
+     * follow; `between` runs after the first page (rows added meanwhile). Answers the keys seen.
+     */
+    async function walk(device: Device, path: string, keyOf: (item: any) => string, between?: () => Promise<void>): Promise<string[]> {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      for (let pages = 1; ; pages++) {
+        assert.ok(pages <= 20, `${path}: paging terminates`);
+        const res: CallResult = await t.client.as(device, 'GET', `${path}?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        assert.equal(res.status, 200, `${path}: ${JSON.stringify(res.body)}`);
+        assert.deepEqual(Object.keys(res.body).sort(), ['data', 'has_more', 'next_cursor']);
+        assert.ok(res.body.data.length <= 2, `${path}: limit=2 answered ${res.body.data.length} items`);
+        seen.push(...res.body.data.map(keyOf));
+        if (!res.body.has_more) {
+          assert.equal(res.body.next_cursor, null, `${path}: no cursor on the last page`);
+          break;
+        }
+        assert.equal(res.body.data.length, 2);
+        assert.equal(typeof res.body.next_cursor, 'string');
+        cursor = res.body.next_cursor;
+        if (pages === 1 && between) await between();
+      }
+      assert.equal(new Set(seen).size, seen.length, `${path}: no duplicates`);
+      return seen;
+    }
+
+    async function all(device: Device, path: string, keyOf: (item: any) => string): Promise<string[]> {
+      const res = await t.client.as(device, 'GET', `${path}?limit=200`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.has_more, false);
+      assert.equal(res.body.next_cursor, null);
+      return res.body.data.map(keyOf);
+    }
+
+    /** limit over 200 or under 1 is 400 validation_failed, a malformed cursor 400 invalid_cursor, no limit the default. */
+    async function refusesBadPaging(device: Device, path: string, count: number): Promise<void> {
+      for (const limit of ['0', '201']) {
+        const res = await t.client.as(device, 'GET', `${path}?limit=${limit}`);
+        assertProblem(res, 400, 'validation_failed');
+        assert.ok(res.body.errors.some((e: { path: string }) => e.path.includes('limit')), JSON.stringify(res.body.errors));
+      }
+      for (const cursor of ['!!!', Buffer.from('[1]').toString('base64url'), Buffer.from('{"x":1}').toString('base64url')]) {
+        assertProblem(await t.client.as(device, 'GET', `${path}?limit=2&cursor=${encodeURIComponent(cursor)}`), 400, 'invalid_cursor');
+      }
+      const plain = await t.client.as(device, 'GET', path);
+      assert.equal(plain.status, 200);
+      assert.equal(plain.body.data.length, Math.min(count, 50), `${path}: 50 by default`);
+    }
+
+    it('GET /labels pages in the order of the labels, and refuses bad limits and cursors', async () => {
+      const s = social(t);
+      const author = await s.person('labeller');
+      const labels = ['Alpha', 'bravo', 'Charlie', 'delta', 'Echo', 'foxtrot', 'Golf'];
+      for (const [i, set] of [labels.slice(0, 4), labels.slice(2)].entries()) {
+        const owner = await s.person(`owner${i}`);
+        const contact = await s.subscribe(author, owner);
+        assert.equal(contact.status, 201, JSON.stringify(contact.body));
+        const put = await t.client.as(author, 'PUT', `/api/v1/contacts/${contact.body.id}/annotation`, { body: { note: '', labels: set } });
+        assert.ok(put.status === 200 || put.status === 201, JSON.stringify(put.body));
+      }
+      const everything = await all(author, '/api/v1/labels', (l) => `${l.label}:${l.count}`);
+      assert.deepEqual(everything, ['Alpha:1', 'bravo:1', 'Charlie:2', 'delta:2', 'Echo:1', 'foxtrot:1', 'Golf:1'], 'ordered ignoring case');
+      assert.deepEqual(await walk(author, '/api/v1/labels', (l) => `${l.label}:${l.count}`), everything);
+      await refusesBadPaging(author, '/api/v1/labels', labels.length);
+    });
+
+    it('GET /auth/totp pages oldest first; authenticators added while paging come at the end', async () => {
+      const device = await t.client.signUp(uniqueName('totps'));
+      const initial: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        t.clock.advance(1000);
+        initial.push((await enrollTotp(t.client, device, `App ${i}`)).id);
+      }
+      assert.deepEqual(await all(device, '/api/v1/auth/totp', (a) => a.id), initial);
+      const added: string[] = [];
+      const seen = await walk(device, '/api/v1/auth/totp', (a) => a.id, async () => {
+        t.clock.advance(1000);
+        added.push((await enrollTotp(t.client, device, 'Added meanwhile')).id);
+      });
+      assert.deepEqual(seen, [...initial, ...added], 'stable order, no gaps, the new one last');
+      await refusesBadPaging(device, '/api/v1/auth/totp', initial.length + added.length);
+    });
+
+    it('GET /auth/join/pending pages newest first; attempts made while paging do not repeat or shift the rest', async () => {
+      const device = await t.client.signUp(uniqueName('pending'));
+      const initial: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        t.clock.advance(1000);
+        const { res } = await start(t.client, device.username);
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+        initial.unshift(res.body.attempt_id);
+      }
+      assert.deepEqual(await all(device, '/api/v1/auth/join/pending', (p) => p.attempt_id), initial, 'newest first');
+      const seen = await walk(device, '/api/v1/auth/join/pending', (p) => p.attempt_id, async () => {
+        t.clock.advance(1000);
+        assert.equal((await start(t.client, device.username)).res.status, 201);
+      });
+      assert.deepEqual(seen, initial, 'the newer attempt sorts before the cursor: not seen, nothing repeated or skipped');
+      await refusesBadPaging(device, '/api/v1/auth/join/pending', initial.length + 1);
+    });
+
+    it('GET /field-types is one page: the fixed catalogue, whatever limit is asked', async () => {
+      for (const query of ['', '?limit=2']) {
+        const res = await t.client.call('GET', `/api/v1/field-types${query}`);
+        assert.equal(res.status, 200);
+        assert.deepEqual(Object.keys(res.body).sort(), ['data', 'has_more', 'next_cursor']);
+        assert.ok(res.body.data.length > 2, 'every type at once');
+        assert.equal(res.body.has_more, false);
+        assert.equal(res.body.next_cursor, null);
+      }
     });
   });
 }

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { notModified, requireIfMatch, setEtag } from '../../platform/http/preconditions.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
-import { NoContent, NotModified, PageOf, problem, ref } from '../../platform/http/schemas.js';
+import { NoContent, NotModified, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
 import { ifNoneMatch, sendCard } from '../profiles/routes.js';
 import { CardSchema, VcardQuery } from '../profiles/schemas.js';
 import type { AnnotationService } from './annotations.js';
@@ -154,7 +154,9 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
     schema: {
       tags: ['annotations'],
       summary: 'Your labels, with how many contacts carry each',
-      response: { 200: Type.Object({ data: Type.Array(LabelCount), next_cursor: Type.Null(), has_more: Type.Boolean() }, { title: 'LabelList', additionalProperties: false }) },
+      description: 'In the order of the labels ignoring case, a page at a time (limit and cursor).',
+      querystring: PageQuery,
+      response: { 200: PageOf(LabelCount, 'LabelList') },
     },
-  }, async (request) => ({ data: await annotations.labels(request.auth!), next_cursor: null, has_more: false }));
+  }, async (request) => annotations.labels(request.auth!, request.query.cursor, request.query.limit ?? 50));
 }

@@ -347,18 +347,20 @@ export function annotationQueries(db: Kysely<ContactTables>) {
     async removeByAuthor(authorId: string): Promise<void> {
       await db.deleteFrom('annotations').where('author_id', '=', authorId).execute();
     },
-    /** The author's labels with how many of their contacts carry each, in one grouped read. */
-    async labelCounts(authorId: string): Promise<Array<{ label: string; count: number }>> {
-      const rows = await db
+    /**
+     * The author's labels with how many of their contacts carry each, in one grouped read: one
+     * page in the order of the labels' case-folded keys, the keys after `afterKey`.
+     */
+    async labelCounts(authorId: string, afterKey: string | undefined, limit: number): Promise<Array<{ label: string; label_key: string; count: number }>> {
+      let query = db
         .selectFrom('annotation_labels')
         .innerJoin('subscriptions', 'subscriptions.id', 'annotation_labels.subscription_id')
         .select(['annotation_labels.label_key', (eb) => eb.fn.min('annotation_labels.label').as('label'), (eb) => eb.fn.countAll<number>().as('n')])
         .where('annotation_labels.author_id', '=', authorId)
-        .where('subscriptions.hidden_at', 'is', null)
-        .groupBy('annotation_labels.label_key')
-        .orderBy('annotation_labels.label_key')
-        .execute();
-      return rows.map((row) => ({ label: String(row.label), count: Number(row.n) }));
+        .where('subscriptions.hidden_at', 'is', null);
+      if (afterKey !== undefined) query = query.where('annotation_labels.label_key', '>', afterKey);
+      const rows = await query.groupBy('annotation_labels.label_key').orderBy('annotation_labels.label_key').limit(limit).execute();
+      return rows.map((row) => ({ label: String(row.label), label_key: row.label_key, count: Number(row.n) }));
     },
     /** The labels of several contacts of one author (a page of /contacts). */
     async labelsOf(authorId: string, subscriptionIds: readonly string[]): Promise<Map<string, string[]>> {

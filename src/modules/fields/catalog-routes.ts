@@ -32,7 +32,8 @@ export async function catalogRoutes(app: FastifyInstance, opts: { catalog: Field
       summary: 'The field catalog',
       description:
         'Every field type with its label, whether several are allowed, the JSON Schema of its value and its per-country rules, ' +
-        'in one page (next_cursor is always null). Public and cacheable: ETag and Cache-Control: public, max-age=3600; send ' +
+        'in one page: a fixed catalogue, so limit and cursor are not taken and the answer is always the whole list (next_cursor ' +
+        'null, has_more false). Public and cacheable: ETag and Cache-Control: public, max-age=3600; send ' +
         'If-None-Match to get 304 while the catalog is unchanged. Limits: an account holds at most 200 fields; a value takes at ' +
         'most 4096 bytes as JSON.',
       response: { 200: PageOf(ref(FieldType), 'FieldTypePage'), 304: NotModified },

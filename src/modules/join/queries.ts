@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
 import type { Generated } from 'kysely';
+import { keysetPage } from '../../platform/store/keyset.js';
+import type { KeysetPosition } from '../../platform/store/keyset.js';
 
 /** Join codes and attempts (005-join). */
 export interface JoinCodesTable {
@@ -110,16 +112,15 @@ export function joinQueries(db: Kysely<JoinTables>) {
     async findAttempt(id: string): Promise<JoinAttemptRecord | undefined> {
       return db.selectFrom('join_attempts').selectAll().where('id', '=', id).executeTakeFirst();
     },
-    async listAwaiting(accountId: string, now: number): Promise<JoinAttemptRecord[]> {
-      return db
+    /** One page of the attempts awaiting the account's approval, newest first. */
+    async listAwaiting(accountId: string, now: number, after: KeysetPosition | undefined, limit: number): Promise<JoinAttemptRecord[]> {
+      const query = db
         .selectFrom('join_attempts')
         .selectAll()
         .where('account_id', '=', accountId)
         .where('status', '=', 'awaiting_approval')
-        .where('expires_at', '>', now)
-        .orderBy('created_at', 'desc')
-        .limit(50)
-        .execute();
+        .where('expires_at', '>', now);
+      return keysetPage(query, after, limit, { order: 'desc' }).execute();
     },
     /** Moves an attempt from one state to the next in one statement; false when it was not in `from`. */
     async transition(id: string, from: string, to: string, now: number, changes: { decided_by?: string; challenge?: string | null } = {}): Promise<boolean> {

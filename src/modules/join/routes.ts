@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { problem, ref } from '../../platform/http/schemas.js';
+import { PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
 import { CreationOptions, RegistrationCredential } from '../../platform/http/webauthn-schemas.js';
 import { Tokens } from '../sessions/schemas.js';
 import type { JoinService } from './service.js';
@@ -86,12 +86,14 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
     schema: {
       tags: ['join'],
       summary: 'Attempts waiting for your approval (trusted device)',
+      description: 'Newest first, a page at a time (limit and cursor).',
+      querystring: PageQuery,
       response: {
-        200: Type.Object({ data: Type.Array(ref(PendingJoin)), next_cursor: Type.Null(), has_more: Type.Boolean() }, { title: 'PendingJoinList', additionalProperties: false }),
+        200: PageOf(ref(PendingJoin), 'PendingJoinList'),
         403: ephemeral,
       },
     },
-  }, async (request) => ({ data: await join.pending(request.auth!), next_cursor: null, has_more: false }));
+  }, async (request) => join.pending(request.auth!, request.query.cursor, request.query.limit ?? 50));
 
   r.post('/auth/join/approve', {
     config: { auth: 'session', stepUp: true, idempotency: 'required' },

@@ -15,6 +15,8 @@ import { countingOutcomes } from '../../platform/metrics/metrics.js';
 import type { Metrics } from '../../platform/metrics/metrics.js';
 import { signal } from '../../platform/signals/signal.js';
 import type { accountQueries } from '../../platform/store/accounts.js';
+import { decodeCursor, toPage } from '../../platform/store/keyset.js';
+import type { Page } from '../../platform/store/keyset.js';
 import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import { credentialExists } from '../methods/passkeys.js';
@@ -231,10 +233,10 @@ export function createJoinService(deps: {
       return view(await redeemersAttempt(attemptId, jkt));
     },
 
-    async pending(auth: AuthContext): Promise<PendingAttempt[]> {
+    async pending(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<PendingAttempt>> {
       if (!auth.trusted) throw trustedOnly();
-      const rows = await direct.join.listAwaiting(auth.account.id, clock.now());
-      return rows.map((row) => ({
+      const rows = await direct.join.listAwaiting(auth.account.id, clock.now(), decodeCursor(cursor), limit + 1);
+      return toPage(rows, limit, (row) => ({
         attempt_id: row.id,
         via: row.via as 'code' | 'factor',
         created_at: new Date(row.created_at).toISOString(),

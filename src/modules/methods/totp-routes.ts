@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { NoContent, problem, ref } from '../../platform/http/schemas.js';
+import { NoContent, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
 import { MethodIdParams, TotpAuthenticator, TotpCodeBody, TotpEnrollBody, TotpEnrollment } from './schemas.js';
 import type { TotpService } from './totp.js';
 
@@ -46,9 +45,11 @@ export async function totpRoutes(app: FastifyInstance, opts: { totp: TotpService
     schema: {
       tags: ['auth'],
       summary: 'List your authenticator apps (no secrets)',
-      response: { 200: Type.Object({ data: Type.Array(ref(TotpAuthenticator)), next_cursor: Type.Null(), has_more: Type.Boolean() }, { title: 'TotpList', additionalProperties: false }) },
+      description: 'Oldest first, a page at a time (limit and cursor).',
+      querystring: PageQuery,
+      response: { 200: PageOf(ref(TotpAuthenticator), 'TotpList') },
     },
-  }, async (request) => ({ data: await totp.list(request.auth!), next_cursor: null, has_more: false }));
+  }, async (request) => totp.list(request.auth!, request.query.cursor, request.query.limit ?? 50));
 
   r.delete('/auth/totp/:id', {
     config: { auth: 'session', stepUp: true },

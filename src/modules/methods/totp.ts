@@ -7,6 +7,8 @@ import { refuse } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { AttemptLimiter } from '../../platform/limits/attempt-limiter.js';
 import { signal } from '../../platform/signals/signal.js';
+import { decodeCursor, toPage } from '../../platform/store/keyset.js';
+import type { Page } from '../../platform/store/keyset.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { SecurityLog } from '../security-log/service.js';
 import type { TotpRecord, totpQueries } from './queries.js';
@@ -103,8 +105,8 @@ export function createTotpService(deps: {
       });
     },
 
-    async list(auth: AuthContext): Promise<TotpView[]> {
-      return (await db.direct.totp.list(auth.account.id)).map(view);
+    async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<TotpView>> {
+      return toPage(await db.direct.totp.page(auth.account.id, decodeCursor(cursor), limit + 1), limit, view);
     },
 
     /** Names and dates only: the secrets stay sealed on the server (the account export). */

@@ -35,6 +35,34 @@ export function decodeCursor(cursor: string | undefined): KeysetPosition | undef
 }
 
 /**
+ * Cursors of lists ordered by one unique string key instead of (created_at, id): the author's
+ * labels, in the order of their case-folded key. Opaque like the others (base64url JSON, a
+ * one-element array, so neither kind of cursor is mistaken for the other).
+ */
+export function encodeKeyCursor(key: string): string {
+  return Buffer.from(JSON.stringify([key])).toString('base64url');
+}
+
+export function decodeKeyCursor(cursor: string | undefined, maxLength = 256): string | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(value) && value.length === 1 && typeof value[0] === 'string' && value[0].length > 0 && value[0].length <= maxLength) return value[0];
+  } catch {
+    // fall through
+  }
+  throw refuse('invalid_cursor', 'the cursor is malformed; start again without one');
+}
+
+/** A page of rows ordered by one string key: ask for limit + 1 rows after the cursor's key. */
+export function toKeyPage<Row, Out>(rows: Row[], limit: number, keyOf: (row: Row) => string, map: (row: Row) => Out): Page<Out> {
+  const has_more = rows.length > limit;
+  const pageRows = has_more ? rows.slice(0, limit) : rows;
+  const last = pageRows[pageRows.length - 1];
+  return { data: pageRows.map(map), next_cursor: has_more && last !== undefined ? encodeKeyCursor(keyOf(last)) : null, has_more };
+}
+
+/**
  * One page of a query over a table with `created_at` and `id`: the rows after `after` (before
  * it, newest first, with order 'desc') in (created_at, id) order, limit rows. Ask for limit + 1
  * and hand the rows to toPage(). `table` qualifies the columns when the query joins; `idColumn`
