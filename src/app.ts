@@ -32,6 +32,7 @@ import { rateLimitPlugin } from './platform/http/plugins/rate-limit.js';
 import { requestIdFor, requestIdPlugin } from './platform/http/plugins/request-id.js';
 import { stepUpPlugin } from './platform/http/plugins/step-up.js';
 import { installValidators } from './platform/http/plugins/validation.js';
+import { webSocketHeadersPlugin } from './platform/http/plugins/websocket-headers.js';
 import { Problem } from './platform/http/schemas.js';
 import { AuthenticationCredential, CreationOptions, RegistrationCredential, RequestOptions } from './platform/http/webauthn-schemas.js';
 import { createAuthFailures } from './platform/limits/auth-failures.js';
@@ -180,6 +181,8 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   // Registered this early so a request refused by any later hook (load shedding) is known to be
   // an upgrade and its socket is closed after the refusal.
   await app.register(websocket, { options: { maxPayload: 4096, handleProtocols: selectProtocol, server: edge.webSocketUpgrades } });
+  // The 101 carries the headers the hooks below set on the reply, as every other answer does.
+  await app.register(webSocketHeadersPlugin);
   await app.register(corsPlugin, { origins: config.corsOrigins });
   await app.register(loadSheddingPlugin, { ...config.shedding, metrics });
   await app.register(deprecationPlugin, { routes: config.deprecatedRoutes });

@@ -2,7 +2,7 @@
 // 429 with Retry-After, monthly Quota-* per account, counters shared through Redis by several
 // nodes, load shedding with 503 + Retry-After while health probes still answer.
 import assert from 'node:assert/strict';
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
@@ -94,6 +94,69 @@ for (const backend of backends) {
       const live = await t.client.call('GET', '/health/live', { unchecked: true });
       assert.equal(live.status, 200);
       assert.equal(live.headers.get('ratelimit-limit'), null);
+    });
+  });
+
+  describe(`conventions: RateLimit-* on every counted answer, refusals included [${backend.name}]`, { skip: backend.skip }, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startTestApp(backend, { RATE_LIMIT_USER_PER_MIN: '1000', RATE_LIMIT_PUBLIC_PER_MIN: '1000', RATE_LIMIT_AUTH_PER_MIN: '1000' });
+    });
+    after(() => t.close());
+
+    /** Each answer drew exactly one from its bucket and says so, whatever its status. */
+    function countsDown(answers: Array<[string, CallResult]>, policy: string): void {
+      let previous: number | undefined;
+      for (const [what, res] of answers) {
+        const remaining = Number(res.headers.get('ratelimit-remaining'));
+        assert.equal(res.headers.get('ratelimit-limit'), '1000', `${what} (${res.status}) without RateLimit-Limit`);
+        assert.ok(Number.isInteger(remaining), `${what} (${res.status}) without RateLimit-Remaining`);
+        assert.match(res.headers.get('ratelimit-reset') ?? '', /^\d+$/, `${what} (${res.status}) without RateLimit-Reset`);
+        assert.equal(res.headers.get('ratelimit-policy'), `"${policy}";q=1000;w=60`, what);
+        assert.match(res.headers.get('ratelimit') ?? '', new RegExp(`^"${policy}";r=${remaining};t=\\d+$`), what);
+        if (policy === 'user') assert.ok(res.headers.get('quota-remaining') !== null, `${what} (${res.status}) without Quota-Remaining`);
+        if (previous !== undefined) assert.equal(remaining, previous - 1, `${what} (${res.status}) was not counted once`);
+        previous = remaining;
+      }
+    }
+
+    it('authenticated routes: handler refusals, precondition and step-up refusals, 304s and idempotent replays', async () => {
+      const device = await t.client.signUp(uniqueName('counted'));
+      const key = randomUUID();
+      const post = (body: unknown, headers: Record<string, string> = {}) => t.client.as(device, 'POST', '/api/v1/profiles', { body, headers });
+      const created = await post({ name: 'Work' }, { 'idempotency-key': key });
+      assert.equal(created.status, 201);
+      const preview = await t.client.as(device, 'GET', `/api/v1/profiles/${created.body.id}/preview`);
+      const answers: Array<[string, CallResult]> = [
+        ['created', created],
+        ['preview', preview],
+        ['replay', await post({ name: 'Work' }, { 'idempotency-key': key })],
+        ['key reused', await post({ name: 'Other' }, { 'idempotency-key': key })],
+        ['no key', await post({ name: 'Other' })],
+        ['unknown profile', await t.client.as(device, 'GET', '/api/v1/profiles/prf_unknown')],
+        ['no If-Match', await t.client.as(device, 'PATCH', `/api/v1/profiles/${created.body.id}`, { body: { name: 'W' } })],
+        ['stale If-Match', await t.client.as(device, 'PATCH', `/api/v1/profiles/${created.body.id}`, { body: { name: 'W' }, headers: { 'if-match': '"9"' } })],
+        ['no step-up', await t.client.as(device, 'GET', '/api/v1/auth/recovery-key')],
+        ['not modified', await t.client.as(device, 'GET', `/api/v1/profiles/${created.body.id}/preview`, { headers: { 'if-none-match': preview.headers.get('etag')! } })],
+        ['bad cursor', await t.client.as(device, 'GET', '/api/v1/profiles?cursor=!!!')],
+      ];
+      assert.deepEqual(answers.map(([, res]) => res.status), [201, 200, 201, 409, 400, 404, 428, 412, 403, 304, 400]);
+      countsDown(answers, 'user');
+    });
+
+    it('unauthenticated routes: 304s, 404s and validation refusals', async () => {
+      const types = await t.client.call('GET', '/api/v1/field-types');
+      countsDown([
+        ['catalog', types],
+        ['not modified', await t.client.call('GET', '/api/v1/field-types', { headers: { 'if-none-match': types.headers.get('etag')! } })],
+        ['unknown type', await t.client.call('GET', '/api/v1/field-types/no_such_type')],
+        ['unknown user', await t.client.call('GET', '/api/v1/public/nobody-here-at-all')],
+      ], 'public');
+      countsDown([
+        ['check', await check(t)],
+        ['invalid body', await t.client.call('POST', CHECK, { body: { username: 5 } })],
+        ['unknown link', await t.client.call('GET', '/api/v1/share-links/resolve?token=x')],
+      ], 'auth');
     });
   });
 
