@@ -82,7 +82,7 @@ async function deletion(sessionId: string): Promise<AccountDeletion | undefined>
   if (lifecycle?.sessionId !== sessionId) {
     try {
       const me = await client.me.get();
-      const deleted = me.status === 'deleted' && me.deleted_at && me.purge_at ? { status: 'deleted' as const, deleted_at: me.deleted_at, purge_at: me.purge_at } : undefined;
+      const deleted = me.status === 'deleted' && me.deleted_at && me.purge_at ? { status: 'deleted' as const, deleted_at: me.deleted_at, purge_at: me.purge_at, schema_version: 1 as const } : undefined;
       lifecycle = { sessionId, deleted };
     } catch {
       // Offline or signed out meanwhile: the screen shows that; the next show asks again.
