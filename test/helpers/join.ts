@@ -52,7 +52,7 @@ export function otherCode(code: string, offset = 1): string {
 export { stepUp };
 
 export async function issueCode(client: TestClient, device: Device): Promise<{ code: string; expires_at: string }> {
-  const res = await client.as(device, 'POST', `${JOIN}/issue`);
+  const res = await client.as(device, 'POST', `${JOIN}/issue`, { headers: { 'idempotency-key': randomUUID() } });
   assert.equal(res.status, 200, `issue ${res.status}: ${JSON.stringify(res.body)}`);
   assert.match(res.body.code, /^[0-9]{6}$/);
   return res.body;
@@ -61,7 +61,7 @@ export async function issueCode(client: TestClient, device: Device): Promise<{ c
 /** POST /auth/join/redeem from a new device (a new DPoP key unless one is given). */
 export async function redeem(client: TestClient, username: string, code: string, options: { key?: DpopKey; headers?: Record<string, string> } = {}): Promise<{ res: CallResult; key: DpopKey }> {
   const key = options.key ?? (await client.newKey());
-  const res = await client.call('POST', `${JOIN}/redeem`, { body: { username, code }, key, headers: options.headers });
+  const res = await client.call('POST', `${JOIN}/redeem`, { body: { username, code }, key, headers: { 'idempotency-key': randomUUID(), ...options.headers } });
   return { res, key };
 }
 
@@ -76,7 +76,7 @@ export async function redeemOk(client: TestClient, username: string, code: strin
 /** POST /auth/join/start: the no-trusted-device path. */
 export async function start(client: TestClient, username: string, options: { key?: DpopKey; headers?: Record<string, string> } = {}): Promise<{ res: CallResult; key: DpopKey }> {
   const key = options.key ?? (await client.newKey());
-  const res = await client.call('POST', `${JOIN}/start`, { body: { username }, key, headers: options.headers });
+  const res = await client.call('POST', `${JOIN}/start`, { body: { username }, key, headers: { 'idempotency-key': randomUUID(), ...options.headers } });
   return { res, key };
 }
 
@@ -139,7 +139,7 @@ export async function finishPersistent(
   const options = await registerOptions(client, key, attemptId);
   assert.equal(options.status, 200, `register-options ${options.status}: ${JSON.stringify(options.body)}`);
   const credential = await authenticator.createCredential(options.body.options, client.publicOrigin);
-  const res = await client.call('POST', `${JOIN}/finish`, { body: { attempt_id: attemptId, persist_device: true, credential }, key });
+  const res = await client.call('POST', `${JOIN}/finish`, { body: { attempt_id: attemptId, persist_device: true, credential }, key, headers: { 'idempotency-key': randomUUID() } });
   return { res, authenticator };
 }
 

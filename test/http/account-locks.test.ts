@@ -1,6 +1,7 @@
 // Account locks (decision 090): an operator's lock revokes every session at once and refuses the
 // account everything (403 account_locked), hides it from everyone else as unavailable, and is
 // written to its security log; unlocking lets it sign in again. Both backends, real HTTP.
+import { randomUUID } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AppError } from '../../src/platform/errors.js';
@@ -47,7 +48,7 @@ for (const backend of backends) {
     const loginFinish = async (device: Device) => {
       const begin = await t.client.call('POST', `${API}/auth/login/begin`);
       const credential = await device.authenticator.getAssertion(begin.body.options, t.client.publicOrigin);
-      return t.client.call('POST', `${API}/auth/login/finish`, { body: { ceremony_id: begin.body.ceremony_id, credential }, key: await t.client.newKey() });
+      return t.client.call('POST', `${API}/auth/login/finish`, { body: { ceremony_id: begin.body.ceremony_id, credential }, key: await t.client.newKey(), headers: { 'idempotency-key': randomUUID() } });
     };
 
     it('refuses the locked account everything with 403 account_locked, at once, on every session', async () => {
@@ -72,7 +73,7 @@ for (const backend of backends) {
       assert.equal(begin.status, 200, JSON.stringify(begin.body));
       const newAuthenticator = new SoftwareAuthenticator();
       const credential = await newAuthenticator.createCredential(begin.body.options, t.client.publicOrigin);
-      assertProblem(await t.client.call('POST', `${API}/auth/recovery/finish`, { body: { ceremony_id: begin.body.ceremony_id, credential }, key: await t.client.newKey() }), 403, 'account_locked');
+      assertProblem(await t.client.call('POST', `${API}/auth/recovery/finish`, { body: { ceremony_id: begin.body.ceremony_id, credential }, key: await t.client.newKey(), headers: { 'idempotency-key': randomUUID() } }), 403, 'account_locked');
       const report = await t.services.locks.show(alice.username);
       assert.equal(report.passkeys.length, 1, 'the refused recovery added no passkey');
       assert.equal(report.sessions.length, 0, 'the refused logins opened no session');
@@ -157,7 +158,7 @@ for (const backend of backends) {
         try {
           await lock.query('begin');
           await lock.query('update accounts set locked_at = $1, lock_reason = $2, version = version + 1 where id = $3', [Date.now(), 'race', alice.accountId]);
-          const finish = t.client.call('POST', `${API}/auth/login/finish`, { body: { ceremony_id: begin.body.ceremony_id, credential }, key: await t.client.newKey() });
+          const finish = t.client.call('POST', `${API}/auth/login/finish`, { body: { ceremony_id: begin.body.ceremony_id, credential }, key: await t.client.newKey(), headers: { 'idempotency-key': randomUUID() } });
           const meanwhile = await Promise.race([finish.then(() => 'answered'), new Promise((resolve) => setTimeout(resolve, 400, 'waiting'))]);
           await lock.query('update sessions set revoked_at = $1 where account_id = $2 and revoked_at is null', [Date.now(), alice.accountId]);
           await lock.query('commit');

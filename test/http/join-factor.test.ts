@@ -1,6 +1,7 @@
 // The no-trusted-device path (spec rule 2; PRODUCT §1 Join): POST /auth/join/start, then
 // approve-with-factor with a TOTP code when the account has an authenticator app, else the
 // recovery key; then the same finish as the trusted-device path.
+import { randomUUID } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.js';
@@ -179,7 +180,7 @@ for (const backend of backends) {
 
     it('start for an unknown username: 404 account_not_found; start needs a DPoP proof', async () => {
       expectProblem((await start(t.client, uniqueName('nobody'))).res, 404, 'account_not_found');
-      const res = await t.client.call('POST', `${JOIN}/start`, { body: { username: uniqueName('nobody') } });
+      const res = await t.client.call('POST', `${JOIN}/start`, { body: { username: uniqueName('nobody') }, headers: { 'idempotency-key': randomUUID() } });
       assert.equal(res.status, 401);
     });
 

@@ -88,7 +88,7 @@ for (const backend of backends) {
       const authenticator = new SoftwareAuthenticator();
       const credential = await authenticator.createCredential(options.body.options, n2.publicOrigin);
       const before = await passkeyCount(t.store, phone.accountId);
-      const finish = await n3.call('POST', `${JOIN}/finish`, { body: { attempt_id: attemptId, persist_device: true, credential }, key });
+      const finish = await n3.call('POST', `${JOIN}/finish`, { body: { attempt_id: attemptId, persist_device: true, credential }, key, headers: { 'idempotency-key': randomUUID() } });
       assert.equal(finish.status, 200, JSON.stringify(finish.body));
       assert.equal(finish.body.trusted, true);
       assert.equal(await passkeyCount(t.store, phone.accountId), before + 1);
@@ -160,7 +160,7 @@ for (const backend of backends) {
       const options = await n1.call('POST', `${JOIN}/register-options`, { body: { attempt_id: attemptId }, key });
       const credential = await new SoftwareAuthenticator().createCredential(options.body.options, n1.publicOrigin);
       const before = await passkeyCount(t.store, phone.accountId);
-      const results = await Promise.all([n2, n3].map((node) => node.call('POST', `${JOIN}/finish`, { body: { attempt_id: attemptId, persist_device: true, credential }, key })));
+      const results = await Promise.all([n2, n3].map((node) => node.call('POST', `${JOIN}/finish`, { body: { attempt_id: attemptId, persist_device: true, credential }, key, headers: { 'idempotency-key': randomUUID() } })));
       assert.deepEqual(results.map((r) => r.status).sort(), [200, 409], JSON.stringify(results.map((r) => r.body)));
       assert.equal(await passkeyCount(t.store, phone.accountId), before + 1);
     });

@@ -57,7 +57,7 @@ for (const backend of backends) {
     describe('the rows of the table', () => {
       it('(none) → code issued: a trusted session gets 6 digits, single use, valid 120 s, not cached', async () => {
         const phone = await signUp();
-        const res = await t.client.as(phone, 'POST', `${JOIN}/issue`);
+        const res = await t.client.as(phone, 'POST', `${JOIN}/issue`, { headers: { 'idempotency-key': randomUUID() } });
         assert.equal(res.status, 200, JSON.stringify(res.body));
         assert.match(res.body.code, /^[0-9]{6}$/);
         assert.equal(Date.parse(res.body.expires_at), t.clock.now() + CODE_TTL_MS);
@@ -71,7 +71,7 @@ for (const backend of backends) {
 
       it('issue needs a session: a proof without a token is 401', async () => {
         const key = await t.client.newKey();
-        const res = await t.client.call('POST', `${JOIN}/issue`, { key });
+        const res = await t.client.call('POST', `${JOIN}/issue`, { key, headers: { 'idempotency-key': randomUUID() } });
         assert.equal(res.status, 401);
       });
 
@@ -227,7 +227,7 @@ for (const backend of backends) {
         const credential = await new SoftwareAuthenticator().createCredential(options.body.options, t.client.publicOrigin);
         const before = await passkeyCount(t.store, phone.accountId);
         const thief = await t.client.newKey();
-        const res = await t.client.call('POST', `${JOIN}/finish`, { body: { attempt_id: attemptId, persist_device: true, credential }, key: thief });
+        const res = await t.client.call('POST', `${JOIN}/finish`, { body: { attempt_id: attemptId, persist_device: true, credential }, key: thief, headers: { 'idempotency-key': randomUUID() } });
         expectProblem(res, 403, 'join_key_mismatch');
         assert.equal(await passkeyCount(t.store, phone.accountId), before);
         assert.equal(await attemptStatus(t.client, key, attemptId), 'approved');
@@ -321,7 +321,7 @@ for (const backend of backends) {
       it('redeem, poll and finish need a DPoP proof: 401 without one', async () => {
         const phone = await signUp();
         const { code } = await issueCode(t.client, phone);
-        const res = await t.client.call('POST', `${JOIN}/redeem`, { body: { username: phone.username, code } });
+        const res = await t.client.call('POST', `${JOIN}/redeem`, { body: { username: phone.username, code }, headers: { 'idempotency-key': randomUUID() } });
         assert.equal(res.status, 401);
         // The refused request did not spend the code.
         await redeemOk(t.client, phone.username, code);
@@ -477,7 +477,7 @@ for (const backend of backends) {
         const credential = await new SoftwareAuthenticator().createCredential(options.body.options, t.client.publicOrigin);
         const before = await passkeyCount(t.store, phone.accountId);
         t.clock.advance(ATTEMPT_TTL_MS);
-        const res = await t.client.call('POST', `${JOIN}/finish`, { body: { attempt_id: attemptId, persist_device: true, credential }, key });
+        const res = await t.client.call('POST', `${JOIN}/finish`, { body: { attempt_id: attemptId, persist_device: true, credential }, key, headers: { 'idempotency-key': randomUUID() } });
         expectProblem(res, 410, 'join_attempt_expired');
         assert.equal(await passkeyCount(t.store, phone.accountId), before);
       });
@@ -503,7 +503,7 @@ for (const backend of backends) {
         const laptop = await joinNewDevice(t.client, phone, { persist: false });
         assert.equal(laptop.tokens.trusted, false);
         const { attemptId, key } = await requestJoin(t.client, phone);
-        expectProblem(await t.client.as(laptop, 'POST', `${JOIN}/issue`), 403, 'ephemeral_session');
+        expectProblem(await t.client.as(laptop, 'POST', `${JOIN}/issue`, { headers: { 'idempotency-key': randomUUID() } }), 403, 'ephemeral_session');
         expectProblem(await t.client.as(laptop, 'GET', `${JOIN}/pending`), 403, 'ephemeral_session');
         expectProblem(await deny(t.client, laptop, attemptId), 403, 'ephemeral_session');
         expectProblem(await t.client.as(laptop, 'POST', '/api/v1/auth/step-up/begin'), 403, 'ephemeral_session');

@@ -4,6 +4,7 @@
 // recovery_refused (the documented departure from PRODUCT's `totp_required`: one answer that
 // does not say which part was wrong). Attempts are limited per username and per client and are
 // all recorded in the account's security log. The key never appears in logs.
+import { randomUUID } from 'node:crypto';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -56,7 +57,7 @@ function recoverySteps(client: TestClient) {
     const authenticator = new SoftwareAuthenticator();
     const key = await client.newKey();
     const credential = await authenticator.createCredential(options, client.publicOrigin);
-    const res = await client.call('POST', FINISH, { body: { ceremony_id: ceremonyId, credential }, key, headers: { 'user-agent': ATTEMPT_UA } });
+    const res = await client.call('POST', FINISH, { body: { ceremony_id: ceremonyId, credential }, key, headers: { 'user-agent': ATTEMPT_UA, 'idempotency-key': randomUUID() } });
     return { res, key, authenticator };
   };
   return { begin, finish };
@@ -272,7 +273,7 @@ for (const backend of backends) {
 
       const noProof = await steps.begin(device.username, key);
       const credential = await new SoftwareAuthenticator().createCredential(noProof.body.options, t.client.publicOrigin);
-      const unsigned = await t.client.call('POST', FINISH, { body: { ceremony_id: noProof.body.ceremony_id, credential } });
+      const unsigned = await t.client.call('POST', FINISH, { body: { ceremony_id: noProof.body.ceremony_id, credential }, headers: { 'idempotency-key': randomUUID() } });
       assert.equal(unsigned.status, 401);
       assert.equal(unsigned.body.code, 'invalid_dpop_proof');
       // Only the first finish added a passkey.

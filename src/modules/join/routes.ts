@@ -18,7 +18,7 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
   const ephemeral = problem('Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session)');
 
   r.post('/auth/join/issue', {
-    config: { auth: 'session' },
+    config: { auth: 'session', idempotency: 'required' },
     schema: {
       tags: ['join'],
       summary: 'Issue a 6-digit join code (trusted device)',
@@ -44,7 +44,7 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
   });
 
   r.post('/auth/join/redeem', {
-    config: { auth: 'proof', rateLimit: 'auth' },
+    config: { auth: 'proof', rateLimit: 'auth', idempotency: 'required' },
     schema: {
       tags: ['join'],
       summary: 'Redeem a code on the new device (never logs in)',
@@ -58,7 +58,7 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
   });
 
   r.post('/auth/join/start', {
-    config: { auth: 'proof', rateLimit: 'auth' },
+    config: { auth: 'proof', rateLimit: 'auth', idempotency: 'required' },
     schema: {
       tags: ['join'],
       summary: 'Start a join with no trusted device (factor path)',
@@ -136,7 +136,7 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
   }, async (request) => join.registerOptions(request.body.attempt_id, request.dpopJkt!));
 
   r.post('/auth/join/finish', {
-    config: { auth: 'proof', rateLimit: 'auth' },
+    config: { auth: 'proof', rateLimit: 'auth', idempotencyRequiredWith: 'credential' },
     schema: {
       tags: ['join'],
       summary: 'Finish the join: a DPoP-bound session for this device',

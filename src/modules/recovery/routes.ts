@@ -55,7 +55,7 @@ export async function recoveryRoutes(app: FastifyInstance, opts: { recovery: Rec
   );
 
   r.post('/auth/recovery/finish', {
-    config: { rateLimit: 'auth', auth: 'proof' },
+    config: { rateLimit: 'auth', auth: 'proof', idempotency: 'required' },
     schema: {
       tags: ['auth'],
       summary: 'Finish recovery: a new passkey on this device and a trusted session',

@@ -9,8 +9,15 @@ declare module 'fastify' {
     /** session: DPoP-bound access token; proof: a DPoP proof only (sign-up, login, renew). */
     auth?: AuthRequirement;
     rateLimit?: RateLimitClass;
-    /** required: 400 without Idempotency-Key (PRODUCT §0 [IK]); optional: honoured when sent. */
-    idempotency?: 'required' | 'optional';
+    /**
+     * required: 400 without Idempotency-Key (PRODUCT §0 [IK]); optional: honoured when sent (the
+     * default of every POST, PUT, PATCH and DELETE); none: the header is ignored (decision 002).
+     */
+    idempotency?: 'required' | 'optional' | 'none';
+    /** If-Match: required (428 without), or optional (a PUT that may create); documented from here. */
+    ifMatch?: 'required' | 'optional';
+    /** With idempotency optional: a body member whose presence makes the key required. */
+    idempotencyRequiredWith?: string;
     /** A long-lived stream (SSE, WebSocket): not a request "in flight" for load shedding. */
     stream?: boolean;
     /** Reachable while the account is deleted (PRODUCT §8: GET /me, undelete, export, logout). */

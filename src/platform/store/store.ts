@@ -8,6 +8,8 @@ import { openPostgres, openSqlite } from './db.js';
 import type { DatabaseHandle, Dialect, OpenOptions } from './db.js';
 import { postgresReplayStore, sqliteReplayStore } from './dpop-jtis.js';
 import type { ReplayStore } from './dpop-jtis.js';
+import { currentUnit } from './recorded-unit.js';
+import type { RecordedUnit } from './recorded-unit.js';
 
 export { uniqueViolation } from './db.js';
 export type { DatabaseHandle, Dialect } from './db.js';
@@ -77,7 +79,33 @@ export function openDatabase(config: Pick<Config, 'database'>, options: OpenOpti
 }
 
 const MAX_ATTEMPTS = 3;
+/**
+ * How long a recorded unit's transaction waits for the route's answer once its work is done. A
+ * route answers within microseconds of its service returning; this bound only turns a route
+ * that waits on something else into a rolled-back 500 instead of a stuck connection.
+ */
+const ANSWER_TIMEOUT_MS = 5_000;
 const retryable = (error: unknown) => ['40P01', '40001'].includes((error as { code?: string })?.code ?? '');
+
+/** A recorded unit as the store tracks it. */
+interface UnitState {
+  ready?: Promise<Tx>;
+  closed?: boolean;
+  settleTimer?: ReturnType<typeof setTimeout>;
+}
+
+/** The request's recorded unit while its transaction is still to come or open. */
+function openUnit(): (RecordedUnit & UnitState) | undefined {
+  const unit = currentUnit() as (RecordedUnit & UnitState) | undefined;
+  return unit && !unit.closed ? unit : undefined;
+}
+
+/** Rolls a recorded unit back: its request failed after the change. */
+export class UnitAbandoned extends Error {
+  constructor() {
+    super('the request failed after its change; the change is rolled back');
+  }
+}
 
 function bind<G extends QueryGroups>(groups: G, use: <Q>(group: QueryGroup<Q>) => Q): Bound<G> {
   const bound: Record<string, unknown> = {};
@@ -112,6 +140,84 @@ export function createStore(handle: DatabaseHandle, options: { clock?: Clock } =
     }
   };
   const useDirect = memoised(db, dialect);
+  /**
+   * A group's queries for code that keeps them (built once): each call runs in the request's
+   * recorded unit when there is one (recorded-unit.ts), else outside any transaction.
+   */
+  const unitAware = new Map<QueryGroup<unknown>, unknown>();
+  function useUnitAware<Q>(group: QueryGroup<Q>): Q {
+    let queries = unitAware.get(group) as Q | undefined;
+    if (queries === undefined) {
+      const direct = useDirect(group) as Record<string, unknown>;
+      const routed: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(direct)) {
+        routed[name] =
+          typeof value === 'function'
+            ? (...args: unknown[]) => {
+                const tx = openUnit()?.tx;
+                const target = (tx ? tx.use(group) : direct) as Record<string, (...a: unknown[]) => unknown>;
+                return target[name]!(...args);
+              }
+            : value;
+      }
+      queries = routed as Q;
+      unitAware.set(group, queries);
+    }
+    return queries;
+  }
+
+  /**
+   * The request's first transaction as a recorded unit (recorded-unit.ts): its result goes back
+   * to the caller when fn is done, and the commit waits for the answer to be written into it.
+   */
+  function recorded<T>(unit: RecordedUnit & UnitState, fn: (tx: Tx) => Promise<T>, clock: Clock): Promise<T> {
+    let opened!: (tx: Tx) => void;
+    unit.ready = new Promise<Tx>((resolve) => (opened = resolve));
+    return new Promise<T>((handOver, fail) => {
+      const appended: SignalRecord[] = [];
+      const run = (async () => {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await db.transaction().execute(async (trx) => {
+              const tx: Tx = { db: trx, dialect, now: clock.now, use: memoised(trx, dialect), published: (records) => appended.push(...records) };
+              unit.tx = tx;
+              opened(tx);
+              const result = await fn(tx);
+              const answer = new Promise<((tx: Tx) => Promise<void>) | undefined>((resolve, reject) => {
+                unit.answered = resolve;
+                const timer = setTimeout(() => reject(new Error('the route did not answer its recorded unit in time')), ANSWER_TIMEOUT_MS);
+                timer.unref();
+                unit.settleTimer = timer;
+              });
+              unit.handedOver = true;
+              handOver(result);
+              const record = await answer;
+              clearTimeout(unit.settleTimer);
+              if (!record) throw new UnitAbandoned();
+              await record(tx);
+              return result;
+            });
+          } catch (error) {
+            if (unit.handedOver || attempt >= MAX_ATTEMPTS || !retryable(error)) throw error;
+            appended.length = 0;
+          }
+        }
+      })();
+      unit.committed = run.then(
+        () => {
+          unit.closed = true;
+          if (appended.length) publish(appended);
+        },
+        (error) => {
+          unit.closed = true;
+          if (!unit.handedOver) fail(error);
+          throw error;
+        },
+      );
+      // The answer's hook observes the outcome; before the hand-over the caller does.
+      unit.committed.catch(() => undefined);
+    });
+  }
 
   function make(clock: Clock): Store {
     const store: Store = {
@@ -119,8 +225,11 @@ export function createStore(handle: DatabaseHandle, options: { clock?: Clock } =
       handle,
       clock,
       replay,
-      use: useDirect,
+      use: useUnitAware,
       async transaction(fn) {
+        const unit = openUnit();
+        if (unit?.ready) return fn(await unit.ready);
+        if (unit) return recorded(unit, fn, clock);
         for (let attempt = 1; ; attempt++) {
           const appended: SignalRecord[] = [];
           try {
@@ -140,7 +249,11 @@ export function createStore(handle: DatabaseHandle, options: { clock?: Clock } =
         const direct = bind(groups, useDirect);
         const inTx = (tx: Tx) => bind(groups, tx.use);
         return {
-          direct,
+          // Inside a request's recorded unit, statements run in its open transaction.
+          get direct() {
+            const tx = openUnit()?.tx;
+            return tx ? inTx(tx) : direct;
+          },
           in: inTx,
           transaction: (fn) => store.transaction((tx) => fn(inTx(tx), tx)),
         };

@@ -1,14 +1,16 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { refuse } from '../../errors.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import { idempotencyQueries } from '../../store/idempotency.js';
-import type { Store } from '../../store/store.js';
+import { withRecordedUnit } from '../../store/recorded-unit.js';
+import type { RecordedUnit } from '../../store/recorded-unit.js';
+import type { Store, Tx } from '../../store/store.js';
 
 export interface IdempotencyOptions {
   store: Store;
-  /** Stored responses can hold secrets shown once (a TOTP seed): they are sealed at rest. */
+  /** Stored responses can hold secrets shown once (a TOTP seed, tokens): they are sealed at rest. */
   box: SecretBox;
   now: () => number;
   /** How long a key and its response are kept (spec: 24 hours). */
@@ -19,13 +21,18 @@ export interface IdempotencyOptions {
 
 // The spec writes Idempotency-Key: <uuid>.
 const KEY_FORMAT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const REPLAYED_HEADERS = ['content-type', 'etag', 'location'];
+const REPLAYED_HEADERS = ['content-type', 'etag', 'location', 'cache-control', 'content-disposition'];
 const TRANSIENT_STATUSES = new Set([401, 403, 429]);
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export const IDEMPOTENT_BODY_PURPOSE = 'idempotent-response';
+
+type Mode = 'required' | 'optional';
 
 interface Claimed {
   scope: string;
   key: string;
+  /** The request's recorded unit: its first transaction commits together with the answer. */
+  unit: RecordedUnit;
 }
 
 declare module 'fastify' {
@@ -35,10 +42,39 @@ declare module 'fastify' {
 }
 
 /**
- * Idempotency-Key (draft-ietf-httpapi-idempotency-key-header; spec Limits). Keys live in the
- * database, scoped by endpoint and principal, so a retry on another node or after a restart
- * still replays the first response. A reused key with another body is 409
- * idempotency_key_reused (the spec's choice over the draft's 422, see docs/decisions).
+ * Whether a route takes Idempotency-Key: every unsafe method does (the spec: "Unsafe writes
+ * accept the header"), unless it says `none`; `required` where PRODUCT §0 marks it [IK].
+ */
+export function idempotencyMode(route: Pick<RouteOptions, 'method' | 'config'>): Mode | undefined {
+  const declared = route.config?.idempotency;
+  if (declared === 'none') return undefined;
+  if (declared) return declared;
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  return methods.some((method) => UNSAFE_METHODS.has(String(method))) ? 'optional' : undefined;
+}
+
+/**
+ * JSON with object members in code-point order (RFC 8785's ordering; numbers and strings as
+ * JSON.stringify writes them): two bodies that mean the same have the same fingerprint.
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const members = Object.keys(value)
+      .filter((name) => (value as Record<string, unknown>)[name] !== undefined)
+      .sort()
+      .map((name) => `${JSON.stringify(name)}:${canonicalJson((value as Record<string, unknown>)[name])}`);
+    return `{${members.join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/**
+ * Idempotency-Key (draft-ietf-httpapi-idempotency-key-header; spec Limits; decision 002). Keys
+ * live in the database, scoped to the concrete URL and the principal, so a retry on another node
+ * or after a restart replays the first response. The answer is written in the transaction of the
+ * change it answers (store/recorded-unit.ts): a change is never committed without it. A reused
+ * key with another body is 409 idempotency_key_reused (the spec's choice over the draft's 422).
  */
 export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: IdempotencyOptions) => {
   const retentionMs = opts.retentionMs ?? 24 * 3600_000;
@@ -52,7 +88,15 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
   }
 
   function fingerprint(request: FastifyRequest): string {
-    return createHash('sha256').update(JSON.stringify(request.body ?? null)).digest('base64url');
+    return createHash('sha256').update(canonicalJson(request.body ?? null)).digest('base64url');
+  }
+
+  function modeOf(request: FastifyRequest): Mode | undefined {
+    const mode = request.routeOptions.config.idempotency;
+    if (mode !== 'optional') return mode === 'required' ? mode : undefined;
+    const member = request.routeOptions.config.idempotencyRequiredWith;
+    const body = request.body as Record<string, unknown> | undefined;
+    return member && body && typeof body === 'object' && body[member] !== undefined ? 'required' : 'optional';
   }
 
   async function replay(reply: FastifyReply, status: number, body: string, headers: string): Promise<FastifyReply> {
@@ -62,7 +106,7 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
     return reply.code(status).send(body);
   }
 
-  async function claimOrReplay(request: FastifyRequest, reply: FastifyReply, mode: 'required' | 'optional'): Promise<FastifyReply | undefined> {
+  async function claimOrReplay(request: FastifyRequest, reply: FastifyReply, mode: Mode): Promise<FastifyReply | undefined> {
     const key = request.headers['idempotency-key'];
     if (key === undefined) {
       if (mode === 'optional') return;
@@ -72,14 +116,15 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
       throw refuse('invalid_idempotency_key', 'the Idempotency-Key must be one UUID');
     }
     const now = opts.now();
-    const scope = `${request.method} ${request.routeOptions.url} ${principal(request)}`;
+    // The concrete URL, not the route's pattern: one key on /me/fields/f1 says nothing of f2.
+    const scope = `${request.method} ${request.url} ${principal(request)}`;
     const print = fingerprint(request);
     const claim = await records.claim(
       { scope, idem_key: key, fingerprint: print, state: 'in_flight', status: null, body: null, headers: null, locked_until: now + leaseMs, expires_at: now + retentionMs },
       now,
     );
     if (claim.claimed) {
-      request.idempotency = { scope, key };
+      request.idempotency = { scope, key, unit: {} };
       return;
     }
     const existing = claim.existing;
@@ -92,31 +137,64 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
     return replay(reply, existing.status, existing.body ? opts.box.open(existing.body, IDEMPOTENT_BODY_PURPOSE) : '', existing.headers ?? '{}');
   }
 
-  async function record(request: FastifyRequest, reply: FastifyReply, payload: unknown, claimed: Claimed): Promise<unknown> {
-    request.idempotency = undefined;
-    if (reply.statusCode >= 500 || TRANSIENT_STATUSES.has(reply.statusCode)) {
-      // Our failure, or a refusal about the request's credentials or timing rather than its
-      // content (401, 403 step-up, 429): let the retry run again rather than replay it.
-      await records.release(claimed.scope, claimed.key);
-      return payload;
-    }
+  function answerOf(reply: FastifyReply, payload: unknown): { status: number; body: string; headers: string } {
     const headers: Record<string, string> = {};
     for (const name of REPLAYED_HEADERS) {
       const value = reply.getHeader(name);
       if (value !== undefined) headers[name] = String(value);
     }
-    await records.complete(claimed.scope, claimed.key, {
+    return {
       status: reply.statusCode,
       body: opts.box.seal(typeof payload === 'string' ? payload : '', IDEMPOTENT_BODY_PURPOSE),
       headers: JSON.stringify(headers),
-    });
+    };
+  }
+
+  async function record(request: FastifyRequest, reply: FastifyReply, payload: unknown, claimed: Claimed): Promise<unknown> {
+    request.idempotency = undefined;
+    // Our failure, or a refusal about the request's credentials or timing rather than its
+    // content (401, 403 step-up, 429): the retry runs again rather than replays it.
+    const replayable = reply.statusCode < 500 && !TRANSIENT_STATUSES.has(reply.statusCode);
+    const { unit } = claimed;
+    if (unit.handedOver) {
+      // The change waits, uncommitted, for this answer: record it in the same transaction, or
+      // roll the change back with a failure that is not replayed.
+      const answer = replayable ? answerOf(reply, payload) : undefined;
+      unit.answered!(answer ? (tx: Tx) => tx.use(idempotencyQueries).complete(claimed.scope, claimed.key, answer) : undefined);
+      try {
+        await unit.committed;
+      } catch (error) {
+        await records.release(claimed.scope, claimed.key).catch(() => undefined);
+        reply.removeHeader('etag');
+        reply.removeHeader('location');
+        throw error;
+      }
+      if (!replayable) await records.release(claimed.scope, claimed.key);
+      return payload;
+    }
+    // Nothing was written in a transaction (a refusal, or a route whose change is one statement).
+    if (!replayable) await records.release(claimed.scope, claimed.key);
+    else await records.complete(claimed.scope, claimed.key, answerOf(reply, payload));
     return payload;
   }
+
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const mode = idempotencyMode(route);
+    route.config = { ...route.config, idempotency: mode ?? 'none' };
+    if (!mode) return;
+    // The handler runs inside the request's recorded unit when the request holds a key.
+    const handler = route.handler;
+    route.handler = function recordedHandler(this: FastifyInstance, request, reply) {
+      const claimed = request.idempotency;
+      if (!claimed) return handler.call(this, request, reply);
+      return withRecordedUnit(claimed.unit, () => handler.call(this, request, reply));
+    };
+  });
 
   // Most requests carry no key: for them these hooks call done() and make no promise. Otherwise
   // they return the promise of the work (Fastify waits for it; an early reply ends the chain).
   app.addHook('preHandler', (request, reply, done) => {
-    const mode = request.routeOptions.config.idempotency;
+    const mode = modeOf(request);
     if (!mode) return done();
     return claimOrReplay(request, reply, mode);
   });

@@ -1,0 +1,39 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Tx } from './store.js';
+
+/**
+ * What a request holding an Idempotency-Key asks of the store (decision 002): the answer it
+ * sends is committed in the same transaction as the change it answers, so a crash can never
+ * leave a change without its recorded answer (whose retry would run the change a second time).
+ *
+ * The request's first transaction hands its result back to the route when its work is done but
+ * does not commit yet: it waits for the route's answer, writes it through `record`, and only
+ * then commits. Every later transaction of the same request, and every direct statement a
+ * repository runs for it, joins that open transaction, so the request sees its own writes and
+ * never waits on itself.
+ */
+export interface RecordedUnit {
+  /** The open transaction, once the request's first transaction has done its work. */
+  tx?: Tx;
+  /**
+   * Settled by the route's answer: `record` writes it in `tx`, or undefined means roll back
+   * (the request failed after its change, so the change must not outlive the failure).
+   */
+  answered?: (record: ((tx: Tx) => Promise<void>) | undefined) => void;
+  /** True once the transaction's work is done and its result went back to the route. */
+  handedOver?: boolean;
+  /** Settles when the open transaction committed (or failed to). */
+  committed?: Promise<void>;
+}
+
+const units = new AsyncLocalStorage<RecordedUnit>();
+
+/** Runs fn (a route handler) with its transactions bound to unit. */
+export function withRecordedUnit<T>(unit: RecordedUnit, fn: () => T): T {
+  return units.run(unit, fn);
+}
+
+/** The unit of the request being served, if it holds an Idempotency-Key. */
+export function currentUnit(): RecordedUnit | undefined {
+  return units.getStore();
+}
