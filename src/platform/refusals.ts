@@ -34,6 +34,7 @@ export const REFUSALS = {
   concurrent_change: { status: 409, title: 'Concurrent change' },
   cursor_expired: { status: 410, title: 'Cursor expired' },
   version_mismatch: { status: 412, title: 'Version mismatch' },
+  invalid_if_match: { status: 400, title: 'Invalid If-Match' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   precondition_required: { status: 428, title: 'Precondition required' },

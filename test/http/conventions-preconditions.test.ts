@@ -68,14 +68,48 @@ for (const backend of backends) {
       assert.equal(now.body.display_name, 'One');
     });
 
-    it('answers a weak or malformed tag with 412: If-Match compares strongly', async () => {
+    it('compares strongly: a weak tag or a tag naming no version is 412; a field outside the grammar is 400', async () => {
       const device = await t.client.signUp(uniqueName('weak'));
       const { version: v } = await read(device);
-      for (const tag of [`W/"${v}"`, `${v}`, `"v${v}"`, 'garbage']) {
+      for (const tag of [`W/"${v}"`, `"v${v}"`, `W/"${v}", "v${v}"`]) {
         const res = await t.client.as(device, 'PATCH', ME, { body: { display_name: 'Weak' }, headers: { 'if-match': tag } });
         assertProblem(res, 412, 'version_mismatch');
       }
+      for (const tag of ['garbage', '"unterminated', `"${v}" junk`, ',']) {
+        const res = await t.client.as(device, 'PATCH', ME, { body: { display_name: 'Weak' }, headers: { 'if-match': tag } });
+        assertProblem(res, 400, 'invalid_if_match');
+      }
       assert.equal((await read(device)).version, v);
+    });
+
+    it('reads If-Match as the spec writes it: a bare version, *, and a list that names the current version (RFC 9110 §13.1.1)', async () => {
+      const device = await t.client.signUp(uniqueName('forms'));
+      let { version: v } = await read(device);
+      const forms = [(n: number) => `${n}`, (n: number) => `"${n}"`, () => '*', (n: number) => `"${n + 7}", "${n}"`, (n: number) => `W/"${n}", ${n}`, (n: number) => ` "${n - 1}" ,"${n}" `];
+      for (const [i, form] of forms.entries()) {
+        const tag = form(v);
+        const res = await t.client.as(device, 'PATCH', ME, { body: { display_name: `Form ${i}` }, headers: { 'if-match': tag } });
+        assert.equal(res.status, 200, `If-Match: ${tag} -> ${res.status} ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.version, v + 1);
+        v += 1;
+      }
+      // A list without the current version is a real mismatch.
+      const stale = await t.client.as(device, 'PATCH', ME, { body: { display_name: 'Stale' }, headers: { 'if-match': `"${v - 1}", "${v + 1}"` } });
+      assertProblem(stale, 412, 'version_mismatch');
+      assert.equal((await read(device)).version, v);
+    });
+
+    it('matches * only against a resource that exists: deleting a field with * works once, then 404', async () => {
+      const device = await t.client.signUp(uniqueName('star'));
+      const created = await t.client.as(device, 'POST', '/api/v1/me/fields', { body: { type: 'nickname', value: 'Star' }, headers: { 'idempotency-key': crypto.randomUUID() } });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const url = `/api/v1/me/fields/${created.body.id}`;
+      const patched = await t.client.as(device, 'PATCH', url, { body: { label: 'any version' }, headers: { 'if-match': '*' } });
+      assert.equal(patched.status, 200, JSON.stringify(patched.body));
+      const removed = await t.client.as(device, 'DELETE', url, { headers: { 'if-match': '*' } });
+      assert.equal(removed.status, 204);
+      const again = await t.client.as(device, 'DELETE', url, { headers: { 'if-match': '*' } });
+      assert.equal(again.status, 412, JSON.stringify(again.body));
     });
 
     it('applies a PATCH with the current ETag: 200, version + 1, new ETag', async () => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { notModified, requireIfMatch, setEtag } from '../../platform/http/preconditions.js';
+import { notModified, optionalIfMatch, requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
 import { NoContent, NotModified, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
 import { ifNoneMatch, sendCard } from '../profiles/routes.js';
@@ -125,7 +125,7 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
   });
 
   r.put('/contacts/:id/annotation', {
-    config: { auth: 'session' },
+    config: { ifMatch: 'optional', auth: 'session' },
     schema: {
       tags: ['annotations'],
       summary: 'Write your note and labels on a contact',
@@ -135,17 +135,17 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
       response: { 200: ref(AnnotationSchema), 201: ref(AnnotationSchema), 404: notFound, 412: problem('version_mismatch'), 428: problem('precondition_required') },
     },
   }, async (request, reply) => {
-    const ifMatch = request.headers['if-match'] === undefined ? undefined : requireIfMatch(request);
+    const ifMatch = await optionalIfMatch(request, versionOf(() => annotations.get(request.auth!, request.params.id)));
     const { created, annotation } = await annotations.put(request.auth!, request.params.id, ifMatch, request.body);
     setEtag(reply, annotation.version);
     return reply.code(created ? 201 : 200).send(annotation);
   });
 
   r.delete('/contacts/:id/annotation', {
-    config: { auth: 'session' },
+    config: { ifMatch: 'required', auth: 'session' },
     schema: { tags: ['annotations'], summary: 'Delete your annotation of a contact', description: 'Needs If-Match.', params: IdParams, response: { 204: NoContent, 404: problem('contact_not_found or annotation_not_found'), 412: problem('version_mismatch'), 428: problem('precondition_required') } },
   }, async (request, reply) => {
-    await annotations.remove(request.auth!, request.params.id, requireIfMatch(request));
+    await annotations.remove(request.auth!, request.params.id, await requireIfMatch(request, versionOf(() => annotations.get(request.auth!, request.params.id))));
     return reply.code(204).send(null);
   });
 

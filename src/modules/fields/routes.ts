@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FieldService } from './service.js';
-import { requireIfMatch, setEtag } from '../../platform/http/preconditions.js';
+import { requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
 import { NoContent, PageOf, problem, ref } from '../../platform/http/schemas.js';
 import { FieldCreateBody, FieldIdParams, FieldListQuery, FieldPatchBody, FieldSchema } from './schemas.js';
@@ -58,7 +58,7 @@ export async function fieldRoutes(app: FastifyInstance, opts: { fields: FieldSer
   });
 
   r.patch('/me/fields/:id', {
-    config: { auth: 'session', idempotency: 'optional' },
+    config: { ifMatch: 'required', auth: 'session', idempotency: 'optional' },
     schema: {
       tags: ['identity'],
       summary: 'Change a field\'s label, value or country',
@@ -75,14 +75,14 @@ export async function fieldRoutes(app: FastifyInstance, opts: { fields: FieldSer
       },
     },
   }, async (request, reply) => {
-    const version = requireIfMatch(request);
+    const version = await requireIfMatch(request, versionOf(() => fields.get(request.auth!, request.params.id)));
     const field = await fields.update(request.auth!, request.params.id, version, request.body);
     setEtag(reply, field.version);
     return field;
   });
 
   r.delete('/me/fields/:id', {
-    config: { auth: 'session' },
+    config: { ifMatch: 'required', auth: 'session' },
     schema: {
       tags: ['identity'],
       summary: 'Delete a field',
@@ -96,7 +96,7 @@ export async function fieldRoutes(app: FastifyInstance, opts: { fields: FieldSer
       },
     },
   }, async (request, reply) => {
-    await fields.remove(request.auth!, request.params.id, requireIfMatch(request));
+    await fields.remove(request.auth!, request.params.id, await requireIfMatch(request, versionOf(() => fields.get(request.auth!, request.params.id))));
     return reply.code(204).send(null);
   });
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { requireIfMatch, setEtag } from '../../platform/http/preconditions.js';
+import { optionalIfMatch, requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
 import { NoContent, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
 import { BundleBody, ContactIdParams, ContactKeySchema, KeyBundleSchema, KeyShareSchema, MethodIdParams, ShareBody } from './schemas.js';
@@ -11,8 +11,6 @@ const noIfMatch = problem('If-Match is missing (precondition_required)');
 const noBundle = problem('No passkey of yours has this id (method_not_found), or it has no bundle yet (key_bundle_not_found)');
 const noShare = problem('No server share is stored (key_share_not_found)');
 
-/** The If-Match of a PUT that may create: none for the first, required afterwards (the service decides which). */
-const optionalIfMatch = (request: FastifyRequest) => (request.headers['if-match'] === undefined ? undefined : requireIfMatch(request));
 
 /** Key material is never worth a cached copy anywhere (RFC 9111 §5.2.2.5). */
 const noStore = (reply: FastifyReply) => reply.header('Cache-Control', 'no-store');
@@ -41,7 +39,7 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
   });
 
   r.put('/keys/devices/:method_id', {
-    config: { auth: 'session' },
+    config: { ifMatch: 'optional', auth: 'session' },
     schema: {
       tags,
       summary: 'Store a device\'s key bundle',
@@ -63,14 +61,14 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
     },
   }, async (request, reply) => {
     const { method_id: methodId } = request.params;
-    const { created, bundle } = await keys.devices.put(request.auth!, methodId, optionalIfMatch(request), request.body.bundle);
+    const { created, bundle } = await keys.devices.put(request.auth!, methodId, await optionalIfMatch(request, versionOf(() => keys.devices.get(request.auth!, methodId))), request.body.bundle);
     setEtag(noStore(reply), bundle.version);
     if (created) reply.header('Location', `${API_PREFIX}/keys/devices/${encodeURIComponent(methodId)}`);
     return reply.code(created ? 201 : 200).send(bundle);
   });
 
   r.delete('/keys/devices/:method_id', {
-    config: { auth: 'session' },
+    config: { ifMatch: 'required', auth: 'session' },
     schema: {
       tags,
       summary: 'Delete a device\'s key bundle',
@@ -79,7 +77,7 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
       response: { 204: NoContent, 404: noBundle, 412: stale, 428: noIfMatch },
     },
   }, async (request, reply) => {
-    await keys.devices.remove(request.auth!, request.params.method_id, requireIfMatch(request));
+    await keys.devices.remove(request.auth!, request.params.method_id, await requireIfMatch(request, versionOf(() => keys.devices.get(request.auth!, request.params.method_id))));
     return reply.code(204).send(null);
   });
 
@@ -115,7 +113,7 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
   });
 
   r.put('/keys/share', {
-    config: { auth: 'session', stepUp: true },
+    config: { ifMatch: 'optional', auth: 'session', stepUp: true },
     schema: {
       tags,
       summary: 'Store the server\'s share of your split secret (step-up)',
@@ -132,17 +130,17 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
       },
     },
   }, async (request, reply) => {
-    const { created, share } = await keys.share.put(request.auth!, optionalIfMatch(request), request.body.share);
+    const { created, share } = await keys.share.put(request.auth!, await optionalIfMatch(request, versionOf(() => keys.share.get(request.auth!))), request.body.share);
     setEtag(noStore(reply), share.version);
     if (created) reply.header('Location', `${API_PREFIX}/keys/share`);
     return reply.code(created ? 201 : 200).send(share);
   });
 
   r.delete('/keys/share', {
-    config: { auth: 'session', stepUp: true },
+    config: { ifMatch: 'required', auth: 'session', stepUp: true },
     schema: { tags, summary: 'Delete the server\'s share of your split secret (step-up)', description: 'Needs If-Match.', response: { 204: NoContent, 404: noShare, 412: stale, 428: noIfMatch } },
   }, async (request, reply) => {
-    await keys.share.remove(request.auth!, requireIfMatch(request));
+    await keys.share.remove(request.auth!, await requireIfMatch(request, versionOf(() => keys.share.get(request.auth!))));
     return reply.code(204).send(null);
   });
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { requireIfMatch, setEtag } from '../../platform/http/preconditions.js';
+import { requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { problem, ref } from '../../platform/http/schemas.js';
 import { MePatchBody, MeSchema } from './schemas.js';
 import type { MeService } from './service.js';
@@ -18,7 +18,7 @@ export async function meRoutes(app: FastifyInstance, opts: { me: MeService }) {
   });
 
   r.patch('/me', {
-    config: { auth: 'session', idempotency: 'optional' },
+    config: { ifMatch: 'required', auth: 'session', idempotency: 'optional' },
     schema: {
       tags: ['identity'],
       summary: 'Change display name, locale or default country',
@@ -32,7 +32,7 @@ export async function meRoutes(app: FastifyInstance, opts: { me: MeService }) {
       },
     },
   }, async (request, reply) => {
-    const version = requireIfMatch(request);
+    const version = await requireIfMatch(request, versionOf(() => opts.me.get(request.auth!)));
     const me = await opts.me.update(request.auth!, version, request.body);
     setEtag(reply, me.version);
     return me;

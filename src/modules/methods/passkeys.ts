@@ -122,6 +122,12 @@ export function createPasskeyService(deps: {
       await db.in(tx).passkeys.removeAll(accountId);
     },
 
+    async get(auth: AuthContext, id: string): Promise<PasskeyView> {
+      const row = await db.direct.passkeys.find(auth.account.id, id);
+      if (!row) throw notFound();
+      return passkeyView(row);
+    },
+
     async rename(auth: AuthContext, id: string, expectedVersion: number, name: string, client: LocatedClient): Promise<PasskeyView> {
       return db.transaction(async (q, tx) => {
         const existing = await q.passkeys.find(auth.account.id, id);

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireIfMatch, setEtag } from '../../platform/http/preconditions.js';
+import { requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { NoContent, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
 import { CeremonyId, CreationOptions, RegistrationCredential } from '../../platform/http/webauthn-schemas.js';
 import type { PasskeyService } from './passkeys.js';
@@ -18,7 +18,7 @@ export async function passkeyRoutes(app: FastifyInstance, opts: { passkeys: Pass
   }, async (request) => methods.list(request.auth!, request.query.cursor, request.query.limit ?? 50));
 
   r.patch('/auth/methods/:id', {
-    config: { auth: 'session' },
+    config: { ifMatch: 'required', auth: 'session' },
     schema: {
       tags: ['auth'],
       summary: 'Rename a passkey',
@@ -32,7 +32,7 @@ export async function passkeyRoutes(app: FastifyInstance, opts: { passkeys: Pass
       },
     },
   }, async (request, reply) => {
-    const version = requireIfMatch(request);
+    const version = await requireIfMatch(request, versionOf(() => methods.get(request.auth!, request.params.id)));
     const passkey = await methods.rename(request.auth!, request.params.id, version, request.body.name, await request.client());
     setEtag(reply, passkey.version);
     return passkey;

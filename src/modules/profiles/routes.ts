@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Conditional } from '../../platform/etag.js';
-import { notModified, requireIfMatch, setEtag } from '../../platform/http/preconditions.js';
+import { notModified, requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { NoContent, NotModified, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
 import { CardSchema, ExposureParams, ExposurePutBody, ExposureSchema, ProfileCreateBody, ProfileDeleteQuery, ProfileIdParams, ProfilePatchBody, ProfileSchema } from './schemas.js';
@@ -58,7 +58,7 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
   });
 
   r.patch('/profiles/:id', {
-    config: { auth: 'session', idempotency: 'optional' },
+    config: { ifMatch: 'required', auth: 'session', idempotency: 'optional' },
     schema: {
       tags: ['profiles'],
       summary: 'Rename a profile, describe it, make it public or private',
@@ -68,13 +68,13 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
       response: { 200: ref(ProfileSchema), 404: notFound, 409: problem('profile_name_taken or public_profile_exists'), 412: stale, 428: noIfMatch },
     },
   }, async (request, reply) => {
-    const profile = await profiles.update(request.auth!, request.params.id, requireIfMatch(request), request.body);
+    const profile = await profiles.update(request.auth!, request.params.id, await requireIfMatch(request, versionOf(() => profiles.get(request.auth!, request.params.id))), request.body);
     setEtag(reply, profile.version);
     return profile;
   });
 
   r.delete('/profiles/:id', {
-    config: { auth: 'session' },
+    config: { ifMatch: 'required', auth: 'session' },
     schema: {
       tags: ['profiles'],
       summary: 'Delete a profile',
@@ -84,7 +84,7 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
       response: { 204: NoContent, 404: problem('No profile of yours has this id, or move_to names none (profile_not_found)'), 409: problem('Subscribers see it (profile_in_use)'), 412: stale, 428: noIfMatch },
     },
   }, async (request, reply) => {
-    await profiles.remove(request.auth!, request.params.id, requireIfMatch(request), request.query.move_to);
+    await profiles.remove(request.auth!, request.params.id, await requireIfMatch(request, versionOf(() => profiles.get(request.auth!, request.params.id))), request.query.move_to);
     return reply.code(204).send(null);
   });
 
