@@ -411,8 +411,8 @@ const WALK: Entry[] = [
     op: 'POST /auth/join/deny',
     expect: 200,
     async request(w) {
-      const code = must(await w.client.as(w.alice, 'POST', `${API}/auth/join/issue`), 200, 'join/issue').code;
-      const redeemed = must(await w.client.call('POST', `${API}/auth/join/redeem`, { body: { username: w.alice.username, code }, key: await w.client.newKey() }), 201, 'join/redeem');
+      const code = must(await w.client.as(w.alice, 'POST', `${API}/auth/join/issue`, { headers: { 'idempotency-key': randomUUID() } }), 200, 'join/issue').code;
+      const redeemed = must(await w.client.call('POST', `${API}/auth/join/redeem`, { body: { username: w.alice.username, code }, key: await w.client.newKey(), headers: { 'idempotency-key': randomUUID() } }), 201, 'join/redeem');
       return { path: '/auth/join/deny', as: w.alice, body: { attempt_id: redeemed.attempt_id } };
     },
   },

@@ -3,6 +3,9 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { TSchema } from 'typebox';
 import { problem } from '../schemas.js';
+import { RESPONSE_HEADERS, headersFor, routeFacts } from '../response-headers.js';
+import type { RouteFacts } from '../response-headers.js';
+import { idempotencyMode } from './idempotency.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -46,6 +49,7 @@ export interface OpenApiOptions {
 
 export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOptions) => {
   for (const schema of opts.schemas) app.addSchema(schema);
+  const facts = new Map<string, RouteFacts & { requiredHeaders: string[] }>();
   app.addHook('onRoute', (route: RouteOptions) => {
     if (!route.schema || route.schema.hide) return;
     const responses = (route.schema.response ?? {}) as Record<string, unknown>;
@@ -54,14 +58,38 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
     for (const [status, schema] of Object.entries(defaults)) if (!(status in responses)) responses[status] = schema;
     route.schema.response = responses;
     const headers: Record<string, unknown> = {};
+    const requiredHeaders: string[] = [];
     if (route.config?.stepUp) {
       headers['vid-step-up'] = { type: 'string', description: 'base64url of the JSON WebAuthn assertion answering POST /auth/step-up/begin (5 minutes, single use)' };
+      requiredHeaders.push('vid-step-up');
       responses['403'] ??= problem('Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session)');
     }
-    if (route.config?.idempotency) {
-      headers['idempotency-key'] = { type: 'string', description: `${route.config.idempotency === 'required' ? 'Required' : 'Optional'}: a UUID (else 400 invalid_idempotency_key); a retry with the same key and body replays the first response for 24 h` };
+    const idempotency = idempotencyMode(route);
+    if (idempotency) {
+      const requiredWith = route.config?.idempotencyRequiredWith;
+      const when = idempotency === 'required' ? 'Required' : requiredWith ? `Required when the body has \`${requiredWith}\`, else optional` : 'Optional';
+      headers['idempotency-key'] = {
+        type: 'string',
+        description: `${when}: a UUID (else 400 invalid_idempotency_key; missing where required: 400 idempotency_key_required). A retry with the same key on the same URL and a body of the same meaning replays the first answer for 24 h (VID-Idempotent-Replay: true); another body is 409 idempotency_key_reused.`,
+      };
+      if (idempotency === 'required') requiredHeaders.push('idempotency-key');
       responses['409'] ??= problem('Idempotency-Key reused with another body, or its first request still in flight');
     }
+    const ifMatch = route.config?.ifMatch;
+    if (ifMatch) {
+      headers['if-match'] = {
+        type: 'string',
+        description:
+          (ifMatch === 'required' ? 'Required (else 428 precondition_required). ' : 'Needed once the resource exists (else 428 precondition_required); left out to create it. ') +
+          'The ETag of your last read, as `"<version>"` or the bare `<version>`; `*` for any current version; or a list that names it (RFC 9110 §13.1.1). No match: 412 version_mismatch; not this grammar: 400 invalid_if_match.',
+      };
+      if (ifMatch === 'required') requiredHeaders.push('if-match');
+      responses['412'] ??= problem('If-Match names no current version (version_mismatch)');
+      responses['428'] ??= problem('If-Match is missing (precondition_required)');
+    }
+    route.schema.operationId ??= operationId(String(route.method), route.url);
+    // Fastify adds a HEAD route beside each GET with the same operationId: the GET speaks for both.
+    if (String(route.method) !== 'HEAD') facts.set(route.schema.operationId, { ...routeFacts(route, Boolean(idempotency)), requiredHeaders });
     // Lifecycle refusals (dpop-auth.ts, sessions): PRODUCT §8 deletion; an operator's lock
     // (decision 090) refuses every session route and every route that opens a session.
     const lifecycle: string[] = [];
@@ -73,11 +101,11 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
       responses['403'] = problem(existing?.description ? `${existing.description}; or ${text}` : text[0]!.toUpperCase() + text.slice(1));
     }
     if (Object.keys(headers).length) {
-      // Documented here; enforced by the step-up and idempotency plugins with their own codes.
+      // Documented here; enforced by the step-up, idempotency and precondition code with their own
+      // codes, so the validator does not refuse a missing one first.
       route.schema.headers = { type: 'object', properties: headers };
     }
     route.schema.security = auth === 'session' ? [{ DPoP: [] }] : auth === 'proof' ? [{ DPoPProof: [] }] : [];
-    route.schema.operationId ??= operationId(String(route.method), route.url);
   });
 
   await app.register(swagger, {
@@ -89,7 +117,17 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
         description: opts.description,
         license: { name: 'Proprietary', identifier: 'LicenseRef-VID' },
       },
-      servers: [{ url: API_PREFIX, description: 'This deployment ({base_url})' }],
+      servers: [
+        { url: API_PREFIX, description: 'This deployment ({base_url})' },
+        {
+          url: 'https://{region}.{domain}/api/v1',
+          description: 'A regional deployment: the EU and the US each run their own, with their own accounts (docs/deploy.md, Regions)',
+          variables: {
+            region: { enum: ['eu', 'us'], default: 'eu', description: 'Where the account lives (the server\'s REGION); a client keeps the base URL it signed up on' },
+            domain: { default: 'vid.example', description: 'The operator\'s domain' },
+          },
+        },
+      ],
       components: {
         securitySchemes: {
           DPoP: {
@@ -109,6 +147,31 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
       },
       tags: [...opts.tags],
     },
+    transformObject: (documents) => declareResponseHeaders((documents as { openapiObject: Record<string, any> }).openapiObject, facts),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 }, { name: 'openapi' });
+
+/**
+ * Puts the response headers (response-headers.ts) into the document: once as components, and on
+ * each operation's responses by what its route is.
+ */
+function declareResponseHeaders(document: Record<string, any>, facts: Map<string, RouteFacts & { requiredHeaders: string[] }>): Record<string, any> {
+  document.components ??= {};
+  document.components.headers = Object.fromEntries(Object.entries(RESPONSE_HEADERS).map(([name, header]) => [name, { ...header, required: false }]));
+  for (const item of Object.values<Record<string, any>>(document.paths ?? {})) {
+    for (const operation of Object.values<Record<string, any>>(item)) {
+      const route = facts.get(operation?.operationId);
+      if (!route) continue;
+      for (const [status, response] of Object.entries<Record<string, any>>(operation.responses ?? {})) {
+        response.headers = Object.fromEntries(headersFor(route, status).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+      }
+      // Header parameters that the plugins require (not the validator, which would refuse first
+      // with a generic code): required in the contract all the same.
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in === 'header' && route.requiredHeaders.includes(String(parameter.name).toLowerCase())) parameter.required = true;
+      }
+    }
+  }
+  return document;
+}
