@@ -1,6 +1,19 @@
 import type { Kysely } from 'kysely';
 import type { PlatformTables } from '../../platform/store/schema.js';
-import type { UsernameKeys } from './rules.js';
+
+/**
+ * A valid name: its canonical form (stored, shown and unique) and the comparison keys that decide
+ * which names look alike (docs/decisions/007-usernames.md, "Look-alikes").
+ */
+export interface UsernameKeys {
+  canonical: string;
+  /** The lower-case key of the canonical form: stored in `username_skeleton`, unique. */
+  skeleton: string;
+  /** The capitals key, how the name looks written in capitals: `username_skeleton_upper`, unique. */
+  skeletonUpper: string;
+  /** The lower-case key of the name as typed, capital I read as l: compared, never stored. */
+  typedSkeleton: string;
+}
 
 /** Uniqueness of names lives in the accounts table's unique indexes; these read what they hold. */
 export function usernameQueries(db: Kysely<Pick<PlatformTables, 'accounts'>>) {

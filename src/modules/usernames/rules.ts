@@ -1,19 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
-/**
- * A valid name: its canonical form (stored, shown and unique) and the comparison keys that decide
- * which names look alike (docs/decisions/007-usernames.md, "Look-alikes").
- */
-export interface UsernameKeys {
-  canonical: string;
-  /** The lower-case key of the canonical form: stored in `username_skeleton`, unique. */
-  skeleton: string;
-  /** The capitals key, how the name looks written in capitals: `username_skeleton_upper`, unique. */
-  skeletonUpper: string;
-  /** The lower-case key of the name as typed, capital I read as l: compared, never stored. */
-  typedSkeleton: string;
-}
+import type { UsernameKeys } from './queries.js';
+
+export type { UsernameKeys };
 
 export type UsernameVerdict = ({ ok: true } & UsernameKeys) | { ok: false; reason: 'invalid'; detail: string };
 

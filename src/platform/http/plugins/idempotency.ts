@@ -157,10 +157,12 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
     const replayable = reply.statusCode < 500 && !TRANSIENT_STATUSES.has(reply.statusCode);
     const { unit } = claimed;
     if (unit.handedOver) {
-      // The change waits, uncommitted, for this answer: record it in the same transaction, or
-      // roll the change back with a failure that is not replayed.
+      // The change waits, uncommitted, for this answer: it commits with the answer recorded; a
+      // refusal about credentials or timing (a reused refresh token's 401 after revoking the
+      // session) commits it unrecorded, so a retry runs again; our own failure rolls it back.
       const answer = replayable ? answerOf(reply, payload) : undefined;
-      unit.answered!(answer ? (tx: Tx) => tx.use(idempotencyQueries).complete(claimed.scope, claimed.key, answer) : undefined);
+      const commitUnrecorded = async () => undefined;
+      unit.answered!(answer ? (tx: Tx) => tx.use(idempotencyQueries).complete(claimed.scope, claimed.key, answer) : reply.statusCode < 500 ? commitUnrecorded : undefined);
       try {
         await unit.committed;
       } catch (error) {
