@@ -3,7 +3,7 @@ import type { Clock } from '../../platform/clock.js';
 import { refuse, validationFailed } from '../../platform/errors.js';
 import type { FieldError } from '../../platform/errors.js';
 import { signal } from '../../platform/signals/signal.js';
-import { decodeKeyCursor, toKeyPage } from '../../platform/store/keyset.js';
+import { decodeCursor, encodeKeyCursor, stringKey, toPage } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import type { RepositoryOf } from '../../platform/store/store.js';
 import { cleanText } from '../../platform/text.js';
@@ -120,8 +120,8 @@ export function createAnnotationService(deps: { db: RepositoryOf<{ annotations: 
 
     /** GET /labels: the author's labels, each with how many contacts carry it, a page at a time in the labels' order. */
     async labels(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<{ label: string; count: number }>> {
-      const rows = await db.direct.annotations.labelCounts(auth.account.id, decodeKeyCursor(cursor), limit + 1);
-      return toKeyPage(rows, limit, (row) => row.label_key, (row) => ({ label: row.label, count: row.count }));
+      const rows = await db.direct.annotations.labelCounts(auth.account.id, decodeCursor(cursor, stringKey), limit + 1);
+      return toPage(rows, limit, (row) => ({ label: row.label, count: row.count }), (row) => encodeKeyCursor(row.label_key));
     },
   };
 }

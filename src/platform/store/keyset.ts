@@ -21,13 +21,26 @@ export function encodeCursor(position: KeysetPosition): string {
   return Buffer.from(JSON.stringify([position.created_at, position.id])).toString('base64url');
 }
 
-export function decodeCursor(cursor: string | undefined): KeysetPosition | undefined {
+/**
+ * What a decoded cursor must be: the position it names, or undefined when the value is not one
+ * of this list's cursors.
+ */
+export type CursorCheck<P> = (value: unknown) => P | undefined;
+
+/** The cursor of a (created_at, id)-ordered list: a two-element array, a safe integer then an id. */
+export const keysetPosition: CursorCheck<KeysetPosition> = (value) =>
+  Array.isArray(value) && value.length === 2 && Number.isSafeInteger(value[0]) && typeof value[1] === 'string' && value[1].length <= 64
+    ? { created_at: value[0], id: value[1] }
+    : undefined;
+
+/** The position a cursor names, checked by `check` (by default a (created_at, id) position); a malformed cursor is 400 invalid_cursor. */
+export function decodeCursor(cursor: string | undefined): KeysetPosition | undefined;
+export function decodeCursor<P>(cursor: string | undefined, check: CursorCheck<P>): P | undefined;
+export function decodeCursor(cursor: string | undefined, check: CursorCheck<unknown> = keysetPosition): unknown {
   if (cursor === undefined) return undefined;
   try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && Number.isSafeInteger(value[0]) && typeof value[1] === 'string' && value[1].length <= 64) {
-      return { created_at: value[0], id: value[1] };
-    }
+    const position = check(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
+    if (position !== undefined) return position;
   } catch {
     // fall through
   }
@@ -43,24 +56,9 @@ export function encodeKeyCursor(key: string): string {
   return Buffer.from(JSON.stringify([key])).toString('base64url');
 }
 
-export function decodeKeyCursor(cursor: string | undefined, maxLength = 256): string | undefined {
-  if (cursor === undefined) return undefined;
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 1 && typeof value[0] === 'string' && value[0].length > 0 && value[0].length <= maxLength) return value[0];
-  } catch {
-    // fall through
-  }
-  throw refuse('invalid_cursor', 'the cursor is malformed; start again without one');
-}
-
-/** A page of rows ordered by one string key: ask for limit + 1 rows after the cursor's key. */
-export function toKeyPage<Row, Out>(rows: Row[], limit: number, keyOf: (row: Row) => string, map: (row: Row) => Out): Page<Out> {
-  const has_more = rows.length > limit;
-  const pageRows = has_more ? rows.slice(0, limit) : rows;
-  const last = pageRows[pageRows.length - 1];
-  return { data: pageRows.map(map), next_cursor: has_more && last !== undefined ? encodeKeyCursor(keyOf(last)) : null, has_more };
-}
+/** The cursor of a list ordered by one string key: a one-element array holding a non-empty key of at most 256 characters. */
+export const stringKey: CursorCheck<string> = (value) =>
+  Array.isArray(value) && value.length === 1 && typeof value[0] === 'string' && value[0].length > 0 && value[0].length <= 256 ? value[0] : undefined;
 
 /**
  * One page of a query over a table with `created_at` and `id`: the rows after `after` (before
@@ -86,12 +84,17 @@ export function keysetPage<DB, TB extends keyof DB, O>(
   return q.orderBy(created, order).orderBy(id, order).limit(limit) as unknown as SelectQueryBuilder<DB, TB, O>;
 }
 
-/** Fetch limit + 1 rows and call this: the extra row only says whether another page exists. */
-export function toPage<Row extends KeysetPosition, Out>(rows: Row[], limit: number, map: (row: Row) => Out): Page<Out> {
+/**
+ * Fetch limit + 1 rows and call this: the extra row only says whether another page exists. The
+ * next cursor is the last row's position (`cursorOf`, by default its (created_at, id)).
+ */
+export function toPage<Row extends KeysetPosition, Out>(rows: Row[], limit: number, map: (row: Row) => Out): Page<Out>;
+export function toPage<Row, Out>(rows: Row[], limit: number, map: (row: Row) => Out, cursorOf: (last: Row) => string): Page<Out>;
+export function toPage<Row, Out>(rows: Row[], limit: number, map: (row: Row) => Out, cursorOf: (last: Row) => string = encodeCursor as unknown as (last: Row) => string): Page<Out> {
   const has_more = rows.length > limit;
   const pageRows = has_more ? rows.slice(0, limit) : rows;
   const last = pageRows[pageRows.length - 1];
-  return { data: pageRows.map(map), next_cursor: has_more && last ? encodeCursor(last) : null, has_more };
+  return { data: pageRows.map(map), next_cursor: has_more && last !== undefined ? cursorOf(last) : null, has_more };
 }
 
 /**
