@@ -2,7 +2,7 @@
 // "Usernames": PRECIS enforcement, reserved list, UTS #39 confusable skeleton, mixed scripts).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { confusableSkeleton } from '../../src/modules/usernames/rules.js';
+import { confusableSkeleton } from '../../src/modules/usernames/migrations/013-username-keys.js';
 import { backends } from '../helpers/backends.js';
 import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';

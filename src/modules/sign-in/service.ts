@@ -55,7 +55,7 @@ export function createSignInService(deps: {
       const accepted = await usernames.requireAvailable(username);
       // WebAuthn L3 §5.4.3: user.id is random, never personal data.
       // The passkey shows the name as the account does: its canonical form (docs/decisions/007).
-      return ceremonies.beginCreation('register', { handle: randomBase64url(32), name: accepted.canonical, displayName: accepted.username }, [], { username });
+      return ceremonies.beginCreation('register', { handle: randomBase64url(32), name: accepted.canonical, displayName: accepted.canonical }, [], { username });
     },
 
     registerFinish: countingOutcomes((outcome) => metrics.signUp(outcome), async function registerFinish(input: { ceremonyId: string; username: string; credential: RegistrationResponseJSON; jkt: string; client: LocatedClient }): Promise<Registration> {
@@ -66,7 +66,8 @@ export function createSignInService(deps: {
       const now = clock.now();
       const account = {
         id: newId('acc'),
-        username: accepted.username,
+        // Shown in its canonical form, never as typed (docs/decisions/007).
+        username: accepted.canonical,
         username_canonical: accepted.canonical,
         username_skeleton: accepted.skeleton,
         username_skeleton_upper: accepted.skeletonUpper,
@@ -97,7 +98,9 @@ export function createSignInService(deps: {
       } catch (error) {
         const violation = uniqueViolation(error);
         if (!violation) throw error;
-        // Two sign-ups raced for one name (or two confusable names): the database let exactly one in.
+        // Two sign-ups raced for one name, or for two names alike in a stored key (lower-case or
+        // capitals): its unique index let exactly one in. Names alike only in the typed key
+        // ("billyqz" and "biIIyqz") are not held by any index and can both get in (decision 007, Limits).
         if (violation.constraint.includes('credential_id')) throw credentialExists();
         // Which index SQLite names when both fail is arbitrary: ask the rows that won.
         throw await usernames.raceRefusal(accepted, violation.constraint);

@@ -7,13 +7,16 @@ import { fileURLToPath } from 'node:url';
 
 import fc from 'fast-check';
 import { lookAlikeArb, lookAlikePair } from '../../../test/helpers/lookalikes.js';
-import { comparisonKeys, confusableSkeleton, enforceUsername, loadReservedNames } from './rules.js';
+import { confusableSkeleton } from './migrations/013-username-keys.js';
+import { canonicalUsername, comparisonKeys, enforceUsername, loadReservedNames } from './rules.js';
 
 const RESERVED_FILE = fileURLToPath(new URL('../../../data/reserved-usernames.txt', import.meta.url));
 
+/** The canonical form, which canonicalUsername (lookups) must answer exactly as enforceUsername (availability) does. */
 function canonicalOf(input: string): string {
   const verdict = enforceUsername(input);
   assert.ok(verdict.ok, `expected ${JSON.stringify(input)} to be valid`);
+  assert.deepEqual(canonicalUsername(input), { ok: true, canonical: verdict.canonical });
   return verdict.canonical;
 }
 
@@ -24,6 +27,7 @@ function assertInvalid(input: string, detail: RegExp): void {
     assert.equal(verdict.reason, 'invalid');
     assert.match(verdict.detail, detail);
   }
+  assert.deepEqual(canonicalUsername(input), verdict);
 }
 
 function isReservedName(input: string): boolean {
@@ -62,6 +66,18 @@ describe('enforceUsername', () => {
       const verdict = enforceUsername('PayPa1');
       assert.deepEqual(verdict, { ok: true, canonical: 'paypa1', skeleton: 'paypal', skeletonUpper: 'PAYPAl', typedSkeleton: 'paypal' });
       assert.deepEqual(verdict, { ok: true, canonical: 'paypa1', ...comparisonKeys('paypa1', 'PayPa1') });
+    });
+
+    it('canonicalUsername answers the canonical form alone, with the same verdict as enforceUsername (property)', () => {
+      assert.deepEqual(canonicalUsername('PayPa1'), { ok: true, canonical: 'paypa1' });
+      const names = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 40 }), lookAlikeArb.map((sample) => lookAlikePair(sample, '2357').variant));
+      fc.assert(
+        fc.property(names, (input) => {
+          const verdict = enforceUsername(input);
+          assert.deepEqual(canonicalUsername(input), verdict.ok ? { ok: true, canonical: verdict.canonical } : verdict);
+        }),
+        { numRuns: 2000 },
+      );
     });
   });
 
@@ -187,7 +203,7 @@ describe('enforceUsername', () => {
   });
 });
 
-describe('confusableSkeleton', () => {
+describe('confusableSkeleton (the key before migration 013, which its down migration restores)', () => {
   it('gives "paypal", "paypa1" and Cyrillic "рауpal" the same skeleton', () => {
     const skeleton = confusableSkeleton('paypal');
     assert.equal(skeleton, 'paypal');

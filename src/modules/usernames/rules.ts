@@ -5,7 +5,11 @@ import type { UsernameKeys } from './queries.js';
 
 export type { UsernameKeys };
 
-export type UsernameVerdict = ({ ok: true } & UsernameKeys) | { ok: false; reason: 'invalid'; detail: string };
+type Invalid = { ok: false; reason: 'invalid'; detail: string };
+/** A name as lookups need it: its canonical form only. */
+export type CanonicalVerdict = { ok: true; canonical: string } | Invalid;
+/** A name as availability needs it: its canonical form and its comparison keys. */
+export type UsernameVerdict = ({ ok: true } & UsernameKeys) | Invalid;
 
 export interface ReservedNames {
   isReserved(keys: UsernameKeys): boolean;
@@ -91,7 +95,7 @@ const DIGIT_ZERO = new Map<number, number>();
   }
 }
 
-function invalid(detail: string): UsernameVerdict {
+function invalid(detail: string): Invalid {
   return { ok: false, reason: 'invalid', detail };
 }
 
@@ -146,8 +150,11 @@ function checkBidi(chars: readonly string[]): string | undefined {
   return undefined;
 }
 
-/** PRECIS UsernameCaseMapped-style enforcement (RFC 8265 §3.3) plus our rules. */
-export function enforceUsername(input: string): UsernameVerdict {
+/**
+ * PRECIS UsernameCaseMapped-style enforcement (RFC 8265 §3.3) plus our rules: the canonical form of
+ * a valid name, and the name as typed (width-mapped, NFC) that the typed key is taken of.
+ */
+function enforce(input: string): { ok: true; canonical: string; typed: string } | Invalid {
   if (input.length > MAX_INPUT_UNITS) return invalid(`must be at most ${MAX_LENGTH} characters`);
   // RFC 8265 §3.3.2 order: width mapping, case mapping, NFC. The leading NFC keeps precomposed and
   // decomposed input on the same path through the width/case steps.
@@ -186,7 +193,25 @@ export function enforceUsername(input: string): UsernameVerdict {
 
   const problem = checkScripts(chars) ?? checkBidi(chars);
   if (problem !== undefined) return invalid(problem);
-  return { ok: true, canonical, ...comparisonKeys(canonical, typed) };
+  return { ok: true, canonical, typed };
+}
+
+/**
+ * The rules, answering the canonical form only: what finding an existing name needs (cards,
+ * contacts, join, recovery). No comparison key is computed.
+ */
+export function canonicalUsername(input: string): CanonicalVerdict {
+  const verdict = enforce(input);
+  return verdict.ok ? { ok: true, canonical: verdict.canonical } : verdict;
+}
+
+/**
+ * The same rules, answering the canonical form and the comparison keys: for a name checked for
+ * availability (the check, registration, the reserved list).
+ */
+export function enforceUsername(input: string): UsernameVerdict {
+  const verdict = enforce(input);
+  return verdict.ok ? { ok: true, canonical: verdict.canonical, ...comparisonKeys(verdict.canonical, verdict.typed) } : verdict;
 }
 
 /**
@@ -197,11 +222,21 @@ function caseFold(value: string): string {
   return value.toUpperCase().toLowerCase().normalize('NFC');
 }
 
+/**
+ * The UTS #39 §4 mapping: NFD, Default_Ignorable_Code_Point dropped (and `drop`, if given), then
+ * each code point replaced by its confusables.txt prototype.
+ */
+export function mapConfusables(value: string, drop?: RegExp): string {
+  let nfd = value.normalize('NFD').replace(IGNORABLES, '');
+  if (drop) nfd = nfd.replace(drop, '');
+  let mapped = '';
+  for (const ch of nfd) mapped += CONFUSABLES.get(ch) ?? ch;
+  return mapped;
+}
+
 /** confusables.txt over a string, without the separators and diacritics the keys ignore. */
 function prototypes(value: string): string {
-  let mapped = '';
-  for (const ch of value.normalize('NFD').replace(IGNORABLES, '').replace(DIACRITICS, '')) mapped += CONFUSABLES.get(ch) ?? ch;
-  return mapped.normalize('NFD').replace(DIACRITICS, '').replace(SEPARATORS, '');
+  return mapConfusables(value, DIACRITICS).normalize('NFD').replace(DIACRITICS, '').replace(SEPARATORS, '');
 }
 
 /** The lower-case key: how the name looks in lower case, where "rn" meets "m" and "1" meets "l". */
@@ -227,18 +262,6 @@ export function comparisonKeys(canonical: string, typed: string = canonical): Om
   const read = typed.normalize('NFD').replace(CAPITAL_READ_AS_LOWER, (ch) => CAPITALS_READ_AS_LOWER.get(ch) ?? ch);
   const typedSkeleton = read === typed ? skeleton : lowerKey(caseFold(read));
   return { skeleton, skeletonUpper, typedSkeleton };
-}
-
-/**
- * UTS #39 §4 skeleton: NFD -> drop Default_Ignorable_Code_Point -> map each code point through
- * confusables -> NFD. Two names with equal skeletons look alike; it is never shown to users.
- */
-export function confusableSkeleton(value: string): string {
-  let mapped = '';
-  for (const ch of value.normalize('NFD').replace(IGNORABLES, '')) mapped += CONFUSABLES.get(ch) ?? ch;
-  // Names are compared case-insensitively, but some prototypes are upper-case ('0' -> 'O'):
-  // lower-case the mapped string so "g00gle" meets "google" (UTS #39 §4 on case-insensitive use).
-  return mapped.toLowerCase().normalize('NFD');
 }
 
 /**

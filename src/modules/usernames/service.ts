@@ -1,7 +1,7 @@
 import { refuse } from '../../platform/errors.js';
 import type { RepositoryOf } from '../../platform/store/store.js';
 import type { usernameQueries } from './queries.js';
-import { enforceUsername } from './rules.js';
+import { canonicalUsername, enforceUsername } from './rules.js';
 import type { ReservedNames, UsernameKeys } from './rules.js';
 
 export type UnavailableReason = 'invalid' | 'reserved' | 'confusable' | 'taken';
@@ -14,14 +14,11 @@ export interface UsernameCheck {
   detail?: string;
 }
 
-/** A name a new account may take: stored and shown in its canonical form, with its keys. */
-export interface AcceptedUsername {
-  /** What the account shows: the canonical form, never the name as typed (docs/decisions/007). */
-  username: string;
-  canonical: string;
-  skeleton: string;
-  skeletonUpper: string;
-}
+/**
+ * A name a new account may take: its keys. The account stores and shows the canonical form, never
+ * the name as typed (docs/decisions/007).
+ */
+export type AcceptedUsername = UsernameKeys;
 
 const REFUSALS = {
   reserved: { code: 'username_reserved', detail: 'this username is reserved' },
@@ -34,25 +31,26 @@ const CANONICAL_CACHE = 1000;
 
 export function createUsernameService(deps: { db: RepositoryOf<{ names: typeof usernameQueries }>; reserved: ReservedNames }) {
   const canonicals = new Map<string, string | undefined>();
-  async function check(username: string): Promise<UsernameCheck> {
+  /** The check's answer and, for a valid name, the keys it was checked on (the name is enforced once). */
+  async function assess(username: string): Promise<{ result: UsernameCheck; keys?: UsernameKeys }> {
     const verdict = enforceUsername(username);
-    if (!verdict.ok) return { username, canonical: null, available: false, reason: 'invalid', detail: verdict.detail };
-    const { canonical } = verdict;
-    if (deps.reserved.isReserved(verdict)) return { username, canonical, available: false, reason: 'reserved' };
-    const clash = await deps.db.direct.names.findClash(verdict);
-    if (clash) return { username, canonical, available: false, reason: clash };
-    return { username, canonical, available: true };
+    if (!verdict.ok) return { result: { username, canonical: null, available: false, reason: 'invalid', detail: verdict.detail } };
+    const { ok: _valid, ...keys } = verdict;
+    const { canonical } = keys;
+    if (deps.reserved.isReserved(keys)) return { result: { username, canonical, available: false, reason: 'reserved' }, keys };
+    const clash = await deps.db.direct.names.findClash(keys);
+    if (clash) return { result: { username, canonical, available: false, reason: clash }, keys };
+    return { result: { username, canonical, available: true }, keys };
   }
 
   return {
-    check,
+    async check(username: string): Promise<UsernameCheck> {
+      return (await assess(username)).result;
+    },
     /** The same rules as check, as a refusal with a stable code. */
     async requireAvailable(username: string): Promise<AcceptedUsername> {
-      const result = await check(username);
-      if (result.available && result.canonical) {
-        const verdict = enforceUsername(username);
-        if (verdict.ok) return { username: verdict.canonical, canonical: verdict.canonical, skeleton: verdict.skeleton, skeletonUpper: verdict.skeletonUpper };
-      }
+      const { result, keys } = await assess(username);
+      if (result.available && keys) return keys;
       if (result.reason === 'invalid' || !result.reason) {
         const detail = result.detail ?? 'invalid username';
         throw refuse('username_invalid', { detail, errors: [{ path: '/username', code: 'username_invalid', message: detail }] });
@@ -62,8 +60,7 @@ export function createUsernameService(deps: { db: RepositoryOf<{ names: typeof u
     },
     /** The refusal for a lost race: the clash the winning row shows, or the unique index that refused. */
     async raceRefusal(accepted: AcceptedUsername, constraint: string) {
-      const keys: UsernameKeys = { canonical: accepted.canonical, skeleton: accepted.skeleton, skeletonUpper: accepted.skeletonUpper, typedSkeleton: accepted.skeleton };
-      const clash = (await deps.db.direct.names.findClash(keys)) ?? constraint;
+      const clash = (await deps.db.direct.names.findClash(accepted)) ?? constraint;
       const reason = clash === 'confusable' || clash.includes('skeleton') ? 'confusable' : 'taken';
       return refuse(REFUSALS[reason].code, REFUSALS[reason].detail);
     },
@@ -73,7 +70,7 @@ export function createUsernameService(deps: { db: RepositoryOf<{ names: typeof u
      */
     canonicalOf(username: string): string | undefined {
       if (canonicals.has(username)) return canonicals.get(username);
-      const verdict = enforceUsername(username);
+      const verdict = canonicalUsername(username);
       const canonical = verdict.ok ? verdict.canonical : undefined;
       // Only names that could exist are kept: junk requests cannot fill the cache with long keys.
       if (!canonical) return undefined;

@@ -1,6 +1,16 @@
 import { sql } from 'kysely';
 import type { Kysely, Migration, Transaction } from 'kysely';
-import { comparisonKeys, confusableSkeleton } from '../rules.js';
+import { comparisonKeys, mapConfusables } from '../rules.js';
+
+/**
+ * The key before 013, which the down migration restores: the plain UTS #39 §4 skeleton, NFD ->
+ * drop Default_Ignorable_Code_Point -> map each code point through confusables -> lower-case -> NFD.
+ */
+export function confusableSkeleton(value: string): string {
+  // Names are compared case-insensitively, but some prototypes are upper-case ('0' -> 'O'):
+  // lower-case the mapped string so "g00gle" meets "google" (UTS #39 §4 on case-insensitive use).
+  return mapConfusables(value).toLowerCase().normalize('NFD');
+}
 
 /** PostgreSQL runs a migration in a transaction of the migrator's; SQLite's is ours to open. */
 async function inTransaction(db: Kysely<any>, work: (tx: Kysely<any>) => Promise<void>): Promise<void> {
