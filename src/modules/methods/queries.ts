@@ -124,9 +124,6 @@ export function totpQueries(db: Kysely<MethodTables>) {
     async find(accountId: string, id: string): Promise<TotpRecord | undefined> {
       return db.selectFrom('totp_authenticators').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
     },
-    async list(accountId: string): Promise<TotpRecord[]> {
-      return db.selectFrom('totp_authenticators').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
-    },
     /** One page of the account's authenticators, oldest first. */
     async page(accountId: string, after: KeysetPosition | undefined, limit: number): Promise<TotpRecord[]> {
       return keysetPage(db.selectFrom('totp_authenticators').selectAll().where('account_id', '=', accountId), after, limit).execute();

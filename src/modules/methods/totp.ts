@@ -7,7 +7,7 @@ import { refuse } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { AttemptLimiter } from '../../platform/limits/attempt-limiter.js';
 import { signal } from '../../platform/signals/signal.js';
-import { decodeCursor, toPage } from '../../platform/store/keyset.js';
+import { decodeCursor, keysetPages, toPage } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { SecurityLog } from '../security-log/service.js';
@@ -111,7 +111,7 @@ export function createTotpService(deps: {
 
     /** Names and dates only: the secrets stay sealed on the server (the account export). */
     async *exportPages(accountId: string): AsyncIterable<TotpView[]> {
-      yield (await db.direct.totp.list(accountId)).map(view);
+      for await (const rows of keysetPages((after, limit) => db.direct.totp.page(accountId, after, limit), (row) => row)) yield rows.map(view);
     },
     /** The purge (PRODUCT §8). */
     async erase(tx: Tx, accountId: string): Promise<void> {
