@@ -189,11 +189,12 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   await app.register(openApiPlugin, { version: config.apiVersion, description: API_DESCRIPTION, schemas, tags });
   await app.register(clientPlugin, { locate: locateIp });
   // Order matters: authentication, then per-account limits, then idempotency (scoped by principal).
+  const authFailures = createAuthFailures(shared.limiter, clock.now, config.authFailures);
   await app.register(dpopAuthPlugin, {
     verifier,
     replayCache: shared.replayCache,
     authenticate: services.sessions.authenticate,
-    failures: createAuthFailures(shared.counters, clock.now, config.authFailures),
+    failures: authFailures,
     publicOrigin: config.publicOrigin,
     now: clock.now,
     metrics,
@@ -223,6 +224,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
     const now = clock.now();
     shared.counters.prune?.(now);
     shared.replayCache.prune?.(now);
+    authFailures.prune(now);
     store.prune(now).catch((error) => warn(error, 'prune failed'));
     for (const part of parts) part.prune?.(now).catch((error) => warn(error, `${part.name} prune failed`));
   }, config.maintenanceIntervalMs);

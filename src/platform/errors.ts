@@ -56,6 +56,23 @@ export class AppError extends Error {
   }
 }
 
+/** Why an access token was refused: `expired` once it aged out, the others a wrong token. */
+export type TokenRefusalReason = 'unknown' | 'other_key' | 'expired';
+
+/**
+ * 401 invalid_token for an access token, carrying its reason so failed authentications are
+ * counted without reading the detail (decision 003: a token that aged out is not counted). The
+ * problem document shows only the detail.
+ */
+export class TokenRefused extends AppError {
+  constructor(
+    readonly reason: TokenRefusalReason,
+    detail: string,
+  ) {
+    super('invalid_token', { detail });
+  }
+}
+
 /** A refusal from the catalogue, ready to throw: `throw refuse('field_not_found', { detail })`. */
 export function refuse(code: RefusalCode, options?: RefusalOptions | string): AppError {
   return new AppError(code, typeof options === 'string' ? { detail: options } : options);

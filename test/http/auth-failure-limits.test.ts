@@ -1,9 +1,9 @@
-// Failed authentication is throttled (decision 003, "Failed authentications"): wrong, expired or
-// unknown access tokens and invalid DPoP proofs on session routes count per client address, and
-// (once a proof's signature has verified) per DPoP key thumbprint. Past the limit the address or
-// key gets 429 too_many_failed_authentications with Retry-After, before any token lookup, until
-// the one-minute window ends. Requests that succeed are never counted. In memory on one node; in
-// Redis across nodes.
+// Failed authentication is throttled (decision 003, "Failed authentications"): unknown access
+// tokens, tokens sent with another key's proof and invalid DPoP proofs on session routes count per
+// client address, and (once a proof's signature has verified) per DPoP key thumbprint. Past the
+// limit the address or key gets 429 too_many_failed_authentications with Retry-After, before any
+// token lookup, until the one-minute window ends. Requests that succeed are never counted, nor is
+// an expired token presented by its own key. In memory on one node; in Redis across nodes.
 import assert from 'node:assert/strict';
 import { randomBytes, randomInt } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
@@ -116,7 +116,7 @@ for (const backend of backends) {
       expectInvalidToken(await wrongToken(t.client, address));
     });
 
-    it('a token sent with another key\'s proof, and an expired token, are failures too', async () => {
+    it('a token sent with another key\'s proof is a failure too, expired or not', async () => {
       await freshLogin();
       const attacker = newAddress();
       const thief = await t.client.newKey();
@@ -133,6 +133,28 @@ for (const backend of backends) {
       nextWindow(t.clock);
       for (let i = 0; i < PER_CLIENT; i++) expectInvalidToken(await t.client.call('GET', ME, { key: await t.client.newKey(), token: device.tokens.access_token, headers: from(sleeper) }));
       expectThrottled(await ownRequest(sleeper), t.clock.now());
+    });
+
+    it('an expired token sent by its own key is not a failure: a client waking up with many requests keeps its key and address, renews and goes on', async () => {
+      await freshLogin();
+      const address = newAddress();
+      t.clock.advance(t.config.tokens.accessTtlSeconds * 1000);
+      nextWindow(t.clock);
+      // Far past both limits (and the defaults, 30 per address and 20 per key).
+      for (let i = 0; i < 50; i++) {
+        const res = await ownRequest(address);
+        expectInvalidToken(res);
+        assert.equal(res.body.detail, 'the access token has expired');
+      }
+      const renewed = await t.client.call('POST', '/api/v1/auth/token/renew', { body: { refresh_token: device.tokens.refresh_token }, key: device.key, headers: from(address) });
+      assert.equal(renewed.status, 200, JSON.stringify(renewed.body));
+      device.tokens = renewed.body;
+      assert.equal((await ownRequest(address)).status, 200);
+      // The budgets are whole: wrong tokens from the address, and on the key, are still counted.
+      for (let i = 0; i < PER_KEY; i++) expectInvalidToken(await wrongToken(t.client, address, device.key));
+      expectThrottled(await wrongToken(t.client, newAddress(), device.key), t.clock.now());
+      for (let i = PER_KEY; i < PER_CLIENT; i++) expectInvalidToken(await wrongToken(t.client, address));
+      expectThrottled(await wrongToken(t.client, address), t.clock.now());
     });
 
     it('invalid proofs count against the address only, never against the key they claim: nobody can lock out another person\'s key', async () => {

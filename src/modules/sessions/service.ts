@@ -4,7 +4,7 @@ import type { LocatedClient } from '../../platform/client-info.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Config } from '../../platform/config.js';
 import { newOpaqueToken, sha256Base64url } from '../../platform/crypto/tokens.js';
-import { refuse } from '../../platform/errors.js';
+import { refuse, TokenRefused } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { outcomeOf } from '../../platform/metrics/metrics.js';
 import type { Metrics } from '../../platform/metrics/metrics.js';
@@ -147,11 +147,13 @@ export function createSessionService(deps: {
         // A lock revokes sessions but keeps their token hashes: the key's holder learns why.
         const holder = await db.direct.sessions.lockedHolder(accessHash);
         if (holder && holder.locked_at !== null && holder.jkt === proofJkt) throw accountLocked();
-        throw invalidToken('the access token is unknown or revoked');
+        throw new TokenRefused('unknown', 'the access token is unknown or revoked');
       }
-      if (row.access_expires_at <= now || row.expires_at <= now) throw invalidToken('the access token has expired');
-      // RFC 9449 §7.1: the proof must be made with the key the token is bound to.
-      if (row.jkt !== proofJkt) throw invalidToken('the access token is bound to another key');
+      // RFC 9449 §7.1: the proof must be made with the key the token is bound to. Checked before
+      // expiry, so only the key's holder hears "expired", the one refusal not counted as a failed
+      // authentication (decision 003): another key presenting the token is a wrong guess.
+      if (row.jkt !== proofJkt) throw new TokenRefused('other_key', 'the access token is bound to another key');
+      if (row.access_expires_at <= now || row.expires_at <= now) throw new TokenRefused('expired', 'the access token has expired');
       // Locked between the token's lookup and the lock's revocation committing, or a session the lock missed.
       if (row.account.locked_at !== null) throw accountLocked();
       if (now - row.last_seen_at > LAST_SEEN_RESOLUTION_MS) await db.direct.sessions.touch(row.session_id, now);

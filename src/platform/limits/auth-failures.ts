@@ -1,5 +1,6 @@
 import { AppError, refuse } from '../errors.js';
-import type { Counters } from './counters.js';
+import { secondsUntil } from './attempt-limiter.js';
+import type { AttemptHit, AttemptLimiter } from './attempt-limiter.js';
 
 export interface AuthFailureLimits {
   /** Failed authentications per client address in a minute. */
@@ -9,33 +10,34 @@ export interface AuthFailureLimits {
 }
 
 const MINUTE = 60_000;
-/** Blocks this node remembers at most; past it, expired ones go first, then the oldest. */
+/**
+ * Blocks this node remembers at most (memory safety); past it, the oldest insertion goes. A block
+ * forgotten early costs that address or key one counter round trip on its next failure, which
+ * the shared count answers with 429 and remembers again.
+ */
 const MAX_BLOCKS = 100_000;
 
 /**
- * Failed authentications on session routes (decision 003): counted only on the failure path, in
- * the shared counters (memory, or Redis with REDIS_URL), per client address and per DPoP key.
- * Once a counter reaches its limit this node remembers the block until the window ends, so
- * every later request of that address or key is refused before any work: a map lookup, no
- * counter round trip, no token lookup. A request that succeeds never touches the counters. On
+ * Failed authentications on session routes (decision 003): counted only on the failure path, on
+ * the attempt limiter's shared counters (memory, or Redis with REDIS_URL), per client address and
+ * per DPoP key. Once a counter reaches its limit this node remembers the block until the window
+ * ends, so every later request of that address or key is refused before any work: a map lookup,
+ * no counter round trip, no token lookup. A request that succeeds never touches the counters. On
  * several nodes, each node learns a block on its next failure for that address or key, which
- * the shared count already puts past the limit: that failure answers 429 too.
+ * the shared count already puts past the limit: that failure answers 429 too. Expired blocks go
+ * in the periodic maintenance (`prune`).
  */
-export function createAuthFailures(counters: Counters, now: () => number, limits: AuthFailureLimits) {
+export function createAuthFailures(limiter: AttemptLimiter, now: () => number, limits: AuthFailureLimits) {
   const blocked = new Map<string, number>();
 
   function block(principal: string, until: number): void {
-    if (blocked.size >= MAX_BLOCKS) {
-      const at = now();
-      for (const [key, end] of blocked) if (end <= at) blocked.delete(key);
-      if (blocked.size >= MAX_BLOCKS) blocked.delete(blocked.keys().next().value as string);
-    }
+    // Deleted first, so Map order stays insertion order and the first entry is the oldest.
+    if (!blocked.delete(principal) && blocked.size >= MAX_BLOCKS) blocked.delete(blocked.keys().next().value as string);
     blocked.set(principal, until);
   }
 
-  function throttled(until: number, at: number): AppError {
-    const seconds = Math.max(1, Math.ceil((until - at) / 1000));
-    return refuse('too_many_failed_authentications', { detail: `too many failed authentications; retry after ${seconds} s`, retryAfterSeconds: seconds });
+  function throttled(retryAfterSeconds: number): AppError {
+    return refuse('too_many_failed_authentications', { detail: `too many failed authentications; retry after ${retryAfterSeconds} s`, retryAfterSeconds });
   }
 
   function refuseBlocked(principal: string): void {
@@ -43,15 +45,14 @@ export function createAuthFailures(counters: Counters, now: () => number, limits
     if (until === undefined) return;
     const at = now();
     if (until <= at) blocked.delete(principal);
-    else throw throttled(until, at);
+    else throw throttled(secondsUntil(until, at));
   }
 
-  /** Counts one failure; the window's end when this one is past the limit. */
-  async function count(principal: string, limit: number, at: number): Promise<number | undefined> {
-    const start = at - (at % MINUTE);
-    const hit = await counters.hit(`authfail:${principal}`, start, start + MINUTE, at);
-    if (hit.count >= limit) block(principal, hit.resetAt);
-    return hit.count > limit ? hit.resetAt : undefined;
+  /** Counts one failure, remembering the block once it reaches the limit; the hit when past it. */
+  async function count(principal: string, limit: number): Promise<AttemptHit | undefined> {
+    const hit = await limiter.hit(`authfail:${principal}`, limit, MINUTE);
+    if (hit.remaining === 0) block(principal, hit.resetAt);
+    return hit.allowed ? undefined : hit;
   }
 
   return {
@@ -69,13 +70,16 @@ export function createAuthFailures(counters: Counters, now: () => number, limits
      * its limit (another node counted the rest).
      */
     async failed(ip: string, jkt?: string): Promise<AppError | undefined> {
-      const at = now();
       const [byClient, byKey] = await Promise.all([
-        count(`client:${ip}`, limits.perClientPerMinute, at),
-        jkt === undefined ? undefined : count(`key:${jkt}`, limits.perKeyPerMinute, at),
+        count(`client:${ip}`, limits.perClientPerMinute),
+        jkt === undefined ? undefined : count(`key:${jkt}`, limits.perKeyPerMinute),
       ]);
-      const until = Math.max(byClient ?? 0, byKey ?? 0);
-      return until > 0 ? throttled(until, at) : undefined;
+      const retryAfter = Math.max(byClient?.retryAfterSeconds ?? 0, byKey?.retryAfterSeconds ?? 0);
+      return retryAfter > 0 ? throttled(retryAfter) : undefined;
+    },
+    /** Forgets the blocks whose window has ended (the periodic maintenance). */
+    prune(at: number): void {
+      for (const [principal, until] of blocked) if (until <= at) blocked.delete(principal);
     },
   };
 }

@@ -4,7 +4,7 @@ import { DpopProofRefused } from '../../crypto/dpop.js';
 import type { DpopVerifier, VerifiedProof } from '../../crypto/dpop.js';
 import type { AuthContext } from '../../caller.js';
 import { sha256Base64url } from '../../crypto/tokens.js';
-import { AppError, refuse } from '../../errors.js';
+import { AppError, refuse, TokenRefused } from '../../errors.js';
 import type { AuthFailures } from '../../limits/auth-failures.js';
 import type { ReplayCache } from '../../limits/replay-cache.js';
 import type { Metrics } from '../../metrics/metrics.js';
@@ -12,7 +12,10 @@ import type { Metrics } from '../../metrics/metrics.js';
 export interface DpopAuthOptions {
   verifier: DpopVerifier;
   replayCache: ReplayCache;
-  /** Resolves an access token (by its hash, the proof's ath) to its caller, or refuses it (sessions module). */
+  /**
+   * Resolves an access token (by its hash, the proof's ath) to its caller, or refuses it
+   * (sessions module): a refused token is a `TokenRefused`, whose reason says whether it expired.
+   */
   authenticate(accessTokenHash: string, proofJkt: string): Promise<AuthContext>;
   /** Failed authentications per address and key (decision 003): counted on failure only, refused before any work. */
   failures: AuthFailures;
@@ -97,12 +100,23 @@ export const dpopAuthPlugin = fp(async (app: FastifyInstance, opts: DpopAuthOpti
   }
 
   /**
-   * A wrong, expired or unknown token, or an invalid proof, counts against the address, and
-   * against the key only when the proof's signature verified (else anyone could spend another
-   * person's key's budget with its public half). Past a limit the failure answers 429 instead.
+   * A failed authentication: an unknown token, a token bound to another key, an invalid proof.
+   * An expired token is not one: a client waking up sends it on every request it has queued
+   * before it renews, on the same key and address, and counting those would block the key (and
+   * everyone behind the address) with the fresh token too. The reason travels on the refusal.
+   */
+  function isFailedAuthentication(error: unknown): boolean {
+    if (error instanceof TokenRefused) return error.reason !== 'expired';
+    return error instanceof AppError && (error.code === 'invalid_token' || error.code === 'invalid_dpop_proof');
+  }
+
+  /**
+   * A failed authentication counts against the address, and against the key only when the
+   * proof's signature verified (else anyone could spend another person's key's budget with its
+   * public half). Past a limit the failure answers 429 instead.
    */
   async function countFailure(request: FastifyRequest, error: unknown, jkt?: string): Promise<never> {
-    if (error instanceof AppError && (error.code === 'invalid_token' || error.code === 'invalid_dpop_proof')) {
+    if (isFailedAuthentication(error)) {
       const throttled = await failures.failed(request.ip, jkt).catch((countError: unknown) => {
         request.log.warn({ err: countError }, 'counting a failed authentication failed');
         return undefined;
