@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { CEREMONY_TIMEOUT_MS, creationOptions, requestOptions } from './crypto/webauthn.js';
 import type { RelyingParty } from './crypto/webauthn.js';
@@ -5,7 +6,7 @@ import { refuse } from './errors.js';
 import { newId } from './ids.js';
 import { ceremonyQueries } from './store/ceremonies.js';
 import type { CeremonyRecord } from './store/ceremonies.js';
-import type { Store } from './store/store.js';
+import type { Store, Tx } from './store/store.js';
 
 /** A passkey the options name: to exclude (creation) or to allow (request). */
 export interface CredentialRef {
@@ -41,19 +42,21 @@ export function createCeremonies(deps: { store: Store; rp: RelyingParty; now: ()
   const { rp, now } = deps;
   const queries = deps.store.use(ceremonyQueries);
 
+  const record = (kind: CeremonyKind, challenge: string, scope: CeremonyScope): CeremonyRecord => ({
+    id: newId('cer'),
+    kind,
+    challenge,
+    username: scope.username ?? null,
+    user_handle: scope.userHandle ?? null,
+    account_id: scope.accountId ?? null,
+    session_id: scope.sessionId ?? null,
+    expires_at: now() + CEREMONY_TIMEOUT_MS,
+  });
+
   async function keep(kind: CeremonyKind, challenge: string, scope: CeremonyScope): Promise<string> {
-    const id = newId('cer');
-    await queries.insert({
-      id,
-      kind,
-      challenge,
-      username: scope.username ?? null,
-      user_handle: scope.userHandle ?? null,
-      account_id: scope.accountId ?? null,
-      session_id: scope.sessionId ?? null,
-      expires_at: now() + CEREMONY_TIMEOUT_MS,
-    });
-    return id;
+    const ceremony = record(kind, challenge, scope);
+    await queries.insert(ceremony);
+    return ceremony.id;
   }
 
   return {
@@ -66,6 +69,15 @@ export function createCeremonies(deps: { store: Store; rp: RelyingParty; now: ()
     ): Promise<Begun<PublicKeyCredentialCreationOptionsJSON>> {
       const options = await creationOptions(rp, user, credentialRefs(exclude));
       return { ceremony_id: await keep(kind, options.challenge, { ...scope, userHandle: user.handle }), options, schema_version: 1 };
+    },
+
+    /**
+     * A ceremony nobody is given, written in the caller's transaction: the write an unknown name
+     * does in place of a known name's (decision 009). Its id never leaves here, it names no
+     * account (so a take that needs one refuses it), and it is pruned when it expires.
+     */
+    async keepDecoy(tx: Tx, kind: CeremonyKind): Promise<void> {
+      await tx.use(ceremonyQueries).insert(record(kind, randomBytes(32).toString('base64url'), {}));
     },
 
     /** Creation options whose challenge the caller keeps itself (a join attempt holds its own). */

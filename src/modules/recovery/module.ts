@@ -1,6 +1,5 @@
 import { defineModule } from '../../platform/module.js';
 import { accountQueries } from '../../platform/store/accounts.js';
-import { ceremonyQueries } from '../../platform/store/ceremonies.js';
 import { recoveryKeyQueries } from './queries.js';
 import { recoveryRoutes } from './routes.js';
 import { createRecoveryService, RECOVERY_SEAL_PURPOSE } from './service.js';
@@ -17,7 +16,7 @@ export const recoveryModule = defineModule({
   name: 'recovery',
   build({ config, clock, store, box, sealed, limiter, ceremonies, accountData, metrics }, { usernames, passkeys, totp, sessions, securityLog }) {
     const recovery = createRecoveryService({
-      db: store.repository({ keys: recoveryKeyQueries, accounts: accountQueries, ceremonies: ceremonyQueries }),
+      db: store.repository({ keys: recoveryKeyQueries, accounts: accountQueries }),
       clock,
       rp: config.webauthn,
       limits: config.recovery,

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { AuthContext } from '../../platform/caller.js';
 import type { Begun, Ceremonies } from '../../platform/ceremonies.js';
@@ -7,16 +6,14 @@ import type { Clock } from '../../platform/clock.js';
 import type { Config } from '../../platform/config.js';
 import { generateRecoveryKey, normalizeRecoveryKey, recoveryKeyVerifier, verifiersMatch } from '../../platform/crypto/recovery-key.js';
 import type { SecretBox } from '../../platform/crypto/secret-box.js';
-import { CEREMONY_TIMEOUT_MS, verifyCreation } from '../../platform/crypto/webauthn.js';
+import { verifyCreation } from '../../platform/crypto/webauthn.js';
 import type { RelyingParty } from '../../platform/crypto/webauthn.js';
 import { refuse } from '../../platform/errors.js';
-import { newId } from '../../platform/ids.js';
 import type { AttemptLimiter } from '../../platform/limits/attempt-limiter.js';
 import { countingOutcomes } from '../../platform/metrics/metrics.js';
 import type { Metrics } from '../../platform/metrics/metrics.js';
 import { signal } from '../../platform/signals/signal.js';
 import type { accountQueries } from '../../platform/store/accounts.js';
-import type { ceremonyQueries } from '../../platform/store/ceremonies.js';
 import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import { credentialExists } from '../methods/passkeys.js';
@@ -47,7 +44,7 @@ const refused = () =>
 
 /** The recovery key (generated once at sign-up) and recovery on a new device without a passkey. */
 export function createRecoveryService(deps: {
-  db: RepositoryOf<{ keys: typeof recoveryKeyQueries; accounts: typeof accountQueries; ceremonies: typeof ceremonyQueries }>;
+  db: RepositoryOf<{ keys: typeof recoveryKeyQueries; accounts: typeof accountQueries }>;
   clock: Clock;
   rp: RelyingParty;
   limits: Config['recovery'];
@@ -100,23 +97,14 @@ export function createRecoveryService(deps: {
       const typed = normalizeRecoveryKey(input.recoveryKey);
       const keyMatches = verifiersMatch(typed ? recoveryKeyVerifier(typed) : DECOY_VERIFIER, stored?.verifier ?? DECOY_VERIFIER) && !!typed && !!stored;
 
-      const outcome = await db.transaction(async (q, tx) => {
+      const outcome = await db.transaction(async (_, tx) => {
         // Rule 7: with an active authenticator, the key alone is not enough.
         const needsCode = await totp.hasActive(tx, subject);
         const codeOk = !needsCode || (input.totpCode !== undefined && keyMatches && (await totp.verifyAny(tx, subject, input.totpCode)));
         if (!account) {
-          // In place of the security-log row: a challenge nobody is given (its id never leaves
-          // here, and recovery/finish takes only challenges that name an account); pruned in 5 min.
-          await q.ceremonies.insert({
-            id: newId('cer'),
-            kind: 'recovery',
-            challenge: randomBytes(32).toString('base64url'),
-            username: null,
-            user_handle: null,
-            account_id: null,
-            session_id: null,
-            expires_at: clock.now() + CEREMONY_TIMEOUT_MS,
-          });
+          // In place of the security-log row, in this transaction: a challenge nobody is given
+          // (recovery/finish takes only challenges that name an account).
+          await deps.ceremonies.keepDecoy(tx, 'recovery');
           return false;
         }
         const ok = keyMatches && codeOk;
