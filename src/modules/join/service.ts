@@ -98,6 +98,7 @@ export function createJoinService(deps: {
   metrics: Metrics;
 }) {
   const { db, clock, limiter, sessions, securityLog, factors, passkeys, rp, limits } = deps;
+  const direct = db.direct;
 
   const hashUnder = (key: Buffer, accountId: string, code: string) => createHmac('sha256', key).update(`${accountId}:${code}`).digest('base64url');
   const codeHash = (accountId: string, code: string) => hashUnder(deps.codeKeys[0]!, accountId, code);
@@ -125,7 +126,7 @@ export function createJoinService(deps: {
 
   async function accountFor(username: string) {
     const canonical = deps.usernames.canonicalOf(username);
-    return canonical ? db.direct.accounts.findByCanonical(canonical) : undefined;
+    return canonical ? direct.accounts.findByCanonical(canonical) : undefined;
   }
 
   async function createAttempt(tx: Tx, accountId: string, via: 'code' | 'factor', jkt: string, client: LocatedClient): Promise<JoinAttemptRecord> {
@@ -153,7 +154,7 @@ export function createJoinService(deps: {
 
   /** The attempt as its redeemer sees it: the proof's key must be the one that redeemed. */
   async function redeemersAttempt(id: string, jkt: string): Promise<JoinAttemptRecord> {
-    const row = await db.direct.join.findAttempt(id);
+    const row = await direct.join.findAttempt(id);
     if (!row) throw attemptNotFound();
     if (row.jkt !== jkt) throw refuse('join_key_mismatch', 'only the device that redeemed the code (same DPoP key) can use this attempt');
     return row;
@@ -161,7 +162,7 @@ export function createJoinService(deps: {
 
   async function decide(auth: AuthContext, attemptId: string, to: 'approved' | 'denied'): Promise<AttemptView> {
     if (!auth.trusted) throw trustedOnly();
-    const row = await db.direct.join.findAttempt(attemptId);
+    const row = await direct.join.findAttempt(attemptId);
     if (!row || row.account_id !== auth.account.id) throw attemptNotFound();
     // An attempt started without a code (factor path) is approved only by its factor: a device
     // approval would let anyone who knows a username flood the person with prompts.
@@ -175,7 +176,7 @@ export function createJoinService(deps: {
       return true;
     });
     if (!moved) throw notAwaiting(row);
-    return view((await db.direct.join.findAttempt(row.id))!);
+    return view((await direct.join.findAttempt(row.id))!);
   }
 
   function notAwaiting(row: JoinAttemptRecord) {
@@ -189,7 +190,7 @@ export function createJoinService(deps: {
       if (!auth.trusted) throw trustedOnly();
       const now = clock.now();
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-      await db.direct.join.replaceCode({
+      await direct.join.replaceCode({
         id: newId('join'),
         account_id: auth.account.id,
         session_id: auth.sessionId,
@@ -234,7 +235,7 @@ export function createJoinService(deps: {
 
     async pending(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<PendingAttempt>> {
       if (!auth.trusted) throw trustedOnly();
-      const rows = await db.direct.join.listAwaiting(auth.account.id, clock.now(), decodeCursor(cursor), limit + 1);
+      const rows = await direct.join.listAwaiting(auth.account.id, clock.now(), decodeCursor(cursor), limit + 1);
       return toPage(rows, limit, (row) => ({
         attempt_id: row.id,
         via: row.via as 'code' | 'factor',
@@ -250,7 +251,7 @@ export function createJoinService(deps: {
     /** What became of the code this session issued last: still active, used, expired, or voided by wrong guesses. */
     async codeState(auth: AuthContext): Promise<CodeState> {
       if (!auth.trusted) throw trustedOnly();
-      const row = await db.direct.join.latestCodeOf(auth.sessionId);
+      const row = await direct.join.latestCodeOf(auth.sessionId);
       if (!row) throw refuse('join_code_not_found', 'this session has not issued a code; POST /auth/join/issue makes one');
       return { status: codeStateOf(row, clock.now()), wrong_guesses: Number(row.failures), expires_at: new Date(row.expires_at).toISOString(), schema_version: 1 };
     },
@@ -269,11 +270,11 @@ export function createJoinService(deps: {
         await signal(tx, row.account_id, 'join.changed');
         return 'approved' as const;
       });
-      if (outcome === 'state') throw notAwaiting((await db.direct.join.findAttempt(row.id))!);
+      if (outcome === 'state') throw notAwaiting((await direct.join.findAttempt(row.id))!);
       if (outcome === 'factor') {
         throw refuse('factor_invalid', 'the authenticator code or recovery key is not right (with an authenticator app, its code is required)');
       }
-      return view((await db.direct.join.findAttempt(row.id))!);
+      return view((await direct.join.findAttempt(row.id))!);
     },
 
     async registerOptions(attemptId: string, jkt: string): Promise<{ options: PublicKeyCredentialCreationOptionsJSON; schema_version: 1 }> {
@@ -282,13 +283,13 @@ export function createJoinService(deps: {
       if (status === 'expired') throw notAwaiting(row);
       if (status === 'denied') throw denied();
       if (status !== 'approved') throw refuse('JOIN_NOT_APPROVED', 'the attempt has not been approved on a trusted device');
-      const account = (await db.direct.accounts.findById(row.account_id))!;
+      const account = (await direct.accounts.findById(row.account_id))!;
       // The challenge is kept on the attempt, which only its redeemer can finish.
       const options = await deps.ceremonies.creationOptions(
         { handle: account.user_handle, name: account.username_canonical, displayName: account.username },
         await passkeys.credentials(account.id),
       );
-      await db.direct.join.setChallenge(row.id, options.challenge);
+      await direct.join.setChallenge(row.id, options.challenge);
       return { options, schema_version: 1 };
     },
 

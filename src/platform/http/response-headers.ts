@@ -40,9 +40,11 @@ export interface RouteFacts {
   rateLimited: boolean;
   idempotent: boolean;
   stream: boolean;
+  /** Request headers the route's plugins require (lower case), though the validator does not. */
+  requiredHeaders: string[];
 }
 
-export function routeFacts(route: RouteOptions, idempotent: boolean): RouteFacts {
+export function routeFacts(route: RouteOptions, idempotent: boolean, requiredHeaders: string[]): RouteFacts {
   const config = route.config ?? {};
   return {
     method: String(route.method),
@@ -50,6 +52,7 @@ export function routeFacts(route: RouteOptions, idempotent: boolean): RouteFacts
     rateLimited: config.rateLimit !== 'none',
     idempotent,
     stream: Boolean(config.stream),
+    requiredHeaders,
   };
 }
 

@@ -20,6 +20,10 @@ export interface RecordedUnit {
    * (the request failed after its change, so the change must not outlive the failure).
    */
   answered?: (record: ((tx: Tx) => Promise<void>) | undefined) => void;
+  /** The open transaction to come, for the request's later transactions to join. */
+  ready?: Promise<Tx>;
+  /** True once the transaction committed or failed: the request's statements run on their own again. */
+  closed?: boolean;
   /** True once the transaction's work is done and its result went back to the route. */
   handedOver?: boolean;
   /** Settles when the open transaction committed (or failed to). */

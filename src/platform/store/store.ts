@@ -87,16 +87,9 @@ const MAX_ATTEMPTS = 3;
 const ANSWER_TIMEOUT_MS = 5_000;
 const retryable = (error: unknown) => ['40P01', '40001'].includes((error as { code?: string })?.code ?? '');
 
-/** A recorded unit as the store tracks it. */
-interface UnitState {
-  ready?: Promise<Tx>;
-  closed?: boolean;
-  settleTimer?: ReturnType<typeof setTimeout>;
-}
-
 /** The request's recorded unit while its transaction is still to come or open. */
-function openUnit(): (RecordedUnit & UnitState) | undefined {
-  const unit = currentUnit() as (RecordedUnit & UnitState) | undefined;
+function openUnit(): RecordedUnit | undefined {
+  const unit = currentUnit();
   return unit && !unit.closed ? unit : undefined;
 }
 
@@ -167,46 +160,57 @@ export function createStore(handle: DatabaseHandle, options: { clock?: Clock } =
   }
 
   /**
+   * Runs fn in one transaction and publishes its signals after the commit. beforeCommit runs
+   * inside it once fn is done. A transaction PostgreSQL aborted as a deadlock (40P01) or a
+   * serialisation failure (40001) wrote nothing, so it runs again while mayRetry says so.
+   */
+  async function inTransaction<T>(clock: Clock, fn: (tx: Tx) => Promise<T>, beforeCommit?: (tx: Tx, result: T) => Promise<void>, mayRetry = () => true): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const appended: SignalRecord[] = [];
+      try {
+        const result = await db.transaction().execute(async (trx) => {
+          const tx: Tx = { db: trx, dialect, now: clock.now, use: memoised(trx, dialect), published: (records) => appended.push(...records) };
+          const done = await fn(tx);
+          if (beforeCommit) await beforeCommit(tx, done);
+          return done;
+        });
+        if (appended.length) publish(appended);
+        return result;
+      } catch (error) {
+        if (attempt >= MAX_ATTEMPTS || !retryable(error) || !mayRetry()) throw error;
+      }
+    }
+  }
+
+  /**
    * The request's first transaction as a recorded unit (recorded-unit.ts): its result goes back
    * to the caller when fn is done, and the commit waits for the answer to be written into it.
    */
-  function recorded<T>(unit: RecordedUnit & UnitState, fn: (tx: Tx) => Promise<T>, clock: Clock): Promise<T> {
+  function recorded<T>(unit: RecordedUnit, fn: (tx: Tx) => Promise<T>, clock: Clock): Promise<T> {
     let opened!: (tx: Tx) => void;
     unit.ready = new Promise<Tx>((resolve) => (opened = resolve));
     return new Promise<T>((handOver, fail) => {
-      const appended: SignalRecord[] = [];
-      const run = (async () => {
-        for (let attempt = 1; ; attempt++) {
-          try {
-            return await db.transaction().execute(async (trx) => {
-              const tx: Tx = { db: trx, dialect, now: clock.now, use: memoised(trx, dialect), published: (records) => appended.push(...records) };
-              unit.tx = tx;
-              opened(tx);
-              const result = await fn(tx);
-              const answer = new Promise<((tx: Tx) => Promise<void>) | undefined>((resolve, reject) => {
-                unit.answered = resolve;
-                const timer = setTimeout(() => reject(new Error('the route did not answer its recorded unit in time')), ANSWER_TIMEOUT_MS);
-                timer.unref();
-                unit.settleTimer = timer;
-              });
-              unit.handedOver = true;
-              handOver(result);
-              const record = await answer;
-              clearTimeout(unit.settleTimer);
-              if (!record) throw new UnitAbandoned();
-              await record(tx);
-              return result;
-            });
-          } catch (error) {
-            if (unit.handedOver || attempt >= MAX_ATTEMPTS || !retryable(error)) throw error;
-            appended.length = 0;
-          }
-        }
-      })();
-      unit.committed = run.then(
+      const work = async (tx: Tx) => {
+        unit.tx = tx;
+        opened(tx);
+        return fn(tx);
+      };
+      const writeAnswer = async (tx: Tx, result: T) => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const answer = new Promise<((tx: Tx) => Promise<void>) | undefined>((resolve, reject) => {
+          unit.answered = resolve;
+          timer = setTimeout(() => reject(new Error('the route did not answer its recorded unit in time')), ANSWER_TIMEOUT_MS);
+          timer.unref();
+        });
+        unit.handedOver = true;
+        handOver(result);
+        const record = await answer.finally(() => clearTimeout(timer));
+        if (!record) throw new UnitAbandoned();
+        await record(tx);
+      };
+      unit.committed = inTransaction(clock, work, writeAnswer, () => !unit.handedOver).then(
         () => {
           unit.closed = true;
-          if (appended.length) publish(appended);
         },
         (error) => {
           unit.closed = true;
@@ -229,31 +233,13 @@ export function createStore(handle: DatabaseHandle, options: { clock?: Clock } =
       async transaction(fn) {
         const unit = openUnit();
         if (unit?.ready) return fn(await unit.ready);
-        if (unit) return recorded(unit, fn, clock);
-        for (let attempt = 1; ; attempt++) {
-          const appended: SignalRecord[] = [];
-          try {
-            const result = await db.transaction().execute((trx) =>
-              fn({ db: trx, dialect, now: clock.now, use: memoised(trx, dialect), published: (records) => appended.push(...records) }),
-            );
-            if (appended.length) publish(appended);
-            return result;
-          } catch (error) {
-            // PostgreSQL aborts one of two transactions that wait on each other's row locks
-            // (40P01) or cannot be serialised (40001): it wrote nothing, so it runs again.
-            if (attempt >= MAX_ATTEMPTS || !retryable(error)) throw error;
-          }
-        }
+        return unit ? recorded(unit, fn, clock) : inTransaction(clock, fn);
       },
       repository(groups) {
-        const direct = bind(groups, useDirect);
         const inTx = (tx: Tx) => bind(groups, tx.use);
         return {
           // Inside a request's recorded unit, statements run in its open transaction.
-          get direct() {
-            const tx = openUnit()?.tx;
-            return tx ? inTx(tx) : direct;
-          },
+          direct: bind(groups, useUnitAware),
           in: inTx,
           transaction: (fn) => store.transaction((tx) => fn(inTx(tx), tx)),
         };

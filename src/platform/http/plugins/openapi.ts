@@ -49,7 +49,7 @@ export interface OpenApiOptions {
 
 export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOptions) => {
   for (const schema of opts.schemas) app.addSchema(schema);
-  const facts = new Map<string, RouteFacts & { requiredHeaders: string[] }>();
+  const facts = new Map<string, RouteFacts>();
   app.addHook('onRoute', (route: RouteOptions) => {
     if (!route.schema || route.schema.hide) return;
     const responses = (route.schema.response ?? {}) as Record<string, unknown>;
@@ -89,7 +89,7 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
     }
     route.schema.operationId ??= operationId(String(route.method), route.url);
     // Fastify adds a HEAD route beside each GET with the same operationId: the GET speaks for both.
-    if (String(route.method) !== 'HEAD') facts.set(route.schema.operationId, { ...routeFacts(route, Boolean(idempotency)), requiredHeaders });
+    if (String(route.method) !== 'HEAD') facts.set(route.schema.operationId, routeFacts(route, Boolean(idempotency), requiredHeaders));
     // Lifecycle refusals (dpop-auth.ts, sessions): PRODUCT §8 deletion; an operator's lock
     // (decision 090) refuses every session route and every route that opens a session.
     const lifecycle: string[] = [];
@@ -156,7 +156,7 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
  * Puts the response headers (response-headers.ts) into the document: once as components, and on
  * each operation's responses by what its route is.
  */
-function declareResponseHeaders(document: Record<string, any>, facts: Map<string, RouteFacts & { requiredHeaders: string[] }>): Record<string, any> {
+function declareResponseHeaders(document: Record<string, any>, facts: Map<string, RouteFacts>): Record<string, any> {
   document.components ??= {};
   document.components.headers = Object.fromEntries(Object.entries(RESPONSE_HEADERS).map(([name, header]) => [name, { ...header, required: false }]));
   for (const item of Object.values<Record<string, any>>(document.paths ?? {})) {
