@@ -324,6 +324,7 @@ describe(`requests on open connections while the node drains [${backend.name}]`,
     assert.equal(problem.request_id, 'edge.drain-0001');
     assert.equal(second.header('retry-after'), '1');
     assert.equal(second.header('connection')?.toLowerCase(), 'close');
+    assert.equal(second.header('x-content-type-options'), 'nosniff');
   });
 });
 

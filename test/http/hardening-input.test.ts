@@ -280,30 +280,6 @@ for (const backend of backends) {
           stream.close();
         }
       });
-
-      it('on the 503 shutting_down a draining node answers on an open connection', async () => {
-        const drained = await startTestApp(backend);
-        const port = Number(new URL(drained.baseUrl).port);
-        const socket = net.connect(port, '127.0.0.1');
-        await new Promise((resolve) => socket.once('connect', resolve));
-        let raw = '';
-        socket.setEncoding('latin1');
-        socket.on('data', (chunk: string) => (raw += chunk));
-        const closed = new Promise((resolve) => socket.once('close', resolve));
-        // A request in flight keeps the connection open while the server starts closing.
-        const body = '{"username":"drainer"}';
-        socket.write(`POST ${CHECK} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        const closing = drained.close();
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        socket.write(`${body}GET /health/live HTTP/1.1\r\nHost: localhost\r\n\r\n`);
-        await closed;
-        await closing;
-        const second = raw.slice(raw.indexOf('HTTP/1.1', 1));
-        const answer = head(second);
-        assert.equal(answer.status, 503, second.slice(0, 300));
-        assertNosniff(answer, 'shutting_down');
-      });
     });
   });
 }
