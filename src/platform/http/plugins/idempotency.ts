@@ -152,15 +152,16 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
 
   async function record(request: FastifyRequest, reply: FastifyReply, payload: unknown, claimed: Claimed): Promise<unknown> {
     request.idempotency = undefined;
-    // Our failure, or a refusal about the request's credentials or timing rather than its
-    // content (401, 403 step-up, 429): the retry runs again rather than replays it.
-    const replayable = reply.statusCode < 500 && !TRANSIENT_STATUSES.has(reply.statusCode);
+    // Our failure, a refusal about the request's credentials or timing rather than its content
+    // (401, 403 step-up, 429), or any answer that asks to come back later (Retry-After, as a
+    // race lost to a concurrent change does): the retry runs again rather than replays it.
+    const replayable = reply.statusCode < 500 && !TRANSIENT_STATUSES.has(reply.statusCode) && reply.getHeader('retry-after') === undefined;
     const { unit } = claimed;
+    const answer = replayable ? answerOf(reply, payload) : undefined;
     if (unit.handedOver) {
       // The change waits, uncommitted, for this answer: it commits with the answer recorded; a
       // refusal about credentials or timing (a reused refresh token's 401 after revoking the
       // session) commits it unrecorded, so a retry runs again; our own failure rolls it back.
-      const answer = replayable ? answerOf(reply, payload) : undefined;
       const commitUnrecorded = async () => undefined;
       unit.answered!(answer ? (tx: Tx) => tx.use(idempotencyQueries).complete(claimed.scope, claimed.key, answer) : reply.statusCode < 500 ? commitUnrecorded : undefined);
       try {
@@ -171,12 +172,11 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
         reply.removeHeader('location');
         throw error;
       }
-      if (!replayable) await records.release(claimed.scope, claimed.key);
-      return payload;
+    } else if (answer) {
+      // Nothing was written in a transaction (a refusal, or a route whose change is one statement).
+      await records.complete(claimed.scope, claimed.key, answer);
     }
-    // Nothing was written in a transaction (a refusal, or a route whose change is one statement).
-    if (!replayable) await records.release(claimed.scope, claimed.key);
-    else await records.complete(claimed.scope, claimed.key, answerOf(reply, payload));
+    if (!answer) await records.release(claimed.scope, claimed.key);
     return payload;
   }
 

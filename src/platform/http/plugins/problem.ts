@@ -46,7 +46,7 @@ function toAppError(error: FastifyError & { validation?: AjvIssue[]; validationC
   }
   // The last line of defence against a race the services' locks missed: a row the request names
   // (a profile being granted) was deleted meanwhile. Nothing was written; the client may retry.
-  if (foreignKeyViolation(error)) return refuse('concurrent_change', { detail: 'something this request refers to was removed meanwhile; read it again and retry', cause: error });
+  if (foreignKeyViolation(error)) return refuse('concurrent_change', { detail: 'something this request refers to was removed meanwhile; read it again and retry', retryAfterSeconds: 1, cause: error });
   if (error instanceof SyntaxError || error.statusCode === 400) return refuse('bad_request', 'the request could not be read');
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
     return new BadRequestWithStatus(error.statusCode);
