@@ -2,8 +2,6 @@ import { sql } from 'kysely';
 import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import { keysetPage } from '../../platform/store/keyset.js';
 import { preparedQuery } from '../../platform/store/prepared.js';
-import { lockingRead } from '../../platform/store/row-locks.js';
-import type { Dialect } from '../../platform/store/store.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
 import type { AccountsTable } from '../../platform/store/schema.js';
 import type { ProfilesTable } from '../profiles/queries.js';
@@ -74,7 +72,7 @@ export interface ContactCardRow {
   card_updated_at: number | null;
 }
 
-export function subscriptionQueries(db: Kysely<ContactTables>, dialect: Dialect) {
+export function subscriptionQueries(db: Kysely<ContactTables>) {
   /** Subscriptions joined to the account on the other side (`side` is the caller's). */
   const rows = (side: 'owner' | 'subscriber') =>
     db
@@ -268,13 +266,6 @@ export function subscriptionQueries(db: Kysely<ContactTables>, dialect: Dialect)
     async cardHash(profileId: string | null): Promise<string | undefined> {
       if (!profileId) return undefined;
       return (await db.selectFrom('profiles').select('card_hash').where('id', '=', profileId).executeTakeFirst())?.card_hash;
-    },
-    /**
-     * Whether the owner has this profile, keeping it (row lock, PostgreSQL) until the transaction
-     * ends: a subscription approved onto it or moved to it cannot meet its concurrent delete.
-     */
-    async lockOwnProfile(ownerId: string, profileId: string): Promise<boolean> {
-      return !!(await lockingRead(db.selectFrom('profiles').select('id').where('id', '=', profileId).where('account_id', '=', ownerId), dialect, 'share').executeTakeFirst());
     },
   };
 }

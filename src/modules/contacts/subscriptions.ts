@@ -45,7 +45,12 @@ export const invalidTransition = (status: string, action: Action) => refuse('inv
  * subscriptions.changed to the owner, contacts.changed to the subscriber, contact.card.changed
  * when what the subscriber sees changed.
  */
-export function createSubscriptionService(deps: { db: Repo; clock: Clock }) {
+export function createSubscriptionService(deps: {
+  db: Repo;
+  clock: Clock;
+  /** Whether the owner has a profile, held from its delete until the grant commits (the profiles service). */
+  holdsProfile: (tx: Tx, ownerId: string, profileId: string) => Promise<boolean>;
+}) {
   const { db, clock } = deps;
 
   async function mustFind(tx: Tx, ownerId: string, id: string) {
@@ -69,7 +74,7 @@ export function createSubscriptionService(deps: { db: Repo; clock: Clock }) {
   async function holdProfile(tx: Tx, ownerId: string, profileId: string): Promise<void> {
     await signal(tx, ownerId, 'subscriptions.changed');
     // Another account's profile answers like an unknown one (404, never 403).
-    if (!(await db.in(tx).subs.lockOwnProfile(ownerId, profileId))) throw refuse('profile_not_found', 'you have no profile with this id');
+    if (!(await deps.holdsProfile(tx, ownerId, profileId))) throw refuse('profile_not_found', 'you have no profile with this id');
   }
 
   /** Applies one row of the state table, or says why not: 404 when not the owner's, 409 otherwise. */

@@ -92,6 +92,8 @@ export function createFieldService(deps: { db: RepositoryOf<{ fields: typeof fie
 
   return {
     onChange: changed.subscribe,
+    /** Whether the account holds this field, in the caller's transaction (a profile exposing it). */
+    owns: async (tx: Tx, accountId: string, id: string): Promise<boolean> => Boolean(await db.in(tx).fields.find(accountId, id)),
 
     /** Every field, a page at a time (the account export). */
     async *exportPages(accountId: string): AsyncIterable<FieldView[]> {

@@ -1,6 +1,5 @@
 import { defineModule } from '../../platform/module.js';
 import { accountQueries } from '../../platform/store/accounts.js';
-import { fieldQueries } from '../fields/queries.js';
 import { profiles as profilesMigration } from './migrations/006-profiles.js';
 import { publicRoutes } from './public-routes.js';
 import { exposureQueries, profileQueries } from './queries.js';
@@ -26,8 +25,9 @@ export const profilesModule = defineModule({
   ],
   build({ clock, store, accountData }, { fields, me, usernames }) {
     const profiles = createProfileService({
-      db: store.repository({ profiles: profileQueries, exposures: exposureQueries, fields: fieldQueries, accounts: accountQueries }),
+      db: store.repository({ profiles: profileQueries, exposures: exposureQueries, accounts: accountQueries }),
       clock,
+      ownsField: fields.owns,
     });
     // What a card shows can change elsewhere: a field edited or deleted, the display name.
     fields.onChange(profiles.followChange);

@@ -151,11 +151,12 @@ export function profileQueries(db: Kysely<ProfileTables>, dialect: Dialect) {
       return (await db.selectFrom('profiles').select('card_json').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst())?.card_json;
     },
     /**
-     * Locks the profile (row lock, PostgreSQL) for its delete: a grant that holds it (an approval,
-     * a move, a share link) finishes first, so the delete sees and moves what it granted.
+     * The account's profile, kept until the transaction ends (row lock, PostgreSQL): `share` by a
+     * grant naming it (an approval, a move, a share link), so its delete cannot meet it; `update`
+     * by its delete, so a grant that holds it finishes first and the delete moves what it granted.
      */
-    async lockForRemoval(accountId: string, id: string): Promise<boolean> {
-      return !!(await lockingRead(db.selectFrom('profiles').select('id').where('id', '=', id).where('account_id', '=', accountId), dialect, 'update').executeTakeFirst());
+    async lock(accountId: string, id: string, strength: 'share' | 'update'): Promise<{ version: number } | undefined> {
+      return lockingRead(db.selectFrom('profiles').select('version').where('id', '=', id).where('account_id', '=', accountId), dialect, strength).executeTakeFirst();
     },
     async remove(accountId: string, id: string, expectedVersion: number): Promise<boolean> {
       const result = await db.deleteFrom('profiles').where('id', '=', id).where('account_id', '=', accountId).where('version', '=', expectedVersion).executeTakeFirst();

@@ -13,7 +13,6 @@ import type { Page } from '../../platform/store/keyset.js';
 import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import { cleanText } from '../../platform/text.js';
-import type { fieldQueries } from '../fields/queries.js';
 import { cardContent, renderCard } from './card.js';
 import type { ExposedField, ExposureRecord, exposureQueries, ProfileRow, profileQueries } from './queries.js';
 
@@ -62,8 +61,10 @@ const nameKey = (name: string) => name.normalize('NFKC').toLowerCase();
  * when what it shows changed (card.ts), and `cardsChanged` tells who follows (subscriptions).
  */
 export function createProfileService(deps: {
-  db: RepositoryOf<{ profiles: typeof profileQueries; exposures: typeof exposureQueries; fields: typeof fieldQueries; accounts: typeof accountQueries }>;
+  db: RepositoryOf<{ profiles: typeof profileQueries; exposures: typeof exposureQueries; accounts: typeof accountQueries }>;
   clock: Clock;
+  /** Whether the account holds a field, in the caller's transaction (the fields service). */
+  ownsField: (tx: Tx, accountId: string, fieldId: string) => Promise<boolean>;
   /** Subscribers per profile (subscriptions, once they exist); 0 otherwise. */
   subscriberCounts?: (accountId: string, profileIds: string[]) => Promise<Map<string, number>>;
 }) {
@@ -176,6 +177,12 @@ export function createProfileService(deps: {
     refreshCards,
     /** Subscribe to: a profile is about to be deleted (with move_to, or not). */
     onRemoving: removing.subscribe,
+    /**
+     * Before a grant names a profile (an approval, a move, a share link), in the grant's
+     * transaction: whether the account has it, kept from a concurrent delete until the grant
+     * commits. The caller takes the owner's account lock (its signal) first, as the delete does.
+     */
+    holds: async (tx: Tx, accountId: string, profileId: string): Promise<boolean> => Boolean(await db.in(tx).profiles.lock(accountId, profileId, 'share')),
     /** Subscribe to: cards of these profiles now show something else. */
     onCardsChanged: cardsChanged.subscribe,
     /** Where subscriber counts come from, once subscriptions exist. */
@@ -283,8 +290,8 @@ export function createProfileService(deps: {
         // the profile's own, so a grant that got it (an approval onto it, a link for it) is
         // committed before the subscribers and links to move are read below.
         await signal(tx, accountId, 'profiles.changed');
-        await q.profiles.lockForRemoval(accountId, id);
-        const current = await mustFind(tx, accountId, id);
+        const current = await q.profiles.lock(accountId, id, 'update');
+        if (!current) throw notFound();
         if (current.version !== expectedVersion) throw refuse('version_mismatch', 'the profile changed since you read it; fetch it again');
         if (moveTo !== undefined) {
           if (moveTo === id) throw refuse('validation_failed', { detail: 'move_to names the profile being deleted', errors: [{ path: 'querystring:/move_to', code: 'move_to_same', message: 'name another of your profiles' }] });
@@ -316,7 +323,7 @@ export function createProfileService(deps: {
         await signal(tx, accountId, 'profiles.changed');
         await mustFind(tx, accountId, profileId);
         // Another account's field answers like an unknown one (PRODUCT: 404, never 403).
-        if (!(await q.fields.find(accountId, fieldId))) throw refuse('field_not_found', 'you have no field with this id');
+        if (!(await deps.ownsField(tx, accountId, fieldId))) throw refuse('field_not_found', 'you have no field with this id');
         const current = await q.exposures.list(profileId);
         const at = current.findIndex((e) => e.field_id === fieldId);
         const created = at < 0;

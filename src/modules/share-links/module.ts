@@ -19,6 +19,7 @@ export const shareLinksModule = defineModule({
       tokenKeys: subkeys('share-link-tokens'),
       publicOrigin: config.publicOrigin,
       subscriptions,
+      holdsProfile: profiles.holds,
     });
     profiles.onRemoving(links.profileRemoving);
     sealed.declare({ table: 'share_links', key: ['id'], column: 'token_sealed', purpose: SHARE_LINK_SEAL_PURPOSE, hash: { column: 'token_hash', of: links.tokenHash } });

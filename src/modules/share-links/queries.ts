@@ -1,7 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
 import { keysetPage } from '../../platform/store/keyset.js';
-import { lockingRead } from '../../platform/store/row-locks.js';
-import type { Dialect } from '../../platform/store/store.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
 import type { AccountsTable } from '../../platform/store/schema.js';
 import type { ProfilesTable } from '../profiles/queries.js';
@@ -31,7 +29,7 @@ interface ShareLinkTables {
   profiles: ProfilesTable;
 }
 
-export function shareLinkQueries(db: Kysely<ShareLinkTables>, dialect: Dialect) {
+export function shareLinkQueries(db: Kysely<ShareLinkTables>) {
   return {
     async insert(link: ShareLinkRecord): Promise<void> {
       await db.insertInto('share_links').values(link).execute();
@@ -83,10 +81,6 @@ export function shareLinkQueries(db: Kysely<ShareLinkTables>, dialect: Dialect) 
     /** A profile is going: its links follow its subscribers to another profile. */
     async moveProfile(ownerId: string, fromProfile: string, toProfile: string): Promise<void> {
       await db.updateTable('share_links').set({ profile_id: toProfile }).where('owner_id', '=', ownerId).where('profile_id', '=', fromProfile).execute();
-    },
-    /** Whether the owner has this profile, keeping it (row lock, PostgreSQL) until the transaction ends. */
-    async lockOwnProfile(ownerId: string, profileId: string): Promise<boolean> {
-      return !!(await lockingRead(db.selectFrom('profiles').select('id').where('id', '=', profileId).where('account_id', '=', ownerId), dialect, 'share').executeTakeFirst());
     },
   };
 }

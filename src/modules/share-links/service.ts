@@ -60,6 +60,8 @@ export function createShareLinkService(deps: {
   /** Where the web app answers /s/<token>. */
   publicOrigin: string;
   subscriptions: SubscriptionService;
+  /** Whether the owner has a profile, held from its delete until the link is stored (the profiles service). */
+  holdsProfile: (tx: Tx, ownerId: string, profileId: string) => Promise<boolean>;
 }) {
   const { db, clock, box } = deps;
   const hashUnder = (key: Buffer, token: string) => createHmac('sha256', key).update(token).digest('base64url');
@@ -128,7 +130,7 @@ export function createShareLinkService(deps: {
         // that comes later waits, then moves this link along.
         await signal(tx, auth.account.id, 'share_links.changed');
         // Another account's profile answers like an unknown one (404, never 403).
-        if (!(await q.links.lockOwnProfile(auth.account.id, input.profile_id))) throw refuse('profile_not_found', 'you have no profile with this id');
+        if (!(await deps.holdsProfile(tx, auth.account.id, input.profile_id))) throw refuse('profile_not_found', 'you have no profile with this id');
         await q.links.insert(link);
       });
       return view(link);
