@@ -99,8 +99,11 @@ describe('web app: account, security, recovery, fields (Chromium)', { timeout: 1
     await phone.view('welcome');
     assert.equal(await page.evaluate(SESSION_IN_INDEXEDDB), false);
     assert.equal(await page.getByLabel('Username', { exact: true }).getAttribute('autocomplete'), 'username webauthn');
+    // Away first: the signed-out page's own conditional request is still pending, and presence
+    // switched on under it would answer it too, a second sign-in beside the reloaded page's.
+    await page.goto('about:blank');
     await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId: phone.authenticatorId, enabled: true });
-    await page.reload();
+    await page.goto(`${e2e.origin}/`);
     await phone.view('account');
     assert.equal(await page.evaluate('document.body.dataset.login'), 'autofill');
     assert.equal(await page.getByTestId('username').textContent(), username);
