@@ -20,7 +20,7 @@ export const sessionsModule = defineModule({
     const sessions = createSessionService({
       db: store.repository({ sessions: sessionQueries, refreshTokens: refreshTokenQueries }),
       authLookup: authLookupQueries(store.handle),
-      renewal: renewalQueries(store.handle.db, store.dialect, store.handle.pool as never),
+      renewal: renewalQueries(store.handle),
       clock,
       tokens: config.tokens,
       securityLog,

@@ -2,9 +2,11 @@ import { sql } from 'kysely';
 import type { CompiledQuery, Kysely, Selectable } from 'kysely';
 import { coalesce } from '../../platform/store/coalesce.js';
 import type { DatabaseHandle, Dialect } from '../../platform/store/db.js';
+import { ACCOUNT_COLUMNS, accountOf } from '../../platform/store/accounts.js';
 import type { AccountRecord } from '../../platform/store/accounts.js';
 import { keysetPage } from '../../platform/store/keyset.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
+import { preparedQuery } from '../../platform/store/prepared.js';
 import type { AccountsTable } from '../../platform/store/schema.js';
 
 /** Sessions and their rotating refresh tokens (001-foundation). */
@@ -70,25 +72,8 @@ function authSelect(db: Kysely<SessionTables>) {
       'sessions.access_expires_at',
       'sessions.expires_at',
       'sessions.last_seen_at',
-      'accounts.id',
-      'accounts.username',
-      'accounts.username_canonical',
-      'accounts.username_skeleton',
-      'accounts.username_skeleton_upper',
-      'accounts.user_handle',
-      'accounts.display_name',
-      'accounts.locale',
-      'accounts.default_country',
-      'accounts.region',
-      'accounts.version',
-      'accounts.created_at',
-      'accounts.deleted_at',
-      'accounts.purge_at',
-      'accounts.purged_at',
-      'accounts.hold_until',
-      'accounts.locked_at',
-      'accounts.lock_reason',
     ])
+    .select(ACCOUNT_COLUMNS.map((column) => `accounts.${column}` as const))
     .where('sessions.revoked_at', 'is', null);
 }
 
@@ -102,7 +87,7 @@ function compileAuthQuery(db: Kysely<SessionTables>): AuthCompiled {
   return compiled;
 }
 
-/** The row as the session's fields and its account (written out: an object rest is several times slower). */
+/** The row as the session's fields and its account (written out, and accountOf is a literal too: an object rest is several times slower). */
 function splitAuthRow(row: AuthRow): AuthContextRow {
   return {
     session_id: row.session_id,
@@ -111,26 +96,7 @@ function splitAuthRow(row: AuthRow): AuthContextRow {
     access_expires_at: row.access_expires_at,
     expires_at: row.expires_at,
     last_seen_at: row.last_seen_at,
-    account: {
-      id: row.id,
-      username: row.username,
-      username_canonical: row.username_canonical,
-      username_skeleton: row.username_skeleton,
-      username_skeleton_upper: row.username_skeleton_upper,
-      user_handle: row.user_handle,
-      display_name: row.display_name,
-      locale: row.locale,
-      default_country: row.default_country,
-      region: row.region,
-      version: row.version,
-      created_at: row.created_at,
-      deleted_at: row.deleted_at,
-      purge_at: row.purge_at,
-      purged_at: row.purged_at,
-      hold_until: row.hold_until,
-      locked_at: row.locked_at,
-      lock_reason: row.lock_reason,
-    },
+    account: accountOf(row),
   };
 }
 
@@ -226,9 +192,6 @@ export function sessionQueries(db: Kysely<SessionTables>, dialect: Dialect) {
         .where('refresh_expires_at', '>', now);
       return keysetPage(live, after, limit).execute();
     },
-    async rotateTokens(id: string, tokens: { access_hash: string; access_expires_at: number; refresh_expires_at: number; last_seen_at: number }): Promise<void> {
-      await db.updateTable('sessions').set(tokens).where('id', '=', id).where('revoked_at', 'is', null).execute();
-    },
     /** Every session of the account, live or not, in (created_at, id) order (the export). */
     async all(accountId: string, after: KeysetPosition | undefined, limit: number): Promise<SessionRecord[]> {
       return keysetPage(db.selectFrom('sessions').selectAll().where('account_id', '=', accountId), after, limit).execute();
@@ -299,31 +262,37 @@ export function sessionQueries(db: Kysely<SessionTables>, dialect: Dialect) {
   };
 }
 
-export type RefreshUse =
-  | { outcome: 'rotated'; sessionId: string }
-  | { outcome: 'reused'; sessionId: string }
-  | { outcome: 'unknown' };
+/** A refresh token's state and its session's, as the diagnosis of a refused renewal reads them. */
+export interface RefreshTokenHolder {
+  used_at: number | null;
+  session_id: string;
+  account_id: string;
+  jkt: string;
+  revoked_at: number | null;
+  refresh_expires_at: number;
+  expires_at: number;
+}
 
 export function refreshTokenQueries(db: Kysely<SessionTables>) {
   return {
     async insert(hash: string, sessionId: string, at: number): Promise<void> {
       await db.insertInto('refresh_tokens').values({ hash, session_id: sessionId, created_at: at, used_at: null }).execute();
     },
-    /**
-     * Marks a refresh token used in one atomic statement. A token already used is a reuse
-     * (RFC 9700 §4.14.2): the caller revokes the session it belongs to.
-     */
-    async consume(hash: string, at: number): Promise<RefreshUse> {
-      const used = await db
-        .updateTable('refresh_tokens')
-        .set({ used_at: at })
-        .where('hash', '=', hash)
-        .where('used_at', 'is', null)
-        .returning('session_id')
+    /** Why a renewal matched no row: the token (used or not) and its session, in one read on the token's key. */
+    async holder(hash: string): Promise<RefreshTokenHolder | undefined> {
+      return db
+        .selectFrom('refresh_tokens')
+        .innerJoin('sessions', 'sessions.id', 'refresh_tokens.session_id')
+        .select(['refresh_tokens.used_at', 'refresh_tokens.session_id', 'sessions.account_id', 'sessions.jkt', 'sessions.revoked_at', 'sessions.refresh_expires_at', 'sessions.expires_at'])
+        .where('refresh_tokens.hash', '=', hash)
         .executeTakeFirst();
-      if (used) return { outcome: 'rotated', sessionId: used.session_id };
-      const known = await db.selectFrom('refresh_tokens').select('session_id').where('hash', '=', hash).executeTakeFirst();
-      return known ? { outcome: 'reused', sessionId: known.session_id } : { outcome: 'unknown' };
+    },
+    /**
+     * Spends an unused token without a renewal (its session has expired), so that presenting it
+     * again reads as a reuse. Atomic: `used_at is null` is the condition.
+     */
+    async spend(hash: string, at: number): Promise<void> {
+      await db.updateTable('refresh_tokens').set({ used_at: at }).where('hash', '=', hash).where('used_at', 'is', null).execute();
     },
   };
 }
@@ -347,90 +316,96 @@ export interface RenewedSession {
 }
 
 /**
- * PostgreSQL: the usual renewal in one statement, one round trip, no explicit transaction (a
- * statement is atomic): spend the refresh token only if its session is live and bound to the
- * proof's key, rotate the session's tokens (capped at its absolute end) and store the new
- * refresh token. Anything else (an unknown or reused token, another key, an ended or locked
- * session) matches no row, and the caller takes the full path, which says why. Of two renewals
- * racing with one token, the second finds it used (the row lock serialises them) and the full
- * path treats it as the reuse it is. SQLite has no data-modifying WITH: there the same three
- * steps are three statements built once, in one transaction (sqliteRenewal).
+ * The renewal, the one writer of a session's rotation (RFC 9700 §4.14.2): spend the refresh
+ * token only if it is unused and its session is live (not revoked, neither end reached) and
+ * bound to the proof's key, rotate the session's tokens (capped at its absolute end) and store
+ * the new refresh token. Anything else (an unknown or reused token, another key, an ended
+ * session) matches no row and writes nothing; the caller's diagnosis then says why.
+ *
+ * PostgreSQL: one statement, one round trip, no explicit transaction (a statement is atomic),
+ * run as a named prepared statement: each connection parses and plans it once, which halves the
+ * database's CPU per renewal (docs/performance.md). Of two renewals racing with one token, the
+ * second finds it used (the row lock serialises them) and matches no row. SQLite has no
+ * data-modifying WITH: there the same three steps are three statements built once, in one
+ * transaction (sqliteRenewal).
  */
-export function renewalQueries(db: Kysely<SessionTables>, dialect: Dialect, pool?: NamedStatementPool) {
-  if (dialect !== 'postgres') return sqliteRenewal(db);
-  // Built once; with the pool at hand it runs as a named prepared statement (PostgreSQL's
-  // extended protocol): each connection parses and plans it once, not on every renewal. That
-  // halves the database's CPU per renewal (docs/performance.md).
-  const compiled = sql<RenewedSession>`
-    with used as (
-      update refresh_tokens set used_at = ${sql.val(0)}
-      from sessions
-      where refresh_tokens.hash = ${sql.val('')} and refresh_tokens.used_at is null
-        and sessions.id = refresh_tokens.session_id and sessions.revoked_at is null and sessions.jkt = ${sql.val('')}
-        and sessions.refresh_expires_at > ${sql.val(0)} and sessions.expires_at > ${sql.val(0)}
-      returning refresh_tokens.session_id
-    ), rotated as (
-      update sessions set
-        access_hash = ${sql.val('')},
-        access_expires_at = least(${sql.val(0)}::bigint, sessions.expires_at),
-        refresh_expires_at = least(${sql.val(0)}::bigint, sessions.expires_at),
-        last_seen_at = ${sql.val(0)}
-      from used where sessions.id = used.session_id
-      returning sessions.id, sessions.trusted, sessions.access_expires_at, sessions.refresh_expires_at
-    ), stored as (
-      insert into refresh_tokens (hash, session_id, created_at, used_at)
-      select ${sql.val('')}, id, ${sql.val(0)}, null from rotated
-    )
-    select id, trusted, access_expires_at, refresh_expires_at from rotated`.compile(db);
-  if (compiled.parameters.length !== 11) throw new Error('the renewal statement must have exactly 11 parameters');
+export function renewalQueries(handle: Pick<DatabaseHandle, 'db' | 'dialect' | 'pool'>) {
+  const db = handle.db as Kysely<SessionTables>;
+  if (handle.dialect !== 'postgres') return sqliteRenewal(db);
+  const renew = preparedQuery(
+    db,
+    (p: RenewalInput) => sql<RenewedSession>`
+      with used as (
+        update refresh_tokens set used_at = ${p.now}
+        from sessions
+        where refresh_tokens.hash = ${p.refreshHash} and refresh_tokens.used_at is null
+          and sessions.id = refresh_tokens.session_id and sessions.revoked_at is null and sessions.jkt = ${p.jkt}
+          and sessions.refresh_expires_at > ${p.now} and sessions.expires_at > ${p.now}
+        returning refresh_tokens.session_id
+      ), rotated as (
+        update sessions set
+          access_hash = ${p.accessHash},
+          access_expires_at = least(${p.accessExpiresAt}::bigint, sessions.expires_at),
+          refresh_expires_at = least(${p.refreshExpiresAt}::bigint, sessions.expires_at),
+          last_seen_at = ${p.now}
+        from used where sessions.id = used.session_id
+        returning sessions.id, sessions.trusted, sessions.access_expires_at, sessions.refresh_expires_at
+      ), stored as (
+        insert into refresh_tokens (hash, session_id, created_at, used_at)
+        select ${p.newRefreshHash}, id, ${p.now}, null from rotated
+      )
+      select id, trusted, access_expires_at, refresh_expires_at from rotated`,
+    { name: 'vid-renew-at-once', pool: handle.pool },
+  );
   return {
     async atOnce(input: RenewalInput): Promise<RenewedSession | undefined> {
-      const values = [input.now, input.refreshHash, input.jkt, input.now, input.now, input.accessHash, input.accessExpiresAt, input.refreshExpiresAt, input.now, input.newRefreshHash, input.now];
-      if (pool) return (await pool.query<RenewedSession>({ name: 'vid-renew-at-once', text: compiled.sql, values })).rows[0];
-      return (await db.executeQuery<RenewedSession>({ ...compiled, parameters: values } as CompiledQuery<RenewedSession>)).rows[0];
+      return (await renew(input))[0];
     },
   };
 }
 
-/** The part of pg.Pool a named statement needs. */
-export interface NamedStatementPool {
-  query<R extends object>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
-}
-
 /**
- * SQLite: the usual renewal as PostgreSQL's statement does it (same conditions, same result),
- * as three statements compiled once and run in one transaction, so the renewal pays neither
- * Kysely's query building (about an eighth of its CPU) nor a read of the session before the
- * spend. The spend comes first and carries every condition: when it matches no row nothing was
- * written, and the caller takes the full path, which says why.
+ * SQLite: the renewal as PostgreSQL's statement does it (same conditions, same result), as three
+ * statements compiled once and run in one transaction, so the renewal pays neither Kysely's
+ * query building (about an eighth of its CPU) nor a read of the session before the spend. The
+ * spend comes first and carries every condition: when it matches no row nothing was written.
  */
 function sqliteRenewal(db: Kysely<SessionTables>) {
-  const spend = sql<{ session_id: string }>`
-    update refresh_tokens set used_at = ${sql.val(0)}
-    where hash = ${sql.val('')} and used_at is null
-      and session_id in (
-        select id from sessions
-        where revoked_at is null and jkt = ${sql.val('')} and refresh_expires_at > ${sql.val(0)} and expires_at > ${sql.val(0)}
-      )
-    returning session_id`.compile(db);
-  const rotate = sql<RenewedSession>`
-    update sessions set
-      access_hash = ${sql.val('')},
-      access_expires_at = min(${sql.val(0)}, expires_at),
-      refresh_expires_at = min(${sql.val(0)}, expires_at),
-      last_seen_at = ${sql.val(0)}
-    where id = ${sql.val('')}
-    returning id, trusted, access_expires_at, refresh_expires_at`.compile(db);
-  const store = sql`insert into refresh_tokens (hash, session_id, created_at, used_at) values (${sql.val('')}, ${sql.val('')}, ${sql.val(0)}, null)`.compile(db);
-  if (spend.parameters.length !== 5 || rotate.parameters.length !== 5 || store.parameters.length !== 3) throw new Error('the renewal statements must have 5, 5 and 3 parameters');
-  const run = <R>(q: Kysely<SessionTables>, compiled: CompiledQuery<R>, parameters: unknown[]) => q.executeQuery<R>({ ...compiled, parameters } as CompiledQuery<R>);
+  const spend = preparedQuery(
+    db,
+    (p: RenewalInput) => sql<{ session_id: string }>`
+      update refresh_tokens set used_at = ${p.now}
+      where hash = ${p.refreshHash} and used_at is null
+        and session_id in (
+          select id from sessions
+          where revoked_at is null and jkt = ${p.jkt} and refresh_expires_at > ${p.now} and expires_at > ${p.now}
+        )
+      returning session_id`,
+  );
+  const rotate = preparedQuery(
+    db,
+    (p: RenewalInput & { sessionId: string }) => sql<RenewedSession>`
+      update sessions set
+        access_hash = ${p.accessHash},
+        access_expires_at = min(${p.accessExpiresAt}, expires_at),
+        refresh_expires_at = min(${p.refreshExpiresAt}, expires_at),
+        last_seen_at = ${p.now}
+      where id = ${p.sessionId}
+      returning id, trusted, access_expires_at, refresh_expires_at`,
+  );
+  const store = preparedQuery(
+    db,
+    (p: RenewalInput & { sessionId: string }) =>
+      sql`insert into refresh_tokens (hash, session_id, created_at, used_at) values (${p.newRefreshHash}, ${p.sessionId}, ${p.now}, null)`,
+  );
   return {
     async atOnce(input: RenewalInput): Promise<RenewedSession | undefined> {
       return db.transaction().execute(async (tx) => {
-        const spent = (await run(tx, spend, [input.now, input.refreshHash, input.jkt, input.now, input.now])).rows[0];
+        const spent = (await spend(input, tx))[0];
         if (!spent) return undefined;
-        const rotated = (await run(tx, rotate, [input.accessHash, input.accessExpiresAt, input.refreshExpiresAt, input.now, spent.session_id])).rows[0]!;
-        await run(tx, store, [input.newRefreshHash, spent.session_id, input.now]);
+        const step = { ...input, sessionId: spent.session_id };
+        const rotated = (await rotate(step, tx))[0]!;
+        await store(step, tx);
         return rotated;
       });
     },

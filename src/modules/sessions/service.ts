@@ -5,6 +5,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Config } from '../../platform/config.js';
 import { newOpaqueToken, sha256Base64url } from '../../platform/crypto/tokens.js';
 import { refuse, TokenRefused } from '../../platform/errors.js';
+import type { AppError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { outcomeOf } from '../../platform/metrics/metrics.js';
 import type { Metrics } from '../../platform/metrics/metrics.js';
@@ -43,7 +44,7 @@ const LAST_SEEN_RESOLUTION_MS = 60_000;
 export function createSessionService(deps: {
   db: RepositoryOf<{ sessions: typeof sessionQueries; refreshTokens: typeof refreshTokenQueries }>;
   authLookup: ReturnType<typeof authLookupQueries>;
-  /** The usual renewal with its statements built once: one round trip on PostgreSQL, one transaction on SQLite (queries.ts). */
+  /** The renewal, the one writer of a rotation, its statements built once: one round trip on PostgreSQL, one transaction on SQLite (queries.ts). */
   renewal: ReturnType<typeof renewalQueries>;
   clock: Clock;
   tokens: Config['tokens'];
@@ -80,6 +81,48 @@ export function createSessionService(deps: {
     const revoked = await db.in(tx).sessions.revoke(accountId, sessionId, now);
     if (revoked) await signal(tx, accountId, 'sessions.changed');
     return revoked;
+  }
+
+  /**
+   * Why the renewal statement (renewalQueries) matched no row: the refusal, counted. It writes
+   * only what the refusal itself decides, in one transaction: a reuse revokes the session
+   * (RFC 9700 §4.14.2), and an expired session's token is spent, so presenting it again is a reuse.
+   */
+  async function whyNotRenewed(hash: string, proofJkt: string, now: number): Promise<AppError> {
+    const diagnosis = db.transaction(async (q, tx) => {
+      const token = await q.refreshTokens.holder(hash);
+      if (!token) return invalidToken('the refresh token is unknown');
+      if (token.revoked_at !== null) {
+        const locked = token.jkt === proofJkt && (await q.sessions.accountLockedAt(token.account_id)) !== null;
+        return locked ? accountLocked() : invalidToken('the session has ended');
+      }
+      // Checked before anything is written: someone holding a copy of the token but not the key
+      // can neither burn it nor revoke the session. Thrown, so the transaction writes nothing.
+      if (token.jkt !== proofJkt) throw invalidToken('the refresh token is bound to another key');
+      if (token.used_at !== null) {
+        await revokeIn(tx, token.account_id, token.session_id, now);
+        return invalidToken('this refresh token was already used; the session is revoked', 'refresh_token_reused');
+      }
+      if (token.refresh_expires_at <= now || token.expires_at <= now) {
+        await q.refreshTokens.spend(hash, now);
+        return invalidToken('the session has expired');
+      }
+      // Unreachable: the statement carries exactly these conditions, at the same `now`, and none
+      // of them ever goes from refusing back to allowing (a spent token stays spent, a revoked
+      // session revoked, a session's key and ends do not change).
+      throw new Error('renewal: the refresh token and its session allow it, yet the renewal statement matched no row');
+    });
+    let refusal: AppError;
+    try {
+      refusal = await diagnosis;
+    } catch (error) {
+      deps.metrics.renewal(outcomeOf(error));
+      throw error;
+    }
+    // The revocation above must commit, so the refusal is thrown after the transaction.
+    // A reused refresh token means a stolen copy (the session is revoked): its own count, worth an alert.
+    deps.metrics.renewal(refusal.code === 'refresh_token_reused' ? 'reused' : 'refused');
+    return refusal;
   }
 
   function view(session: SessionRecord, currentId: string): SessionView {
@@ -178,62 +221,20 @@ export function createSessionService(deps: {
         newRefreshHash: sha256Base64url(refresh),
         refreshExpiresAt: now + ttl.refreshTtlSeconds * 1000,
       });
-      if (renewed) {
-        deps.metrics.renewal('renewed');
-        return {
-          session_id: renewed.id,
-          token_type: 'DPoP',
-          access_token: access,
-          expires_in: Math.floor((renewed.access_expires_at - now) / 1000),
-          refresh_token: refresh,
-          refresh_expires_in: Math.floor((renewed.refresh_expires_at - now) / 1000),
-          trusted: renewed.trusted === 1,
-          schema_version: 1,
-        };
-      }
-      // No row: an unknown or reused token, another key, an ended session. The full path says which.
-      const renewal = db.transaction(async (q, tx) => {
-        const use = await q.refreshTokens.consume(hash, now);
-        if (use.outcome === 'unknown') return { error: invalidToken('the refresh token is unknown') };
-        const session = await q.sessions.findById(use.sessionId);
-        if (!session) return { error: invalidToken('the session has ended') };
-        if (session.revoked_at !== null) {
-          const locked = session.jkt === proofJkt && (await q.sessions.accountLockedAt(session.account_id)) !== null;
-          return { error: locked ? accountLocked() : invalidToken('the session has ended') };
-        }
-        // Checked before anything is spent: thrown, so the consume above rolls back. Someone
-        // holding a copy of the token but not the key can neither burn it nor revoke the session.
-        if (session.jkt !== proofJkt) throw invalidToken('the refresh token is bound to another key');
-        if (use.outcome === 'reused') {
-          await revokeIn(tx, session.account_id, session.id, now);
-          return { error: invalidToken('this refresh token was already used; the session is revoked', 'refresh_token_reused') };
-        }
-        if (session.refresh_expires_at <= now || session.expires_at <= now) return { error: invalidToken('the session has expired') };
-        const tokens = tokensFor({ id: session.id, trusted: session.trusted === 1, expires_at: session.expires_at }, now);
-        await q.sessions.rotateTokens(session.id, {
-          access_hash: tokens.accessHash,
-          access_expires_at: tokens.accessExpiresAt,
-          refresh_expires_at: tokens.refreshExpiresAt,
-          last_seen_at: now,
-        });
-        await q.refreshTokens.insert(tokens.refreshHash, session.id, now);
-        return { tokens: tokens.issued };
-      });
-      let result: Awaited<typeof renewal>;
-      try {
-        result = await renewal;
-      } catch (error) {
-        deps.metrics.renewal(outcomeOf(error));
-        throw error;
-      }
-      // The revocation above must commit, so the refusal is thrown after the transaction.
-      if ('error' in result) {
-        // A reused refresh token means a stolen copy (the session is revoked): its own count, worth an alert.
-        deps.metrics.renewal(result.error?.code === 'refresh_token_reused' ? 'reused' : 'refused');
-        throw result.error;
-      }
+      // The renewal statement is the one writer of a rotation; when it matches no row, the
+      // diagnosis says why (an unknown or reused token, another key, an ended session).
+      if (!renewed) throw await whyNotRenewed(hash, proofJkt, now);
       deps.metrics.renewal('renewed');
-      return result.tokens;
+      return {
+        session_id: renewed.id,
+        token_type: 'DPoP',
+        access_token: access,
+        expires_in: Math.floor((renewed.access_expires_at - now) / 1000),
+        refresh_token: refresh,
+        refresh_expires_in: Math.floor((renewed.refresh_expires_at - now) / 1000),
+        trusted: renewed.trusted === 1,
+        schema_version: 1,
+      };
     },
 
     /** Every session, live or ended, a page at a time (the account export). */
