@@ -29,11 +29,6 @@ export const RELAXED_JOIN_LIMITS: Record<string, string> = {
   JOIN_FACTOR_PER_ACCOUNT_PER_HOUR: '100000',
 };
 
-export function expectProblem(res: CallResult, status: number, code: string): void {
-  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status} ${JSON.stringify(res.body)}`);
-  assert.equal(res.body?.code, code, JSON.stringify(res.body));
-}
-
 /** Fullwidth forms (U+FF01–U+FF5E) of ASCII characters: the same username after PRECIS width mapping. */
 export function fullwidth(name: string): string {
   return [...name].map((c) => (/[!-~]/.test(c) ? String.fromCodePoint(c.codePointAt(0)! + 0xfee0) : c)).join('');

@@ -8,12 +8,6 @@ import type { CallResult, Device } from './client.js';
 
 export const API = '/api/v1';
 
-export function assertProblem(res: CallResult, status: number, code: string): void {
-  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status} ${JSON.stringify(res.body)}`);
-  assert.equal(res.headers.get('content-type')?.split(';')[0], 'application/problem+json');
-  assert.equal(res.body.code, code);
-}
-
 export function social(t: TestApp) {
   const post = (device: Device, path: string, body: unknown, headers: Record<string, string> = {}) =>
     t.client.as(device, 'POST', `${API}${path}`, { body, headers: { 'idempotency-key': randomUUID(), ...headers } });

@@ -11,8 +11,9 @@ import type { TestApp } from '../helpers/app.js';
 import type { Device } from '../helpers/client.js';
 import { SoftwareAuthenticator } from '../helpers/authenticator.js';
 import { recoveryKey } from '../helpers/join.js';
-import { API, assertProblem, social } from '../helpers/social.js';
+import { API, social } from '../helpers/social.js';
 import { logInAs } from '../helpers/step-up.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const RENEW = `${API}/auth/token/renew`;
 
@@ -60,20 +61,20 @@ for (const backend of backends) {
       // Both devices: every route, even those a deleted account keeps, and the event poll.
       for (const device of [alice, laptop]) {
         for (const [method, path] of [['GET', '/me'], ['GET', '/me/fields'], ['GET', '/contacts'], ['GET', '/events'], ['POST', '/auth/logout']] as const) {
-          assertProblem(await t.client.as(device, method, `${API}${path}`), 403, 'account_locked');
+          expectProblem(await t.client.as(device, method, `${API}${path}`), 403, 'account_locked');
         }
-        assertProblem(await t.client.call('POST', RENEW, { body: { refresh_token: device.tokens.refresh_token }, key: device.key }), 403, 'account_locked');
+        expectProblem(await t.client.call('POST', RENEW, { body: { refresh_token: device.tokens.refresh_token }, key: device.key }), 403, 'account_locked');
       }
       // The token alone, with another key, learns nothing: the usual 401.
       assert.equal((await t.client.call('GET', `${API}/me`, { key: await t.client.newKey(), token: alice.tokens.access_token })).status, 401);
 
       // No new way in: passkey login, recovery (after the key checks out), nothing is left behind.
-      assertProblem(await loginFinish(alice), 403, 'account_locked');
+      expectProblem(await loginFinish(alice), 403, 'account_locked');
       const begin = await t.client.call('POST', `${API}/auth/recovery/begin`, { body: { username: alice.username, recovery_key: key } });
       assert.equal(begin.status, 200, JSON.stringify(begin.body));
       const newAuthenticator = new SoftwareAuthenticator();
       const credential = await newAuthenticator.createCredential(begin.body.options, t.client.publicOrigin);
-      assertProblem(await t.client.call('POST', `${API}/auth/recovery/finish`, { body: { ceremony_id: begin.body.ceremony_id, credential }, key: await t.client.newKey(), headers: { 'idempotency-key': randomUUID() } }), 403, 'account_locked');
+      expectProblem(await t.client.call('POST', `${API}/auth/recovery/finish`, { body: { ceremony_id: begin.body.ceremony_id, credential }, key: await t.client.newKey(), headers: { 'idempotency-key': randomUUID() } }), 403, 'account_locked');
       const report = await t.services.locks.show(alice.username);
       assert.equal(report.passkeys.length, 1, 'the refused recovery added no passkey');
       assert.equal(report.sessions.length, 0, 'the refused logins opened no session');
@@ -84,18 +85,18 @@ for (const backend of backends) {
       const bobSignalsBefore = (await s.signals(w.bob)).length;
       await t.services.locks.lock(w.alice.username, 'compromised');
 
-      assertProblem(await t.client.call('GET', `${API}/public/${w.alice.username}`), 404, 'profile_not_found');
-      assertProblem(await t.client.call('GET', `${API}/share-links/resolve?token=${w.link.token}`), 410, 'share_link_gone');
+      expectProblem(await t.client.call('GET', `${API}/public/${w.alice.username}`), 404, 'profile_not_found');
+      expectProblem(await t.client.call('GET', `${API}/share-links/resolve?token=${w.link.token}`), 410, 'share_link_gone');
       const dave = await s.person('dave');
-      assertProblem(await s.post(dave, '/share-links/redeem', { token: w.link.token }), 410, 'share_link_gone');
-      assertProblem(await s.subscribe(dave, w.alice), 404, 'account_not_found');
+      expectProblem(await s.post(dave, '/share-links/redeem', { token: w.link.token }), 410, 'share_link_gone');
+      expectProblem(await s.subscribe(dave, w.alice), 404, 'account_not_found');
 
       const bobsView = await s.get(w.bob, `/contacts/${w.contactId}`);
       assert.equal(bobsView.body.status, 'unavailable');
       assert.equal(bobsView.body.card_updated_at, null);
-      assertProblem(await s.get(w.bob, `/contacts/${w.contactId}/card`), 410, 'account_unavailable');
-      assertProblem(await s.get(w.bob, `/contacts/${w.contactId}/vcard`), 410, 'account_unavailable');
-      assertProblem(await s.get(w.bob, `/contacts/${w.contactId}/keys`), 410, 'account_unavailable');
+      expectProblem(await s.get(w.bob, `/contacts/${w.contactId}/card`), 410, 'account_unavailable');
+      expectProblem(await s.get(w.bob, `/contacts/${w.contactId}/vcard`), 410, 'account_unavailable');
+      expectProblem(await s.get(w.bob, `/contacts/${w.contactId}/keys`), 410, 'account_unavailable');
       assert.ok(!String((await t.client.as(w.bob, 'GET', `${API}/contacts/vcard`)).body ?? '').includes('BEGIN:VCARD'), 'a locked owner\'s card in the address-book file');
       assert.equal((await s.get(w.carol, `/contacts/${w.carolRequest.id}`)).body.status, 'unavailable');
       assert.deepEqual((await s.signals(w.bob)).slice(bobSignalsBefore), [['contacts.changed', '/contacts']]);
@@ -163,7 +164,7 @@ for (const backend of backends) {
           await lock.query('update sessions set revoked_at = $1 where account_id = $2 and revoked_at is null', [Date.now(), alice.accountId]);
           await lock.query('commit');
           assert.equal(meanwhile, 'waiting', 'the login must wait for the lock being written, not open a session beside it');
-          assertProblem(await finish, 403, 'account_locked');
+          expectProblem(await finish, 403, 'account_locked');
         } finally {
           lock.release();
         }

@@ -9,7 +9,7 @@ import { serveDatabase } from '../helpers/cli.js';
 import type { ServedDatabase } from '../helpers/cli.js';
 import { uniqueName } from '../helpers/client.js';
 import { openSse } from '../helpers/nodes.js';
-import { assertProblem } from '../helpers/social.js';
+import { expectProblem } from '../helpers/problem.js';
 
 for (const backend of backends) {
   describe(`npm run admin [${backend.name}]`, { skip: backend.skip }, () => {
@@ -26,7 +26,7 @@ for (const backend of backends) {
       const locked = await served.cli('admin', ['lock', alice.username, '--reason', 'abuse report 12']);
       assert.equal(locked.code, 0, locked.stderr);
       assert.match(locked.stdout, /locked .*: 1 session\(s\) revoked/);
-      assertProblem(await served.client.as(alice, 'GET', '/api/v1/me'), 403, 'account_locked');
+      expectProblem(await served.client.as(alice, 'GET', '/api/v1/me'), 403, 'account_locked');
 
       const shown = await served.cli('admin', ['show', alice.username, '--json']);
       assert.equal(shown.code, 0, shown.stderr);

@@ -6,7 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/backends.js';
-import { API, assertProblem, social } from '../helpers/social.js';
+import { API, social } from '../helpers/social.js';
+import { expectProblem } from '../helpers/problem.js';
 
 for (const backend of backends) {
   describe(`annotations [${backend.name}]`, { skip: backend.skip }, () => {
@@ -36,14 +37,14 @@ for (const backend of backends) {
     it('creates without If-Match, then needs it; only the author hears of it', async () => {
       const { bob, ids, owners } = await contacts(1);
       const id = ids[0]!;
-      assertProblem(await s.get(bob, `/contacts/${id}/annotation`), 404, 'annotation_not_found');
+      expectProblem(await s.get(bob, `/contacts/${id}/annotation`), 404, 'annotation_not_found');
       const ownerSignals = (await s.signals(owners[0]!)).length;
       const created = await put(bob, id, { note: 'Met at the conference.\nLikes tea.', labels: ['Work', 'Berlin'] });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       assert.deepEqual({ ...created.body, updated_at: undefined }, { contact_id: id, note: 'Met at the conference.\nLikes tea.', labels: ['Work', 'Berlin'], updated_at: undefined, version: 1, schema_version: 1 });
       assert.equal(created.headers.get('etag'), '"1"');
-      assertProblem(await put(bob, id, { note: 'again' }), 428, 'precondition_required');
-      assertProblem(await put(bob, id, { note: 'again' }, '"7"'), 412, 'version_mismatch');
+      expectProblem(await put(bob, id, { note: 'again' }), 428, 'precondition_required');
+      expectProblem(await put(bob, id, { note: 'again' }, '"7"'), 412, 'version_mismatch');
       const updated = await put(bob, id, { labels: ['work', 'Friends'] }, '"1"');
       assert.equal(updated.status, 200);
       assert.deepEqual(updated.body.labels, ['work', 'Friends']);
@@ -54,7 +55,7 @@ for (const backend of backends) {
         ['annotations.changed', `/contacts/${id}/annotation`],
       ]);
       assert.equal((await s.signals(owners[0]!)).length, ownerSignals, 'the annotated person learns nothing');
-      assertProblem(await s.get(owners[0]!, `/contacts/${id}/annotation`), 404, 'contact_not_found');
+      expectProblem(await s.get(owners[0]!, `/contacts/${id}/annotation`), 404, 'contact_not_found');
     });
 
     it('refuses notes and labels past the limits, writing nothing', async () => {
@@ -68,9 +69,9 @@ for (const backend of backends) {
         { labels: ['Work', 'WORK'] },
         { labels: ['\u202Eevil'] },
       ]) {
-        assertProblem(await put(bob, id, body), 400, 'validation_failed');
+        expectProblem(await put(bob, id, body), 400, 'validation_failed');
       }
-      assertProblem(await s.get(bob, `/contacts/${id}/annotation`), 404, 'annotation_not_found');
+      expectProblem(await s.get(bob, `/contacts/${id}/annotation`), 404, 'annotation_not_found');
       assert.equal((await put(bob, id, { labels: Array.from({ length: 20 }, (_, i) => `l${i}`), note: 'n'.repeat(4000) })).status, 201, 'at the limits');
     });
 
@@ -95,9 +96,9 @@ for (const backend of backends) {
       assert.deepEqual((await s.get(bob, '/labels')).body.data, []);
 
       await put(bob, ids[1]!, { note: 'keep', labels: ['x'] });
-      assertProblem(await t.client.as(bob, 'DELETE', `${API}/contacts/${ids[1]}/annotation`), 428, 'precondition_required');
+      expectProblem(await t.client.as(bob, 'DELETE', `${API}/contacts/${ids[1]}/annotation`), 428, 'precondition_required');
       assert.equal((await t.client.as(bob, 'DELETE', `${API}/contacts/${ids[1]}/annotation`, { headers: { 'if-match': '"1"' } })).status, 204);
-      assertProblem(await s.get(bob, `/contacts/${ids[1]}/annotation`), 404, 'annotation_not_found');
+      expectProblem(await s.get(bob, `/contacts/${ids[1]}/annotation`), 404, 'annotation_not_found');
       assert.deepEqual((await s.get(bob, '/contacts?label=x')).body.data, []);
     });
   });

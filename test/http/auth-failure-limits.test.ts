@@ -16,6 +16,7 @@ import { uniqueName } from '../helpers/client.js';
 import type { CallResult, Device, TestClient } from '../helpers/client.js';
 import { startNodes } from '../helpers/nodes.js';
 import type { TestCluster, TestNode } from '../helpers/nodes.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const ME = '/api/v1/me';
 const MINUTE_MS = 60_000;
@@ -39,14 +40,11 @@ async function wrongToken(client: TestClient, address: string, key?: Device['key
 }
 
 function expectInvalidToken(res: CallResult): void {
-  assert.equal(res.status, 401, JSON.stringify(res.body));
-  assert.equal(res.body.code, 'invalid_token');
+  expectProblem(res, 401, 'invalid_token');
 }
 
 function expectThrottled(res: CallResult, now: number): number {
-  assert.equal(res.status, 429, JSON.stringify(res.body));
-  assert.equal(res.headers.get('content-type')?.split(';')[0], 'application/problem+json');
-  assert.equal(res.body.code, 'too_many_failed_authentications');
+  expectProblem(res, 429, 'too_many_failed_authentications');
   const retryAfter = Number(res.headers.get('retry-after'));
   const windowEnd = Math.floor(now / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
   assert.equal(retryAfter, Math.ceil((windowEnd - now) / 1000), `Retry-After: ${res.headers.get('retry-after')}`);

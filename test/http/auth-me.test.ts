@@ -7,6 +7,7 @@ import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { uniqueName } from '../helpers/client.js';
 import type { CallResult, Device } from '../helpers/client.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const ME = '/api/v1/me';
 
@@ -37,8 +38,7 @@ for (const backend of backends) {
     async function expectRefused(device: Device, body: unknown, status: number, code: string, version?: number | string): Promise<CallResult> {
       const before = await accountRow(device);
       const res = await patch(device, body, version);
-      assert.equal(res.status, status, JSON.stringify(res.body));
-      assert.equal(res.body.code, code, JSON.stringify(res.body));
+      expectProblem(res, status, code);
       assert.deepEqual(await accountRow(device), before, 'nothing may be written on a refusal');
       return res;
     }

@@ -9,6 +9,7 @@ import { SoftwareAuthenticator } from '../helpers/authenticator.js';
 import { uniqueName } from '../helpers/client.js';
 import type { CallResult, Device, Tokens } from '../helpers/client.js';
 import type { DpopKey } from '../helpers/dpop.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const RENEW = '/api/v1/auth/token/renew';
 const SESSIONS = '/api/v1/auth/sessions';
@@ -33,8 +34,7 @@ for (const backend of backends) {
     const sessionRow = (id: string) => t.store.handle.db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
     function expectInvalidToken(res: CallResult, why: string): void {
-      assert.equal(res.status, 401, `${why}: ${JSON.stringify(res.body)}`);
-      assert.equal(res.body.code, 'invalid_token', why);
+      expectProblem(res, 401, 'invalid_token', why);
       assert.match(res.headers.get('www-authenticate') ?? '', /^DPoP .*error="invalid_token"/, why);
     }
 

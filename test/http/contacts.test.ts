@@ -11,7 +11,8 @@ import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/backends.js';
 import type { Device } from '../helpers/client.js';
-import { API, assertProblem, social } from '../helpers/social.js';
+import { API, social } from '../helpers/social.js';
+import { expectProblem } from '../helpers/problem.js';
 
 for (const backend of backends) {
   describe(`subscriptions and contacts [${backend.name}]`, { skip: backend.skip }, () => {
@@ -51,7 +52,7 @@ for (const backend of backends) {
 
       const pending = await s.get(owner, '/subscriptions?status=pending');
       assert.deepEqual(pending.body.data.map((x: any) => [x.id, x.status, x.subscriber.username, x.profile_id]), [[contact.id, 'pending', bob.username, null]]);
-      assertProblem(await s.get(bob, `/contacts/${contact.id}/card`), 403, 'contact_not_active');
+      expectProblem(await s.get(bob, `/contacts/${contact.id}/card`), 403, 'contact_not_active');
 
       const approved = await s.approve(owner, contact.id, work.id);
       assert.equal(approved.status, 200, JSON.stringify(approved.body));
@@ -71,11 +72,11 @@ for (const backend of backends) {
     it('refuses yourself, a second request, unknown people, and someone who blocked you', async () => {
       const { owner, work } = await alice();
       const bob = await s.person('bob');
-      assertProblem(await s.subscribe(owner, owner), 422, 'cannot_subscribe_to_self');
-      assertProblem(await s.post(bob, '/contacts', { username: 'nobody-is-called-this' }), 404, 'account_not_found');
+      expectProblem(await s.subscribe(owner, owner), 422, 'cannot_subscribe_to_self');
+      expectProblem(await s.post(bob, '/contacts', { username: 'nobody-is-called-this' }), 404, 'account_not_found');
       const first = (await s.subscribe(bob, owner)).body;
       const twice = await s.subscribe(bob, owner);
-      assertProblem(twice, 409, 'already_subscribed');
+      expectProblem(twice, 409, 'already_subscribed');
       assert.equal(twice.body.contact_id, first.id);
       await s.approve(owner, first.id, work.id);
       assert.equal((await s.subscribe(bob, owner)).body.contact_id, first.id, 'while active too');
@@ -83,11 +84,11 @@ for (const backend of backends) {
       const carol = await s.person('carol');
       const request = (await s.subscribe(carol, owner)).body;
       assert.equal((await s.post(owner, `/subscriptions/${request.id}/deny`, { block: true })).body.status, 'denied');
-      assertProblem(await s.subscribe(carol, owner), 403, 'subscription_refused');
+      expectProblem(await s.subscribe(carol, owner), 403, 'subscription_refused');
       const blocks = await s.get(owner, '/blocks');
       assert.deepEqual(blocks.body.data.map((b: any) => b.username), [carol.username]);
       assert.equal((await t.client.as(owner, 'DELETE', `${API}/blocks/${carol.username}`)).status, 204);
-      assertProblem(await t.client.as(owner, 'DELETE', `${API}/blocks/${carol.username}`), 404, 'block_not_found');
+      expectProblem(await t.client.as(owner, 'DELETE', `${API}/blocks/${carol.username}`), 404, 'block_not_found');
       assert.equal((await s.subscribe(carol, owner)).status, 201, 'unblocked: may ask again');
       const live = await t.store.handle.db.selectFrom('subscriptions').select('id').where('owner_id', '=', owner.accountId).where('status', 'in', ['pending', 'active']).execute();
       assert.equal(live.length, 2, 'refusals wrote nothing');
@@ -116,13 +117,13 @@ for (const backend of backends) {
           const allowed = (rule.from as readonly string[]).includes(from);
           if (action === 'unsubscribe') {
             // A denied or revoked contact leaves the list instead (no transition); an ended one already has.
-            if (from === 'ended') assertProblem(res, 404, 'contact_not_found');
+            if (from === 'ended') expectProblem(res, 404, 'contact_not_found');
             else assert.equal(res.status, 204, `${action} from ${from}: ${JSON.stringify(res.body)}`);
           } else if (allowed) {
             assert.equal(res.status, 200, `${action} from ${from}: ${JSON.stringify(res.body)}`);
             assert.equal(res.body.status, rule.to);
           } else {
-            assertProblem(res, 409, 'invalid_transition');
+            expectProblem(res, 409, 'invalid_transition');
           }
           const row = (await t.store.handle.db.selectFrom('subscriptions').select('status').where('id', '=', id).executeTakeFirst())!;
           assert.equal(row.status, allowed ? rule.to : from, `${action} from ${from} left the row ${row.status}`);
@@ -152,14 +153,14 @@ for (const backend of backends) {
       const mallory = await s.person('mallory');
       const mine = await s.profile(mallory, 'Mine');
       const id = (await s.subscribe(bob, owner)).body.id;
-      assertProblem(await s.approve(owner, id, mine.id), 404, 'profile_not_found');
-      assertProblem(await s.approve(mallory, id, mine.id), 404, 'subscription_not_found');
-      assertProblem(await s.get(mallory, `/subscriptions/${id}`), 404, 'subscription_not_found');
-      assertProblem(await s.get(mallory, `/contacts/${id}`), 404, 'contact_not_found');
-      assertProblem(await s.get(mallory, `/contacts/${id}/card`), 404, 'contact_not_found');
-      assertProblem(await s.get(owner, `/contacts/${id}`), 404, 'contact_not_found');
-      assertProblem(await s.get(bob, `/subscriptions/${id}`), 404, 'subscription_not_found');
-      assertProblem(await s.post(owner, `/subscriptions/${id}/move`, { profile_id: work.id }), 409, 'invalid_transition');
+      expectProblem(await s.approve(owner, id, mine.id), 404, 'profile_not_found');
+      expectProblem(await s.approve(mallory, id, mine.id), 404, 'subscription_not_found');
+      expectProblem(await s.get(mallory, `/subscriptions/${id}`), 404, 'subscription_not_found');
+      expectProblem(await s.get(mallory, `/contacts/${id}`), 404, 'contact_not_found');
+      expectProblem(await s.get(mallory, `/contacts/${id}/card`), 404, 'contact_not_found');
+      expectProblem(await s.get(owner, `/contacts/${id}`), 404, 'contact_not_found');
+      expectProblem(await s.get(bob, `/subscriptions/${id}`), 404, 'subscription_not_found');
+      expectProblem(await s.post(owner, `/subscriptions/${id}/move`, { profile_id: work.id }), 409, 'invalid_transition');
       assert.equal((await s.get(owner, `/subscriptions/${id}`)).body.status, 'pending');
     });
 
@@ -233,7 +234,7 @@ for (const backend of backends) {
       const { owner, work, family } = await alice();
       const bob = await s.person('bob');
       const id = await s.connect(bob, owner, work.id);
-      assertProblem(await t.client.as(owner, 'DELETE', `${API}/profiles/${work.id}`, { headers: { 'if-match': '"1"' } }), 409, 'profile_in_use');
+      expectProblem(await t.client.as(owner, 'DELETE', `${API}/profiles/${work.id}`, { headers: { 'if-match': '"1"' } }), 409, 'profile_in_use');
       assert.equal((await s.get(owner, `/profiles/${work.id}`)).status, 200, 'nothing was deleted');
       const signals = (await s.signals(bob)).length;
       assert.equal((await t.client.as(owner, 'DELETE', `${API}/profiles/${work.id}?move_to=${family.id}`, { headers: { 'if-match': '"1"' } })).status, 204);
@@ -265,8 +266,8 @@ for (const backend of backends) {
       assert.equal(cards.length, 2);
       assert.deepEqual(new Set(cards.map((c) => String(c.getFirstPropertyValue('uid')))).size, 2, 'each contact its own UID');
       await s.post(owner, `/subscriptions/${a}/revoke`, {});
-      assertProblem(await s.get(bob, `/contacts/${a}/card`), 403, 'contact_not_active');
-      assertProblem(await s.get(bob, `/contacts/${a}/vcard`), 403, 'contact_not_active');
+      expectProblem(await s.get(bob, `/contacts/${a}/card`), 403, 'contact_not_active');
+      expectProblem(await s.get(bob, `/contacts/${a}/vcard`), 403, 'contact_not_active');
       assert.equal((await s.get(bob, '/contacts/vcard')).body.match(/BEGIN:VCARD/g).length, 1, 'a revoked contact is not in the file');
       assert.ok(d);
     });
@@ -277,7 +278,7 @@ for (const backend of backends) {
       const id = await s.connect(bob, owner, work.id);
       assert.equal((await t.client.as(bob, 'DELETE', `${API}/contacts/${id}`)).status, 204);
       assert.equal((await s.get(owner, `/subscriptions/${id}`)).body.status, 'ended');
-      assertProblem(await s.get(bob, `/contacts/${id}`), 404, 'contact_not_found');
+      expectProblem(await s.get(bob, `/contacts/${id}`), 404, 'contact_not_found');
       assert.deepEqual((await s.get(bob, '/contacts')).body.data, []);
       assert.equal((await s.subscribe(bob, owner)).status, 201, 'may subscribe again');
     });
@@ -304,13 +305,13 @@ for (const backend of backends) {
       }
       const first = await s.person('target');
       assert.equal((await s.subscribe(bob, first)).status, 201, 'the 5,000th');
-      assertProblem(await s.subscribe(bob, await s.person('target')), 409, 'contact_limit');
+      expectProblem(await s.subscribe(bob, await s.person('target')), 409, 'contact_limit');
 
       const eve = await s.person('eager');
       const targets = await Promise.all(Array.from({ length: 51 }, () => s.person('t')));
       for (const target of targets.slice(0, 50)) assert.equal((await s.subscribe(eve, target)).status, 201);
       const refused = await s.subscribe(eve, targets[50]!);
-      assertProblem(refused, 429, 'subscription_request_limit');
+      expectProblem(refused, 429, 'subscription_request_limit');
       assert.ok(Number(refused.headers.get('retry-after')) > 0);
       t.clock.advance(86_400_000 + 1000);
       const again = await t.client.logIn(eve.authenticator);

@@ -16,17 +16,10 @@ import { TestClient, uniqueName } from '../helpers/client.js';
 import type { CallResult, Device } from '../helpers/client.js';
 import { createContractChecker } from '../helpers/contract.js';
 import { idempotencyQueries } from '../../src/platform/store/idempotency.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const ME = '/api/v1/me';
 const HOUR = 3600_000;
-
-function assertProblem(res: CallResult, status: number, code: string): void {
-  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status} ${JSON.stringify(res.body)}`);
-  assert.equal(res.headers.get('content-type')?.split(';')[0], 'application/problem+json');
-  assert.equal(res.body.status, status);
-  assert.equal(res.body.code, code);
-  assert.equal(res.body.request_id, res.headers.get('vid-request-id'));
-}
 
 /** What the idempotency plugin stores as the request fingerprint. */
 function fingerprintOf(body: unknown): string {
@@ -102,7 +95,7 @@ for (const backend of backends) {
       const key = randomUUID();
       const body = { display_name: 'Late' };
       const stale = await patch(t.client, device, body, { 'if-match': `"${v + 7}"`, 'idempotency-key': key });
-      assertProblem(stale, 412, 'version_mismatch');
+      expectProblem(stale, 412, 'version_mismatch');
       const retry = await patch(t.client, device, body, { 'if-match': `"${v}"`, 'idempotency-key': key });
       assert.equal(retry.status, 412);
       assert.equal(retry.headers.get('vid-idempotent-replay'), 'true');
@@ -118,7 +111,7 @@ for (const backend of backends) {
       const first = await patch(t.client, device, { display_name: 'One' }, { 'if-match': `"${v}"`, 'idempotency-key': key });
       assert.equal(first.status, 200);
       const other = await patch(t.client, device, { display_name: 'Two' }, { 'if-match': `"${v + 1}"`, 'idempotency-key': key });
-      assertProblem(other, 409, 'idempotency_key_reused');
+      expectProblem(other, 409, 'idempotency_key_reused');
       assert.equal(other.headers.get('vid-idempotent-replay'), null);
       const me = await t.client.as(device, 'GET', ME);
       assert.equal(me.body.version, v + 1);
@@ -130,7 +123,7 @@ for (const backend of backends) {
       const v = await version(t.client, device);
       for (const key of ['not-a-uuid', '12345', `${randomUUID()}x`, randomUUID().replace(/-/g, ''), `${randomUUID()}, ${randomUUID()}`]) {
         const res = await patch(t.client, device, { display_name: 'Nope' }, { 'if-match': `"${v}"`, 'idempotency-key': key });
-        assertProblem(res, 400, 'invalid_idempotency_key');
+        expectProblem(res, 400, 'invalid_idempotency_key');
       }
       assert.equal(await version(t.client, device), v);
     });
@@ -178,13 +171,13 @@ for (const backend of backends) {
       );
       assert.equal(claim.claimed, true);
       const res = await patch(t.client, device, body, { 'if-match': `"${v}"`, 'idempotency-key': key });
-      assertProblem(res, 409, 'idempotency_request_in_progress');
+      expectProblem(res, 409, 'idempotency_request_in_progress');
       const retryAfter = res.headers.get('retry-after');
       assert.match(retryAfter ?? '', /^[1-9]\d*$/, 'Retry-After in delay-seconds');
       assert.equal(await version(t.client, device), v);
       // Another body under the same in-flight key is a reuse, not a wait.
       const other = await patch(t.client, device, { display_name: 'Else' }, { 'if-match': `"${v}"`, 'idempotency-key': key });
-      assertProblem(other, 409, 'idempotency_key_reused');
+      expectProblem(other, 409, 'idempotency_key_reused');
     });
 
     it('runs concurrent requests with one key only once', async () => {
@@ -201,7 +194,7 @@ for (const backend of backends) {
           assert.equal(r.headers.get('vid-idempotent-replay'), 'true');
           assert.deepEqual(r.body, fresh[0]!.body);
         } else {
-          assertProblem(r, 409, 'idempotency_request_in_progress');
+          expectProblem(r, 409, 'idempotency_request_in_progress');
           assert.ok(r.headers.get('retry-after'));
         }
       }
@@ -277,7 +270,7 @@ for (const backend of backends) {
         assert.deepEqual(afterRestart.body, original.body);
         assert.equal(afterRestart.headers.get('etag'), `"${v + 1}"`);
         const reused = await patch(restarted.client, device, { display_name: 'Changed' }, { 'if-match': `"${v + 1}"`, 'idempotency-key': key });
-        assertProblem(reused, 409, 'idempotency_key_reused');
+        expectProblem(reused, 409, 'idempotency_key_reused');
         assert.equal(await version(restarted.client, device), v + 1);
       } finally {
         await first.app.close();

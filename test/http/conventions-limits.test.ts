@@ -16,18 +16,11 @@ import type { TestApp } from '../helpers/app.js';
 import { TestClient, uniqueName } from '../helpers/client.js';
 import { createContractChecker } from '../helpers/contract.js';
 import type { CallResult } from '../helpers/client.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const CHECK = '/api/v1/auth/username/check';
 const MINUTE = 60_000;
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-function assertProblem(res: CallResult, status: number, code: string): void {
-  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status} ${JSON.stringify(res.body)}`);
-  assert.equal(res.headers.get('content-type')?.split(';')[0], 'application/problem+json');
-  assert.equal(res.body.status, status);
-  assert.equal(res.body.code, code);
-  assert.equal(res.body.request_id, res.headers.get('vid-request-id'));
-}
 
 function assertRateHeaders(res: CallResult, policy: string, limit: number, remaining: number, reset: number): void {
   assert.equal(res.headers.get('ratelimit-limit'), String(limit));
@@ -75,12 +68,12 @@ for (const backend of backends) {
       assert.equal(third.headers.get('retry-after'), null);
 
       const fourth = await check(t);
-      assertProblem(fourth, 429, 'rate_limited');
+      expectProblem(fourth, 429, 'rate_limited');
       assert.equal(fourth.headers.get('retry-after'), '40');
       assertRateHeaders(fourth, 'auth', 3, 0, 40);
       // The limit is per route class: every unauthenticated auth route draws on the same bucket.
       const begin = await t.client.call('POST', '/api/v1/auth/login/begin');
-      assertProblem(begin, 429, 'rate_limited');
+      expectProblem(begin, 429, 'rate_limited');
       assert.ok(begin.headers.get('retry-after'));
 
       t.clock.advance(40_000); // the next window opens
@@ -185,11 +178,11 @@ for (const backend of backends) {
         assert.match(me.headers.get('ratelimit') ?? '', new RegExp(`^"user";r=${50 - i};t=\\d+$`));
       }
       const over = await t.client.as(device, 'GET', '/api/v1/me');
-      assertProblem(over, 429, 'quota_exceeded');
+      expectProblem(over, 429, 'quota_exceeded');
       assert.equal(over.headers.get('retry-after'), String(reset));
       assert.equal(over.headers.get('quota-remaining'), '0');
       const overList = await t.client.as(device, 'GET', '/api/v1/auth/sessions');
-      assertProblem(overList, 429, 'quota_exceeded');
+      expectProblem(overList, 429, 'quota_exceeded');
 
       // Per account: another account still has its own quota.
       const fine = await t.client.as(other, 'GET', '/api/v1/me');
@@ -238,10 +231,10 @@ for (const backend of backends) {
       assert.equal(r3.status, 200);
       assertRateHeaders(r3, 'auth', 3, 0, 40);
       const r4 = await check(b);
-      assertProblem(r4, 429, 'rate_limited');
+      expectProblem(r4, 429, 'rate_limited');
       assert.equal(r4.headers.get('retry-after'), '40');
       const r5 = await check(a);
-      assertProblem(r5, 429, 'rate_limited');
+      expectProblem(r5, 429, 'rate_limited');
 
       a.clock.advance(MINUTE);
       b.clock.advance(MINUTE);
@@ -285,13 +278,13 @@ for (const backend of backends) {
         await sleep(50);
       }
       assert.ok(shed, 'a heap limit of 1 MB sheds load');
-      assertProblem(shed, 503, 'overloaded');
+      expectProblem(shed, 503, 'overloaded');
       assert.equal(shed.headers.get('retry-after'), '3');
       assert.ok(shed.headers.get('vid-request-id'));
       assert.ok(shed.headers.get('vid-api-version'));
 
       const me = await client.call('GET', '/api/v1/me');
-      assertProblem(me, 503, 'overloaded');
+      expectProblem(me, 503, 'overloaded');
       assert.equal(me.headers.get('retry-after'), '3');
 
       const live = await client.call('GET', '/health/live', { unchecked: true });

@@ -17,6 +17,7 @@ import { createContractChecker } from '../helpers/contract.js';
 import type { ContractChecker } from '../helpers/contract.js';
 import { createDpopKey } from '../helpers/dpop.js';
 import type { DpopKey } from '../helpers/dpop.js';
+import { expectProblem } from '../helpers/problem.js';
 
 // RFC 9449 through the real HTTP API: the DPoP proof checks, token binding, replay, expiry,
 // revocation and renewal, with the exact status, problem code and WWW-Authenticate challenge.
@@ -39,11 +40,7 @@ const ACCESS_TTL_MS = 600_000;
  * alone (no credentials sent, RFC 6750 §3.1); otherwise the challenge with that error.
  */
 function assertRefused(res: CallResult | RawResult, status: number, code: string, error?: string): void {
-  const context = JSON.stringify(res.body);
-  assert.equal(res.status, status, context);
-  assert.equal(res.body?.code, code, context);
-  assert.equal(res.body?.status, status, context);
-  assert.equal(res.headers.get('content-type')?.split(';')[0], 'application/problem+json');
+  expectProblem(res, status, code);
   const www = res.headers.get('www-authenticate');
   if (error === undefined) {
     assert.equal(www, CHALLENGE);

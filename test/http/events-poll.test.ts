@@ -6,9 +6,10 @@ import { backends } from '../helpers/backends.js';
 import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { uniqueName } from '../helpers/client.js';
-import type { CallResult, Device } from '../helpers/client.js';
+import type { Device } from '../helpers/client.js';
 import { signal } from '../../src/platform/signals/signal.js';
 import { signalLog } from '../../src/platform/signals/log.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const EVENTS = '/api/v1/events';
 const DAY_MS = 24 * 3600 * 1000;
@@ -34,11 +35,6 @@ for (const backend of backends) {
       const res = await t.client.call('POST', '/api/v1/auth/token/renew', { body: { refresh_token: device.tokens.refresh_token }, key: device.key });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       device.tokens = res.body;
-    }
-
-    function expectProblem(res: CallResult, status: number, code: string): void {
-      assert.equal(res.status, status, JSON.stringify(res.body));
-      assert.equal(res.body.code, code);
     }
 
     it('records the signals of the routes already built, oldest first, with a cursor per signal', async () => {

@@ -5,15 +5,9 @@ import { after, before, describe, it } from 'node:test';
 import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/backends.js';
-import type { CallResult } from '../helpers/client.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const BASE = '/api/v1/field-types';
-
-function assertProblem(res: CallResult, status: number, code: string): void {
-  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status} ${JSON.stringify(res.body)}`);
-  assert.equal(res.headers.get('content-type')?.split(';')[0], 'application/problem+json');
-  assert.equal(res.body.code, code);
-}
 
 // Real addresses and numbers; [country, value, valid?, code when refused].
 const PHONES: [string, string, string | null][] = [
@@ -101,7 +95,7 @@ for (const backend of backends) {
       assert.ok(social.body.platforms.some((p: { key: string }) => p.key === 'github'));
       const zones = await t.client.call('GET', `${BASE}/time_zone`);
       assert.ok(zones.body.values.includes('Europe/Berlin'));
-      assertProblem(await t.client.call('GET', `${BASE}/fax`), 404, 'field_type_not_found');
+      expectProblem(await t.client.call('GET', `${BASE}/fax`), 404, 'field_type_not_found');
     });
 
     it('validates phone numbers of ten countries, valid and invalid, without an account', async () => {
@@ -134,14 +128,14 @@ for (const backend of backends) {
 
     it('answers request-level refusals as problems with stable codes', async () => {
       const address = { street_lines: ['Platz der Republik 1'], locality: 'Berlin', postal_code: '11011' };
-      assertProblem(await t.client.call('POST', `${BASE}/postal_address/validate`, { body: { value: address } }), 400, 'country_required');
-      assertProblem(await t.client.call('POST', `${BASE}/postal_address/validate`, { body: { value: address, country: 'XX' } }), 400, 'invalid_country');
-      assertProblem(await t.client.call('POST', `${BASE}/email/validate`, { body: { value: 'ada@example.org', country: 'GB' } }), 400, 'country_not_applicable');
+      expectProblem(await t.client.call('POST', `${BASE}/postal_address/validate`, { body: { value: address } }), 400, 'country_required');
+      expectProblem(await t.client.call('POST', `${BASE}/postal_address/validate`, { body: { value: address, country: 'XX' } }), 400, 'invalid_country');
+      expectProblem(await t.client.call('POST', `${BASE}/email/validate`, { body: { value: 'ada@example.org', country: 'GB' } }), 400, 'country_not_applicable');
       const big = await t.client.call('POST', `${BASE}/note/validate`, { body: { value: 'x'.repeat(5000) } });
-      assertProblem(big, 413, 'field_value_too_large');
+      expectProblem(big, 413, 'field_value_too_large');
       assert.equal(big.body.errors[0].path, '/value');
-      assertProblem(await t.client.call('POST', `${BASE}/fax/validate`, { body: { value: '+49 30 1234567' } }), 404, 'field_type_not_found');
-      assertProblem(await t.client.call('POST', `${BASE}/phone/validate`, { body: { number: '+49 30 1234567' } }), 400, 'validation_failed');
+      expectProblem(await t.client.call('POST', `${BASE}/fax/validate`, { body: { value: '+49 30 1234567' } }), 404, 'field_type_not_found');
+      expectProblem(await t.client.call('POST', `${BASE}/phone/validate`, { body: { number: '+49 30 1234567' } }), 400, 'validation_failed');
       const shape = await t.client.call('POST', `${BASE}/birthday/validate`, { body: { value: { year: 1990, month: 13, day: 1 } } });
       assert.equal(shape.status, 200);
       assert.deepEqual(shape.body.errors, [{ path: '/value/month', code: 'maximum', message: 'must be <= 12' }]);

@@ -10,15 +10,10 @@ import { backends } from '../helpers/backends.js';
 import { uniqueName } from '../helpers/client.js';
 import type { CallResult, Device } from '../helpers/client.js';
 import { fieldQueries } from '../../src/modules/fields/queries.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const FIELDS = '/api/v1/me/fields';
 const BERLIN = { street_lines: ['Platz der Republik 1'], locality: 'Berlin', postal_code: '11011' };
-
-function assertProblem(res: CallResult, status: number, code: string): void {
-  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status} ${JSON.stringify(res.body)}`);
-  assert.equal(res.headers.get('content-type')?.split(';')[0], 'application/problem+json');
-  assert.equal(res.body.code, code);
-}
 
 for (const backend of backends) {
   describe(`identity fields /me/fields [${backend.name}]`, { skip: backend.skip }, () => {
@@ -68,11 +63,11 @@ for (const backend of backends) {
       assert.equal(patched.body.version, 2);
       assert.equal(patched.headers.get('etag'), '"2"');
 
-      assertProblem(await t.client.as(device, 'DELETE', `${FIELDS}/${field.id}`), 428, 'precondition_required');
-      assertProblem(await t.client.as(device, 'DELETE', `${FIELDS}/${field.id}`, { headers: { 'if-match': '"1"' } }), 412, 'version_mismatch');
+      expectProblem(await t.client.as(device, 'DELETE', `${FIELDS}/${field.id}`), 428, 'precondition_required');
+      expectProblem(await t.client.as(device, 'DELETE', `${FIELDS}/${field.id}`, { headers: { 'if-match': '"1"' } }), 412, 'version_mismatch');
       const deleted = await t.client.as(device, 'DELETE', `${FIELDS}/${field.id}`, { headers: { 'if-match': '"2"' } });
       assert.equal(deleted.status, 204);
-      assertProblem(await t.client.as(device, 'GET', `${FIELDS}/${field.id}`), 404, 'field_not_found');
+      expectProblem(await t.client.as(device, 'GET', `${FIELDS}/${field.id}`), 404, 'field_not_found');
       assert.deepEqual(await stored(device), { fields: 0, signals: 3 });
     });
 
@@ -87,8 +82,8 @@ for (const backend of backends) {
       assert.equal(again.headers.get('vid-idempotent-replay'), 'true');
       assert.deepEqual(again.body, first.body);
       assert.equal(again.headers.get('location'), first.headers.get('location'));
-      assertProblem(await create(device, { type: 'email', value: 'bob@example.org' }, key), 409, 'idempotency_key_reused');
-      assertProblem(await t.client.as(device, 'POST', FIELDS, { body }), 400, 'idempotency_key_required');
+      expectProblem(await create(device, { type: 'email', value: 'bob@example.org' }, key), 409, 'idempotency_key_reused');
+      expectProblem(await t.client.as(device, 'POST', FIELDS, { body }), 400, 'idempotency_key_required');
       assert.deepEqual(await stored(device), { fields: 1, signals: 1 });
     });
 
@@ -114,9 +109,9 @@ for (const backend of backends) {
       assert.deepEqual(urls.body.data.map((f: { id: string }) => f.id), [ids[3]]);
       assert.equal(urls.body.data[0].value, 'https://example.org/ada');
       assert.equal(urls.body.data[0].original, 'example.org/ada');
-      assertProblem(await t.client.as(device, 'GET', `${FIELDS}?type=fax`), 400, 'unknown_field_type');
-      assertProblem(await t.client.as(device, 'GET', `${FIELDS}?cursor=garbage`), 400, 'invalid_cursor');
-      assertProblem(await t.client.as(device, 'GET', `${FIELDS}?limit=201`), 400, 'validation_failed');
+      expectProblem(await t.client.as(device, 'GET', `${FIELDS}?type=fax`), 400, 'unknown_field_type');
+      expectProblem(await t.client.as(device, 'GET', `${FIELDS}?cursor=garbage`), 400, 'invalid_cursor');
+      expectProblem(await t.client.as(device, 'GET', `${FIELDS}?limit=201`), 400, 'validation_failed');
     });
 
     it('refuses bad input with stable codes and writes nothing', async () => {
@@ -138,7 +133,7 @@ for (const backend of backends) {
       ];
       for (const [body, status, code, path] of cases) {
         const res = await create(device, body);
-        assertProblem(res, status, code);
+        expectProblem(res, status, code);
         if (path) assert.ok(res.body.errors?.some((e: { path: string }) => e.path === path), `${JSON.stringify(body)} -> ${JSON.stringify(res.body.errors)}`);
       }
       const pattern = await create(device, { type: 'postal_address', value: { ...BERLIN, postal_code: '1101' }, country: 'DE' });
@@ -161,7 +156,7 @@ for (const backend of backends) {
 
       // Austria's postal codes have four digits: the stored address does not fit there.
       const moved = await t.client.as(device, 'PATCH', `${FIELDS}/${address.body.id}`, { body: { country: 'AT' }, headers: { 'if-match': '"1"' } });
-      assertProblem(moved, 400, 'validation_failed');
+      expectProblem(moved, 400, 'validation_failed');
       assert.equal(moved.body.errors[0].code, 'postal_code_pattern');
       const vienna = { street_lines: ['Dr.-Karl-Renner-Ring 3'], locality: 'Wien', postal_code: '1017' };
       const ok = await t.client.as(device, 'PATCH', `${FIELDS}/${address.body.id}`, { body: { country: 'at', value: vienna }, headers: { 'if-match': '"1"' } });
@@ -171,10 +166,10 @@ for (const backend of backends) {
       const relabel = await t.client.as(device, 'PATCH', `${FIELDS}/${address.body.id}`, { body: { label: 'Parliament' }, headers: { 'if-match': '"2"' } });
       assert.equal(relabel.body.label, 'Parliament');
       assert.deepEqual(relabel.body.value, vienna);
-      assertProblem(await t.client.as(device, 'PATCH', `${FIELDS}/${address.body.id}`, { body: { type: 'email' }, headers: { 'if-match': '"3"' } }), 400, 'validation_failed');
-      assertProblem(await t.client.as(device, 'PATCH', `${FIELDS}/${address.body.id}`, { body: { label: 'x' } }), 428, 'precondition_required');
-      assertProblem(await t.client.as(device, 'PATCH', `${FIELDS}/${address.body.id}`, { body: { label: 'x' }, headers: { 'if-match': '"2"' } }), 412, 'version_mismatch');
-      assertProblem(await t.client.as(device, 'PATCH', `${FIELDS}/${address.body.id}`, { body: { value: 'x'.repeat(5000) }, headers: { 'if-match': '"3"' } }), 413, 'field_value_too_large');
+      expectProblem(await t.client.as(device, 'PATCH', `${FIELDS}/${address.body.id}`, { body: { type: 'email' }, headers: { 'if-match': '"3"' } }), 400, 'validation_failed');
+      expectProblem(await t.client.as(device, 'PATCH', `${FIELDS}/${address.body.id}`, { body: { label: 'x' } }), 428, 'precondition_required');
+      expectProblem(await t.client.as(device, 'PATCH', `${FIELDS}/${address.body.id}`, { body: { label: 'x' }, headers: { 'if-match': '"2"' } }), 412, 'version_mismatch');
+      expectProblem(await t.client.as(device, 'PATCH', `${FIELDS}/${address.body.id}`, { body: { value: 'x'.repeat(5000) }, headers: { 'if-match': '"3"' } }), 413, 'field_value_too_large');
       const after = await t.client.as(device, 'GET', `${FIELDS}/${address.body.id}`);
       assert.equal(after.body.version, 3);
       assert.equal(after.body.label, 'Parliament');
@@ -184,10 +179,10 @@ for (const backend of backends) {
       const owner = await t.client.signUp(uniqueName('fieldown'));
       const other = await t.client.signUp(uniqueName('fieldoth'));
       const field = (await create(owner, { type: 'nickname', value: 'Ada' })).body;
-      assertProblem(await t.client.as(other, 'GET', `${FIELDS}/${field.id}`), 404, 'field_not_found');
-      assertProblem(await t.client.as(other, 'PATCH', `${FIELDS}/${field.id}`, { body: { value: 'Mallory' }, headers: { 'if-match': '"1"' } }), 404, 'field_not_found');
-      assertProblem(await t.client.as(other, 'DELETE', `${FIELDS}/${field.id}`, { headers: { 'if-match': '"1"' } }), 404, 'field_not_found');
-      assertProblem(await t.client.as(other, 'GET', `${FIELDS}/${newId('fld')}`), 404, 'field_not_found');
+      expectProblem(await t.client.as(other, 'GET', `${FIELDS}/${field.id}`), 404, 'field_not_found');
+      expectProblem(await t.client.as(other, 'PATCH', `${FIELDS}/${field.id}`, { body: { value: 'Mallory' }, headers: { 'if-match': '"1"' } }), 404, 'field_not_found');
+      expectProblem(await t.client.as(other, 'DELETE', `${FIELDS}/${field.id}`, { headers: { 'if-match': '"1"' } }), 404, 'field_not_found');
+      expectProblem(await t.client.as(other, 'GET', `${FIELDS}/${newId('fld')}`), 404, 'field_not_found');
       const still = await t.client.as(owner, 'GET', `${FIELDS}/${field.id}`);
       assert.equal(still.body.value, 'Ada');
       assert.equal(still.body.version, 1);
@@ -198,7 +193,7 @@ for (const backend of backends) {
     it('allows one field of a single-valued type and at most 200 fields per account', async () => {
       const device = await t.client.signUp(uniqueName('fieldlim'));
       assert.equal((await create(device, { type: 'birthday', value: { month: 12, day: 10 } })).status, 201);
-      assertProblem(await create(device, { type: 'birthday', value: { year: 1990, month: 12, day: 10 } }), 409, 'single_field_exists');
+      expectProblem(await create(device, { type: 'birthday', value: { year: 1990, month: 12, day: 10 } }), 409, 'single_field_exists');
       // Fill up to 199 straight in the store, then the 200th through the API.
       const now = t.clock.now();
       for (let i = 1; i < 199; i++) {
@@ -209,7 +204,7 @@ for (const backend of backends) {
       }
       assert.equal((await create(device, { type: 'nickname', value: 'number 200' })).status, 201);
       const over = await create(device, { type: 'nickname', value: 'number 201' });
-      assertProblem(over, 409, 'field_limit_reached');
+      expectProblem(over, 409, 'field_limit_reached');
       assert.equal((await stored(device)).fields, 200);
     });
 

@@ -13,6 +13,7 @@ import { backends } from '../helpers/backends.js';
 import { uniqueName } from '../helpers/client.js';
 import type { Device } from '../helpers/client.js';
 import { openSse } from '../helpers/nodes.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const FIELDS = '/api/v1/me/fields';
 const VALIDATE = (key: string) => `/api/v1/field-types/${key}/validate`;
@@ -25,12 +26,9 @@ interface Answer {
   body: any;
 }
 
-function assertProblem(res: Answer, status: number, code: string): void {
-  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status} ${res.text.slice(0, 300)}`);
-  assert.equal(res.header('content-type')?.split(';')[0]?.trim(), 'application/problem+json');
-  assert.equal(res.body.code, code);
-  assert.equal(res.body.status, status);
-  assert.equal(res.body.request_id, res.header('vid-request-id'));
+/** The shared refusal checks, and this suite's: a refusal of hostile input is never sniffed. */
+function expectNosniffProblem(res: Answer, status: number, code: string): void {
+  expectProblem(res, status, code);
   assert.equal(res.header('x-content-type-options'), 'nosniff');
 }
 
@@ -106,12 +104,12 @@ for (const backend of backends) {
     describe('JSON nesting depth (RFC 8259 §9)', () => {
       it('answers 5,000 levels of arrays or objects with 400 json_too_deep on the public validate route, not a 500', async () => {
         for (const value of [nestedArrays(5000), nestedObjects(5000)]) {
-          assertProblem(await send('POST', VALIDATE('note'), `{"value":${value}}`), 400, 'json_too_deep');
+          expectNosniffProblem(await send('POST', VALIDATE('note'), `{"value":${value}}`), 400, 'json_too_deep');
           // The whole body nested, not only a member.
-          assertProblem(await send('POST', VALIDATE('note'), value), 400, 'json_too_deep');
+          expectNosniffProblem(await send('POST', VALIDATE('note'), value), 400, 'json_too_deep');
         }
         // A route whose schema has no room for nesting is refused the same way, before validation.
-        assertProblem(await send('POST', CHECK, `{"username":${nestedArrays(5000)}}`), 400, 'json_too_deep');
+        expectNosniffProblem(await send('POST', CHECK, `{"username":${nestedArrays(5000)}}`), 400, 'json_too_deep');
         // The service still answers afterwards.
         assert.equal((await send('GET', '/api/v1/field-types/note', undefined)).status, 200);
       });
@@ -122,9 +120,9 @@ for (const backend of backends) {
         const before = await stored(owner);
         for (const value of [nestedArrays(5000), nestedObjects(5000)]) {
           const created = await send('POST', FIELDS, `{"type":"note","value":${value}}`, { as: owner, headers: { 'idempotency-key': randomUUID() } });
-          assertProblem(created, 400, 'json_too_deep');
+          expectNosniffProblem(created, 400, 'json_too_deep');
           const patched = await send('PATCH', `${FIELDS}/${field.id}`, `{"value":${value}}`, { as: owner, headers: { 'if-match': '"1"' } });
-          assertProblem(patched, 400, 'json_too_deep');
+          expectNosniffProblem(patched, 400, 'json_too_deep');
         }
         assert.deepEqual(await stored(owner), before);
         const read = await t.client.as(owner, 'GET', `${FIELDS}/${field.id}`);
@@ -137,7 +135,7 @@ for (const backend of backends) {
         const atCap = await send('POST', VALIDATE('note'), `{"value":${nestedArrays(31)}}`);
         assert.equal(atCap.status, 200, atCap.text);
         assert.equal(atCap.body.valid, false, 'the note type judges the value (it is no string)');
-        assertProblem(await send('POST', VALIDATE('note'), `{"value":${nestedArrays(32)}}`), 400, 'json_too_deep');
+        expectNosniffProblem(await send('POST', VALIDATE('note'), `{"value":${nestedArrays(32)}}`), 400, 'json_too_deep');
         // The deepest body a real client sends (a WebAuthn credential) is four levels.
         const objects = await send('POST', VALIDATE('note'), `{"value":${nestedObjects(31)}}`);
         assert.equal(objects.status, 200, objects.text);
@@ -167,12 +165,12 @@ for (const backend of backends) {
       it('answers every malformed UTF-8 sequence in a string with 400 invalid_json', async () => {
         for (const [what, seq] of Object.entries(malformed)) {
           const res = await send('POST', VALIDATE('note'), bytes('{"value":"ab', seq, 'cd"}'));
-          assertProblem(res, 400, 'invalid_json');
+          expectNosniffProblem(res, 400, 'invalid_json');
           assert.match(res.body.detail, /UTF-8/, what);
         }
         // Outside a string too, and at the very end of the body.
-        assertProblem(await send('POST', VALIDATE('note'), bytes('{"value":"x"}', [0xff])), 400, 'invalid_json');
-        assertProblem(await send('POST', CHECK, bytes('{"username":"ab', [0xff, 0xfe], 'cd"}')), 400, 'invalid_json');
+        expectNosniffProblem(await send('POST', VALIDATE('note'), bytes('{"value":"x"}', [0xff])), 400, 'invalid_json');
+        expectNosniffProblem(await send('POST', CHECK, bytes('{"username":"ab', [0xff, 0xfe], 'cd"}')), 400, 'invalid_json');
       });
 
       it('stores nothing from a body that is not UTF-8 (no U+FFFD in its place)', async () => {
@@ -180,9 +178,9 @@ for (const backend of backends) {
         const field = await createNote(owner, 'before');
         const before = await stored(owner);
         const created = await send('POST', FIELDS, bytes('{"type":"note","value":"ab', [0xff, 0xfe], 'cd"}'), { as: owner, headers: { 'idempotency-key': randomUUID() } });
-        assertProblem(created, 400, 'invalid_json');
+        expectNosniffProblem(created, 400, 'invalid_json');
         const patched = await send('PATCH', `${FIELDS}/${field.id}`, bytes('{"value":"ab', [0xed, 0xa0, 0x80], 'cd"}'), { as: owner, headers: { 'if-match': '"1"' } });
-        assertProblem(patched, 400, 'invalid_json');
+        expectNosniffProblem(patched, 400, 'invalid_json');
         assert.deepEqual(await stored(owner), before);
       });
 
@@ -203,20 +201,20 @@ for (const backend of backends) {
       it('answers a lone surrogate written as an escape with 400 invalid_json, in a value or a member name', async () => {
         for (const escaped of ['\\ud800', '\\uDBFF', '\\udc00', 'a\\ud800b', '\\ude00\\ud83d', '\\ud83d\\ud83d']) {
           const res = await send('POST', VALIDATE('note'), `{"value":"${escaped}"}`);
-          assertProblem(res, 400, 'invalid_json');
+          expectNosniffProblem(res, 400, 'invalid_json');
           assert.match(res.body.detail, /surrogate/, escaped);
         }
-        assertProblem(await send('POST', VALIDATE('social'), '{"value":{"\\ud800":"x"}}'), 400, 'invalid_json');
-        assertProblem(await send('POST', VALIDATE('note'), '{"value":"x","\\udfff":1}'), 400, 'invalid_json');
-        assertProblem(await send('POST', VALIDATE('note'), '{"value":["ok",{"deep":["\\ud800"]}]}'), 400, 'invalid_json');
+        expectNosniffProblem(await send('POST', VALIDATE('social'), '{"value":{"\\ud800":"x"}}'), 400, 'invalid_json');
+        expectNosniffProblem(await send('POST', VALIDATE('note'), '{"value":"x","\\udfff":1}'), 400, 'invalid_json');
+        expectNosniffProblem(await send('POST', VALIDATE('note'), '{"value":["ok",{"deep":["\\ud800"]}]}'), 400, 'invalid_json');
       });
 
       it('refuses the same on /me/fields and writes nothing', async () => {
         const owner = await t.client.signUp(uniqueName('lone'));
         const field = await createNote(owner, 'before');
         const before = await stored(owner);
-        assertProblem(await send('POST', FIELDS, '{"type":"note","value":"a\\ud800"}', { as: owner, headers: { 'idempotency-key': randomUUID() } }), 400, 'invalid_json');
-        assertProblem(await send('PATCH', `${FIELDS}/${field.id}`, '{"label":"\\udc00"}', { as: owner, headers: { 'if-match': '"1"' } }), 400, 'invalid_json');
+        expectNosniffProblem(await send('POST', FIELDS, '{"type":"note","value":"a\\ud800"}', { as: owner, headers: { 'idempotency-key': randomUUID() } }), 400, 'invalid_json');
+        expectNosniffProblem(await send('PATCH', `${FIELDS}/${field.id}`, '{"label":"\\udc00"}', { as: owner, headers: { 'if-match': '"1"' } }), 400, 'invalid_json');
         assert.deepEqual(await stored(owner), before);
       });
 
@@ -239,21 +237,21 @@ for (const backend of backends) {
         assert.equal(notModified.status, 304);
         assertNosniff(notModified, 'a 304');
         assertNosniff(await send('GET', '/api/v1/openapi.json', undefined), 'the OpenAPI document');
-        assertProblem(await send('GET', '/api/v1/me', undefined), 401, 'unauthenticated');
-        assertProblem(await send('POST', VALIDATE('note'), '{"value":'), 400, 'invalid_json');
-        assertProblem(await send('POST', VALIDATE('note'), '{}'), 400, 'validation_failed');
-        assertProblem(await send('POST', VALIDATE('note'), '<x/>', { headers: { 'content-type': 'application/xml' } }), 415, 'unsupported_media_type');
-        assertProblem(await send('POST', VALIDATE('no_such_type'), '{"value":"x"}'), 404, 'field_type_not_found');
-        assertProblem(await send('POST', FIELDS, '{"type":"note","value":"x"}', { as: device }), 400, 'idempotency_key_required');
+        expectNosniffProblem(await send('GET', '/api/v1/me', undefined), 401, 'unauthenticated');
+        expectNosniffProblem(await send('POST', VALIDATE('note'), '{"value":'), 400, 'invalid_json');
+        expectNosniffProblem(await send('POST', VALIDATE('note'), '{}'), 400, 'validation_failed');
+        expectNosniffProblem(await send('POST', VALIDATE('note'), '<x/>', { headers: { 'content-type': 'application/xml' } }), 415, 'unsupported_media_type');
+        expectNosniffProblem(await send('POST', VALIDATE('no_such_type'), '{"value":"x"}'), 404, 'field_type_not_found');
+        expectNosniffProblem(await send('POST', FIELDS, '{"type":"note","value":"x"}', { as: device }), 400, 'idempotency_key_required');
       });
 
       it('on what the edge answers: 404, 405, 414, invalid_url, host_required, 417 and parser errors on the raw socket', async () => {
-        assertProblem(await send('GET', '/api/v1/no-such-thing', undefined), 404, 'not_found');
-        assertProblem(await send('POST', '/nowhere', undefined), 404, 'not_found');
-        assertProblem(await send('PUT', '/api/v1/field-types', undefined), 405, 'method_not_allowed');
+        expectNosniffProblem(await send('GET', '/api/v1/no-such-thing', undefined), 404, 'not_found');
+        expectNosniffProblem(await send('POST', '/nowhere', undefined), 404, 'not_found');
+        expectNosniffProblem(await send('PUT', '/api/v1/field-types', undefined), 405, 'method_not_allowed');
         assertNosniff(await send('OPTIONS', '/api/v1/field-types', undefined), 'OPTIONS with Allow');
-        assertProblem(await send('DELETE', `/api/v1/contacts/${'c'.repeat(101)}`, undefined), 414, 'uri_too_long');
-        assertProblem(await send('GET', '/api/v1/%zz', undefined), 400, 'invalid_url');
+        expectNosniffProblem(await send('DELETE', `/api/v1/contacts/${'c'.repeat(101)}`, undefined), 414, 'uri_too_long');
+        expectNosniffProblem(await send('GET', '/api/v1/%zz', undefined), 400, 'invalid_url');
         const port = Number(new URL(t.baseUrl).port);
         assertNosniff(head(await exchange(port, 'GET /api/v1/field-types HTTP/1.1\r\nConnection: close\r\n\r\n')), 'host_required');
         assertNosniff(head(await exchange(port, 'GET /api/v1/field-types HTTP/1.1\r\nHost: localhost\r\nExpect: something-else\r\n\r\n')), 'expectation_failed');
@@ -271,7 +269,7 @@ for (const backend of backends) {
         // The page answers 200 when web/dist is built and 503 with a hint when not; both carry it.
         assertNosniff(await send('GET', '/', undefined), 'the web app page');
         assertNosniff(await send('GET', '/security', undefined), 'a deep link of the web app');
-        assertProblem(await send('GET', '/assets/missing.js', undefined), 404, 'not_found');
+        expectNosniffProblem(await send('GET', '/assets/missing.js', undefined), 404, 'not_found');
         const stream = await openSse(t.client, device);
         try {
           assert.equal(stream.status, 200);

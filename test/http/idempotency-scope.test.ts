@@ -9,7 +9,8 @@ import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { uniqueName } from '../helpers/client.js';
 import type { Device } from '../helpers/client.js';
-import { JOIN, RELAXED_JOIN_LIMITS, expectProblem, issueCode } from '../helpers/join.js';
+import { JOIN, RELAXED_JOIN_LIMITS, issueCode } from '../helpers/join.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const FIELDS = '/api/v1/me/fields';
 

@@ -19,7 +19,6 @@ import {
   attemptStatus,
   deny,
   enrolTotp,
-  expectProblem,
   finishEphemeral,
   finishPersistent,
   joinSignals,
@@ -31,6 +30,7 @@ import {
   totpCode,
   wrongTotp,
 } from '../helpers/join.js';
+import { expectProblem } from '../helpers/problem.js';
 
 /** Another recovery key of the right shape (first group changed). */
 function otherRecoveryKey(key: string): string {

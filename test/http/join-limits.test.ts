@@ -11,7 +11,8 @@ import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { uniqueName } from '../helpers/client.js';
 import type { CallResult, Device } from '../helpers/client.js';
-import { CODE_TTL_MS, JOIN, expectProblem, issueCode, joinNewDevice, joinSignals, lastSeq, otherCode, redeem, redeemOk, start } from '../helpers/join.js';
+import { CODE_TTL_MS, JOIN, issueCode, joinNewDevice, joinSignals, lastSeq, otherCode, redeem, redeemOk, start } from '../helpers/join.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const HOUR_MS = 3600_000;
 

@@ -14,7 +14,6 @@ import {
   JOIN,
   RELAXED_JOIN_LIMITS,
   attemptStatus,
-  expectProblem,
   finishEphemeral,
   issueCode,
   joinSignals,
@@ -27,6 +26,7 @@ import {
   stepUp,
 } from '../helpers/join.js';
 import type { ExtraNode } from '../helpers/join.js';
+import { expectProblem } from '../helpers/problem.js';
 
 for (const backend of backends) {
   describe(`join across nodes [${backend.name}]`, { skip: backend.skip }, () => {

@@ -20,7 +20,6 @@ import {
   attemptRow,
   attemptStatus,
   deny,
-  expectProblem,
   finishEphemeral,
   finishPersistent,
   fullwidth,
@@ -39,6 +38,7 @@ import {
   sessionRow,
   stepUp,
 } from '../helpers/join.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const FIREFOX_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:132.0) Gecko/20100101 Firefox/132.0';
 

@@ -12,8 +12,9 @@ import type { TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/backends.js';
 import { withLoggedApp } from '../helpers/logged-app.js';
 import type { CallResult, Device } from '../helpers/client.js';
-import { API, assertProblem, social } from '../helpers/social.js';
+import { API, social } from '../helpers/social.js';
 import { STEP_UP_HEADER, addPasskeyDetailed, logInAs, stepUp } from '../helpers/step-up.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const DAY = 86_400_000;
 /** Key material as a client makes it: random bytes, base64url without padding. */
@@ -53,7 +54,7 @@ for (const backend of backends) {
       const alice = await s.person('alice');
       const methodId = await firstMethod(alice);
       assert.deepEqual((await s.get(alice, '/keys/devices')).body, { data: [], next_cursor: null, has_more: false });
-      assertProblem(await s.get(alice, `/keys/devices/${methodId}`), 404, 'key_bundle_not_found');
+      expectProblem(await s.get(alice, `/keys/devices/${methodId}`), 404, 'key_bundle_not_found');
       const before = (await s.signals(alice)).length;
 
       const first = material();
@@ -66,9 +67,9 @@ for (const backend of backends) {
       assert.equal(put.headers.get('cache-control'), 'no-store');
 
       // After creation every change needs the version it replaces.
-      assertProblem(await putBundle(alice, methodId, material()), 428, 'precondition_required');
-      assertProblem(await putBundle(alice, methodId, material(), '"7"'), 412, 'version_mismatch');
-      assertProblem(await putBundle(alice, methodId, material(), 'W/"1"'), 412, 'version_mismatch');
+      expectProblem(await putBundle(alice, methodId, material()), 428, 'precondition_required');
+      expectProblem(await putBundle(alice, methodId, material(), '"7"'), 412, 'version_mismatch');
+      expectProblem(await putBundle(alice, methodId, material(), 'W/"1"'), 412, 'version_mismatch');
       const second = material();
       const replaced = await putBundle(alice, methodId, second, '"1"');
       assert.equal(replaced.status, 200, JSON.stringify(replaced.body));
@@ -87,13 +88,13 @@ for (const backend of backends) {
       assert.deepEqual(read.body, replaced.body);
       assert.deepEqual((await s.get(alice, '/keys/devices')).body.data, [replaced.body]);
 
-      assertProblem(await removeBundle(alice, methodId), 428, 'precondition_required');
-      assertProblem(await removeBundle(alice, methodId, '"1"'), 412, 'version_mismatch');
+      expectProblem(await removeBundle(alice, methodId), 428, 'precondition_required');
+      expectProblem(await removeBundle(alice, methodId, '"1"'), 412, 'version_mismatch');
       assert.equal((await removeBundle(alice, methodId, '"2"')).status, 204);
-      assertProblem(await s.get(alice, `/keys/devices/${methodId}`), 404, 'key_bundle_not_found');
-      assertProblem(await removeBundle(alice, methodId, '"2"'), 404, 'key_bundle_not_found');
+      expectProblem(await s.get(alice, `/keys/devices/${methodId}`), 404, 'key_bundle_not_found');
+      expectProblem(await removeBundle(alice, methodId, '"2"'), 404, 'key_bundle_not_found');
       // Creating names no version: If-Match on a bundle that does not exist cannot hold.
-      assertProblem(await putBundle(alice, methodId, material(), '"2"'), 412, 'version_mismatch');
+      expectProblem(await putBundle(alice, methodId, material(), '"2"'), 412, 'version_mismatch');
       const again = created(await putBundle(alice, methodId, material()));
       assert.notEqual(again.id, bundle.id, 'a new bundle, a new id');
       assert.equal(again.version, 1);
@@ -108,19 +109,19 @@ for (const backend of backends) {
       const methodId = await firstMethod(alice);
       for (const bad of ['', 'YWJj=', 'YW+j', 'YW/j', 'a b', 'héllo', 'YWJj\n', 'A'.repeat(8193)]) {
         const res = await putBundle(alice, methodId, bad);
-        assertProblem(res, 400, 'invalid_key_bundle');
+        expectProblem(res, 400, 'invalid_key_bundle');
         assert.equal(res.body.errors[0].path, '/bundle');
         assert.equal(res.body.errors[0].code, bad.length > 8192 ? 'too_long' : 'not_base64url');
       }
-      assertProblem(await putBundle(alice, methodId, 42), 400, 'validation_failed');
-      assertProblem(await t.client.as(alice, 'PUT', devices(alice, methodId), { body: {} }), 400, 'validation_failed');
-      assertProblem(await t.client.as(alice, 'PUT', devices(alice, methodId), { body: { bundle: 'abc', extra: 1 } }), 400, 'validation_failed');
-      assertProblem(await s.get(alice, `/keys/devices/${methodId}`), 404, 'key_bundle_not_found');
+      expectProblem(await putBundle(alice, methodId, 42), 400, 'validation_failed');
+      expectProblem(await t.client.as(alice, 'PUT', devices(alice, methodId), { body: {} }), 400, 'validation_failed');
+      expectProblem(await t.client.as(alice, 'PUT', devices(alice, methodId), { body: { bundle: 'abc', extra: 1 } }), 400, 'validation_failed');
+      expectProblem(await s.get(alice, `/keys/devices/${methodId}`), 404, 'key_bundle_not_found');
       // Exactly 8 KiB is fine, and comes back byte for byte.
       const largest = material(6144);
       assert.equal(largest.length, 8192);
       assert.equal(created(await putBundle(alice, methodId, largest)).bundle, largest);
-      assertProblem(await putBundle(alice, methodId, `${largest}A`, '"1"'), 400, 'invalid_key_bundle');
+      expectProblem(await putBundle(alice, methodId, `${largest}A`, '"1"'), 400, 'invalid_key_bundle');
       assert.equal((await s.get(alice, `/keys/devices/${methodId}`)).body.bundle, largest);
     });
 
@@ -130,10 +131,10 @@ for (const backend of backends) {
       const methodId = await firstMethod(alice);
       const bundle = created(await putBundle(alice, methodId, material()));
       for (const id of [methodId, 'pk_AAAAAAAAAAAAAAAAAAAAAA', 'nope']) {
-        assertProblem(await putBundle(mallory, id, material()), 404, 'method_not_found');
-        assertProblem(await putBundle(mallory, id, material(), '"1"'), 404, 'method_not_found');
-        assertProblem(await s.get(mallory, `/keys/devices/${id}`), 404, 'method_not_found');
-        assertProblem(await removeBundle(mallory, id, '"1"'), 404, 'method_not_found');
+        expectProblem(await putBundle(mallory, id, material()), 404, 'method_not_found');
+        expectProblem(await putBundle(mallory, id, material(), '"1"'), 404, 'method_not_found');
+        expectProblem(await s.get(mallory, `/keys/devices/${id}`), 404, 'method_not_found');
+        expectProblem(await removeBundle(mallory, id, '"1"'), 404, 'method_not_found');
       }
       assert.deepEqual((await s.get(mallory, '/keys/devices')).body.data, []);
       assert.deepEqual((await s.get(alice, `/keys/devices/${methodId}`)).body, bundle);
@@ -202,17 +203,17 @@ for (const backend of backends) {
       assert.equal(page1.body.has_more, true);
       const page2 = await s.get(carol, `/contacts/${w.carolContact}/keys?limit=1&cursor=${page1.body.next_cursor}`);
       assert.deepEqual([...page1.body.data, ...page2.body.data], seen.body.data);
-      assertProblem(await s.get(carol, `/contacts/${w.carolContact}/keys?cursor=not-a-cursor`), 400, 'invalid_cursor');
+      expectProblem(await s.get(carol, `/contacts/${w.carolContact}/keys?cursor=not-a-cursor`), 400, 'invalid_cursor');
 
-      assertProblem(await s.get(w.pending, `/contacts/${w.pendingContact}/keys`), 403, 'contact_not_active');
-      assertProblem(await s.get(w.revoked, `/contacts/${w.revokedContact}/keys`), 403, 'contact_not_active');
-      assertProblem(await s.get(w.denied, `/contacts/${w.deniedContact}/keys`), 403, 'contact_not_active');
+      expectProblem(await s.get(w.pending, `/contacts/${w.pendingContact}/keys`), 403, 'contact_not_active');
+      expectProblem(await s.get(w.revoked, `/contacts/${w.revokedContact}/keys`), 403, 'contact_not_active');
+      expectProblem(await s.get(w.denied, `/contacts/${w.deniedContact}/keys`), 403, 'contact_not_active');
       // Ended and removed from the list: gone, as the contacts module answers.
-      assertProblem(await s.get(w.ended, `/contacts/${w.endedContact}/keys`), 404, 'contact_not_found');
+      expectProblem(await s.get(w.ended, `/contacts/${w.endedContact}/keys`), 404, 'contact_not_found');
       // Someone else's contact id, or none at all: 404, nothing leaked.
-      assertProblem(await s.get(w.stranger, `/contacts/${w.bobContact}/keys`), 404, 'contact_not_found');
-      assertProblem(await s.get(alice, `/contacts/${w.bobContact}/keys`), 404, 'contact_not_found');
-      assertProblem(await s.get(bob, '/contacts/sub_AAAAAAAAAAAAAAAAAAAAAA/keys'), 404, 'contact_not_found');
+      expectProblem(await s.get(w.stranger, `/contacts/${w.bobContact}/keys`), 404, 'contact_not_found');
+      expectProblem(await s.get(alice, `/contacts/${w.bobContact}/keys`), 404, 'contact_not_found');
+      expectProblem(await s.get(bob, '/contacts/sub_AAAAAAAAAAAAAAAAAAAAAA/keys'), 404, 'contact_not_found');
     });
 
     it('tells exactly the active subscribers when a bundle is created, changed or deleted; the share tells nobody else', async () => {
@@ -239,8 +240,8 @@ for (const backend of backends) {
       assert.deepEqual(await contactSignals(), expected(1), 'created');
       assert.equal((await putBundle(alice, methodId, material(), '"1"')).status, 200);
       assert.deepEqual(await contactSignals(), expected(2), 'changed');
-      assertProblem(await putBundle(alice, methodId, material(), '"1"'), 412, 'version_mismatch');
-      assertProblem(await putBundle(alice, methodId, 'not base64url!'), 400, 'invalid_key_bundle');
+      expectProblem(await putBundle(alice, methodId, material(), '"1"'), 412, 'version_mismatch');
+      expectProblem(await putBundle(alice, methodId, 'not base64url!'), 400, 'invalid_key_bundle');
       assert.deepEqual(await contactSignals(), expected(2), 'refusals tell nobody');
       assert.equal((await removeBundle(alice, methodId, '"2"')).status, 204);
       assert.deepEqual(await contactSignals(), expected(3), 'deleted');
@@ -270,7 +271,7 @@ for (const backend of backends) {
       const pendingBefore = (await s.signals(w.pending)).length;
 
       assert.equal((await removePasskey(alice, phone)).status, 204);
-      assertProblem(await s.get(alice, `/keys/devices/${phone}`), 404, 'method_not_found');
+      expectProblem(await s.get(alice, `/keys/devices/${phone}`), 404, 'method_not_found');
       assert.deepEqual((await s.get(alice, '/keys/devices')).body.data.map((b: any) => b.method_id), [laptop]);
       assert.deepEqual((await s.get(bob, `/contacts/${w.bobContact}/keys`)).body.data.map((b: any) => b.id), [laptopBundle.id]);
       const rows = await t.store.handle.db.selectFrom('key_bundles').select('method_id').where('method_id', '=', phone).execute();
@@ -293,14 +294,14 @@ for (const backend of backends) {
     it('keeps the server share behind a step-up on every route, with If-Match after creation', async () => {
       const alice = await s.person('alice');
       for (const method of ['GET', 'PUT', 'DELETE'] as const) {
-        assertProblem(await share(alice, method, { stepUp: false, ...(method === 'PUT' ? { body: { share: material() } } : {}), ...(method === 'DELETE' ? { ifMatch: '"1"' } : {}) }), 403, 'step_up_required');
+        expectProblem(await share(alice, method, { stepUp: false, ...(method === 'PUT' ? { body: { share: material() } } : {}), ...(method === 'DELETE' ? { ifMatch: '"1"' } : {}) }), 403, 'step_up_required');
       }
-      assertProblem(await share(alice, 'GET'), 404, 'key_share_not_found');
-      assertProblem(await share(alice, 'DELETE', { ifMatch: '"1"' }), 404, 'key_share_not_found');
-      assertProblem(await share(alice, 'PUT', { body: { share: material() }, ifMatch: '"1"' }), 412, 'version_mismatch');
+      expectProblem(await share(alice, 'GET'), 404, 'key_share_not_found');
+      expectProblem(await share(alice, 'DELETE', { ifMatch: '"1"' }), 404, 'key_share_not_found');
+      expectProblem(await share(alice, 'PUT', { body: { share: material() }, ifMatch: '"1"' }), 412, 'version_mismatch');
       for (const bad of ['', 'abc=', 'a.b', 'A'.repeat(8193)]) {
         const res = await share(alice, 'PUT', { body: { share: bad } });
-        assertProblem(res, 400, 'invalid_key_share');
+        expectProblem(res, 400, 'invalid_key_share');
         assert.equal(res.body.errors[0].path, '/share');
       }
 
@@ -309,8 +310,8 @@ for (const backend of backends) {
       assert.equal(put.status, 201, JSON.stringify(put.body));
       assert.deepEqual(Object.keys(put.body).sort(), ['schema_version', 'share', 'updated_at', 'version']);
       assert.deepEqual([put.body.share, put.body.version, put.headers.get('etag'), put.headers.get('cache-control')], [first, 1, '"1"', 'no-store']);
-      assertProblem(await share(alice, 'PUT', { body: { share: material() } }), 428, 'precondition_required');
-      assertProblem(await share(alice, 'PUT', { body: { share: material() }, ifMatch: '"5"' }), 412, 'version_mismatch');
+      expectProblem(await share(alice, 'PUT', { body: { share: material() } }), 428, 'precondition_required');
+      expectProblem(await share(alice, 'PUT', { body: { share: material() }, ifMatch: '"5"' }), 412, 'version_mismatch');
       const second = material(32);
       const replaced = await share(alice, 'PUT', { body: { share: second }, ifMatch: '"1"' });
       assert.equal(replaced.status, 200);
@@ -322,12 +323,12 @@ for (const backend of backends) {
       assert.equal(read.body.share, second);
 
       // Another account has its own (no) share.
-      assertProblem(await share(await s.person('mallory'), 'GET'), 404, 'key_share_not_found');
+      expectProblem(await share(await s.person('mallory'), 'GET'), 404, 'key_share_not_found');
 
-      assertProblem(await share(alice, 'DELETE'), 428, 'precondition_required');
-      assertProblem(await share(alice, 'DELETE', { ifMatch: '"1"' }), 412, 'version_mismatch');
+      expectProblem(await share(alice, 'DELETE'), 428, 'precondition_required');
+      expectProblem(await share(alice, 'DELETE', { ifMatch: '"1"' }), 412, 'version_mismatch');
       assert.equal((await share(alice, 'DELETE', { ifMatch: '"2"' })).status, 204);
-      assertProblem(await share(alice, 'GET'), 404, 'key_share_not_found');
+      expectProblem(await share(alice, 'GET'), 404, 'key_share_not_found');
     });
 
     it('exports the bundles and leaves the share out; the purge erases both', async () => {
@@ -350,7 +351,7 @@ for (const backend of backends) {
       // While Alice's account is deleted her contacts get no keys; after the purge nothing of hers remains.
       const deletion = await t.client.as(alice, 'DELETE', `${API}/account`, { headers: { [STEP_UP_HEADER]: await stepUp(t.client, alice) } });
       assert.equal(deletion.status, 202, JSON.stringify(deletion.body));
-      assertProblem(await s.get(bob, `/contacts/${contactId}/keys`), 410, 'account_deleted');
+      expectProblem(await s.get(bob, `/contacts/${contactId}/keys`), 410, 'account_deleted');
       t.clock.advance(31 * DAY);
       const run = await t.services.purge.run(t.clock.now());
       assert.equal(run.failed, 0);
@@ -360,7 +361,7 @@ for (const backend of backends) {
         assert.equal(rows.length, 0, `${table} still holds rows of the purged account`);
       }
       bob = await logInAs(t.client, bob);
-      assertProblem(await s.get(bob, `/contacts/${contactId}/keys`), 403, 'contact_not_active');
+      expectProblem(await s.get(bob, `/contacts/${contactId}/keys`), 403, 'contact_not_active');
     });
   });
 

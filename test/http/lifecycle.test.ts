@@ -9,8 +9,9 @@ import { backends } from '../helpers/backends.js';
 import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import type { Device } from '../helpers/client.js';
-import { API, assertProblem, social } from '../helpers/social.js';
+import { API, social } from '../helpers/social.js';
 import { downloadRecoveryKey, enrollTotp, logInAs, stepUp } from '../helpers/step-up.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const DAY = 86_400_000;
 
@@ -57,7 +58,7 @@ for (const backend of backends) {
       const { alice, link } = await world();
       await enrollTotp(t.client, alice);
       const recoveryKey = await downloadRecoveryKey(t.client, alice);
-      assertProblem(await t.client.as(alice, 'GET', `${API}/account/export`), 403, 'step_up_required');
+      expectProblem(await t.client.as(alice, 'GET', `${API}/account/export`), 403, 'step_up_required');
       const res = await exportOf(alice);
       assert.match(res.headers.get('content-disposition') ?? '', /^attachment; filename="vid-export-alice[^"]*\.json"/);
       assert.equal(res.headers.get('cache-control'), 'no-store');
@@ -109,7 +110,7 @@ for (const backend of backends) {
       const w = await world();
       const { alice, bob, carol } = w;
       const phone2 = await logInAs(t.client, alice);
-      assertProblem(await t.client.as(alice, 'DELETE', `${API}/account`), 403, 'step_up_required');
+      expectProblem(await t.client.as(alice, 'DELETE', `${API}/account`), 403, 'step_up_required');
       // Before deciding, the terms this server keeps (its ACCOUNT_GRACE_DAYS, USERNAME_HOLD_DAYS); no session, no answer.
       const terms = await s.get(alice, '/account/deletion-terms');
       assert.equal(terms.status, 200);
@@ -129,16 +130,16 @@ for (const backend of backends) {
       assert.equal(me.body.purge_at, deletion.purge_at);
       assert.deepEqual((await s.get(alice, '/account/deletion-terms')).body, terms.body, 'the grace screen reads them too');
       for (const [method, path] of [['GET', '/me/fields'], ['GET', '/profiles'], ['GET', '/contacts'], ['GET', '/auth/sessions'], ['GET', '/events']] as const) {
-        assertProblem(await t.client.as(alice, method, `${API}${path}`), 403, 'account_deleted');
+        expectProblem(await t.client.as(alice, method, `${API}${path}`), 403, 'account_deleted');
       }
-      assertProblem(await t.client.as(alice, 'PATCH', `${API}/me`, { body: { display_name: 'x' }, headers: { 'if-match': `"${me.body.version}"` } }), 403, 'account_deleted');
-      assertProblem(await t.client.as(alice, 'DELETE', `${API}/account`, { headers: await withStepUp(alice) }), 403, 'account_deleted');
+      expectProblem(await t.client.as(alice, 'PATCH', `${API}/me`, { body: { display_name: 'x' }, headers: { 'if-match': `"${me.body.version}"` } }), 403, 'account_deleted');
+      expectProblem(await t.client.as(alice, 'DELETE', `${API}/account`, { headers: await withStepUp(alice) }), 403, 'account_deleted');
 
       // Public page, share link, new subscriptions: gone, the same as nobody.
-      assertProblem(await t.client.call('GET', `${API}/public/${alice.username}`), 404, 'profile_not_found');
-      assertProblem(await t.client.call('GET', `${API}/share-links/resolve?token=${w.link.token}`), 410, 'share_link_gone');
+      expectProblem(await t.client.call('GET', `${API}/public/${alice.username}`), 404, 'profile_not_found');
+      expectProblem(await t.client.call('GET', `${API}/share-links/resolve?token=${w.link.token}`), 410, 'share_link_gone');
       const dave = await s.person('dave');
-      assertProblem(await s.subscribe(dave, alice), 404, 'account_not_found');
+      expectProblem(await s.subscribe(dave, alice), 404, 'account_not_found');
       const check = await t.client.call('POST', `${API}/auth/username/check`, { body: { username: alice.username } });
       assert.equal(check.body.available, false);
 
@@ -146,8 +147,8 @@ for (const backend of backends) {
       const bobsView = await s.get(bob, `/contacts/${w.contactId}`);
       assert.equal(bobsView.body.status, 'unavailable');
       assert.equal(bobsView.body.card_updated_at, null);
-      assertProblem(await s.get(bob, `/contacts/${w.contactId}/card`), 410, 'account_deleted');
-      assertProblem(await s.get(bob, `/contacts/${w.contactId}/vcard`), 410, 'account_deleted');
+      expectProblem(await s.get(bob, `/contacts/${w.contactId}/card`), 410, 'account_deleted');
+      expectProblem(await s.get(bob, `/contacts/${w.contactId}/vcard`), 410, 'account_deleted');
       assert.ok(!String((await t.client.as(bob, 'GET', `${API}/contacts/vcard`)).body ?? '').includes('BEGIN:VCARD'), 'a deleted owner\'s card in the address-book file');
       assert.equal((await s.get(carol, `/contacts/${w.carolRequest.id}`)).body.status, 'unavailable');
       const bobSignals = (await s.signals(bob)).slice(bobSignalsBefore);
@@ -166,7 +167,7 @@ for (const backend of backends) {
     it('undelete restores everything exactly; subscribers see the card again and are told', async () => {
       const w = await world();
       const { alice, bob } = w;
-      assertProblem(await t.client.as(alice, 'POST', `${API}/account/undelete`), 409, 'account_not_deleted');
+      expectProblem(await t.client.as(alice, 'POST', `${API}/account/undelete`), 409, 'account_not_deleted');
       const before = (await exportOf(alice)).body;
       const cardBefore = await s.get(bob, `/contacts/${w.contactId}/card`);
       t.clock.advance(1000);
@@ -230,7 +231,7 @@ for (const backend of backends) {
       // Bob (subscriber) and Carol (pending) see ended; Bob (whom Alice subscribed to) sees ended too; each told once.
       assert.equal((await s.get(bob, `/contacts/${w.contactId}`)).body.status, 'ended');
       assert.equal((await s.get(carol, `/contacts/${w.carolRequest.id}`)).body.status, 'ended');
-      assertProblem(await s.get(bob, `/contacts/${w.contactId}/card`), 403, 'contact_not_active');
+      expectProblem(await s.get(bob, `/contacts/${w.contactId}/card`), 403, 'contact_not_active');
       assert.equal((await s.get(bob, `/subscriptions/${w.aliceToBob}`)).body.status, 'ended');
       const bobNew = (await s.signals(bob)).slice(bobBefore).map(([kind]) => kind).sort();
       assert.deepEqual(bobNew, ['contacts.changed', 'subscriptions.changed']);

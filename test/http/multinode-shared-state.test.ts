@@ -9,20 +9,14 @@ import { Redis } from 'ioredis';
 import { sha256Base64url } from '../../src/platform/crypto/tokens.js';
 import { backends } from '../helpers/backends.js';
 import { uniqueName } from '../helpers/client.js';
-import type { CallResult } from '../helpers/client.js';
 import { startNodes } from '../helpers/nodes.js';
 import type { TestCluster, TestNode } from '../helpers/nodes.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const postgres = backends.find((b) => b.name === 'postgres')!;
 const REDIS_URL = process.env.TEST_REDIS_URL;
 const skip = postgres.skip || (REDIS_URL ? false : 'TEST_REDIS_URL is not set');
 const ME = '/api/v1/me';
-
-function assertProblem(res: CallResult, status: number, code: string): void {
-  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status} ${JSON.stringify(res.body)}`);
-  assert.equal(res.headers.get('content-type')?.split(';')[0], 'application/problem+json');
-  assert.equal(res.body.code, code);
-}
 
 describe('multi-node: two nodes on one PostgreSQL database and one Redis [postgres]', { skip }, () => {
   let cluster: TestCluster;
@@ -84,12 +78,12 @@ describe('multi-node: two nodes on one PostgreSQL database and one Redis [postgr
     const accepted = await one.client.as(device, 'GET', ME, { headers });
     assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
     const replayed = await two.client.as(device, 'GET', ME, { headers });
-    assertProblem(replayed, 401, 'invalid_dpop_proof');
+    expectProblem(replayed, 401, 'invalid_dpop_proof');
     assert.match(replayed.body.detail, /used before/);
     // And the other way round, with a fresh proof first used on node 2.
     const second = await device.key.proof('GET', one.client.publicOrigin + ME, { accessToken: device.tokens.access_token });
     assert.equal((await two.client.as(device, 'GET', ME, { headers: { dpop: second } })).status, 200);
-    assertProblem(await one.client.as(device, 'GET', ME, { headers: { dpop: second } }), 401, 'invalid_dpop_proof');
+    expectProblem(await one.client.as(device, 'GET', ME, { headers: { dpop: second } }), 401, 'invalid_dpop_proof');
   });
 
   it('keeps proof ids in Redis only as hashes with an expiry', async () => {
@@ -133,9 +127,9 @@ describe('multi-node: rate limits counted together across nodes through Redis [p
     }
     assert.deepEqual(remaining, ['3', '2', '1', '0'], 'each node sees the other node\'s requests');
     const overOnOne = await one.client.as(device, 'GET', ME);
-    assertProblem(overOnOne, 429, 'rate_limited');
+    expectProblem(overOnOne, 429, 'rate_limited');
     assert.ok(Number(overOnOne.headers.get('retry-after')) > 0);
-    assertProblem(await two.client.as(device, 'GET', ME), 429, 'rate_limited');
+    expectProblem(await two.client.as(device, 'GET', ME), 429, 'rate_limited');
     // Another account is not affected.
     const other = await two.client.signUp(uniqueName('multirl'));
     assert.equal((await one.client.as(other, 'GET', ME)).status, 200);

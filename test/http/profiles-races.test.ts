@@ -9,7 +9,8 @@ import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/backends.js';
 import type { CallResult, Device } from '../helpers/client.js';
-import { API, assertProblem, social } from '../helpers/social.js';
+import { API, social } from '../helpers/social.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const PAIRS = 30;
 
@@ -31,7 +32,7 @@ for (const backend of backends) {
       assert.ok(grant.status < 500, `the grant answered ${grant.status} ${JSON.stringify(grant.body)}`);
       assert.ok(removed.status < 500, `the delete answered ${removed.status} ${JSON.stringify(removed.body)}`);
       assert.equal(removed.status, 204, `the delete answered ${removed.status} ${JSON.stringify(removed.body)}`);
-      if (grant.status !== granted) assertProblem(grant, 404, 'profile_not_found');
+      if (grant.status !== granted) expectProblem(grant, 404, 'profile_not_found');
     }
 
     /** Nothing of the owner's refers to a profile that is gone, and nobody active is without one. */

@@ -8,15 +8,10 @@ import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/backends.js';
 import { uniqueName } from '../helpers/client.js';
-import type { CallResult, Device } from '../helpers/client.js';
+import type { Device } from '../helpers/client.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const API = '/api/v1';
-
-function assertProblem(res: CallResult, status: number, code: string): void {
-  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status} ${JSON.stringify(res.body)}`);
-  assert.equal(res.headers.get('content-type')?.split(';')[0], 'application/problem+json');
-  assert.equal(res.body.code, code);
-}
 
 for (const backend of backends) {
   describe(`profiles, exposures and the card [${backend.name}]`, { skip: backend.skip }, () => {
@@ -66,8 +61,8 @@ for (const backend of backends) {
       assert.deepEqual(read.body, work);
       assert.equal(read.headers.get('etag'), '"1"');
 
-      assertProblem(await t.client.as(device, 'PATCH', `${API}/profiles/${work.id}`, { body: { name: 'Office' } }), 428, 'precondition_required');
-      assertProblem(await t.client.as(device, 'PATCH', `${API}/profiles/${work.id}`, { body: { name: 'Office' }, headers: { 'if-match': '"7"' } }), 412, 'version_mismatch');
+      expectProblem(await t.client.as(device, 'PATCH', `${API}/profiles/${work.id}`, { body: { name: 'Office' } }), 428, 'precondition_required');
+      expectProblem(await t.client.as(device, 'PATCH', `${API}/profiles/${work.id}`, { body: { name: 'Office' }, headers: { 'if-match': '"7"' } }), 412, 'version_mismatch');
       const renamed = await t.client.as(device, 'PATCH', `${API}/profiles/${work.id}`, { body: { name: 'Office', description: null }, headers: { 'if-match': '"1"' } });
       assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
       assert.equal(renamed.body.name, 'Office');
@@ -76,10 +71,10 @@ for (const backend of backends) {
       assert.equal(renamed.headers.get('etag'), '"2"');
 
       const before = await signals(device, 'profiles.changed');
-      assertProblem(await t.client.as(device, 'DELETE', `${API}/profiles/${work.id}`), 428, 'precondition_required');
-      assertProblem(await t.client.as(device, 'DELETE', `${API}/profiles/${work.id}`, { headers: { 'if-match': '"1"' } }), 412, 'version_mismatch');
+      expectProblem(await t.client.as(device, 'DELETE', `${API}/profiles/${work.id}`), 428, 'precondition_required');
+      expectProblem(await t.client.as(device, 'DELETE', `${API}/profiles/${work.id}`, { headers: { 'if-match': '"1"' } }), 412, 'version_mismatch');
       assert.equal((await t.client.as(device, 'DELETE', `${API}/profiles/${work.id}`, { headers: { 'if-match': '"2"' } })).status, 204);
-      assertProblem(await t.client.as(device, 'GET', `${API}/profiles/${work.id}`), 404, 'profile_not_found');
+      expectProblem(await t.client.as(device, 'GET', `${API}/profiles/${work.id}`), 404, 'profile_not_found');
       assert.equal(await signals(device, 'profiles.changed'), before + 1, 'one signal for the delete, none for the refusals');
       assert.equal(await signals(device, 'profiles.changed'), 4, 'create, create, rename, delete');
     });
@@ -87,25 +82,25 @@ for (const backend of backends) {
     it('refuses a 21st profile, a name taken ignoring case, a second public profile and bad names, writing nothing', async () => {
       const device = await t.client.signUp(uniqueName('proflim'));
       assert.equal((await createProfile(device, { name: 'Public', public: true })).status, 201);
-      assertProblem(await createProfile(device, { name: 'pUBLIC' }), 409, 'profile_name_taken');
-      assertProblem(await createProfile(device, { name: 'Second public', public: true }), 409, 'public_profile_exists');
-      assertProblem(await createProfile(device, { name: '   ' }), 400, 'validation_failed');
-      assertProblem(await createProfile(device, { name: 'x'.repeat(65) }), 400, 'validation_failed');
-      assertProblem(await createProfile(device, { name: 'Ok', description: 'd'.repeat(281) }), 400, 'validation_failed');
-      assertProblem(await createProfile(device, { name: 'Bidi \u202E trick' }), 400, 'validation_failed');
-      assertProblem(await t.client.as(device, 'POST', `${API}/profiles`, { body: { name: 'No key' } }), 400, 'idempotency_key_required');
+      expectProblem(await createProfile(device, { name: 'pUBLIC' }), 409, 'profile_name_taken');
+      expectProblem(await createProfile(device, { name: 'Second public', public: true }), 409, 'public_profile_exists');
+      expectProblem(await createProfile(device, { name: '   ' }), 400, 'validation_failed');
+      expectProblem(await createProfile(device, { name: 'x'.repeat(65) }), 400, 'validation_failed');
+      expectProblem(await createProfile(device, { name: 'Ok', description: 'd'.repeat(281) }), 400, 'validation_failed');
+      expectProblem(await createProfile(device, { name: 'Bidi \u202E trick' }), 400, 'validation_failed');
+      expectProblem(await t.client.as(device, 'POST', `${API}/profiles`, { body: { name: 'No key' } }), 400, 'idempotency_key_required');
       assert.equal(await profileCount(device), 1);
 
       const other = (await createProfile(device, { name: 'Other' })).body;
-      assertProblem(await t.client.as(device, 'PATCH', `${API}/profiles/${other.id}`, { body: { name: 'PUBLIC' }, headers: { 'if-match': '"1"' } }), 409, 'profile_name_taken');
-      assertProblem(await t.client.as(device, 'PATCH', `${API}/profiles/${other.id}`, { body: { public: true }, headers: { 'if-match': '"1"' } }), 409, 'public_profile_exists');
+      expectProblem(await t.client.as(device, 'PATCH', `${API}/profiles/${other.id}`, { body: { name: 'PUBLIC' }, headers: { 'if-match': '"1"' } }), 409, 'profile_name_taken');
+      expectProblem(await t.client.as(device, 'PATCH', `${API}/profiles/${other.id}`, { body: { public: true }, headers: { 'if-match': '"1"' } }), 409, 'public_profile_exists');
       assert.equal((await t.client.as(device, 'GET', `${API}/profiles/${other.id}`)).body.version, 1, 'refused patches changed nothing');
       // Renaming to the same name in another case is no clash with itself.
       assert.equal((await t.client.as(device, 'PATCH', `${API}/profiles/${other.id}`, { body: { name: 'OTHER' }, headers: { 'if-match': '"1"' } })).status, 200);
 
       for (let i = 2; i < 20; i++) assert.equal((await createProfile(device, { name: `P${i}` })).status, 201);
       assert.equal(await profileCount(device), 20);
-      assertProblem(await createProfile(device, { name: 'One too many' }), 409, 'profile_limit');
+      expectProblem(await createProfile(device, { name: 'One too many' }), 409, 'profile_limit');
       assert.equal(await profileCount(device), 20);
     });
 
@@ -128,14 +123,14 @@ for (const backend of backends) {
         ['GET', `/profiles/${secret.id}`], ['GET', `/profiles/${secret.id}/preview`], ['GET', `/profiles/${secret.id}/exposures`],
         ['PUT', `/profiles/${secret.id}/exposures/${aliceField.id}`], ['DELETE', `/profiles/${secret.id}/exposures/${aliceField.id}`],
       ] as const) {
-        assertProblem(await t.client.as(mallory, method, `${API}${path}`, method === 'PUT' ? { body: {} } : {}), 404, 'profile_not_found');
+        expectProblem(await t.client.as(mallory, method, `${API}${path}`, method === 'PUT' ? { body: {} } : {}), 404, 'profile_not_found');
       }
-      assertProblem(await t.client.as(mallory, 'PATCH', `${API}/profiles/${secret.id}`, { body: { name: 'x' }, headers: { 'if-match': '"1"' } }), 404, 'profile_not_found');
-      assertProblem(await t.client.as(mallory, 'DELETE', `${API}/profiles/${secret.id}`, { headers: { 'if-match': '"1"' } }), 404, 'profile_not_found');
-      assertProblem(await expose(mallory, mine.id, aliceField.id), 404, 'field_not_found');
-      assertProblem(await expose(mallory, mine.id, 'fld_doesnotexist0000000000'), 404, 'field_not_found');
-      assertProblem(await t.client.as(mallory, 'DELETE', `${API}/profiles/${mine.id}?move_to=${secret.id}`, { headers: { 'if-match': '"1"' } }), 404, 'profile_not_found');
-      assertProblem(await t.client.as(mallory, 'DELETE', `${API}/profiles/${mine.id}?move_to=${mine.id}`, { headers: { 'if-match': '"1"' } }), 400, 'validation_failed');
+      expectProblem(await t.client.as(mallory, 'PATCH', `${API}/profiles/${secret.id}`, { body: { name: 'x' }, headers: { 'if-match': '"1"' } }), 404, 'profile_not_found');
+      expectProblem(await t.client.as(mallory, 'DELETE', `${API}/profiles/${secret.id}`, { headers: { 'if-match': '"1"' } }), 404, 'profile_not_found');
+      expectProblem(await expose(mallory, mine.id, aliceField.id), 404, 'field_not_found');
+      expectProblem(await expose(mallory, mine.id, 'fld_doesnotexist0000000000'), 404, 'field_not_found');
+      expectProblem(await t.client.as(mallory, 'DELETE', `${API}/profiles/${mine.id}?move_to=${secret.id}`, { headers: { 'if-match': '"1"' } }), 404, 'profile_not_found');
+      expectProblem(await t.client.as(mallory, 'DELETE', `${API}/profiles/${mine.id}?move_to=${mine.id}`, { headers: { 'if-match': '"1"' } }), 400, 'validation_failed');
       assert.equal((await t.client.as(alice, 'GET', `${API}/profiles/${secret.id}`)).body.version, 1);
     });
 
@@ -162,18 +157,18 @@ for (const backend of backends) {
       assert.equal((await expose(device, profile.id, phone.id, { label: 'Desk' })).body.label, 'Desk');
       assert.equal((await expose(device, profile.id, phone.id, { label: '' })).body.label, null);
 
-      assertProblem(await expose(device, profile.id, phone.id, { position: 3 }), 400, 'validation_failed');
+      expectProblem(await expose(device, profile.id, phone.id, { position: 3 }), 400, 'validation_failed');
       const stranger = await createField(device, { type: 'nickname', value: 'Countess' });
       const outOfRange = await expose(device, profile.id, stranger.id, { position: 4 });
-      assertProblem(outOfRange, 400, 'validation_failed');
+      expectProblem(outOfRange, 400, 'validation_failed');
       assert.equal(outOfRange.body.errors[0].code, 'position_out_of_range');
-      assertProblem(await expose(device, profile.id, phone.id, { label: 'l'.repeat(65) }), 400, 'validation_failed');
-      assertProblem(await expose(device, profile.id, phone.id, { position: -1 }), 400, 'validation_failed');
+      expectProblem(await expose(device, profile.id, phone.id, { label: 'l'.repeat(65) }), 400, 'validation_failed');
+      expectProblem(await expose(device, profile.id, phone.id, { position: -1 }), 400, 'validation_failed');
       assert.equal((await order()).length, 3, 'refusals added nothing');
       assert.equal((await t.client.as(device, 'GET', `${API}/profiles/${profile.id}`)).body.field_count, 3);
 
       assert.equal((await t.client.as(device, 'DELETE', `${API}/profiles/${profile.id}/exposures/${email.id}`)).status, 204);
-      assertProblem(await t.client.as(device, 'DELETE', `${API}/profiles/${profile.id}/exposures/${email.id}`), 404, 'exposure_not_found');
+      expectProblem(await t.client.as(device, 'DELETE', `${API}/profiles/${profile.id}/exposures/${email.id}`), 404, 'exposure_not_found');
       assert.deepEqual((await order()).map((e: any) => [e.field_id, e.position]), [[phone.id, 0], [url.id, 1]]);
 
       // Deleting a field removes its exposures, and the order closes up.

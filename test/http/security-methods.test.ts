@@ -9,9 +9,10 @@ import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { SoftwareAuthenticator } from '../helpers/authenticator.js';
 import { uniqueName } from '../helpers/client.js';
-import type { CallResult, Device } from '../helpers/client.js';
+import type { Device } from '../helpers/client.js';
 import { STEP_UP_HEADER, addPasskey, addPasskeyDetailed, logInAs, signUpWith, stepUp } from '../helpers/step-up.js';
 import { accountQueries } from '../../src/platform/store/accounts.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const METHODS = '/api/v1/auth/methods';
 const ADD_BEGIN = '/api/v1/auth/methods/passkeys/begin';
@@ -28,11 +29,6 @@ for (const backend of backends) {
       t = await startTestApp(backend);
     });
     after(() => t.close());
-
-    function expectProblem(res: CallResult, status: number, code: string, why = ''): void {
-      assert.equal(res.status, status, `${why} ${JSON.stringify(res.body)}`);
-      assert.equal(res.body.code, code, why);
-    }
 
     const passkeyRows = (accountId: string) =>
       t.store.handle.db.selectFrom('passkeys').selectAll().where('account_id', '=', accountId).orderBy('id').execute();

@@ -11,6 +11,7 @@ import { SoftwareAuthenticator } from '../helpers/authenticator.js';
 import { uniqueName } from '../helpers/client.js';
 import type { CallOptions, CallResult, Device } from '../helpers/client.js';
 import { STEP_UP_BEGIN, STEP_UP_HEADER, addPasskeyDetailed, beginStepUp, encodeStepUp, enrollTotp, logInAs, stepUp } from '../helpers/step-up.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const RECOVERY_KEY = '/api/v1/auth/recovery-key';
 
@@ -23,9 +24,7 @@ for (const backend of backends) {
     after(() => t.close());
 
     function expectStepUpRequired(res: CallResult, why: string): void {
-      assert.equal(res.status, 403, `${why}: ${JSON.stringify(res.body)}`);
-      assert.equal(res.body.code, 'step_up_required', why);
-      assert.equal(res.headers.get('content-type')?.split(';')[0], 'application/problem+json', why);
+      expectProblem(res, 403, 'step_up_required', why);
     }
 
     const passkeyCount = async (accountId: string) =>

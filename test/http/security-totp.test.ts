@@ -10,8 +10,9 @@ import { backends } from '../helpers/backends.js';
 import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { uniqueName } from '../helpers/client.js';
-import type { CallResult, Device } from '../helpers/client.js';
+import type { Device } from '../helpers/client.js';
 import { STEP_UP_HEADER, activeTotp, downloadRecoveryKey, enrollTotp, stepUp, totpCode, wrongTotpCode } from '../helpers/step-up.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const TOTP = '/api/v1/auth/totp';
 const RECOVERY_BEGIN = '/api/v1/auth/recovery/begin';
@@ -24,11 +25,6 @@ for (const backend of backends) {
       t = await startTestApp(backend, { RECOVERY_PER_CLIENT_PER_HOUR: '100000', RECOVERY_PER_USERNAME_PER_HOUR: '100000' });
     });
     after(() => t.close());
-
-    function expectProblem(res: CallResult, status: number, code: string, why = ''): void {
-      assert.equal(res.status, status, `${why} ${JSON.stringify(res.body)}`);
-      assert.equal(res.body.code, code, why);
-    }
 
     const confirm = (device: Device, id: string, code: unknown) => t.client.as(device, 'POST', `${TOTP}/${id}/confirm`, { body: { code } });
     const totpRow = (id: string) => t.store.handle.db.selectFrom('totp_authenticators').selectAll().where('id', '=', id).executeTakeFirst();

@@ -9,7 +9,8 @@ import type { TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/backends.js';
 import { withLoggedApp } from '../helpers/logged-app.js';
 import type { Device } from '../helpers/client.js';
-import { API, assertProblem, social } from '../helpers/social.js';
+import { API, social } from '../helpers/social.js';
+import { expectProblem } from '../helpers/problem.js';
 
 for (const backend of backends) {
   describe(`share links [${backend.name}]`, { skip: backend.skip }, () => {
@@ -56,8 +57,8 @@ for (const backend of backends) {
       assert.equal((await s.get(bob, `/contacts/${contact.body.id}/card`)).body.fields.length, 1);
       assert.equal((await s.get(alice, '/share-links')).body.data[0].uses, 1);
       assert.ok((await s.signals(alice)).some(([k]) => k === 'share_links.changed'));
-      assertProblem(await redeem(bob, link.token), 409, 'already_subscribed');
-      assertProblem(await redeem(alice, link.token), 422, 'cannot_subscribe_to_self');
+      expectProblem(await redeem(bob, link.token), 409, 'already_subscribed');
+      expectProblem(await redeem(alice, link.token), 422, 'cannot_subscribe_to_self');
       assert.equal((await s.get(alice, '/share-links')).body.data[0].uses, 1, 'refused redeems use nothing');
     });
 
@@ -80,17 +81,17 @@ for (const backend of backends) {
       assert.equal((await t.client.as(alice, 'DELETE', `${API}/share-links/${revoked.id}`)).status, 204);
       t.clock.advance(61_000);
       for (const token of [soon.token, once.token, revoked.token]) {
-        assertProblem(await resolve(token), 410, 'share_link_gone');
-        assertProblem(await redeem(bob, token), 410, 'share_link_gone');
+        expectProblem(await resolve(token), 410, 'share_link_gone');
+        expectProblem(await redeem(bob, token), 410, 'share_link_gone');
       }
-      assertProblem(await resolve('A'.repeat(32)), 404, 'share_link_not_found');
-      assertProblem(await resolve('not a token'), 404, 'share_link_not_found');
+      expectProblem(await resolve('A'.repeat(32)), 404, 'share_link_not_found');
+      expectProblem(await resolve('not a token'), 404, 'share_link_not_found');
       assert.deepEqual((await s.get(alice, '/share-links')).body.data.map((l: any) => [l.id, l.state]).sort(), [[once.id, 'used_up'], [soon.id, 'expired']].sort());
-      assertProblem(await s.post(alice, '/share-links', { profile_id: work.id, auto_approve: true, expires_at: new Date(t.clock.now() - 1).toISOString() }), 400, 'validation_failed');
-      assertProblem(await s.post(alice, '/share-links', { profile_id: work.id, auto_approve: true, max_uses: 0 }), 400, 'validation_failed');
+      expectProblem(await s.post(alice, '/share-links', { profile_id: work.id, auto_approve: true, expires_at: new Date(t.clock.now() - 1).toISOString() }), 400, 'validation_failed');
+      expectProblem(await s.post(alice, '/share-links', { profile_id: work.id, auto_approve: true, max_uses: 0 }), 400, 'validation_failed');
       const mallory = await s.person('mallory');
-      assertProblem(await s.post(mallory, '/share-links', { profile_id: work.id, auto_approve: true }), 404, 'profile_not_found');
-      assertProblem(await t.client.as(mallory, 'DELETE', `${API}/share-links/${soon.id}`), 404, 'share_link_not_found');
+      expectProblem(await s.post(mallory, '/share-links', { profile_id: work.id, auto_approve: true }), 404, 'profile_not_found');
+      expectProblem(await t.client.as(mallory, 'DELETE', `${API}/share-links/${soon.id}`), 404, 'share_link_not_found');
     });
 
     it('lets exactly one of 20 people racing for a one-use link in', async () => {
@@ -113,7 +114,7 @@ for (const backend of backends) {
       assert.equal((await t.client.as(alice, 'DELETE', `${API}/profiles/${work.id}?move_to=${home.id}`, { headers: { 'if-match': '"1"' } })).status, 204);
       assert.equal((await resolve(link.token)).body.profile_name, 'Home');
       assert.equal((await t.client.as(alice, 'DELETE', `${API}/profiles/${spare.id}`, { headers: { 'if-match': '"1"' } })).status, 204);
-      assertProblem(await resolve(other.token), 404, 'share_link_not_found');
+      expectProblem(await resolve(other.token), 404, 'share_link_not_found');
     });
   });
 
