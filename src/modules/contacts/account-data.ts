@@ -54,7 +54,7 @@ export function contactsAccountData(db: Repo): AccountDataDeclaration {
             const labels = await db.direct.annotations.labelsOf(accountId, rows.map((row) => row.id));
             yield rows.map((row) => {
               const contact = contactView(row, labels.get(row.id) ?? []);
-              return { contact, card: contact.status === 'active' && row.card_json !== null ? JSON.parse(row.card_json) : null };
+              return { contact, card: row.access === 'shown' && row.card_json !== null ? JSON.parse(row.card_json) : null };
             });
           }
         },

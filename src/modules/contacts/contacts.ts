@@ -11,7 +11,7 @@ import type { RepositoryOf } from '../../platform/store/store.js';
 import { cardToVcard, uidFor } from '../profiles/vcard.js';
 import type { VcardVersion } from '../profiles/vcard.js';
 import { labelKey } from './queries.js';
-import type { annotationQueries, blockQueries, ContactCardRow, subscriptionQueries } from './queries.js';
+import type { annotationQueries, blockQueries, ContactAccessRow, ContactCardRow, subscriptionQueries } from './queries.js';
 import { TRANSITIONS } from './states.js';
 import type { SubscriptionStatus } from './states.js';
 import { invalidTransition } from './subscriptions.js';
@@ -23,23 +23,34 @@ type Repo = RepositoryOf<{ subs: typeof subscriptionQueries; blocks: typeof bloc
 
 const notFound = () => refuse('contact_not_found', 'you have no contact with this id');
 
-/** The card of an active contact, or the refusal that says why there is none. */
-function cardOf(row: ContactCardRow | undefined): { json: string; etag: string } {
-  const active = activeRow(row);
-  if (active.card_json === null) throw refuse('contact_not_active', 'this contact shows you no card: it is not active');
-  return contactCard({ ...active, card_json: active.card_json });
+/**
+ * The audience rule's answer (contactAccessRule, queries.ts) as the subscriber hears it: the
+ * contact, when what it shows (its card and vCards, or its keys) is theirs to see; else the one
+ * refusal that says why not. Hidden or not theirs: 404, as if there were no such contact.
+ */
+function refuseUnlessShown<Row extends ContactAccessRow>(row: Row | undefined, what: 'card' | 'keys'): Row {
+  if (!row || row.access === 'hidden') throw notFound();
+  const its = what === 'card' ? 'its card is' : 'its keys are';
+  // PRODUCT §4: while the owner's account is deleted the card is gone, and may come back.
+  if (row.access === 'owner_deleted') throw refuse('contact_account_deleted', `this contact's account is deleted; ${its} back if they restore it`);
+  // Decision 090: a locked owner's card is unavailable; why is between them and the operator.
+  if (row.access === 'owner_locked') throw refuse('contact_account_unavailable', `this contact's account is not available right now; ${its} back when it is`);
+  if (row.access !== 'shown') throw refuse('contact_not_active', `this contact shows you no ${what}: it is not active`);
+  return row;
 }
 
-function activeRow<Row extends Omit<ContactCardRow, 'card_json'>>(row: Row | undefined): Row & { card_etag: string; card_updated_at: number } {
-  if (!row) throw notFound();
-  // PRODUCT §4: while the owner's account is deleted the card is gone, and may come back.
-  if (row.owner_deleted_at !== null && row.status === 'active') throw refuse('contact_account_deleted', "this contact's account is deleted; its card is back if they restore it");
-  // Decision 090: a locked owner's card is unavailable; why is between them and the operator.
-  if (row.owner_locked_at !== null && row.status === 'active') throw refuse('contact_account_unavailable', "this contact's account is not available right now; its card is back when it is");
-  if (row.status !== 'active' || row.card_etag === null || row.card_updated_at === null) {
-    throw refuse('contact_not_active', 'this contact shows you no card: it is not active');
-  }
-  return row as Row & { card_etag: string; card_updated_at: number };
+/** A contact whose card the subscriber may see, with that card's columns (an active contact always has a profile). */
+function shownCard<Row extends Omit<ContactCardRow, 'card_json'>>(row: Row | undefined): Row & { card_etag: string; card_updated_at: number } {
+  const shown = refuseUnlessShown(row, 'card');
+  if (shown.card_etag === null || shown.card_updated_at === null) throw refuse('contact_not_active', 'this contact shows you no card: it is not active');
+  return shown as Row & { card_etag: string; card_updated_at: number };
+}
+
+/** The card of a contact as its subscriber receives it, or the refusal that says why there is none. */
+function cardOf(row: ContactCardRow | undefined): { json: string; etag: string } {
+  const shown = shownCard(row);
+  if (shown.card_json === null) throw refuse('contact_not_active', 'this contact shows you no card: it is not active');
+  return contactCard({ ...shown, card_json: shown.card_json });
 }
 
 /**
@@ -58,6 +69,14 @@ export function createContactService(deps: { db: Repo; clock: Clock; subscriptio
 
   return {
     view,
+
+    /**
+     * Whose contact this is, when what it shows is the subscriber's to see (the audience rule);
+     * else the refusal, worded for `what` (the keys module asks it for /contacts/{id}/keys).
+     */
+    async shownOwner(subscriberId: string, contactId: string, what: 'card' | 'keys'): Promise<string> {
+      return refuseUnlessShown(await db.direct.subs.contactAccess(subscriberId, contactId), what).owner_id;
+    },
 
     /** POST /contacts: a request to see someone's card, pending until they approve it. */
     async subscribe(auth: AuthContext, username: string, message: string | null | undefined): Promise<ContactView> {
@@ -104,7 +123,7 @@ export function createContactService(deps: { db: Repo; clock: Clock; subscriptio
      */
     async card(auth: AuthContext, id: string, ifNoneMatch?: string): Promise<Conditional> {
       if (ifNoneMatch) {
-        const etag = contactEtag(activeRow(await db.direct.subs.cardTag(auth.account.id, id)));
+        const etag = contactEtag(shownCard(await db.direct.subs.cardTag(auth.account.id, id)));
         if (noneMatchHolds(ifNoneMatch, etag)) return { etag };
       }
       return cardOf(await db.direct.subs.card(auth.account.id, id));
@@ -117,9 +136,9 @@ export function createContactService(deps: { db: Repo; clock: Clock; subscriptio
       return { text: cardToVcard(parsed, { version, uid: uidFor(row!.owner_id) }), etag: `${card.etag.slice(0, -1)}-v${version[0]}"`, username: parsed.owner.username };
     },
 
-    /** Every active contact in one file, each its own BEGIN…END with a stable UID (an import updates). */
+    /** Every card the subscriber may see, in one file, each its own BEGIN…END with a stable UID (an import updates). */
     async allVcards(auth: AuthContext, version: VcardVersion): Promise<string> {
-      const rows = await db.direct.subs.activeCards(auth.account.id);
+      const rows = await db.direct.subs.shownCards(auth.account.id);
       return rows.map((row) => cardToVcard(JSON.parse(cardOf(row).json), { version, uid: uidFor(row.owner_id) })).join('');
     },
   };

@@ -58,14 +58,51 @@ interface ContactTables {
 export type SubscriptionRecord = Selectable<SubscriptionsTable>;
 export type AnnotationRecord = Selectable<AnnotationsTable>;
 
-/** A subscription with the other side's name, as either side lists it. */
-export type SubscriptionRow = SubscriptionRecord & { other_username: string; other_display_name: string | null; other_deleted_at: number | null; other_locked_at: number | null; profile_card_updated_at: number | null };
+/**
+ * A subscription with the other side's name, as either side lists it; the subscriber's side
+ * with the audience rule's answer (`access`, below) too.
+ */
+export type SubscriptionRow = SubscriptionRecord & {
+  other_username: string;
+  other_display_name: string | null;
+  other_deleted_at: number | null;
+  other_locked_at: number | null;
+  profile_card_updated_at: number | null;
+  access?: ContactAccess;
+};
 
-export interface ContactCardRow {
-  status: string;
+/**
+ * What a subscriber may see of one of its contacts (PRODUCT §4, §7: the card, its vCards, the
+ * keys), as the audience rule below decides it from the subscription and its owner's account:
+ * - `hidden`: the subscriber removed it from its list; it answers like no contact at all (404)
+ * - `not_active`: pending, denied, revoked or ended: nothing to see (403)
+ * - `owner_deleted`: active, but the owner's account is deleted and may come back (410)
+ * - `owner_locked`: active, but the owner's account is locked (decision 090; 410)
+ * - `shown`: the card and keys are theirs to read
+ */
+export type ContactAccess = 'hidden' | 'not_active' | 'owner_deleted' | 'owner_locked' | 'shown';
+
+/**
+ * The audience rule of a contact (ARCHITECTURE "audience is data"), over `subscriptions` joined to
+ * the owner's `accounts` row: the one place it is written. Every read of what a contact shows
+ * selects it (contactAccess, the card, every shown card); the contacts service turns it into the
+ * refusal. (The public card's rule is publicCardAudience, in the profiles' queries.)
+ */
+const contactAccessRule = sql<ContactAccess>`case
+  when ${sql.ref('subscriptions.hidden_at')} is not null then 'hidden'
+  when ${sql.ref('subscriptions.status')} <> 'active' then 'not_active'
+  when ${sql.ref('accounts.deleted_at')} is not null then 'owner_deleted'
+  when ${sql.ref('accounts.locked_at')} is not null then 'owner_locked'
+  else 'shown' end`;
+
+/** A subscriber's contact with the audience rule's answer for it. */
+export interface ContactAccessRow {
   owner_id: string;
-  owner_deleted_at: number | null;
-  owner_locked_at: number | null;
+  access: ContactAccess;
+}
+
+/** A contact's card as its profile renders it, with what serving it to the subscriber needs. */
+export interface ContactCardRow extends ContactAccessRow {
   card_since: number | null;
   card_json: string | null;
   card_etag: string | null;
@@ -80,18 +117,23 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       .innerJoin('accounts', 'accounts.id', side === 'owner' ? 'subscriptions.subscriber_id' : 'subscriptions.owner_id')
       .leftJoin('profiles', 'profiles.id', 'subscriptions.profile_id')
       .selectAll('subscriptions')
-      .select(['accounts.username as other_username', 'accounts.display_name as other_display_name', 'accounts.deleted_at as other_deleted_at', 'accounts.locked_at as other_locked_at', 'profiles.card_updated_at as profile_card_updated_at']);
+      .select(['accounts.username as other_username', 'accounts.display_name as other_display_name', 'accounts.deleted_at as other_deleted_at', 'accounts.locked_at as other_locked_at', 'profiles.card_updated_at as profile_card_updated_at'])
+      // The accounts row joined is the owner's on the subscriber's side: the rule reads it.
+      .$if(side === 'subscriber', (query) => query.select(contactAccessRule.as('access')));
 
-  const cardRead = (subscriberId: string, id: string) =>
+  /** The subscriber's contacts with the audience rule's answer for each (its owner's account joined). */
+  const contactsOf = (subscriberId: string) =>
     db
       .selectFrom('subscriptions')
       .innerJoin('accounts', 'accounts.id', 'subscriptions.owner_id')
-      .leftJoin('profiles', 'profiles.id', 'subscriptions.profile_id')
-      .select(['subscriptions.status', 'subscriptions.owner_id', 'accounts.deleted_at as owner_deleted_at', 'accounts.locked_at as owner_locked_at', 'subscriptions.card_since', 'profiles.card_etag', 'profiles.card_updated_at'])
-      .where('subscriptions.id', '=', id)
+      .select(['subscriptions.owner_id', contactAccessRule.as('access')])
       .where('subscriptions.subscriber_id', '=', subscriberId);
-  const cardQuery = preparedQuery(db, (subscriberId: string, id: string) => cardRead(subscriberId, id).select('profiles.card_json'), 2);
-  const cardTagQuery = preparedQuery(db, cardRead, 2);
+  /** The same with the card of the profile each shows. */
+  const cardsOf = (subscriberId: string) =>
+    contactsOf(subscriberId).leftJoin('profiles', 'profiles.id', 'subscriptions.profile_id').select(['subscriptions.card_since', 'profiles.card_etag', 'profiles.card_updated_at']);
+  const contactAccessQuery = preparedQuery(db, (subscriberId: string, id: string) => contactsOf(subscriberId).where('subscriptions.id', '=', id), 2);
+  const cardQuery = preparedQuery(db, (subscriberId: string, id: string) => cardsOf(subscriberId).select('profiles.card_json').where('subscriptions.id', '=', id), 2);
+  const cardTagQuery = preparedQuery(db, (subscriberId: string, id: string) => cardsOf(subscriberId).where('subscriptions.id', '=', id), 2);
 
   return {
     async insert(row: SubscriptionRecord): Promise<void> {
@@ -242,22 +284,17 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       return Number(row.n);
     },
 
-    /** What a contact's card needs, read with the subscription: one row by primary key. */
+    /** Whether the subscriber may see what a contact shows (the audience rule), and whose it is: one row by primary key. */
+    contactAccess: async (subscriberId: string, id: string): Promise<ContactAccessRow | undefined> => (await contactAccessQuery(subscriberId, id))[0],
+    /** What a contact's card needs, read with its access: one row by primary key. */
     card: async (subscriberId: string, id: string): Promise<ContactCardRow | undefined> => (await cardQuery(subscriberId, id))[0],
     /** The same without the card itself, for a conditional read (If-None-Match). */
     cardTag: async (subscriberId: string, id: string): Promise<Omit<ContactCardRow, 'card_json'> | undefined> => (await cardTagQuery(subscriberId, id))[0],
-    /** Every active contact's card, for one address-book file. */
-    async activeCards(subscriberId: string): Promise<Array<ContactCardRow & { id: string }>> {
-      return db
-        .selectFrom('subscriptions')
-        .innerJoin('profiles', 'profiles.id', 'subscriptions.profile_id')
-        .innerJoin('accounts', 'accounts.id', 'subscriptions.owner_id')
-        .select(['subscriptions.id', 'subscriptions.status', 'subscriptions.owner_id', 'accounts.deleted_at as owner_deleted_at', 'accounts.locked_at as owner_locked_at', 'subscriptions.card_since', 'profiles.card_json', 'profiles.card_etag', 'profiles.card_updated_at'])
-        .where('subscriptions.subscriber_id', '=', subscriberId)
-        .where('subscriptions.status', '=', 'active')
-        // Deleted owners' cards are gone until they restore their account; locked owners' until unlocked.
-        .where('accounts.deleted_at', 'is', null)
-        .where('accounts.locked_at', 'is', null)
+    /** Every card the subscriber may see now, oldest contact first, for one address-book file. */
+    async shownCards(subscriberId: string): Promise<ContactCardRow[]> {
+      return cardsOf(subscriberId)
+        .select('profiles.card_json')
+        .where(contactAccessRule, '=', 'shown')
         .orderBy('subscriptions.created_at')
         .orderBy('subscriptions.id')
         .execute();

@@ -54,10 +54,13 @@ export function cardChangedAt(row: { status: string; card_since: number | null; 
   return Math.max(profileAt, row.card_since ?? 0);
 }
 
+/** The subscriber's view of a contact; `row.access` is the audience rule's answer (queries.ts). */
 export function contactView(row: SubscriptionRow, labels: string[]): ContactView {
-  // PRODUCT §4: while the owner's account is deleted (or locked, decision 090) a live subscription shows `unavailable`.
+  // PRODUCT §4: while the owner's account is deleted (or locked, decision 090) a live subscription
+  // shows `unavailable`: a name for the subscription's state, pending ones too. Whether its card
+  // is seen, and so has a card_updated_at, is the audience rule's to say.
   const unavailable = (row.other_deleted_at !== null || row.other_locked_at !== null) && (row.status === 'pending' || row.status === 'active');
-  const changed = unavailable ? null : cardChangedAt(row);
+  const changed = row.access === 'shown' ? cardChangedAt(row) : null;
   return {
     id: row.id,
     status: unavailable ? 'unavailable' : (row.status as SubscriptionStatus),

@@ -16,8 +16,9 @@ export const keysModule = defineModule({
   migrations: { '009-keys': keysMigration },
   schemas: [KeyBundleSchema, ContactKeySchema, KeyShareSchema],
   tags: [{ name: 'keys', description: 'Key material the server keeps and never reads: device bundles for your contacts, the server share of your secret' }],
-  build({ clock, store, accountData }, { passkeys }) {
-    const keys = createKeyService({ db: store.repository({ bundles: keyBundleQueries, shares: keyShareQueries }), clock });
+  build({ clock, store, accountData }, { passkeys, contacts }) {
+    // Who may read a contact's keys is who may read its card: the contacts' audience rule.
+    const keys = createKeyService({ db: store.repository({ bundles: keyBundleQueries, shares: keyShareQueries }), clock, shownOwner: contacts.shownOwner });
     // Removing a passkey removes its bundle in the same transaction, and tells who should know.
     passkeys.onRemoving(keys.passkeyRemoving);
     accountData.declare('keys', {

@@ -1,7 +1,6 @@
 import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import { keysetPage } from '../../platform/store/keyset.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
-import type { AccountsTable } from '../../platform/store/schema.js';
 import type { SubscriptionsTable } from '../contacts/queries.js';
 import type { PasskeysTable } from '../methods/queries.js';
 
@@ -32,20 +31,10 @@ interface KeyTables {
   key_shares: KeySharesTable;
   passkeys: PasskeysTable;
   subscriptions: SubscriptionsTable;
-  accounts: AccountsTable;
 }
 
 export type KeyBundleRecord = Selectable<KeyBundlesTable>;
 export type KeyShareRecord = Selectable<KeySharesTable>;
-
-/** What a subscriber's request for a contact's keys needs to know about the subscription. */
-export interface ContactKeysAccess {
-  status: string;
-  owner_id: string;
-  owner_deleted_at: number | null;
-  owner_locked_at: number | null;
-  hidden_at: number | null;
-}
 
 export function keyBundleQueries(db: Kysely<KeyTables>) {
   return {
@@ -85,16 +74,6 @@ export function keyBundleQueries(db: Kysely<KeyTables>) {
       await db.deleteFrom('key_bundles').where('account_id', '=', accountId).execute();
     },
 
-    /** The subscriber's subscription with this id and whether its owner is deleted: one row by primary key. */
-    async contactAccess(subscriberId: string, contactId: string): Promise<ContactKeysAccess | undefined> {
-      return db
-        .selectFrom('subscriptions')
-        .innerJoin('accounts', 'accounts.id', 'subscriptions.owner_id')
-        .select(['subscriptions.status', 'subscriptions.owner_id', 'subscriptions.hidden_at', 'accounts.deleted_at as owner_deleted_at', 'accounts.locked_at as owner_locked_at'])
-        .where('subscriptions.id', '=', contactId)
-        .where('subscriptions.subscriber_id', '=', subscriberId)
-        .executeTakeFirst();
-    },
     /**
      * Everyone who sees the owner now (active, whichever profile), as fan-out targets: the
      * subscriber and their contact id, which `/contacts/{id}/keys` names.

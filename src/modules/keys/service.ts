@@ -85,7 +85,12 @@ const shareNotFound = () => refuse('key_share_not_found', 'no server share is st
  * change tells the owner's devices (keys.changed); a bundle change also tells every active
  * subscriber (contact.keys.changed), in one set-based write in the change's transaction.
  */
-export function createKeyService(deps: { db: Repo; clock: Clock }) {
+export function createKeyService(deps: {
+  db: Repo;
+  clock: Clock;
+  /** Whose contact this is, when its keys are the subscriber's to see; else the refusal (the contacts service's audience rule). */
+  shownOwner: (subscriberId: string, contactId: string, what: 'keys') => Promise<string>;
+}) {
   const { db, clock } = deps;
 
   /**
@@ -158,16 +163,12 @@ export function createKeyService(deps: { db: Repo; clock: Clock }) {
 
     /**
      * GET /contacts/{id}/keys: the bundles of an active contact's owner, under their opaque ids.
-     * Like the card: unknown or hidden 404, not active 403, the owner's account deleted 410.
+     * Whoever sees the card sees the keys: the contacts' audience rule decides, with its refusals.
      */
     async contactKeys(auth: AuthContext, contactId: string, cursor: string | undefined, limit: number): Promise<Page<ContactKeyView>> {
       const after = decodeCursor(cursor);
-      const access = await db.direct.bundles.contactAccess(auth.account.id, contactId);
-      if (!access || access.hidden_at !== null) throw refuse('contact_not_found', 'you have no contact with this id');
-      if (access.status === 'active' && access.owner_deleted_at !== null) throw refuse('contact_account_deleted', "this contact's account is deleted; its keys are back if they restore it");
-      if (access.status === 'active' && access.owner_locked_at !== null) throw refuse('contact_account_unavailable', "this contact's account is not available right now; its keys are back when it is");
-      if (access.status !== 'active') throw refuse('contact_not_active', 'this contact shows you no keys: it is not active');
-      const rows = await db.direct.bundles.page(access.owner_id, after, limit + 1);
+      const ownerId = await deps.shownOwner(auth.account.id, contactId, 'keys');
+      const rows = await db.direct.bundles.page(ownerId, after, limit + 1);
       return toPage(rows, limit, (row) => ({ id: row.id, bundle: row.bundle, updated_at: iso(row.updated_at) }));
     },
 

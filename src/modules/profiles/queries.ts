@@ -87,12 +87,18 @@ export function profileQueries(db: Kysely<ProfileTables>, dialect: Dialect) {
         eb.selectFrom('profile_exposures').select((e) => e.fn.countAll<number>().as('n')).whereRef('profile_exposures.profile_id', '=', 'profiles.id').as('field_count'),
       );
   const withCount = <R extends { field_count: number | string | null }>(row: R) => ({ ...row, field_count: Number(row.field_count ?? 0) });
-  const publicProfile = (canonical: string) =>
+  /**
+   * The public card's audience rule (PRODUCT §6), the one place it is written: anyone may read
+   * the public profile of the account holding this canonical username while that account is
+   * neither deleted (PRODUCT §8) nor locked (decision 090); otherwise there is no row, and the
+   * route answers the same 404 as for nobody. (A contact's card has its own rule,
+   * contactAccessRule in the contacts' queries.)
+   */
+  const publicCardAudience = (canonical: string) =>
     db
       .selectFrom('accounts')
       .innerJoin('profiles', (join) => join.onRef('profiles.account_id', '=', 'accounts.id').on('profiles.public', '=', sql.lit(1)))
       .where('accounts.username_canonical', '=', canonical)
-      // A deleted account shows no public card (PRODUCT §8), nor a locked one (decision 090): the same 404 as nobody.
       .where('accounts.deleted_at', 'is', null)
       .where('accounts.locked_at', 'is', null);
 
@@ -190,8 +196,8 @@ export function profileQueries(db: Kysely<ProfileTables>, dialect: Dialect) {
      * each (the name's unique index, then the partial index of public profiles: `public = 1` is a
      * literal so the planner can use it).
      */
-    publicCard: first(preparedQuery(db, (canonical: string) => publicProfile(canonical).select(['accounts.id as account_id', 'profiles.card_json', 'profiles.card_etag']), 1)),
-    publicCardTag: first(preparedQuery(db, (canonical: string) => publicProfile(canonical).select(['accounts.id as account_id', 'profiles.card_etag']), 1)),
+    publicCard: first(preparedQuery(db, (canonical: string) => publicCardAudience(canonical).select(['accounts.id as account_id', 'profiles.card_json', 'profiles.card_etag']), 1)),
+    publicCardTag: first(preparedQuery(db, (canonical: string) => publicCardAudience(canonical).select(['accounts.id as account_id', 'profiles.card_etag']), 1)),
   };
 }
 
