@@ -23,7 +23,7 @@ const CHROME_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 
 const FIREFOX_UA = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0';
 
 for (const backend of backends) {
-  describe(`security: passkey management [${backend.name}]`, { skip: backend.skip }, () => {
+  describe(`methods: passkey management [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
     before(async () => {
       t = await startTestApp(backend);

@@ -14,7 +14,7 @@ import { signal } from '../../src/platform/signals/signal.js';
 
 const postgres = backends.find((b) => b.name === 'postgres')!;
 
-describe('events: live delivery across two nodes on one PostgreSQL database', { skip: postgres.skip }, () => {
+describe('signals: live delivery across two nodes on one PostgreSQL database', { skip: postgres.skip }, () => {
   let cluster: TestCluster;
   let a: TestNode;
   let b: TestNode;

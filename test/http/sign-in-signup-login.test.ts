@@ -7,7 +7,7 @@ import { SoftwareAuthenticator } from '../helpers/authenticator.js';
 import { uniqueName } from '../helpers/client.js';
 
 for (const backend of backends) {
-  describe(`sign-up, login, /me [${backend.name}]`, { skip: backend.skip }, () => {
+  describe(`sign-in: sign-up, login, /me [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
     before(async () => {
       t = await startTestApp(backend);

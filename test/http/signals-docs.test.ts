@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { EVENTS_DOC, renderEventsDoc } from '../../scripts/gen-events-doc.js';
 import { SIGNAL_KINDS } from '../../src/platform/signals/catalogue.js';
 
-describe('events: the catalogue and its generated docs', () => {
+describe('signals: the catalogue and its generated docs', () => {
   it('docs/events.md matches src/platform/signals/catalogue.ts (run npm run docs:events after changing it)', () => {
     assert.equal(readFileSync(EVENTS_DOC, 'utf8'), renderEventsDoc());
   });

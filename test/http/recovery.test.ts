@@ -71,7 +71,7 @@ const securityLog = async (client: TestClient, device: Device | { key: DpopKey; 
 };
 
 for (const backend of backends) {
-  describe(`security: recovery key and recovery [${backend.name}]`, { skip: backend.skip }, () => {
+  describe(`recovery: the recovery key and recovery [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
     let steps: ReturnType<typeof recoverySteps>;
     before(async () => {

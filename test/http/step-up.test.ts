@@ -16,7 +16,7 @@ import { expectProblem } from '../helpers/problem.js';
 const RECOVERY_KEY = '/api/v1/auth/recovery-key';
 
 for (const backend of backends) {
-  describe(`security: step-up [${backend.name}]`, { skip: backend.skip }, () => {
+  describe(`step-up: POST /auth/step-up/begin and the VID-Step-Up header [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
     before(async () => {
       t = await startTestApp(backend);

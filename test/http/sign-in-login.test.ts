@@ -31,7 +31,7 @@ function withFlags(source: SoftwareAuthenticator, options: SoftwareAuthenticator
 }
 
 for (const backend of backends) {
-  describe(`auth: login/begin and login/finish [${backend.name}]`, { skip: backend.skip }, () => {
+  describe(`sign-in: login/begin and login/finish [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
     before(async () => {
       t = await startTestApp(backend);

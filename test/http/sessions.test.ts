@@ -21,7 +21,7 @@ const FIREFOX_UA = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Fir
 const DAY_MS = 24 * 3600 * 1000;
 
 for (const backend of backends) {
-  describe(`auth: token renewal, logout and sessions [${backend.name}]`, { skip: backend.skip }, () => {
+  describe(`sessions: token renewal, logout and the session list [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
     before(async () => {
       t = await startTestApp(backend);

@@ -18,7 +18,7 @@ const TOTP = '/api/v1/auth/totp';
 const RECOVERY_BEGIN = '/api/v1/auth/recovery/begin';
 
 for (const backend of backends) {
-  describe(`security: TOTP authenticators [${backend.name}]`, { skip: backend.skip }, () => {
+  describe(`methods: TOTP authenticators [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
     before(async () => {
       // Recovery is the TOTP-gated action here; its per-client limit must not get in the way.

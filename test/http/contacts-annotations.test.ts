@@ -10,7 +10,7 @@ import { API, social } from '../helpers/social.js';
 import { expectProblem } from '../helpers/problem.js';
 
 for (const backend of backends) {
-  describe(`annotations [${backend.name}]`, { skip: backend.skip }, () => {
+  describe(`contacts: annotations [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
     let s: ReturnType<typeof social>;
     before(async () => {

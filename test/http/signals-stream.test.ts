@@ -14,7 +14,7 @@ import { signalLog } from '../../src/platform/signals/log.js';
 const EVENTS = '/api/v1/events';
 
 for (const backend of backends) {
-  describe(`events: GET /events/stream, SSE and WebSocket [${backend.name}]`, { skip: backend.skip }, () => {
+  describe(`signals: GET /events/stream, SSE and WebSocket [${backend.name}]`, { skip: backend.skip }, () => {
     let cluster: TestCluster;
     let node: TestNode;
     const open: SseClient[] = [];

@@ -11,7 +11,7 @@ const CHECK = '/api/v1/auth/username/check';
 const BEGIN = '/api/v1/auth/register/begin';
 
 for (const backend of backends) {
-  describe(`auth: username check and register/begin refusals [${backend.name}]`, { skip: backend.skip }, () => {
+  describe(`usernames: the check and register/begin refusals [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
     before(async () => {
       t = await startTestApp(backend);

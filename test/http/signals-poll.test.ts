@@ -15,7 +15,7 @@ const EVENTS = '/api/v1/events';
 const DAY_MS = 24 * 3600 * 1000;
 
 for (const backend of backends) {
-  describe(`events: the signal log and GET /events [${backend.name}]`, { skip: backend.skip }, () => {
+  describe(`signals: the signal log and GET /events [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
     before(async () => {
       t = await startTestApp(backend);

@@ -7,7 +7,7 @@ import { uniqueName } from '../helpers/client.js';
 import { openSse, openWs } from '../helpers/nodes.js';
 
 for (const backend of backends) {
-  describe(`streams and load shedding [${backend.name}]`, { skip: backend.skip }, () => {
+  describe(`signals: streams and load shedding [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
     before(async () => {
       t = await startTestApp(backend, { SHED_MAX_IN_FLIGHT: '2' });

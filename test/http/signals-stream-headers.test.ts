@@ -16,7 +16,7 @@ const RATE_LIMIT = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset',
 const QUOTA = ['quota-limit', 'quota-remaining', 'quota-reset'];
 
 for (const backend of backends) {
-  describe(`events: the stream's response headers [${backend.name}]`, { skip: backend.skip }, () => {
+  describe(`signals: the stream's response headers [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
     before(async () => {
       t = await startTestApp(backend);

@@ -21,7 +21,7 @@ let runs = 0;
 const runSuffix = () => (runs++).toString(8).padStart(4, '0').replace(/[0-7]/g, (d) => String(Number(d) + 2));
 
 for (const backend of backends) {
-  describe(`auth: look-alike usernames [${backend.name}]`, { skip: backend.skip }, () => {
+  describe(`usernames: look-alikes [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
     before(async () => {
       t = await startTestApp(backend);

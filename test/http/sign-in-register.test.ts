@@ -45,7 +45,7 @@ function encodeClientData(credential: RegistrationResponseJSON, data: Record<str
 }
 
 for (const backend of backends) {
-  describe(`auth: register/begin and register/finish [${backend.name}]`, { skip: backend.skip }, () => {
+  describe(`sign-in: register/begin and register/finish [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
     before(async () => {
       t = await startTestApp(backend);

@@ -19,7 +19,7 @@ const BATCH = 250;
 const MAX_BATCHES = 80;
 
 for (const backend of backends) {
-  describe(`events: slow consumers [${backend.name}]`, { skip: backend.skip }, () => {
+  describe(`signals: slow consumers [${backend.name}]`, { skip: backend.skip }, () => {
     let cluster: TestCluster;
     let node: TestNode;
     before(async () => {
