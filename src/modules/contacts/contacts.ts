@@ -8,6 +8,7 @@ import type { accountQueries } from '../../platform/store/accounts.js';
 import { decodeCursor, toPage } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import type { RepositoryOf } from '../../platform/store/store.js';
+import type { ProfileService } from '../profiles/service.js';
 import { cardToVcard, uidFor } from '../profiles/vcard.js';
 import type { VcardVersion } from '../profiles/vcard.js';
 import { labelKey } from './queries.js';
@@ -16,7 +17,7 @@ import { TRANSITIONS } from './states.js';
 import type { SubscriptionStatus } from './states.js';
 import { invalidTransition } from './subscriptions.js';
 import type { SubscriptionService } from './subscriptions.js';
-import { contactCard, contactEtag, contactView } from './views.js';
+import { contactView } from './views.js';
 import type { ContactView } from './views.js';
 
 type Repo = RepositoryOf<{ subs: typeof subscriptionQueries; blocks: typeof blockQueries; annotations: typeof annotationQueries; accounts: typeof accountQueries }>;
@@ -46,19 +47,41 @@ function shownCard<Row extends Omit<ContactCardRow, 'card_json'>>(row: Row | und
   return shown as Row & { card_etag: string; card_updated_at: number };
 }
 
-/** The card of a contact as its subscriber receives it, or the refusal that says why there is none. */
-function cardOf(row: ContactCardRow | undefined): { json: string; etag: string } {
-  const shown = shownCard(row);
-  if (shown.card_json === null) throw refuse('contact_not_active', 'this contact shows you no card: it is not active');
-  return contactCard({ ...shown, card_json: shown.card_json });
+/** When the subscriber began seeing the profile, if later than its card last changed (a move). */
+function movedAt(row: { card_since: number | null; card_updated_at: number }): number | undefined {
+  const since = row.card_since ?? 0;
+  return since > row.card_updated_at ? since : undefined;
 }
 
 /**
  * Contacts, the subscriber's side of a subscription (PRODUCT §4): subscribe, list, read the
  * card the owner chose for you, take cards to an address book, unsubscribe.
  */
-export function createContactService(deps: { db: Repo; clock: Clock; subscriptions: SubscriptionService; canonicalOf(username: string): string | undefined }) {
-  const { db, clock } = deps;
+export function createContactService(deps: {
+  db: Repo;
+  clock: Clock;
+  subscriptions: SubscriptionService;
+  canonicalOf(username: string): string | undefined;
+  /** The card builder (the profiles service): a card's bytes and tags in each variant. */
+  cards: Pick<ProfileService, 'cardAsOf' | 'cardEtag'>;
+}) {
+  const { db, clock, cards } = deps;
+
+  /** The tag of a contact's card (or of one of its vCards) as the subscriber receives it. */
+  const etagOf = (row: { card_since: number | null; card_etag: string; card_updated_at: number }, vcard?: VcardVersion) =>
+    cards.cardEtag(row.card_etag, { since: movedAt(row), vcard });
+
+  /**
+   * A contact's card: its profile's rendered card, sent as stored, unless the subscriber began
+   * seeing that profile after the card last changed (a move): then for them it changed at the
+   * move, and updated_at and the tag say so. Or the refusal that says why there is none.
+   */
+  function cardOf(row: ContactCardRow | undefined, vcard?: VcardVersion): { json: string; etag: string } {
+    const shown = shownCard(row);
+    if (shown.card_json === null) throw refuse('contact_not_active', 'this contact shows you no card: it is not active');
+    const since = movedAt(shown);
+    return { json: since === undefined ? shown.card_json : cards.cardAsOf(shown.card_json, since), etag: etagOf(shown, vcard) };
+  }
 
   async function view(auth: AuthContext, id: string): Promise<ContactView> {
     const row = await db.direct.subs.find('subscriber', auth.account.id, id);
@@ -123,7 +146,7 @@ export function createContactService(deps: { db: Repo; clock: Clock; subscriptio
      */
     async card(auth: AuthContext, id: string, ifNoneMatch?: string): Promise<Conditional> {
       if (ifNoneMatch) {
-        const etag = contactEtag(shownCard(await db.direct.subs.cardTag(auth.account.id, id)));
+        const etag = etagOf(shownCard(await db.direct.subs.cardTag(auth.account.id, id)));
         if (noneMatchHolds(ifNoneMatch, etag)) return { etag };
       }
       return cardOf(await db.direct.subs.card(auth.account.id, id));
@@ -131,9 +154,9 @@ export function createContactService(deps: { db: Repo; clock: Clock; subscriptio
 
     async vcard(auth: AuthContext, id: string, version: VcardVersion): Promise<{ text: string; etag: string; username: string }> {
       const row = await db.direct.subs.card(auth.account.id, id);
-      const card = cardOf(row);
+      const card = cardOf(row, version);
       const parsed = JSON.parse(card.json);
-      return { text: cardToVcard(parsed, { version, uid: uidFor(row!.owner_id) }), etag: `${card.etag.slice(0, -1)}-v${version[0]}"`, username: parsed.owner.username };
+      return { text: cardToVcard(parsed, { version, uid: uidFor(row!.owner_id) }), etag: card.etag, username: parsed.owner.username };
     },
 
     /** Every card the subscriber may see, in one file, each its own BEGIN…END with a stable UID (an import updates). */

@@ -32,7 +32,7 @@ export const contactsModule = defineModule({
   build({ clock, store, accountData }, { profiles, usernames }) {
     const db = store.repository({ subs: subscriptionQueries, blocks: blockQueries, annotations: annotationQueries, accounts: accountQueries });
     const subscriptions = createSubscriptionService({ db, clock, holdsProfile: profiles.holds });
-    const contacts = createContactService({ db, clock, subscriptions, canonicalOf: usernames.canonicalOf });
+    const contacts = createContactService({ db, clock, subscriptions, canonicalOf: usernames.canonicalOf, cards: profiles });
     const annotations = createAnnotationService({ db: store.repository({ annotations: annotationQueries, subs: subscriptionQueries }), clock });
     // Cards change with profiles; subscribers follow, in the same transaction.
     profiles.onCardsChanged(subscriptions.cardsChanged);

@@ -1,4 +1,4 @@
-import type { ContactCardRow, SubscriptionRow } from './queries.js';
+import type { SubscriptionRow } from './queries.js';
 import type { SubscriptionStatus } from './states.js';
 
 /** The owner's view of a subscription (PRODUCT §4). */
@@ -73,25 +73,4 @@ export function contactView(row: SubscriptionRow, labels: string[]): ContactView
     version: row.version,
     schema_version: 1,
   };
-}
-
-/**
- * A contact's card: its profile's rendered card, sent as stored, unless the subscriber began
- * seeing that profile after the card last changed (a move): then for them it changed at the
- * move, and updated_at and the ETag say so.
- */
-export function contactCard(row: ContactCardRow & { card_json: string; card_etag: string; card_updated_at: number }): { json: string; etag: string } {
-  const since = row.card_since ?? 0;
-  if (since <= row.card_updated_at) return { json: row.card_json, etag: row.card_etag };
-  const key = '"updated_at":"';
-  const at = row.card_json.lastIndexOf(key);
-  const end = row.card_json.indexOf('"', at + key.length);
-  const json = `${row.card_json.slice(0, at + key.length)}${iso(since)}${row.card_json.slice(end)}`;
-  return { json, etag: contactEtag(row) };
-}
-
-/** The tag of a contact's card as contactCard() serves it, without the card. */
-export function contactEtag(row: { card_since: number | null; card_etag: string; card_updated_at: number }): string {
-  const since = row.card_since ?? 0;
-  return since <= row.card_updated_at ? row.card_etag : `${row.card_etag.slice(0, -1)}.${since.toString(36)}"`;
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ExposedField } from './queries.js';
+import type { VcardVersion } from './vcard.js';
 
 /**
  * The card (PRODUCT §3): what one person shows another, the same shape wherever it appears
@@ -46,6 +47,7 @@ export function cardContent(owner: { username: string; display_name: string | nu
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
+const quoted = (opaque: string) => `"${opaque}"`;
 
 /** Hash of what a card shows (not when): equal exactly when two cards show the same. */
 export function contentHash(content: CardContent): string {
@@ -60,6 +62,12 @@ export interface RenderedCard {
   updatedAt: number;
 }
 
+/** The card's bytes: what it shows and when that last changed. Every card served is written here. */
+export function cardJson(content: CardContent, updatedAt: number): string {
+  const card: Card = { owner: content.owner, fields: content.fields, updated_at: new Date(updatedAt).toISOString(), schema_version: 1 };
+  return JSON.stringify(card);
+}
+
 /**
  * The card as served: its content plus when that content last changed. `previous` is what was
  * rendered before; `updated_at` moves only when the content hash differs from it.
@@ -67,7 +75,36 @@ export interface RenderedCard {
 export function renderCard(content: CardContent, now: number, previous?: { hash: string; updatedAt: number }): RenderedCard {
   const hash = contentHash(content);
   const updatedAt = previous && previous.hash === hash ? previous.updatedAt : now;
-  const card: Card = { owner: content.owner, fields: content.fields, updated_at: new Date(updatedAt).toISOString(), schema_version: 1 };
-  const json = JSON.stringify(card);
-  return { json, etag: `"${digest(json).slice(0, 32)}"`, hash, updatedAt };
+  const json = cardJson(content, updatedAt);
+  return { json, etag: quoted(digest(json).slice(0, 32)), hash, updatedAt };
+}
+
+/**
+ * A rendered card as someone sees it who began seeing it after it last changed (a contact
+ * moved onto the profile): the same content, changed for them when they began (PRODUCT §3:
+ * `updated_at` moves exactly when what this card shows them changes).
+ */
+export function cardAsOf(json: string, updatedAt: number): string {
+  const { owner, fields } = JSON.parse(json) as Card;
+  return cardJson({ owner, fields }, updatedAt);
+}
+
+/** What tells one representation of a rendered card from another. */
+export interface CardVariant {
+  /** Seen since this moment, later than the card's own change (cardAsOf). */
+  since?: number;
+  /** The card as a vCard of this version. */
+  vcard?: VcardVersion;
+}
+
+/**
+ * The strong entity tag of a variant of a rendered card (RFC 9110 §8.8.3): the card's own tag
+ * (`etag` as renderCard made it) with what tells the variant apart, so each representation has
+ * its own tag and a change of the card changes every one of them.
+ */
+export function cardEtag(etag: string, variant: CardVariant = {}): string {
+  if (variant.since === undefined && variant.vcard === undefined) return etag;
+  const since = variant.since === undefined ? '' : `.${variant.since.toString(36)}`;
+  const vcard = variant.vcard === undefined ? '' : `-v${variant.vcard[0]}`;
+  return quoted(`${etag.slice(1, -1)}${since}${vcard}`);
 }

@@ -61,7 +61,7 @@ export async function publicRoutes(app: FastifyInstance, opts: { profiles: Profi
     const version: VcardVersion = request.query.version ?? '4.0';
     const card = await publicCard(request.params.username);
     // One representation per card and version: the card's tag, told apart by version.
-    const etag = `${card.etag.slice(0, -1)}-v${version[0]}"`;
+    const etag = profiles.cardEtag(card.etag, { vcard: version });
     openToAnyOrigin(reply).header('ETag', etag).header('Cache-Control', CACHE_CONTROL);
     if (notModified(request, etag)) return (reply as FastifyReply).code(304).send();
     const parsed = JSON.parse(card.json!);

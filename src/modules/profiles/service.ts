@@ -13,7 +13,7 @@ import type { Page } from '../../platform/store/keyset.js';
 import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import { cleanText } from '../../platform/text.js';
-import { cardContent, renderCard } from './card.js';
+import { cardAsOf, cardContent, cardEtag, renderCard } from './card.js';
 import type { ExposedField, ExposureRecord, exposureQueries, ProfileRow, profileQueries } from './queries.js';
 
 export const PROFILE_LIMITS = { perAccount: 20, nameLength: 64, descriptionLength: 280, labelLength: 64 } as const;
@@ -175,6 +175,13 @@ export function createProfileService(deps: {
   return {
     followChange,
     refreshCards,
+    /**
+     * The card builder's variants (card.ts), for a module that serves a profile's rendered card
+     * otherwise than as stored (contacts: a card seen since a move, its vCards): the bytes and
+     * the tags are made there, never spliced by the caller.
+     */
+    cardAsOf,
+    cardEtag,
     /** Subscribe to: a profile is about to be deleted (with move_to, or not). */
     onRemoving: removing.subscribe,
     /**
