@@ -89,6 +89,20 @@ describe('source layout', () => {
     assert.deepEqual(offenders, []);
   });
 
+  it('modules meet through service interfaces: a value imported from another module comes from its service.ts or its schemas.ts', () => {
+    // Types may name another module's records (a query joining its table); values may not reach
+    // past its service (functions, hooks) or its schemas (the contract's shared components).
+    const PUBLIC = /\/(service|schemas)\.ts$/;
+    const offenders = files
+      .filter((file) => moduleOf(file))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((imp) => !imp.typeOnly && imp.target && moduleOf(imp.target) && moduleOf(imp.target) !== moduleOf(file) && !PUBLIC.test(rel(imp.target)))
+          .map((imp) => `${rel(file)} → ${rel(imp.target!)}`),
+      );
+    assert.deepEqual(offenders, []);
+  });
+
   it('modules depend on each other without a cycle, and only on what their module.ts is built after', () => {
     const edges = new Map<string, Set<string>>();
     for (const file of files) {

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { notModified, optionalIfMatch, requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
 import { NoContent, NotModified, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
-import { ifNoneMatch, sendCard } from '../profiles/routes.js';
+import { ifNoneMatch, sendStored } from '../../platform/http/stored-representation.js';
 import { CardSchema, VcardQuery } from '../profiles/schemas.js';
 import type { AnnotationService } from './annotations.js';
 import type { ContactService } from './contacts.js';
@@ -103,7 +103,7 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
       params: IdParams,
       response: { 200: ref(CardSchema), 304: NotModified, 403: inactive, 404: notFound, 410: ownerDeleted },
     },
-  }, async (request, reply) => sendCard(request, reply, await contacts.card(request.auth!, request.params.id, ifNoneMatch(request)), 'private, no-cache'));
+  }, async (request, reply) => sendStored(request, reply, await contacts.card(request.auth!, request.params.id, ifNoneMatch(request)), 'private, no-cache'));
 
   r.get('/contacts/:id/vcard', {
     config: { auth: 'session' },

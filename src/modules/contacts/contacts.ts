@@ -9,7 +9,6 @@ import { decodeCursor, toPage } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import type { RepositoryOf } from '../../platform/store/store.js';
 import type { ProfileService } from '../profiles/service.js';
-import { cardToVcard, uidFor } from '../profiles/vcard.js';
 import type { VcardVersion } from '../profiles/vcard.js';
 import { labelKey } from './queries.js';
 import type { annotationQueries, blockQueries, ContactAccessRow, ContactCardRow, subscriptionQueries } from './queries.js';
@@ -63,7 +62,7 @@ export function createContactService(deps: {
   subscriptions: SubscriptionService;
   canonicalOf(username: string): string | undefined;
   /** The card builder (the profiles service): a card's bytes and tags in each variant. */
-  cards: Pick<ProfileService, 'cardAsOf' | 'cardEtag'>;
+  cards: Pick<ProfileService, 'cardAsOf' | 'cardEtag' | 'vcardOf'>;
 }) {
   const { db, clock, cards } = deps;
 
@@ -156,13 +155,13 @@ export function createContactService(deps: {
       const row = await db.direct.subs.card(auth.account.id, id);
       const card = cardOf(row, version);
       const parsed = JSON.parse(card.json);
-      return { text: cardToVcard(parsed, { version, uid: uidFor(row!.owner_id) }), etag: card.etag, username: parsed.owner.username };
+      return { text: cards.vcardOf(parsed, row!.owner_id, version), etag: card.etag, username: parsed.owner.username };
     },
 
     /** Every card the subscriber may see, in one file, each its own BEGIN…END with a stable UID (an import updates). */
     async allVcards(auth: AuthContext, version: VcardVersion): Promise<string> {
       const rows = await db.direct.subs.shownCards(auth.account.id);
-      return rows.map((row) => cardToVcard(JSON.parse(cardOf(row).json), { version, uid: uidFor(row.owner_id) })).join('');
+      return rows.map((row) => cards.vcardOf(JSON.parse(cardOf(row).json), row.owner_id, version)).join('');
     },
   };
 }

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { refuse } from '../../platform/errors.js';
 import { notModified } from '../../platform/http/preconditions.js';
 import { NotModified, problem, ref } from '../../platform/http/schemas.js';
-import { ifNoneMatch, sendCard } from './routes.js';
+import { ifNoneMatch, sendStored } from '../../platform/http/stored-representation.js';
 import { CardSchema, PublicParams, VcardQuery } from './schemas.js';
 import type { ProfileService } from './service.js';
 import { cardToVcard, uidFor } from './vcard.js';
@@ -39,7 +39,7 @@ export async function publicRoutes(app: FastifyInstance, opts: { profiles: Profi
       params: PublicParams,
       response: { 200: ref(CardSchema), 304: NotModified, 404: gone },
     },
-  }, async (request, reply) => sendCard(request, openToAnyOrigin(reply), await publicCard(request.params.username, ifNoneMatch(request)), CACHE_CONTROL));
+  }, async (request, reply) => sendStored(request, openToAnyOrigin(reply), await publicCard(request.params.username, ifNoneMatch(request)), CACHE_CONTROL));
 
   r.get('/public/:username/vcard', {
     schema: {

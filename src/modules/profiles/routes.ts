@@ -1,26 +1,16 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Conditional } from '../../platform/etag.js';
-import { notModified, requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
+import { requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { NoContent, NotModified, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
+import { ifNoneMatch, sendStored } from '../../platform/http/stored-representation.js';
 import { CardSchema, ExposureParams, ExposurePutBody, ExposureSchema, ProfileCreateBody, ProfileDeleteQuery, ProfileIdParams, ProfilePatchBody, ProfileSchema } from './schemas.js';
 import type { ProfileService } from './service.js';
 
 const notFound = problem('You have no profile with this id (profile_not_found)');
 const stale = problem('The profile changed since it was read (version_mismatch)');
 const noIfMatch = problem('If-Match is missing (precondition_required)');
-
-/** Sends a rendered card as stored (no second serialisation), or 304 when the client holds it. */
-export function sendCard(request: FastifyRequest, reply: FastifyReply, card: Conditional, cacheControl: string) {
-  reply.header('ETag', card.etag).header('Cache-Control', cacheControl);
-  if (card.json === undefined || notModified(request, card.etag)) return reply.code(304).send();
-  return reply.type('application/json; charset=utf-8').serializer((payload: unknown) => payload as string).send(card.json);
-}
-
-/** The client's If-None-Match, for a service to answer a conditional read. */
-export const ifNoneMatch = (request: FastifyRequest) => request.headers['if-none-match'];
 
 /** Profiles, their exposures and the preview (PRODUCT §3). */
 export async function profileRoutes(app: FastifyInstance, opts: { profiles: ProfileService }) {
@@ -140,5 +130,5 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
       params: ProfileIdParams,
       response: { 200: ref(CardSchema), 304: NotModified, 404: notFound },
     },
-  }, async (request, reply) => sendCard(request, reply, await profiles.preview(request.auth!, request.params.id, ifNoneMatch(request)), 'private, no-cache'));
+  }, async (request, reply) => sendStored(request, reply, await profiles.preview(request.auth!, request.params.id, ifNoneMatch(request)), 'private, no-cache'));
 }

@@ -14,6 +14,8 @@ import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import { cleanText } from '../../platform/text.js';
 import { cardAsOf, cardContent, cardEtag, renderCard } from './card.js';
+import { cardToVcard, uidFor } from './vcard.js';
+import type { VcardVersion } from './vcard.js';
 import type { ExposedField, ExposureRecord, exposureQueries, ProfileRow, profileQueries } from './queries.js';
 
 export const PROFILE_LIMITS = { perAccount: 20, nameLength: 64, descriptionLength: 280, labelLength: 64 } as const;
@@ -182,6 +184,8 @@ export function createProfileService(deps: {
      */
     cardAsOf,
     cardEtag,
+    /** A rendered card (its stored JSON, parsed) as a vCard whose UID is the owner's permanent id. */
+    vcardOf: (card: Parameters<typeof cardToVcard>[0], ownerId: string, version: VcardVersion): string => cardToVcard(card, { version, uid: uidFor(ownerId) }),
     /** Subscribe to: a profile is about to be deleted (with move_to, or not). */
     onRemoving: removing.subscribe,
     /**
