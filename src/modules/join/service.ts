@@ -19,7 +19,6 @@ import { decodeCursor, toPage } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
-import { credentialExists } from '../methods/passkeys.js';
 import type { PasskeyService } from '../methods/passkeys.js';
 import type { SecurityLog } from '../security-log/service.js';
 import type { IssuedTokens, SessionService } from '../sessions/service.js';
@@ -324,7 +323,7 @@ export function createJoinService(deps: {
           return sessions.open(tx, { accountId: row.account_id, jkt: input.jkt, trusted: !!credential, client: input.client });
         });
       } catch (error) {
-        if (uniqueViolation(error)) throw credentialExists();
+        if (uniqueViolation(error)) throw passkeys.alreadyRegistered();
         throw error;
       }
     }),

@@ -53,7 +53,7 @@ export interface PasskeyRemoval {
 
 // Another account's id answers like an unknown one, so ids cannot be probed (404, never 403).
 const notFound = () => refuse('method_not_found', 'no passkey of yours has this id');
-export const credentialExists = () => refuse('credential_exists', 'this passkey is registered already');
+const credentialExists = () => refuse('credential_exists', 'this passkey is registered already');
 
 /**
  * The account's passkeys: list, rename, add another, remove all but the last (spec rule 8); and
@@ -96,6 +96,8 @@ export function createPasskeyService(deps: {
   }
 
   return {
+    /** The refusal of a credential id another passkey holds (a unique violation on insert). */
+    alreadyRegistered: credentialExists,
     add,
     /** Subscribe to: a passkey is about to be removed (in the removal's transaction). */
     onRemoving: removing.subscribe,

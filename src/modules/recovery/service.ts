@@ -16,7 +16,6 @@ import { signal } from '../../platform/signals/signal.js';
 import type { accountQueries } from '../../platform/store/accounts.js';
 import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
-import { credentialExists } from '../methods/passkeys.js';
 import type { PasskeyService } from '../methods/passkeys.js';
 import type { TotpService } from '../methods/totp.js';
 import type { SecurityLog } from '../security-log/service.js';
@@ -138,7 +137,7 @@ export function createRecoveryService(deps: {
           return tokens;
         });
       } catch (error) {
-        if (uniqueViolation(error)) throw credentialExists();
+        if (uniqueViolation(error)) throw passkeys.alreadyRegistered();
         throw error;
       }
     }),

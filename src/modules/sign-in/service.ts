@@ -18,7 +18,6 @@ import type { accountQueries } from '../../platform/store/accounts.js';
 import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf } from '../../platform/store/store.js';
 import type { MeService, MeView } from '../me/service.js';
-import { credentialExists } from '../methods/passkeys.js';
 import type { PasskeyService } from '../methods/passkeys.js';
 import type { RecoveryService } from '../recovery/service.js';
 import type { SecurityLog } from '../security-log/service.js';
@@ -101,7 +100,7 @@ export function createSignInService(deps: {
         // Two sign-ups raced for one name, or for two names alike in a stored key (lower-case or
         // capitals): its unique index let exactly one in. Names alike only in the typed key
         // ("billyqz" and "biIIyqz") are not held by any index and can both get in (decision 007, Limits).
-        if (violation.constraint.includes('credential_id')) throw credentialExists();
+        if (violation.constraint.includes('credential_id')) throw passkeys.alreadyRegistered();
         // Which index SQLite names when both fail is arbitrary: ask the rows that won.
         throw await usernames.raceRefusal(accepted, violation.constraint);
       }
