@@ -2,6 +2,7 @@ import websocket from '@fastify/websocket';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import { allMigrations, modules } from './modules/index.js';
+import { wireModules } from './modules/wiring.js';
 import { createAccountData } from './platform/account-data.js';
 import type { AccountData } from './platform/account-data.js';
 import { createCeremonies } from './platform/ceremonies.js';
@@ -139,6 +140,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
     metrics,
   };
   const { services, parts } = buildModules(modules, platform);
+  wireModules(services);
   metrics.readStreamsWith(() => services.streams.stats());
   const verifier = createDpopVerifier(config.dpop);
 

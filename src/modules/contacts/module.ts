@@ -34,10 +34,6 @@ export const contactsModule = defineModule({
     const subscriptions = createSubscriptionService({ db, clock, holdsProfile: profiles.holds });
     const contacts = createContactService({ db, clock, subscriptions, canonicalOf: usernames.canonicalOf, cards: profiles });
     const annotations = createAnnotationService({ db: store.repository({ annotations: annotationQueries, subs: subscriptionQueries }), clock });
-    // Cards change with profiles; subscribers follow, in the same transaction.
-    profiles.onCardsChanged(subscriptions.cardsChanged);
-    profiles.onRemoving(subscriptions.profileRemoving);
-    profiles.countSubscribersWith(subscriptions.countsByProfile);
     accountData.declare('contacts', contactsAccountData(db));
     return {
       provides: { subscriptions, contacts },

@@ -4,6 +4,13 @@ import { keyBundleQueries, keyShareQueries } from './queries.js';
 import { keyRoutes } from './routes.js';
 import { ContactKeySchema, ExportedKeyBundle, KeyBundleSchema, KeyShareSchema } from './schemas.js';
 import { createKeyService } from './service.js';
+import type { KeyService } from './service.js';
+
+declare module '../../platform/module.js' {
+  interface ModuleServices {
+    keys: KeyService;
+  }
+}
 
 /**
  * Keys (PRODUCT §7): key material clients make and the server keeps without reading: a bundle
@@ -16,11 +23,9 @@ export const keysModule = defineModule({
   migrations: { '009-keys': keysMigration },
   schemas: [KeyBundleSchema, ContactKeySchema, KeyShareSchema],
   tags: [{ name: 'keys', description: 'Key material the server keeps and never reads: device bundles for your contacts, the server share of your secret' }],
-  build({ clock, store, accountData }, { passkeys, contacts }) {
+  build({ clock, store, accountData }, { contacts }) {
     // Who may read a contact's keys is who may read its card: the contacts' audience rule.
     const keys = createKeyService({ db: store.repository({ bundles: keyBundleQueries, shares: keyShareQueries }), clock, shownOwner: contacts.shownOwner });
-    // Removing a passkey removes its bundle in the same transaction, and tells who should know.
-    passkeys.onRemoving(keys.passkeyRemoving);
     accountData.declare('keys', {
       tables: {
         key_bundles: { exported: 'key_bundles' },
@@ -29,6 +34,6 @@ export const keysModule = defineModule({
       sections: [{ name: 'key_bundles', description: 'Your devices\' key bundles, as you stored them (opaque)', kind: 'list', item: ExportedKeyBundle, pages: keys.exportPages }],
       erase: keys.erase,
     });
-    return { routes: (app) => keyRoutes(app, { keys }) };
+    return { provides: { keys }, routes: (app) => keyRoutes(app, { keys }) };
   },
 });

@@ -23,15 +23,12 @@ export const profilesModule = defineModule({
     { name: 'profiles', description: 'Profiles: which fields each audience sees, and the card it gets' },
     { name: 'public', description: 'Public cards and vCards: no sign-in' },
   ],
-  build({ clock, store, accountData }, { fields, me, usernames }) {
+  build({ clock, store, accountData }, { fields, usernames }) {
     const profiles = createProfileService({
       db: store.repository({ profiles: profileQueries, exposures: exposureQueries, accounts: accountQueries }),
       clock,
       ownsField: fields.owns,
     });
-    // What a card shows can change elsewhere: a field edited or deleted, the display name.
-    fields.onChange(profiles.followChange);
-    me.onChange(profiles.followChange);
     accountData.declare('profiles', {
       tables: { profiles: { exported: 'profiles' }, profile_exposures: { exported: 'profiles' } },
       sections: [{ name: 'profiles', description: 'Your profiles, the fields each shows, and the card its audience sees', kind: 'list', item: ExportedProfile, pages: profiles.exportPages }],

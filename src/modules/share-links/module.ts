@@ -4,6 +4,13 @@ import { shareLinkQueries } from './queries.js';
 import { shareLinkRoutes } from './routes.js';
 import { ExportedShareLink, ShareLinkSchema } from './schemas.js';
 import { createShareLinkService, SHARE_LINK_SEAL_PURPOSE } from './service.js';
+import type { ShareLinkService } from './service.js';
+
+declare module '../../platform/module.js' {
+  interface ModuleServices {
+    shareLinks: ShareLinkService;
+  }
+}
 
 /** Share links: a QR code or link that lets someone subscribe to one profile (PRODUCT §6). */
 export const shareLinksModule = defineModule({
@@ -21,13 +28,12 @@ export const shareLinksModule = defineModule({
       subscriptions,
       holdsProfile: profiles.holds,
     });
-    profiles.onRemoving(links.profileRemoving);
     sealed.declare({ table: 'share_links', key: ['id'], column: 'token_sealed', purpose: SHARE_LINK_SEAL_PURPOSE, hash: { column: 'token_hash', of: links.tokenHash } });
     accountData.declare('share-links', {
       tables: { share_links: { exported: 'share_links', withheld: { columns: ['token_hash', 'token_sealed'], reason: 'whoever holds a link token may subscribe to you' } } },
       sections: [{ name: 'share_links', description: 'Your share links, without their tokens', kind: 'list', item: ExportedShareLink, pages: links.exportPages }],
       erase: links.erase,
     });
-    return { routes: (app) => shareLinkRoutes(app, { links, contacts }) };
+    return { provides: { shareLinks: links }, routes: (app) => shareLinkRoutes(app, { links, contacts }) };
   },
 });

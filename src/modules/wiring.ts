@@ -1,0 +1,32 @@
+import type { ModuleServices } from '../platform/module.js';
+
+/**
+ * The product's core flow, in one place: who announces a change and who follows it. Every hook
+ * below runs inside the announcing change's transaction, so a change and all that follows from
+ * it commit together or not at all (the hooks are `txHook`s, platform/hooks.ts).
+ *
+ *   a field is added, edited or deleted (fields)  ─┐
+ *   the display name changes (me)                  ─┴→ profiles re-render every card that shows it,
+ *                                                      and a card's `updated_at` moves only when
+ *                                                      what it shows changed (profiles/card.ts)
+ *   a card changed (profiles)                       → the subscribers who receive that profile are
+ *                                                      told, contact.card.changed (contacts)
+ *   a profile is removed (profiles)                 → its subscribers and share links move to
+ *                                                      `move_to`, or the delete is refused
+ *                                                      (contacts, share links)
+ *   a passkey is removed (methods)                  → its key bundle goes, and the active
+ *                                                      subscribers hear contact.keys.changed (keys)
+ *
+ * Profiles also ask contacts how many subscribers each profile has (the profile view's count).
+ * Called once, after every module is built (app.ts).
+ */
+export function wireModules(services: ModuleServices): void {
+  const { fields, me, profiles, subscriptions, shareLinks, passkeys, keys } = services;
+  fields.onChange(profiles.followChange);
+  me.onChange(profiles.followChange);
+  profiles.onCardsChanged(subscriptions.cardsChanged);
+  profiles.onRemoving(subscriptions.profileRemoving);
+  profiles.onRemoving(shareLinks.profileRemoving);
+  profiles.countSubscribersWith(subscriptions.countsByProfile);
+  passkeys.onRemoving(keys.passkeyRemoving);
+}
