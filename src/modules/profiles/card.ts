@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { ExposedField } from './queries.js';
-import type { VcardVersion } from './vcard.js';
+
+/** The vCard versions a card is written in (vcard.ts): a card's tag differs per version. */
+export type VcardVersion = '3.0' | '4.0';
 
 /**
  * The card (PRODUCT §3): what one person shows another, the same shape wherever it appears

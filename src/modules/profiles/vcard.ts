@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { countryName } from '../../platform/countries.js';
-import type { Card, CardField } from './card.js';
+import type { Card, CardField, VcardVersion } from './card.js';
 
 /**
  * A card as a vCard: 4.0 (RFC 6350) by default, 3.0 (RFC 2426) for phones' address books,
@@ -8,7 +8,7 @@ import type { Card, CardField } from './card.js';
  * books"). Every field type maps to a property (docs/profiles.md has the table); standard
  * properties carry what matters, extensions what may be lost harmlessly.
  */
-export type VcardVersion = '3.0' | '4.0';
+export type { VcardVersion };
 
 export interface VcardOptions {
   version: VcardVersion;

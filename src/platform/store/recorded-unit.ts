@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Tx } from './store.js';
 
 /**
- * What a request holding an Idempotency-Key asks of the store (decision 002): the answer it
+ * What a request holding an Idempotency-Key asks of the store (decision 002; Tx is the store's
+ * transaction): the answer it
  * sends is committed in the same transaction as the change it answers, so a crash can never
  * leave a change without its recorded answer (whose retry would run the change a second time).
  *
@@ -12,7 +12,7 @@ import type { Tx } from './store.js';
  * repository runs for it, joins that open transaction, so the request sees its own writes and
  * never waits on itself.
  */
-export interface RecordedUnit {
+export interface RecordedUnit<Tx> {
   /** The open transaction, once the request's first transaction has done its work. */
   tx?: Tx;
   /**
@@ -30,14 +30,14 @@ export interface RecordedUnit {
   committed?: Promise<void>;
 }
 
-const units = new AsyncLocalStorage<RecordedUnit>();
+const units = new AsyncLocalStorage<RecordedUnit<unknown>>();
 
 /** Runs fn (a route handler) with its transactions bound to unit. */
-export function withRecordedUnit<T>(unit: RecordedUnit, fn: () => T): T {
-  return units.run(unit, fn);
+export function withRecordedUnit<Tx, T>(unit: RecordedUnit<Tx>, fn: () => T): T {
+  return units.run(unit as RecordedUnit<unknown>, fn);
 }
 
 /** The unit of the request being served, if it holds an Idempotency-Key. */
-export function currentUnit(): RecordedUnit | undefined {
-  return units.getStore();
+export function currentUnit<Tx>(): RecordedUnit<Tx> | undefined {
+  return units.getStore() as RecordedUnit<Tx> | undefined;
 }

@@ -88,8 +88,8 @@ const ANSWER_TIMEOUT_MS = 5_000;
 const retryable = (error: unknown) => ['40P01', '40001'].includes((error as { code?: string })?.code ?? '');
 
 /** The request's recorded unit while its transaction is still to come or open. */
-function openUnit(): RecordedUnit | undefined {
-  const unit = currentUnit();
+function openUnit(): RecordedUnit<Tx> | undefined {
+  const unit = currentUnit<Tx>();
   return unit && !unit.closed ? unit : undefined;
 }
 
@@ -186,7 +186,7 @@ export function createStore(handle: DatabaseHandle, options: { clock?: Clock } =
    * The request's first transaction as a recorded unit (recorded-unit.ts): its result goes back
    * to the caller when fn is done, and the commit waits for the answer to be written into it.
    */
-  function recorded<T>(unit: RecordedUnit, fn: (tx: Tx) => Promise<T>, clock: Clock): Promise<T> {
+  function recorded<T>(unit: RecordedUnit<Tx>, fn: (tx: Tx) => Promise<T>, clock: Clock): Promise<T> {
     let opened!: (tx: Tx) => void;
     unit.ready = new Promise<Tx>((resolve) => (opened = resolve));
     return new Promise<T>((handOver, fail) => {

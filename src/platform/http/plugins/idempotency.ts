@@ -32,7 +32,7 @@ interface Claimed {
   scope: string;
   key: string;
   /** The request's recorded unit: its first transaction commits together with the answer. */
-  unit: RecordedUnit;
+  unit: RecordedUnit<Tx>;
 }
 
 declare module 'fastify' {
