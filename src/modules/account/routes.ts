@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ExportSection } from '../../platform/account-data.js';
+import { callerOf } from '../../platform/http/caller.js';
 import { problem, ref } from '../../platform/http/schemas.js';
 import { MeSchema } from '../me/schemas.js';
 import { AccountDeletionSchema, DeletionTermsSchema, accountExportSchema } from './schemas.js';
@@ -23,7 +24,7 @@ export async function accountRoutes(
       response: { 200: accountExportSchema(opts.sections) },
     },
   }, async (request, reply) => {
-    const account = request.auth!.account;
+    const account = callerOf(request).account;
     const day = new Date().toISOString().slice(0, 10);
     // RFC 6266: the username may hold any letter; the fallback name is ASCII.
     const ascii = account.username_canonical.replace(/[^A-Za-z0-9._-]/g, '_');
@@ -53,7 +54,7 @@ export async function accountRoutes(
         'Every other session is revoked, your public card and share links stop working, subscribers see `unavailable`. Until purge_at you can sign in and restore it (POST /account/undelete); after that it is erased and your username held for a while.',
       response: { 202: ref(AccountDeletionSchema) },
     },
-  }, async (request, reply) => reply.code(202).send(await opts.lifecycle.remove(request.auth!, await request.client())));
+  }, async (request, reply) => reply.code(202).send(await opts.lifecycle.remove(callerOf(request), await request.client())));
 
   r.post('/account/undelete', {
     config: { auth: 'session', openWhileDeleted: true },
@@ -63,5 +64,5 @@ export async function accountRoutes(
       description: 'Everything comes back as it was (other devices sign in again); subscribers see your card again.',
       response: { 200: ref(MeSchema), 409: problem('The account is not deleted (account_not_deleted)') },
     },
-  }, async (request) => opts.lifecycle.restore(request.auth!, await request.client()));
+  }, async (request) => opts.lifecycle.restore(callerOf(request), await request.client()));
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { callerOf } from '../../platform/http/caller.js';
 import { notModified, optionalIfMatch, requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
 import { NoContent, NotModified, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
@@ -45,7 +46,7 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
       },
     },
   }, async (request, reply) => {
-    const contact = await contacts.subscribe(request.auth!, request.body.username, request.body.message);
+    const contact = await contacts.subscribe(callerOf(request), request.body.username, request.body.message);
     setEtag(reply, contact.version);
     reply.header('Location', `${API_PREFIX}/contacts/${contact.id}`);
     return reply.code(201).send(contact);
@@ -54,7 +55,7 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
   r.get('/contacts', {
     config: { auth: 'session' },
     schema: { tags, summary: 'The people you subscribe to', description: '`status` and `label` (your own labels, ignoring case) narrow the list.', querystring: ContactsQuery, response: { 200: PageOf(ref(ContactSchema), 'ContactPage') } },
-  }, async (request) => contacts.list(request.auth!, { status: request.query.status, label: request.query.label }, request.query.cursor, request.query.limit ?? 50));
+  }, async (request) => contacts.list(callerOf(request), { status: request.query.status, label: request.query.label }, request.query.cursor, request.query.limit ?? 50));
 
   r.get('/contacts/vcard', {
     config: { auth: 'session' },
@@ -67,7 +68,7 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
       response: { 200: vcardResponse },
     },
   }, async (request, reply) => {
-    const text = await contacts.allVcards(request.auth!, request.query.version ?? '4.0');
+    const text = await contacts.allVcards(callerOf(request), request.query.version ?? '4.0');
     return attachment(reply.header('Cache-Control', 'private, no-store'), 'contacts').send(text);
   });
 
@@ -75,7 +76,7 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
     config: { auth: 'session' },
     schema: { tags, summary: 'One contact', params: IdParams, response: { 200: ref(ContactSchema), 404: notFound } },
   }, async (request, reply) => {
-    const contact = await contacts.view(request.auth!, request.params.id);
+    const contact = await contacts.view(callerOf(request), request.params.id);
     setEtag(reply, contact.version);
     return contact;
   });
@@ -90,7 +91,7 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
       response: { 204: NoContent, 404: notFound, 409: problem('The owner changed the subscription at the same moment (invalid_transition): read it again') },
     },
   }, async (request, reply) => {
-    await contacts.remove(request.auth!, request.params.id);
+    await contacts.remove(callerOf(request), request.params.id);
     return reply.code(204).send(null);
   });
 
@@ -103,13 +104,13 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
       params: IdParams,
       response: { 200: ref(CardSchema), 304: NotModified, 403: inactive, 404: notFound, 410: ownerDeleted },
     },
-  }, async (request, reply) => sendStored(request, reply, await contacts.card(request.auth!, request.params.id, ifNoneMatch(request)), 'private, no-cache'));
+  }, async (request, reply) => sendStored(request, reply, await contacts.card(callerOf(request), request.params.id, ifNoneMatch(request)), 'private, no-cache'));
 
   r.get('/contacts/:id/vcard', {
     config: { auth: 'session' },
     schema: { tags, summary: 'A contact\'s card as a vCard file', params: IdParams, querystring: VcardQuery, produces: ['text/vcard'], response: { 200: vcardResponse, 304: NotModified, 403: inactive, 404: notFound, 410: ownerDeleted } },
   }, async (request, reply) => {
-    const vcard = await contacts.vcard(request.auth!, request.params.id, request.query.version ?? '4.0');
+    const vcard = await contacts.vcard(callerOf(request), request.params.id, request.query.version ?? '4.0');
     reply.header('ETag', vcard.etag).header('Cache-Control', 'private, no-cache');
     if (notModified(request, vcard.etag)) return (reply as FastifyReply).code(304).send();
     return attachment(reply, vcard.username).send(vcard.text);
@@ -119,7 +120,7 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
     config: { auth: 'session' },
     schema: { tags: ['annotations'], summary: 'Your private note and labels on a contact', params: IdParams, response: { 200: ref(AnnotationSchema), 404: problem('contact_not_found, or no annotation yet (annotation_not_found)') } },
   }, async (request, reply) => {
-    const annotation = await annotations.get(request.auth!, request.params.id);
+    const annotation = await annotations.get(callerOf(request), request.params.id);
     setEtag(reply, annotation.version);
     return annotation;
   });
@@ -135,8 +136,8 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
       response: { 200: ref(AnnotationSchema), 201: ref(AnnotationSchema), 404: notFound, 412: problem('version_mismatch'), 428: problem('precondition_required') },
     },
   }, async (request, reply) => {
-    const ifMatch = await optionalIfMatch(request, versionOf(() => annotations.get(request.auth!, request.params.id)));
-    const { created, annotation } = await annotations.put(request.auth!, request.params.id, ifMatch, request.body);
+    const ifMatch = await optionalIfMatch(request, versionOf(() => annotations.get(callerOf(request), request.params.id)));
+    const { created, annotation } = await annotations.put(callerOf(request), request.params.id, ifMatch, request.body);
     setEtag(reply, annotation.version);
     return reply.code(created ? 201 : 200).send(annotation);
   });
@@ -145,7 +146,7 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
     config: { ifMatch: 'required', auth: 'session' },
     schema: { tags: ['annotations'], summary: 'Delete your annotation of a contact', description: 'Needs If-Match.', params: IdParams, response: { 204: NoContent, 404: problem('contact_not_found or annotation_not_found'), 412: problem('version_mismatch'), 428: problem('precondition_required') } },
   }, async (request, reply) => {
-    await annotations.remove(request.auth!, request.params.id, await requireIfMatch(request, versionOf(() => annotations.get(request.auth!, request.params.id))));
+    await annotations.remove(callerOf(request), request.params.id, await requireIfMatch(request, versionOf(() => annotations.get(callerOf(request), request.params.id))));
     return reply.code(204).send(null);
   });
 
@@ -158,5 +159,5 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
       querystring: PageQuery,
       response: { 200: PageOf(LabelCount, 'LabelList') },
     },
-  }, async (request) => annotations.labels(request.auth!, request.query.cursor, request.query.limit ?? 50));
+  }, async (request) => annotations.labels(callerOf(request), request.query.cursor, request.query.limit ?? 50));
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { callerOf } from '../../platform/http/caller.js';
 import { setEtag } from '../../platform/http/preconditions.js';
 import { NoContent, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
 import { BlockBody, BlockSchema, IdParams, ProfileBody, SubscriptionSchema, SubscriptionsQuery, UsernameParams } from './schemas.js';
@@ -17,13 +18,13 @@ export async function subscriptionRoutes(app: FastifyInstance, opts: { subscript
   r.get('/subscriptions', {
     config: { auth: 'session' },
     schema: { tags, summary: 'Subscriptions to you', description: '`status` narrows the list (pending: requests waiting for you).', querystring: SubscriptionsQuery, response: { 200: PageOf(ref(SubscriptionSchema), 'SubscriptionPage') } },
-  }, async (request) => subscriptions.list(request.auth!, request.query.status, request.query.cursor, request.query.limit ?? 50));
+  }, async (request) => subscriptions.list(callerOf(request), request.query.status, request.query.cursor, request.query.limit ?? 50));
 
   r.get('/subscriptions/:id', {
     config: { auth: 'session' },
     schema: { tags, summary: 'One subscription to you', params: IdParams, response: { 200: ref(SubscriptionSchema), 404: notFound } },
   }, async (request, reply) => {
-    const subscription = await subscriptions.get(request.auth!, request.params.id);
+    const subscription = await subscriptions.get(callerOf(request), request.params.id);
     setEtag(reply, subscription.version);
     return subscription;
   });
@@ -38,12 +39,12 @@ export async function subscriptionRoutes(app: FastifyInstance, opts: { subscript
       body: ProfileBody,
       response: { 200: ref(SubscriptionSchema), 404: problem('No such subscription (subscription_not_found) or profile of yours (profile_not_found)'), 409: invalid },
     },
-  }, async (request) => subscriptions.approve(request.auth!, request.params.id, request.body.profile_id));
+  }, async (request) => subscriptions.approve(callerOf(request), request.params.id, request.body.profile_id));
 
   r.post('/subscriptions/:id/deny', {
     config: { auth: 'session', idempotency: 'optional' },
     schema: { tags, summary: 'Deny a request', description: 'pending → denied; `block` keeps them from asking again.', params: IdParams, body: BlockBody, response: { 200: ref(SubscriptionSchema), 404: notFound, 409: invalid } },
-  }, async (request) => subscriptions.deny(request.auth!, request.params.id, request.body.block ?? false));
+  }, async (request) => subscriptions.deny(callerOf(request), request.params.id, request.body.block ?? false));
 
   r.post('/subscriptions/:id/move', {
     config: { auth: 'session', idempotency: 'optional' },
@@ -55,23 +56,23 @@ export async function subscriptionRoutes(app: FastifyInstance, opts: { subscript
       body: ProfileBody,
       response: { 200: ref(SubscriptionSchema), 404: problem('No such subscription (subscription_not_found) or profile of yours (profile_not_found)'), 409: invalid },
     },
-  }, async (request) => subscriptions.move(request.auth!, request.params.id, request.body.profile_id));
+  }, async (request) => subscriptions.move(callerOf(request), request.params.id, request.body.profile_id));
 
   r.post('/subscriptions/:id/revoke', {
     config: { auth: 'session', idempotency: 'optional' },
     schema: { tags, summary: 'Revoke a subscriber', description: 'active → revoked: they no longer get your card; `block` keeps them from asking again.', params: IdParams, body: BlockBody, response: { 200: ref(SubscriptionSchema), 404: notFound, 409: invalid } },
-  }, async (request) => subscriptions.revoke(request.auth!, request.params.id, request.body.block ?? false));
+  }, async (request) => subscriptions.revoke(callerOf(request), request.params.id, request.body.block ?? false));
 
   r.get('/blocks', {
     config: { auth: 'session' },
     schema: { tags, summary: 'People you blocked', querystring: PageQuery, response: { 200: PageOf(BlockSchema, 'BlockPage') } },
-  }, async (request) => subscriptions.blocks(request.auth!, request.query.cursor, request.query.limit ?? 50));
+  }, async (request) => subscriptions.blocks(callerOf(request), request.query.cursor, request.query.limit ?? 50));
 
   r.delete('/blocks/:username', {
     config: { auth: 'session' },
     schema: { tags, summary: 'Unblock someone', params: UsernameParams, response: { 204: NoContent, 404: problem('You have not blocked this person (block_not_found)') } },
   }, async (request, reply) => {
-    await subscriptions.unblock(request.auth!, request.params.username, opts.canonicalOf(request.params.username));
+    await subscriptions.unblock(callerOf(request), request.params.username, opts.canonicalOf(request.params.username));
     return reply.code(204).send(null);
   });
 }

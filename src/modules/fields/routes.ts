@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FieldService } from './service.js';
+import { callerOf } from '../../platform/http/caller.js';
 import { requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
 import { NoContent, PageOf, problem, ref } from '../../platform/http/schemas.js';
@@ -26,7 +27,7 @@ export async function fieldRoutes(app: FastifyInstance, opts: { fields: FieldSer
       querystring: FieldListQuery,
       response: { 200: PageOf(ref(FieldSchema), 'FieldPage') },
     },
-  }, async (request) => fields.list(request.auth!, request.query.cursor, request.query.limit ?? 50, request.query.type));
+  }, async (request) => fields.list(callerOf(request), request.query.cursor, request.query.limit ?? 50, request.query.type));
 
   r.post('/me/fields', {
     config: { auth: 'session', idempotency: 'required' },
@@ -42,7 +43,7 @@ export async function fieldRoutes(app: FastifyInstance, opts: { fields: FieldSer
       },
     },
   }, async (request, reply) => {
-    const field = await fields.create(request.auth!, request.body);
+    const field = await fields.create(callerOf(request), request.body);
     setEtag(reply, field.version);
     reply.header('Location', `${API_PREFIX}/me/fields/${field.id}`);
     return reply.code(201).send(field);
@@ -52,7 +53,7 @@ export async function fieldRoutes(app: FastifyInstance, opts: { fields: FieldSer
     config: { auth: 'session' },
     schema: { tags: ['identity'], summary: 'One of your fields', params: FieldIdParams, response: { 200: ref(FieldSchema), 404: notFound } },
   }, async (request, reply) => {
-    const field = await fields.get(request.auth!, request.params.id);
+    const field = await fields.get(callerOf(request), request.params.id);
     setEtag(reply, field.version);
     return field;
   });
@@ -75,8 +76,8 @@ export async function fieldRoutes(app: FastifyInstance, opts: { fields: FieldSer
       },
     },
   }, async (request, reply) => {
-    const version = await requireIfMatch(request, versionOf(() => fields.get(request.auth!, request.params.id)));
-    const field = await fields.update(request.auth!, request.params.id, version, request.body);
+    const version = await requireIfMatch(request, versionOf(() => fields.get(callerOf(request), request.params.id)));
+    const field = await fields.update(callerOf(request), request.params.id, version, request.body);
     setEtag(reply, field.version);
     return field;
   });
@@ -96,7 +97,7 @@ export async function fieldRoutes(app: FastifyInstance, opts: { fields: FieldSer
       },
     },
   }, async (request, reply) => {
-    await fields.remove(request.auth!, request.params.id, await requireIfMatch(request, versionOf(() => fields.get(request.auth!, request.params.id))));
+    await fields.remove(callerOf(request), request.params.id, await requireIfMatch(request, versionOf(() => fields.get(callerOf(request), request.params.id))));
     return reply.code(204).send(null);
   });
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { callerOf } from '../../platform/http/caller.js';
 import { PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
 import { CreationOptions, RegistrationCredential } from '../../platform/http/webauthn-schemas.js';
 import { Tokens } from '../sessions/schemas.js';
@@ -27,7 +28,7 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
     },
   }, async (request, reply) => {
     reply.header('Cache-Control', 'no-store');
-    return join.issue(request.auth!);
+    return join.issue(callerOf(request));
   });
 
   r.get('/auth/join/code', {
@@ -40,7 +41,7 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
     },
   }, async (request, reply) => {
     reply.header('Cache-Control', 'no-store');
-    return join.codeState(request.auth!);
+    return join.codeState(callerOf(request));
   });
 
   r.post('/auth/join/redeem', {
@@ -93,7 +94,7 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
         403: ephemeral,
       },
     },
-  }, async (request) => join.pending(request.auth!, request.query.cursor, request.query.limit ?? 50));
+  }, async (request) => join.pending(callerOf(request), request.query.cursor, request.query.limit ?? 50));
 
   r.post('/auth/join/approve', {
     config: { auth: 'session', stepUp: true, idempotency: 'required' },
@@ -103,7 +104,7 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
       body: AttemptBody,
       response: { 200: ref(JoinAttempt), 404: notFound, 410: gone },
     },
-  }, async (request) => join.approve(request.auth!, request.body.attempt_id));
+  }, async (request) => join.approve(callerOf(request), request.body.attempt_id));
 
   r.post('/auth/join/deny', {
     config: { auth: 'session' },
@@ -113,7 +114,7 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
       body: AttemptBody,
       response: { 200: ref(JoinAttempt), 403: ephemeral, 404: notFound, 409: problem('Not awaiting approval (invalid_transition)'), 410: gone },
     },
-  }, async (request) => join.deny(request.auth!, request.body.attempt_id));
+  }, async (request) => join.deny(callerOf(request), request.body.attempt_id));
 
   r.post('/auth/join/approve-with-factor', {
     config: { auth: 'proof', rateLimit: 'auth' },

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { callerOf } from '../../platform/http/caller.js';
 import { optionalIfMatch, requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
 import { NoContent, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
@@ -26,14 +27,14 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
     schema: { tags, summary: 'Your devices\' key bundles', description: 'One per passkey that has one, oldest first.', querystring: PageQuery, response: { 200: PageOf(ref(KeyBundleSchema), 'KeyBundlePage') } },
   }, async (request, reply) => {
     noStore(reply);
-    return keys.devices.list(request.auth!, request.query.cursor, request.query.limit ?? 50);
+    return keys.devices.list(callerOf(request), request.query.cursor, request.query.limit ?? 50);
   });
 
   r.get('/keys/devices/:method_id', {
     config: { auth: 'session' },
     schema: { tags, summary: 'One device\'s key bundle', params: MethodIdParams, response: { 200: ref(KeyBundleSchema), 404: noBundle } },
   }, async (request, reply) => {
-    const bundle = await keys.devices.get(request.auth!, request.params.method_id);
+    const bundle = await keys.devices.get(callerOf(request), request.params.method_id);
     setEtag(noStore(reply), bundle.version);
     return bundle;
   });
@@ -61,7 +62,7 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
     },
   }, async (request, reply) => {
     const { method_id: methodId } = request.params;
-    const { created, bundle } = await keys.devices.put(request.auth!, methodId, await optionalIfMatch(request, versionOf(() => keys.devices.get(request.auth!, methodId))), request.body.bundle);
+    const { created, bundle } = await keys.devices.put(callerOf(request), methodId, await optionalIfMatch(request, versionOf(() => keys.devices.get(callerOf(request), methodId))), request.body.bundle);
     setEtag(noStore(reply), bundle.version);
     if (created) reply.header('Location', `${API_PREFIX}/keys/devices/${encodeURIComponent(methodId)}`);
     return reply.code(created ? 201 : 200).send(bundle);
@@ -77,7 +78,7 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
       response: { 204: NoContent, 404: noBundle, 412: stale, 428: noIfMatch },
     },
   }, async (request, reply) => {
-    await keys.devices.remove(request.auth!, request.params.method_id, await requireIfMatch(request, versionOf(() => keys.devices.get(request.auth!, request.params.method_id))));
+    await keys.devices.remove(callerOf(request), request.params.method_id, await requireIfMatch(request, versionOf(() => keys.devices.get(callerOf(request), request.params.method_id))));
     return reply.code(204).send(null);
   });
 
@@ -100,14 +101,14 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
     },
   }, async (request, reply) => {
     noStore(reply);
-    return keys.contactKeys(request.auth!, request.params.id, request.query.cursor, request.query.limit ?? 50);
+    return keys.contactKeys(callerOf(request), request.params.id, request.query.cursor, request.query.limit ?? 50);
   });
 
   r.get('/keys/share', {
     config: { auth: 'session', stepUp: true },
     schema: { tags, summary: 'The server\'s share of your split secret (step-up)', response: { 200: ref(KeyShareSchema), 404: noShare } },
   }, async (request, reply) => {
-    const share = await keys.share.get(request.auth!);
+    const share = await keys.share.get(callerOf(request));
     setEtag(noStore(reply), share.version);
     return share;
   });
@@ -130,7 +131,7 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
       },
     },
   }, async (request, reply) => {
-    const { created, share } = await keys.share.put(request.auth!, await optionalIfMatch(request, versionOf(() => keys.share.get(request.auth!))), request.body.share);
+    const { created, share } = await keys.share.put(callerOf(request), await optionalIfMatch(request, versionOf(() => keys.share.get(callerOf(request)))), request.body.share);
     setEtag(noStore(reply), share.version);
     if (created) reply.header('Location', `${API_PREFIX}/keys/share`);
     return reply.code(created ? 201 : 200).send(share);
@@ -140,7 +141,7 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
     config: { ifMatch: 'required', auth: 'session', stepUp: true },
     schema: { tags, summary: 'Delete the server\'s share of your split secret (step-up)', description: 'Needs If-Match.', response: { 204: NoContent, 404: noShare, 412: stale, 428: noIfMatch } },
   }, async (request, reply) => {
-    await keys.share.remove(request.auth!, await requireIfMatch(request, versionOf(() => keys.share.get(request.auth!))));
+    await keys.share.remove(callerOf(request), await requireIfMatch(request, versionOf(() => keys.share.get(callerOf(request)))));
     return reply.code(204).send(null);
   });
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { callerOf } from '../../platform/http/caller.js';
 import { requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { problem, ref } from '../../platform/http/schemas.js';
 import { MePatchBody, MeSchema } from './schemas.js';
@@ -12,7 +13,7 @@ export async function meRoutes(app: FastifyInstance, opts: { me: MeService }) {
     config: { auth: 'session', openWhileDeleted: true },
     schema: { tags: ['identity'], summary: 'The identity of the caller', response: { 200: ref(MeSchema) } },
   }, async (request, reply) => {
-    const me = opts.me.get(request.auth!);
+    const me = opts.me.get(callerOf(request));
     setEtag(reply, me.version);
     return me;
   });
@@ -32,8 +33,8 @@ export async function meRoutes(app: FastifyInstance, opts: { me: MeService }) {
       },
     },
   }, async (request, reply) => {
-    const version = await requireIfMatch(request, versionOf(() => opts.me.get(request.auth!)));
-    const me = await opts.me.update(request.auth!, version, request.body);
+    const version = await requireIfMatch(request, versionOf(() => opts.me.get(callerOf(request))));
+    const me = await opts.me.update(callerOf(request), version, request.body);
     setEtag(reply, me.version);
     return me;
   });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { callerOf } from '../../platform/http/caller.js';
 import { requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { NoContent, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
 import { CeremonyId, CreationOptions, RegistrationCredential } from '../../platform/http/webauthn-schemas.js';
@@ -15,7 +16,7 @@ export async function passkeyRoutes(app: FastifyInstance, opts: { passkeys: Pass
   r.get('/auth/methods', {
     config: { auth: 'session' },
     schema: { tags: ['auth'], summary: 'List your passkeys', querystring: PageQuery, response: { 200: PageOf(ref(Passkey), 'PasskeyPage') } },
-  }, async (request) => methods.list(request.auth!, request.query.cursor, request.query.limit ?? 50));
+  }, async (request) => methods.list(callerOf(request), request.query.cursor, request.query.limit ?? 50));
 
   r.patch('/auth/methods/:id', {
     config: { ifMatch: 'required', auth: 'session' },
@@ -32,8 +33,8 @@ export async function passkeyRoutes(app: FastifyInstance, opts: { passkeys: Pass
       },
     },
   }, async (request, reply) => {
-    const version = await requireIfMatch(request, versionOf(() => methods.get(request.auth!, request.params.id)));
-    const passkey = await methods.rename(request.auth!, request.params.id, version, request.body.name, await request.client());
+    const version = await requireIfMatch(request, versionOf(() => methods.get(callerOf(request), request.params.id)));
+    const passkey = await methods.rename(callerOf(request), request.params.id, version, request.body.name, await request.client());
     setEtag(reply, passkey.version);
     return passkey;
   });
@@ -46,7 +47,7 @@ export async function passkeyRoutes(app: FastifyInstance, opts: { passkeys: Pass
       description: 'Creation options excluding your existing passkeys; finish from this same session within 5 minutes.',
       response: { 200: Type.Object({ ceremony_id: Type.String(), options: ref(CreationOptions), schema_version: Type.Literal(1) }, { title: 'AddPasskeyBeginResult', additionalProperties: false }) },
     },
-  }, async (request) => methods.addBegin(request.auth!));
+  }, async (request) => methods.addBegin(callerOf(request)));
 
   r.post('/auth/methods/passkeys/finish', {
     config: { auth: 'session', idempotency: 'required' },
@@ -57,7 +58,7 @@ export async function passkeyRoutes(app: FastifyInstance, opts: { passkeys: Pass
       response: { 201: ref(Passkey) },
     },
   }, async (request, reply) => {
-    const passkey = await methods.addFinish(request.auth!, request.body.ceremony_id, request.body.credential as never, await request.client());
+    const passkey = await methods.addFinish(callerOf(request), request.body.ceremony_id, request.body.credential as never, await request.client());
     setEtag(reply, passkey.version);
     return reply.code(201).send(passkey);
   });
@@ -72,7 +73,7 @@ export async function passkeyRoutes(app: FastifyInstance, opts: { passkeys: Pass
       response: { 204: NoContent, 404: problem('No passkey of yours has this id'), 409: problem('The last passkey (last_method)') },
     },
   }, async (request, reply) => {
-    await methods.remove(request.auth!, request.params.id, await request.client());
+    await methods.remove(callerOf(request), request.params.id, await request.client());
     return reply.code(204).send(null);
   });
 }

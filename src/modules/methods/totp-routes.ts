@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { callerOf } from '../../platform/http/caller.js';
 import { NoContent, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
 import { MethodIdParams, TotpAuthenticator, TotpCodeBody, TotpEnrollBody, TotpEnrollment } from './schemas.js';
 import type { TotpService } from './totp.js';
@@ -19,7 +20,7 @@ export async function totpRoutes(app: FastifyInstance, opts: { totp: TotpService
       response: { 201: TotpEnrollment },
     },
   }, async (request, reply) => {
-    const enrollment = await totp.enroll(request.auth!, request.body.name, await request.client());
+    const enrollment = await totp.enroll(callerOf(request), request.body.name, await request.client());
     reply.header('Cache-Control', 'no-store');
     return reply.code(201).send(enrollment);
   });
@@ -38,7 +39,7 @@ export async function totpRoutes(app: FastifyInstance, opts: { totp: TotpService
         422: problem('Wrong, expired or reused code (totp_code_invalid)'),
       },
     },
-  }, async (request) => totp.confirm(request.auth!, request.params.id, request.body.code, await request.client()));
+  }, async (request) => totp.confirm(callerOf(request), request.params.id, request.body.code, await request.client()));
 
   r.get('/auth/totp', {
     config: { auth: 'session' },
@@ -49,7 +50,7 @@ export async function totpRoutes(app: FastifyInstance, opts: { totp: TotpService
       querystring: PageQuery,
       response: { 200: PageOf(ref(TotpAuthenticator), 'TotpList') },
     },
-  }, async (request) => totp.list(request.auth!, request.query.cursor, request.query.limit ?? 50));
+  }, async (request) => totp.list(callerOf(request), request.query.cursor, request.query.limit ?? 50));
 
   r.delete('/auth/totp/:id', {
     config: { auth: 'session', stepUp: true },
@@ -60,7 +61,7 @@ export async function totpRoutes(app: FastifyInstance, opts: { totp: TotpService
       response: { 204: NoContent, 404: problem('No authenticator of yours has this id') },
     },
   }, async (request, reply) => {
-    await totp.remove(request.auth!, request.params.id, await request.client());
+    await totp.remove(callerOf(request), request.params.id, await request.client());
     return reply.code(204).send(null);
   });
 }

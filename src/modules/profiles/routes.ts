@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { callerOf } from '../../platform/http/caller.js';
 import { requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { NoContent, NotModified, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
@@ -20,7 +21,7 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
   r.get('/profiles', {
     config: { auth: 'session' },
     schema: { tags: ['profiles'], summary: 'List your profiles', description: 'In creation order.', querystring: PageQuery, response: { 200: PageOf(ref(ProfileSchema), 'ProfilePage') } },
-  }, async (request) => profiles.list(request.auth!, request.query.cursor, request.query.limit ?? 50));
+  }, async (request) => profiles.list(callerOf(request), request.query.cursor, request.query.limit ?? 50));
 
   r.post('/profiles', {
     config: { auth: 'session', idempotency: 'required' },
@@ -32,7 +33,7 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
       response: { 201: ref(ProfileSchema), 409: problem('profile_limit, profile_name_taken, public_profile_exists, or Idempotency-Key reused / in flight') },
     },
   }, async (request, reply) => {
-    const profile = await profiles.create(request.auth!, request.body);
+    const profile = await profiles.create(callerOf(request), request.body);
     setEtag(reply, profile.version);
     reply.header('Location', `${API_PREFIX}/profiles/${profile.id}`);
     return reply.code(201).send(profile);
@@ -42,7 +43,7 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
     config: { auth: 'session' },
     schema: { tags: ['profiles'], summary: 'One of your profiles', params: ProfileIdParams, response: { 200: ref(ProfileSchema), 404: notFound } },
   }, async (request, reply) => {
-    const profile = await profiles.get(request.auth!, request.params.id);
+    const profile = await profiles.get(callerOf(request), request.params.id);
     setEtag(reply, profile.version);
     return profile;
   });
@@ -58,7 +59,7 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
       response: { 200: ref(ProfileSchema), 404: notFound, 409: problem('profile_name_taken or public_profile_exists'), 412: stale, 428: noIfMatch },
     },
   }, async (request, reply) => {
-    const profile = await profiles.update(request.auth!, request.params.id, await requireIfMatch(request, versionOf(() => profiles.get(request.auth!, request.params.id))), request.body);
+    const profile = await profiles.update(callerOf(request), request.params.id, await requireIfMatch(request, versionOf(() => profiles.get(callerOf(request), request.params.id))), request.body);
     setEtag(reply, profile.version);
     return profile;
   });
@@ -74,7 +75,7 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
       response: { 204: NoContent, 404: problem('No profile of yours has this id, or move_to names none (profile_not_found)'), 409: problem('Subscribers see it (profile_in_use)'), 412: stale, 428: noIfMatch },
     },
   }, async (request, reply) => {
-    await profiles.remove(request.auth!, request.params.id, await requireIfMatch(request, versionOf(() => profiles.get(request.auth!, request.params.id))), request.query.move_to);
+    await profiles.remove(callerOf(request), request.params.id, await requireIfMatch(request, versionOf(() => profiles.get(callerOf(request), request.params.id))), request.query.move_to);
     return reply.code(204).send(null);
   });
 
@@ -89,7 +90,7 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
         404: notFound,
       },
     },
-  }, async (request) => ({ data: await profiles.exposures(request.auth!, request.params.id), next_cursor: null, has_more: false }));
+  }, async (request) => ({ data: await profiles.exposures(callerOf(request), request.params.id), next_cursor: null, has_more: false }));
 
   r.put('/profiles/:id/exposures/:field_id', {
     config: { auth: 'session' },
@@ -104,7 +105,7 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
       response: { 200: ref(ExposureSchema), 201: ref(ExposureSchema), 404: problem('No profile (profile_not_found) or field (field_not_found) of yours has this id') },
     },
   }, async (request, reply) => {
-    const { created, exposure } = await profiles.putExposure(request.auth!, request.params.id, request.params.field_id, request.body);
+    const { created, exposure } = await profiles.putExposure(callerOf(request), request.params.id, request.params.field_id, request.body);
     return reply.code(created ? 201 : 200).send(exposure);
   });
 
@@ -117,7 +118,7 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
       response: { 204: NoContent, 404: problem('profile_not_found, or the profile does not show the field (exposure_not_found)') },
     },
   }, async (request, reply) => {
-    await profiles.removeExposure(request.auth!, request.params.id, request.params.field_id);
+    await profiles.removeExposure(callerOf(request), request.params.id, request.params.field_id);
     return reply.code(204).send(null);
   });
 
@@ -130,5 +131,5 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
       params: ProfileIdParams,
       response: { 200: ref(CardSchema), 304: NotModified, 404: notFound },
     },
-  }, async (request, reply) => sendStored(request, reply, await profiles.preview(request.auth!, request.params.id, ifNoneMatch(request)), 'private, no-cache'));
+  }, async (request, reply) => sendStored(request, reply, await profiles.preview(callerOf(request), request.params.id, ifNoneMatch(request)), 'private, no-cache'));
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { callerOf } from '../../platform/http/caller.js';
 import { problem, ref } from '../../platform/http/schemas.js';
 import { CeremonyId, CreationOptions, RegistrationCredential } from '../../platform/http/webauthn-schemas.js';
 import { Tokens } from '../sessions/schemas.js';
@@ -25,11 +26,11 @@ export async function recoveryRoutes(app: FastifyInstance, opts: { recovery: Rec
       },
     },
   }, async (request, reply) => {
-    const { key, filename } = await recovery.download(request.auth!, await request.client());
+    const { key, filename } = await recovery.download(callerOf(request), await request.client());
     reply.header('Content-Disposition', `attachment; filename="${filename}"`);
     reply.header('Cache-Control', 'no-store');
     reply.type('text/plain; charset=utf-8');
-    return `VID recovery key for ${request.auth!.account.username}\n\n${key}\n\nKeep it somewhere safe and offline. Anyone with this key (and your authenticator app, if you use one) can take over your account.\n`;
+    return `VID recovery key for ${callerOf(request).account.username}\n\n${key}\n\nKeep it somewhere safe and offline. Anyone with this key (and your authenticator app, if you use one) can take over your account.\n`;
   });
 
   r.post('/auth/recovery/begin', {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { callerOf } from '../../platform/http/caller.js';
 import { PageOf, PageQuery, ref } from '../../platform/http/schemas.js';
 import { SecurityLogEntry } from './schemas.js';
 import type { SecurityLog } from './service.js';
@@ -13,5 +14,5 @@ export async function securityLogRoutes(app: FastifyInstance, opts: { securityLo
       querystring: PageQuery,
       response: { 200: PageOf(ref(SecurityLogEntry), 'SecurityLogPage') },
     },
-  }, async (request) => opts.securityLog.list(request.auth!, request.query.cursor, request.query.limit ?? 50));
+  }, async (request) => opts.securityLog.list(callerOf(request), request.query.cursor, request.query.limit ?? 50));
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { callerOf } from '../../platform/http/caller.js';
 import { NoContent, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
 import { RenewBody, Session, SessionIdParams, Tokens } from './schemas.js';
 import type { SessionService } from './service.js';
@@ -28,7 +29,7 @@ export async function sessionRoutes(app: FastifyInstance, opts: { sessions: Sess
     config: { auth: 'session', openWhileDeleted: true },
     schema: { tags: ['auth'], summary: 'Revoke the current session', response: { 204: NoContent } },
   }, async (request, reply) => {
-    await sessions.logout(request.auth!);
+    await sessions.logout(callerOf(request));
     return reply.code(204).send(null);
   });
 
@@ -40,7 +41,7 @@ export async function sessionRoutes(app: FastifyInstance, opts: { sessions: Sess
       querystring: PageQuery,
       response: { 200: PageOf(ref(Session), 'SessionPage') },
     },
-  }, async (request) => sessions.list(request.auth!, request.query.cursor, request.query.limit ?? 50));
+  }, async (request) => sessions.list(callerOf(request), request.query.cursor, request.query.limit ?? 50));
 
   r.delete('/auth/sessions/:id', {
     config: { auth: 'session' },
@@ -51,7 +52,7 @@ export async function sessionRoutes(app: FastifyInstance, opts: { sessions: Sess
       response: { 204: NoContent, 404: problem('No live session of yours has this id') },
     },
   }, async (request, reply) => {
-    await sessions.revoke(request.auth!, request.params.id, await request.client());
+    await sessions.revoke(callerOf(request), request.params.id, await request.client());
     return reply.code(204).send(null);
   });
 }

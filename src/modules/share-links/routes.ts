@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { callerOf } from '../../platform/http/caller.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
 import { NoContent, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
 import type { ContactService } from '../contacts/contacts.js';
@@ -27,7 +28,7 @@ export async function shareLinkRoutes(app: FastifyInstance, opts: { links: Share
     },
   }, async (request, reply) => {
     reply.header('Cache-Control', 'no-store');
-    return reply.code(201).send(await links.create(request.auth!, request.body));
+    return reply.code(201).send(await links.create(callerOf(request), request.body));
   });
 
   r.get('/share-links', {
@@ -35,14 +36,14 @@ export async function shareLinkRoutes(app: FastifyInstance, opts: { links: Share
     schema: { tags, summary: 'Your share links (not revoked)', querystring: PageQuery, response: { 200: PageOf(ref(ShareLinkSchema), 'ShareLinkPage') } },
   }, async (request, reply) => {
     reply.header('Cache-Control', 'no-store');
-    return links.list(request.auth!, request.query.cursor, request.query.limit ?? 50);
+    return links.list(callerOf(request), request.query.cursor, request.query.limit ?? 50);
   });
 
   r.delete('/share-links/:id', {
     config: { auth: 'session' },
     schema: { tags, summary: 'Revoke a share link', params: IdParams, response: { 204: NoContent, 404: problem('You have no share link with this id (share_link_not_found)') } },
   }, async (request, reply) => {
-    await links.revoke(request.auth!, request.params.id);
+    await links.revoke(callerOf(request), request.params.id);
     return reply.code(204).send(null);
   });
 
@@ -77,8 +78,8 @@ export async function shareLinkRoutes(app: FastifyInstance, opts: { links: Share
       },
     },
   }, async (request, reply) => {
-    const id = await links.redeem(request.auth!, request.body.token);
-    const contact = await opts.contacts.view(request.auth!, id);
+    const id = await links.redeem(callerOf(request), request.body.token);
+    const contact = await opts.contacts.view(callerOf(request), id);
     reply.header('Location', `${API_PREFIX}/contacts/${id}`);
     return reply.code(201).send(contact);
   });

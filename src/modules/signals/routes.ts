@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { refuse } from '../../platform/errors.js';
+import { callerOf } from '../../platform/http/caller.js';
 import { problem } from '../../platform/http/schemas.js';
 import { SignalPage, SignalsQuery } from './schemas.js';
 import type { SignalService } from './service.js';
@@ -32,6 +33,6 @@ export async function pollRoutes(app: FastifyInstance, opts: { signals: SignalSe
       throw refuse('invalid_cursor', 'send since or cursor, not two different positions');
     }
     reply.header('Cache-Control', 'no-store');
-    return opts.signals.list(request.auth!, since ?? cursor, limit ?? 50);
+    return opts.signals.list(callerOf(request), since ?? cursor, limit ?? 50);
   });
 }

@@ -5,6 +5,7 @@ import { refuse } from '../../platform/errors.js';
 import type { StreamHub } from '../../platform/signals/hub.js';
 import { sseHeaders, sseOpening, sseSink, SSE_RETRY_MS } from '../../platform/signals/sse.js';
 import { credentialsFromProtocols, webSocketSink, WS_PROTOCOL } from '../../platform/signals/websocket.js';
+import { callerOf } from '../../platform/http/caller.js';
 import { problem } from '../../platform/http/schemas.js';
 import { StreamHeaders, StreamQuery } from './schemas.js';
 import type { SignalService } from './service.js';
@@ -69,7 +70,7 @@ export async function streamRoutes(app: FastifyInstance, opts: StreamOptions) {
 
   /** Where the stream starts and until when it may run; refused here, before any upgrade. */
   async function prepareStream(request: FastifyRequest): Promise<void> {
-    const auth = request.auth!;
+    const auth = callerOf(request);
     const lastEventId = request.headers['last-event-id'];
     // EventSource resends its original URL with Last-Event-ID: the header is the newer position.
     const cursor = typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : (request.query as { since?: string }).since;
@@ -106,7 +107,7 @@ export async function streamRoutes(app: FastifyInstance, opts: StreamOptions) {
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const start = starts.get(request)!;
       starts.delete(request);
-      const auth = request.auth!;
+      const auth = callerOf(request);
       // Re-checked synchronously with open(): another stream may have been opened meanwhile.
       if (hub.admission(auth.account.id, auth.sessionId) === 'full') throw tooManyStreams();
       reply.hijack();
@@ -122,7 +123,7 @@ export async function streamRoutes(app: FastifyInstance, opts: StreamOptions) {
     wsHandler: (socket: WebSocket, request: FastifyRequest) => {
       const start = starts.get(request)!;
       starts.delete(request);
-      const auth = request.auth!;
+      const auth = callerOf(request);
       // Nothing is expected from the client; its frames are read (so pongs arrive) and ignored.
       socket.send(JSON.stringify({ type: 'ready', cursor: signals.cursorAt(auth.account.id, start.afterSeq) }));
       const stream = hub.open({

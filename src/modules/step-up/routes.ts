@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { callerOf } from '../../platform/http/caller.js';
 import { problem, ref } from '../../platform/http/schemas.js';
 import { RequestOptions } from '../../platform/http/webauthn-schemas.js';
 import type { StepUpService } from './service.js';
@@ -19,5 +20,5 @@ export async function stepUpRoutes(app: FastifyInstance, opts: { stepUp: StepUpS
         403: problem('Ephemeral session (ephemeral_session)'),
       },
     },
-  }, async (request) => opts.stepUp.begin(request.auth!));
+  }, async (request) => opts.stepUp.begin(callerOf(request)));
 }
