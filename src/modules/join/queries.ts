@@ -122,18 +122,23 @@ export function joinQueries(db: Kysely<JoinTables>) {
         .where('expires_at', '>', now);
       return keysetPage(query, after, limit, { order: 'desc' }).execute();
     },
-    /** Moves an attempt from one state to the next in one statement; false when it was not in `from`. */
-    async transition(id: string, from: string, to: string, now: number, changes: { decided_by?: string; challenge?: string | null } = {}): Promise<boolean> {
+    /**
+     * A transition as one conditional update (decision 030; the table is states.ts): the attempt
+     * moves only from one of `from` and only while unexpired, so of two racing transitions exactly
+     * one wins. False when it did not move.
+     */
+    async transition(
+      id: string,
+      // States as the table names them; queries sit below it and take plain strings.
+      from: readonly string[],
+      to: { status: string; decided_at?: number; finished_at?: number; decided_by?: string; challenge?: string | null },
+      now: number,
+    ): Promise<boolean> {
       const result = await db
         .updateTable('join_attempts')
-        .set({
-          status: to,
-          ...(to === 'approved' || to === 'denied' ? { decided_at: now } : {}),
-          ...(to === 'finished' ? { finished_at: now } : {}),
-          ...changes,
-        })
+        .set(to)
         .where('id', '=', id)
-        .where('status', '=', from)
+        .where('status', 'in', from)
         .where('expires_at', '>', now)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;

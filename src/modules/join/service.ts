@@ -9,6 +9,7 @@ import type { Config } from '../../platform/config.js';
 import { verifyCreation } from '../../platform/crypto/webauthn.js';
 import type { NewCredential, RelyingParty } from '../../platform/crypto/webauthn.js';
 import { refuse } from '../../platform/errors.js';
+import type { AppError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { AttemptLimiter } from '../../platform/limits/attempt-limiter.js';
 import { countingOutcomes } from '../../platform/metrics/metrics.js';
@@ -25,13 +26,15 @@ import type { IssuedTokens, SessionService } from '../sessions/service.js';
 import type { UsernameService } from '../usernames/service.js';
 import type { JoinFactors } from './factors.js';
 import type { JoinAttemptRecord, JoinCodeRecord, joinQueries } from './queries.js';
+import { allows, statusOf, TRANSITIONS } from './states.js';
+import type { JoinAction, JoinStatus } from './states.js';
+
+export type { JoinStatus } from './states.js';
 
 export const JOIN_CODE_TTL_MS = 120_000;
 export const JOIN_ATTEMPT_TTL_MS = 10 * 60_000;
 export const WRONG_CODES_BEFORE_VOID = 5;
 const HOUR = 3600_000;
-
-export type JoinStatus = 'awaiting_approval' | 'approved' | 'denied' | 'finished' | 'expired';
 
 /** The code a trusted session issued last, as that session sees it (never the digits: only their hash is kept). */
 export interface CodeState {
@@ -69,9 +72,24 @@ const expired = () => refuse('join_attempt_expired', 'the attempt expired; start
 const denied = () => refuse('join_denied', 'the request was denied on a trusted device');
 const alreadyFinished = () => refuse('join_already_finished', 'this attempt already issued a session');
 
-function statusOf(row: JoinAttemptRecord, now: number): JoinStatus {
-  if ((row.status === 'awaiting_approval' || row.status === 'approved') && row.expires_at <= now) return 'expired';
-  return row.status as JoinStatus;
+/**
+ * Why an action is refused from a state the table (states.ts) does not let it leave. Every action:
+ * 410 once expired. Deciding (approve, deny, a factor's approval): 409 invalid_transition. Finish:
+ * the spec's 403 JOIN_NOT_APPROVED while awaiting approval, 403 join_denied, 409
+ * join_already_finished. Creation options are asked for on the way to finish and need its
+ * from-state; they answer like it, but JOIN_NOT_APPROVED for a finished attempt too.
+ */
+function refusal(action: JoinAction | 'register_options', status: JoinStatus): AppError {
+  if (status === 'expired') return expired();
+  switch (action) {
+    case 'finish':
+      if (status === 'awaiting_approval') return refuse('JOIN_NOT_APPROVED', 'approve the request on a trusted device first');
+      return status === 'denied' ? denied() : alreadyFinished();
+    case 'register_options':
+      return status === 'denied' ? denied() : refuse('JOIN_NOT_APPROVED', 'the attempt has not been approved on a trusted device');
+    default:
+      return refuse('invalid_transition', `the attempt is ${status}`);
+  }
 }
 
 /**
@@ -159,29 +177,42 @@ export function createJoinService(deps: {
     return row;
   }
 
-  async function decide(auth: AuthContext, attemptId: string, to: 'approved' | 'denied'): Promise<AttemptView> {
+  /** The refusal of `action` from the state the attempt is in now (404 if it is gone). */
+  async function refusedNow(tx: Tx, id: string, action: JoinAction): Promise<AppError> {
+    const current = await db.in(tx).join.findAttempt(id);
+    return current ? refusal(action, statusOf(current, clock.now())) : attemptNotFound();
+  }
+
+  /**
+   * Applies one row of the state table (states.ts): one conditional update moves the attempt from
+   * one of the row's from-states, unexpired, to its to-state and stamps the row's time, so of two
+   * racing transitions exactly one wins. Otherwise the refusal from the state the attempt is in by
+   * then, returned rather than thrown: the factor path commits the factor's use either way.
+   */
+  async function apply(tx: Tx, id: string, action: JoinAction, now: number, changes: { decided_by?: string; challenge?: null } = {}): Promise<AppError | undefined> {
+    const rule = TRANSITIONS[action];
+    const stamp = rule.stamps === 'decided_at' ? { decided_at: now } : { finished_at: now };
+    if (await db.in(tx).join.transition(id, rule.from, { status: rule.to, ...stamp, ...changes }, now)) return undefined;
+    return refusedNow(tx, id, action);
+  }
+
+  async function decide(auth: AuthContext, attemptId: string, action: 'approve' | 'deny'): Promise<AttemptView> {
     if (!auth.trusted) throw trustedOnly();
     const row = await direct.join.findAttempt(attemptId);
     if (!row || row.account_id !== auth.account.id) throw attemptNotFound();
     // An attempt started without a code (factor path) is approved only by its factor: a device
     // approval would let anyone who knows a username flood the person with prompts.
-    if (to === 'approved' && row.via !== 'code') {
+    if (!(TRANSITIONS[action].via as readonly string[]).includes(row.via)) {
       throw refuse('invalid_transition', 'this attempt was started without a code; only its own factor can approve it, you can deny it');
     }
     const now = clock.now();
-    const moved = await db.transaction(async (q, tx) => {
-      if (!(await q.join.transition(row.id, 'awaiting_approval', to, now, { decided_by: auth.sessionId }))) return false;
-      await signal(tx, auth.account.id, 'join.changed');
-      return true;
+    const refused = await db.transaction(async (_, tx) => {
+      const refused = await apply(tx, row.id, action, now, { decided_by: auth.sessionId });
+      if (!refused) await signal(tx, auth.account.id, 'join.changed');
+      return refused;
     });
-    if (!moved) throw notAwaiting(row);
+    if (refused) throw refused;
     return view((await direct.join.findAttempt(row.id))!);
-  }
-
-  function notAwaiting(row: JoinAttemptRecord) {
-    const status = statusOf(row, clock.now());
-    if (status === 'expired') return expired();
-    return refuse('invalid_transition', `the attempt is ${status}`);
   }
 
   return {
@@ -255,33 +286,33 @@ export function createJoinService(deps: {
       return { status: codeStateOf(row, clock.now()), wrong_guesses: Number(row.failures), expires_at: new Date(row.expires_at).toISOString(), schema_version: 1 };
     },
 
-    approve: (auth: AuthContext, attemptId: string) => decide(auth, attemptId, 'approved'),
-    deny: (auth: AuthContext, attemptId: string) => decide(auth, attemptId, 'denied'),
+    approve: (auth: AuthContext, attemptId: string) => decide(auth, attemptId, 'approve'),
+    deny: (auth: AuthContext, attemptId: string) => decide(auth, attemptId, 'deny'),
 
     async approveWithFactor(input: { attemptId: string; jkt: string; totpCode?: string; recoveryKey?: string }): Promise<AttemptView> {
       const row = await redeemersAttempt(input.attemptId, input.jkt);
       await limiter.enforce(`join-factor:${row.account_id}`, limits.factorPerAccountPerHour, HOUR, 'too many factor attempts; wait before trying again');
       const now = clock.now();
-      const outcome = await db.transaction(async (q, tx) => {
-        if (statusOf(row, now) !== 'awaiting_approval') return 'state' as const;
-        if (!(await factors.verify(tx, row.account_id, { totpCode: input.totpCode, recoveryKey: input.recoveryKey }))) return 'factor' as const;
-        if (!(await q.join.transition(row.id, 'awaiting_approval', 'approved', now, { decided_by: 'factor' }))) return 'state' as const;
-        await signal(tx, row.account_id, 'join.changed');
-        return 'approved' as const;
+      // The refusals are returned, not thrown: the transaction commits what verifying the factor wrote.
+      const refused = await db.transaction(async (_, tx) => {
+        // Checked before the factor: a factor offered for an attempt that cannot be approved is not verified.
+        if (!allows('approve_with_factor', statusOf(row, now))) return refusedNow(tx, row.id, 'approve_with_factor');
+        if (!(await factors.verify(tx, row.account_id, { totpCode: input.totpCode, recoveryKey: input.recoveryKey }))) {
+          return refuse('factor_invalid', 'the authenticator code or recovery key is not right (with an authenticator app, its code is required)');
+        }
+        const refused = await apply(tx, row.id, 'approve_with_factor', now, { decided_by: 'factor' });
+        if (!refused) await signal(tx, row.account_id, 'join.changed');
+        return refused;
       });
-      if (outcome === 'state') throw notAwaiting((await direct.join.findAttempt(row.id))!);
-      if (outcome === 'factor') {
-        throw refuse('factor_invalid', 'the authenticator code or recovery key is not right (with an authenticator app, its code is required)');
-      }
+      if (refused) throw refused;
       return view((await direct.join.findAttempt(row.id))!);
     },
 
     async registerOptions(attemptId: string, jkt: string): Promise<{ options: PublicKeyCredentialCreationOptionsJSON; schema_version: 1 }> {
       const row = await redeemersAttempt(attemptId, jkt);
+      // The options are for finishing: they need the state finish leaves.
       const status = statusOf(row, clock.now());
-      if (status === 'expired') throw notAwaiting(row);
-      if (status === 'denied') throw denied();
-      if (status !== 'approved') throw refuse('JOIN_NOT_APPROVED', 'the attempt has not been approved on a trusted device');
+      if (!allows('finish', status)) throw refusal('register_options', status);
       const account = (await direct.accounts.findById(row.account_id))!;
       // The challenge is kept on the attempt, which only its redeemer can finish.
       const options = await deps.ceremonies.creationOptions(
@@ -297,10 +328,7 @@ export function createJoinService(deps: {
       const row = await redeemersAttempt(input.attemptId, input.jkt);
       const now = clock.now();
       const status = statusOf(row, now);
-      if (status === 'expired') throw expired();
-      if (status === 'awaiting_approval') throw refuse('JOIN_NOT_APPROVED', 'approve the request on a trusted device first');
-      if (status === 'denied') throw denied();
-      if (status === 'finished') throw alreadyFinished();
+      if (!allows('finish', status)) throw refusal('finish', status);
 
       let credential: NewCredential | undefined;
       if (input.persistDevice) {
@@ -309,9 +337,10 @@ export function createJoinService(deps: {
         credential = await verifyCreation(rp, input.credential, row.challenge);
       }
       try {
-        return await db.transaction(async (q, tx) => {
+        return await db.transaction(async (_, tx) => {
           // The transition is the single-use gate: of two finishes, one moves the attempt.
-          if (!(await q.join.transition(row.id, 'approved', 'finished', now, { challenge: null }))) throw alreadyFinished();
+          const refused = await apply(tx, row.id, 'finish', now, { challenge: null });
+          if (refused) throw refused;
           if (credential) {
             await passkeys.add(tx, { accountId: row.account_id, credential, jkt: input.jkt, client: input.client, now });
             await signal(tx, row.account_id, 'methods.changed');
