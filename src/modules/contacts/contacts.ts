@@ -5,7 +5,7 @@ import type { Conditional } from '../../platform/etag.js';
 import { refuse } from '../../platform/errors.js';
 import { signal } from '../../platform/signals/signal.js';
 import type { accountQueries } from '../../platform/store/accounts.js';
-import { decodeCursor, toPage } from '../../platform/store/keyset.js';
+import { page } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import type { RepositoryOf } from '../../platform/store/store.js';
 import type { ProfileService } from '../profiles/service.js';
@@ -111,10 +111,10 @@ export function createContactService(deps: {
     },
 
     async list(auth: AuthContext, filter: { status?: SubscriptionStatus; label?: string }, cursor: string | undefined, limit: number): Promise<Page<ContactView>> {
-      const rows = await db.direct.subs.list('subscriber', auth.account.id, { status: filter.status, label: filter.label === undefined ? undefined : labelKey(filter.label) }, decodeCursor(cursor), limit + 1);
-      const page = toPage(rows, limit, (row) => row);
-      const labels = await db.direct.annotations.labelsOf(auth.account.id, page.data.map((row) => row.id));
-      return { ...page, data: page.data.map((row) => contactView(row, labels.get(row.id) ?? [])) };
+      const label = filter.label === undefined ? undefined : labelKey(filter.label);
+      const listed = await page((after, size) => db.direct.subs.list('subscriber', auth.account.id, { status: filter.status, label }, after, size), cursor, limit, (row) => row);
+      const labels = await db.direct.annotations.labelsOf(auth.account.id, listed.data.map((row) => row.id));
+      return { ...listed, data: listed.data.map((row) => contactView(row, labels.get(row.id) ?? [])) };
     },
 
     /**

@@ -4,7 +4,7 @@ import { refuse } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { signal, signalSelected } from '../../platform/signals/signal.js';
 import type { accountQueries } from '../../platform/store/accounts.js';
-import { decodeCursor, toPage } from '../../platform/store/keyset.js';
+import { page } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
@@ -151,8 +151,7 @@ export function createSubscriptionService(deps: {
     },
 
     async list(auth: AuthContext, status: SubscriptionStatus | undefined, cursor: string | undefined, limit: number): Promise<Page<SubscriptionView>> {
-      const rows = await db.direct.subs.list('owner', auth.account.id, { status }, decodeCursor(cursor), limit + 1);
-      return toPage(rows, limit, subscriptionView);
+      return page((after, size) => db.direct.subs.list('owner', auth.account.id, { status }, after, size), cursor, limit, subscriptionView);
     },
 
     async get(auth: AuthContext, id: string): Promise<SubscriptionView> {
@@ -207,8 +206,7 @@ export function createSubscriptionService(deps: {
     },
 
     async blocks(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<BlockView>> {
-      const rows = await db.direct.blocks.list(auth.account.id, decodeCursor(cursor), limit + 1);
-      return toPage(rows, limit, (row) => ({ username: row.username, display_name: row.display_name, blocked_at: new Date(row.created_at).toISOString() }));
+      return page((after, size) => db.direct.blocks.list(auth.account.id, after, size), cursor, limit, (row) => ({ username: row.username, display_name: row.display_name, blocked_at: new Date(row.created_at).toISOString() }));
     },
 
     async unblock(auth: AuthContext, username: string, canonical: string | undefined): Promise<void> {

@@ -1,3 +1,4 @@
+import { onePage } from '../../platform/store/keyset.js';
 import { createHash } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
@@ -68,7 +69,7 @@ function build() {
     entries.set(def.key, { definition: def, json, etag: etagOf(json) });
     return view;
   });
-  const listJson = JSON.stringify({ data: views, next_cursor: null, has_more: false });
+  const listJson = JSON.stringify(onePage(views));
   return { shapes, entries, list: { json: listJson, etag: etagOf(listJson) } };
 }
 

@@ -5,7 +5,7 @@ import type { FieldError } from '../../platform/errors.js';
 import { txHook } from '../../platform/hooks.js';
 import { newId } from '../../platform/ids.js';
 import { signal } from '../../platform/signals/signal.js';
-import { decodeCursor, keysetPages, toPage } from '../../platform/store/keyset.js';
+import { keysetPages, page } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { FieldQueries, FieldRecord, fieldQueries } from './queries.js';
@@ -106,8 +106,7 @@ export function createFieldService(deps: { db: RepositoryOf<{ fields: typeof fie
 
     async list(auth: AuthContext, cursor: string | undefined, limit: number, type?: string): Promise<Page<FieldView>> {
       if (type !== undefined && !catalog.definition(type)) throw unknownType(type);
-      const rows = await db.direct.fields.list(auth.account.id, decodeCursor(cursor), limit + 1, type);
-      return toPage(rows, limit, view);
+      return page((after, size) => db.direct.fields.list(auth.account.id, after, size, type), cursor, limit, view);
     },
 
     async get(auth: AuthContext, id: string): Promise<FieldView> {

@@ -16,7 +16,7 @@ import { countingOutcomes } from '../../platform/metrics/metrics.js';
 import type { Metrics } from '../../platform/metrics/metrics.js';
 import { signal } from '../../platform/signals/signal.js';
 import type { accountQueries } from '../../platform/store/accounts.js';
-import { decodeCursor, toPage } from '../../platform/store/keyset.js';
+import { page } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
@@ -265,8 +265,7 @@ export function createJoinService(deps: {
 
     async pending(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<PendingAttempt>> {
       if (!auth.trusted) throw trustedOnly();
-      const rows = await direct.join.listAwaiting(auth.account.id, clock.now(), decodeCursor(cursor), limit + 1);
-      return toPage(rows, limit, (row) => ({
+      return page((after, size) => direct.join.listAwaiting(auth.account.id, clock.now(), after, size), cursor, limit, (row) => ({
         attempt_id: row.id,
         via: row.via as 'code' | 'factor',
         created_at: new Date(row.created_at).toISOString(),

@@ -3,7 +3,7 @@ import type { Clock } from '../../platform/clock.js';
 import { refuse } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { signal, signalSelected } from '../../platform/signals/signal.js';
-import { decodeCursor, keysetPages, toPage } from '../../platform/store/keyset.js';
+import { decodeCursor, keysetPages, page, toPage } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
@@ -105,7 +105,7 @@ export function createKeyService(deps: {
   return {
     devices: {
       async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<KeyBundleView>> {
-        return toPage(await db.direct.bundles.page(auth.account.id, decodeCursor(cursor), limit + 1), limit, bundleView);
+        return page((after, size) => db.direct.bundles.page(auth.account.id, after, size), cursor, limit, bundleView);
       },
 
       async get(auth: AuthContext, methodId: string): Promise<KeyBundleView> {

@@ -9,7 +9,7 @@ import { refuse } from '../../platform/errors.js';
 import { txHook } from '../../platform/hooks.js';
 import { newId } from '../../platform/ids.js';
 import { signal } from '../../platform/signals/signal.js';
-import { decodeCursor, keysetPages, toPage } from '../../platform/store/keyset.js';
+import { keysetPages, page } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
@@ -111,8 +111,7 @@ export function createPasskeyService(deps: {
     flag: db.direct.passkeys.flag,
 
     async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<PasskeyView>> {
-      const rows = await db.direct.passkeys.list(auth.account.id, decodeCursor(cursor), limit + 1);
-      return toPage(rows, limit, passkeyView);
+      return page((after, size) => db.direct.passkeys.list(auth.account.id, after, size), cursor, limit, passkeyView);
     },
 
     /** Every passkey as the list shows it, no key material (the account export). */

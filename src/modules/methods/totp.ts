@@ -7,7 +7,7 @@ import { refuse } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { AttemptLimiter } from '../../platform/limits/attempt-limiter.js';
 import { signal } from '../../platform/signals/signal.js';
-import { decodeCursor, keysetPages, toPage } from '../../platform/store/keyset.js';
+import { keysetPages, page } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { SecurityLog } from '../security-log/service.js';
@@ -106,7 +106,7 @@ export function createTotpService(deps: {
     },
 
     async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<TotpView>> {
-      return toPage(await db.direct.totp.page(auth.account.id, decodeCursor(cursor), limit + 1), limit, view);
+      return page((after, size) => db.direct.totp.page(auth.account.id, after, size), cursor, limit, view);
     },
 
     /** Names and dates only: the secrets stay sealed on the server (the account export). */

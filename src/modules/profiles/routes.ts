@@ -6,6 +6,7 @@ import { requireIfMatch, setEtag, versionOf } from '../../platform/http/precondi
 import { NoContent, NotModified, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
 import { ifNoneMatch, sendStored } from '../../platform/http/stored-representation.js';
+import { onePage } from '../../platform/store/keyset.js';
 import { CardSchema, ExposureParams, ExposurePutBody, ExposureSchema, ProfileCreateBody, ProfileDeleteQuery, ProfileIdParams, ProfilePatchBody, ProfileSchema } from './schemas.js';
 import type { ProfileService } from './service.js';
 
@@ -90,7 +91,7 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
         404: notFound,
       },
     },
-  }, async (request) => ({ data: await profiles.exposures(callerOf(request), request.params.id), next_cursor: null, has_more: false }));
+  }, async (request) => onePage(await profiles.exposures(callerOf(request), request.params.id)));
 
   r.put('/profiles/:id/exposures/:field_id', {
     config: { auth: 'session' },

@@ -8,7 +8,7 @@ import { txHook } from '../../platform/hooks.js';
 import { newId } from '../../platform/ids.js';
 import { signal } from '../../platform/signals/signal.js';
 import type { accountQueries } from '../../platform/store/accounts.js';
-import { decodeCursor, keysetPages, toPage } from '../../platform/store/keyset.js';
+import { keysetPages, page } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
@@ -204,13 +204,13 @@ export function createProfileService(deps: {
     /** Every profile with its exposures and the card its audience sees (the account export). */
     async *exportPages(accountId: string): AsyncIterable<object[]> {
       for await (const rows of keysetPages((after, limit) => db.direct.profiles.list(accountId, after, limit), (row) => row)) {
-        const page = [];
+        const exported = [];
         for (const profile of await views(accountId, rows)) {
           const exposures = (await db.direct.exposures.list(profile.id)).map(exposureView);
           const card = await db.direct.profiles.cardJson(accountId, profile.id);
-          page.push({ ...profile, exposures, card: card === undefined ? null : JSON.parse(card) });
+          exported.push({ ...profile, exposures, card: card === undefined ? null : JSON.parse(card) });
         }
-        yield page;
+        yield exported;
       }
     },
     /** The purge (PRODUCT §8): no hooks run, the subscriptions' side is ended by the contacts module first. */
@@ -219,9 +219,8 @@ export function createProfileService(deps: {
     },
 
     async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<ProfileView>> {
-      const rows = await db.direct.profiles.list(auth.account.id, decodeCursor(cursor), limit + 1);
-      const page = toPage(rows, limit, (row) => row);
-      return { ...page, data: await views(auth.account.id, page.data) };
+      const rows = await page((after, size) => db.direct.profiles.list(auth.account.id, after, size), cursor, limit, (row) => row);
+      return { ...rows, data: await views(auth.account.id, rows.data) };
     },
 
     get,

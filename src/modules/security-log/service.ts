@@ -3,7 +3,7 @@ import { deviceLabel } from '../../platform/client-info.js';
 import type { LocatedClient } from '../../platform/client-info.js';
 import type { Clock } from '../../platform/clock.js';
 import { newId } from '../../platform/ids.js';
-import { decodeCursor, keysetPages, toPage } from '../../platform/store/keyset.js';
+import { keysetPages, page } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { SecurityLogRecord, securityLogQueries } from './queries.js';
@@ -74,8 +74,7 @@ export function createSecurityLog(deps: { db: RepositoryOf<{ log: typeof securit
       });
     },
     async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<SecurityLogEntry>> {
-      const rows = await db.direct.log.list(auth.account.id, decodeCursor(cursor), limit + 1);
-      return toPage(rows, limit, entryOf);
+      return page((after, size) => db.direct.log.list(auth.account.id, after, size), cursor, limit, entryOf);
     },
   };
 }

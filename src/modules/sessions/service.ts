@@ -10,7 +10,7 @@ import { newId } from '../../platform/ids.js';
 import { outcomeOf } from '../../platform/metrics/metrics.js';
 import type { Metrics } from '../../platform/metrics/metrics.js';
 import { signal } from '../../platform/signals/signal.js';
-import { decodeCursor, keysetPages, toPage } from '../../platform/store/keyset.js';
+import { keysetPages, page } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { SecurityLog } from '../security-log/service.js';
@@ -260,8 +260,7 @@ export function createSessionService(deps: {
     },
 
     async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<SessionView>> {
-      const rows = await db.direct.sessions.listLive(auth.account.id, clock.now(), decodeCursor(cursor), limit + 1);
-      return toPage(rows, limit, (row) => view(row, auth.sessionId));
+      return page((after, size) => db.direct.sessions.listLive(auth.account.id, clock.now(), after, size), cursor, limit, (row) => view(row, auth.sessionId));
     },
 
     async revoke(auth: AuthContext, sessionId: string, client: LocatedClient): Promise<void> {

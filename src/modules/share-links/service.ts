@@ -5,7 +5,7 @@ import type { SecretBox } from '../../platform/crypto/secret-box.js';
 import { refuse } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { signal } from '../../platform/signals/signal.js';
-import { decodeCursor, keysetPages, toPage } from '../../platform/store/keyset.js';
+import { keysetPages, page } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { ProfileRemoval } from '../profiles/service.js';
@@ -158,7 +158,7 @@ export function createShareLinkService(deps: {
     },
 
     async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<ShareLinkView>> {
-      return toPage(await db.direct.links.list(auth.account.id, decodeCursor(cursor), limit + 1), limit, view);
+      return page((after, size) => db.direct.links.list(auth.account.id, after, size), cursor, limit, view);
     },
 
     async revoke(auth: AuthContext, id: string): Promise<void> {

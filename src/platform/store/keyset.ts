@@ -98,6 +98,25 @@ export function toPage<Row, Out>(rows: Row[], limit: number, map: (row: Row) => 
 }
 
 /**
+ * One page of a (created_at, id)-ordered list: the cursor decoded (400 invalid_cursor when
+ * malformed), one row more than the limit read to tell whether more follow, the rows mapped.
+ */
+export async function page<Row extends KeysetPosition, Out>(
+  read: (after: KeysetPosition | undefined, limit: number) => Promise<Row[]>,
+  cursor: string | undefined,
+  limit: number,
+  map: (row: Row) => Out,
+): Promise<Page<Out>> {
+  const after = decodeCursor(cursor);
+  return toPage(await read(after, limit + 1), limit, map);
+}
+
+/** A list that is always one page (a fixed catalogue, a profile's exposures): the list shape, no cursor. */
+export function onePage<T>(items: T[]): Page<T> {
+  return { data: items, next_cursor: null, has_more: false };
+}
+
+/**
  * Every page of a keyset-ordered read, one after another (the account export): `fetch` answers
  * the rows after a position; a page shorter than `size` is the last. Only one page is in memory
  * at a time.
