@@ -148,3 +148,15 @@ export const REFUSALS = {
 } as const satisfies Record<string, { status: number; title: string; challenge?: string; code?: string }>;
 
 export type RefusalCode = keyof typeof REFUSALS;
+
+/**
+ * The refusals a route names in `config.refusals`, from which the OpenAPI plugin writes its 4xx
+ * responses: a code, or a code with a note on when it is answered.
+ */
+export type RouteRefusal = RefusalCode | readonly [RefusalCode, string];
+
+/** The code a refusal answers with (an entry may name another) and its status and title. */
+export function refusalEntry(name: RefusalCode): { code: string; status: number; title: string } {
+  const entry: { status: number; title: string; code?: string } = REFUSALS[name];
+  return { code: entry.code ?? name, status: entry.status, title: entry.title };
+}

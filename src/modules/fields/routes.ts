@@ -4,7 +4,8 @@ import type { FieldService } from './service.js';
 import { callerOf } from '../../platform/http/caller.js';
 import { requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
-import { NoContent, PageOf, problem, ref } from '../../platform/http/schemas.js';
+import { NoContent, PageOf, ref } from '../../platform/http/schemas.js';
+import type { RouteRefusal } from '../../platform/refusals.js';
 import { FieldCreateBody, FieldIdParams, FieldListQuery, FieldPatchBody, FieldSchema } from './schemas.js';
 
 const JUDGED =
@@ -12,14 +13,20 @@ const JUDGED =
   'breaks a rule; 400 unknown_field_type, invalid_country, country_required or country_not_applicable; 413 ' +
   'field_value_too_large past 4096 bytes as JSON. Stored normalised; what was typed is kept in `original` when it differs.';
 
+/** What judging a value may refuse (JUDGED). */
+const JUDGED_REFUSALS = [
+  'unknown_field_type', 'invalid_country', 'country_required', 'country_not_applicable',
+  ['field_value_too_large', 'the value is larger than 4096 bytes as JSON'],
+] as const satisfies readonly RouteRefusal[];
+const NOT_FOUND = ['field_not_found', 'you have no field with this id'] as const satisfies RouteRefusal;
+
 /** The caller's identity fields (PRODUCT §2). */
 export async function fieldRoutes(app: FastifyInstance, opts: { fields: FieldService }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { fields } = opts;
-  const notFound = problem('You have no field with this id (field_not_found)');
 
   r.get('/me/fields', {
-    config: { auth: 'session' },
+    config: { auth: 'session', refusals: ['unknown_field_type'] },
     schema: {
       tags: ['identity'],
       summary: 'List your fields',
@@ -30,7 +37,7 @@ export async function fieldRoutes(app: FastifyInstance, opts: { fields: FieldSer
   }, async (request) => fields.list(callerOf(request), request.query.cursor, request.query.limit ?? 50, request.query.type));
 
   r.post('/me/fields', {
-    config: { auth: 'session', idempotency: 'required' },
+    config: { auth: 'session', idempotency: 'required', refusals: [...JUDGED_REFUSALS, 'field_limit_reached', 'single_field_exists'] },
     schema: {
       tags: ['identity'],
       summary: 'Add a field',
@@ -38,8 +45,6 @@ export async function fieldRoutes(app: FastifyInstance, opts: { fields: FieldSer
       body: FieldCreateBody,
       response: {
         201: ref(FieldSchema),
-        409: problem('field_limit_reached, single_field_exists, or Idempotency-Key reused / still in flight'),
-        413: problem('The value is larger than 4096 bytes as JSON (field_value_too_large), or the body is too large'),
       },
     },
   }, async (request, reply) => {
@@ -50,8 +55,8 @@ export async function fieldRoutes(app: FastifyInstance, opts: { fields: FieldSer
   });
 
   r.get('/me/fields/:id', {
-    config: { auth: 'session' },
-    schema: { tags: ['identity'], summary: 'One of your fields', params: FieldIdParams, response: { 200: ref(FieldSchema), 404: notFound } },
+    config: { auth: 'session', refusals: [NOT_FOUND] },
+    schema: { tags: ['identity'], summary: 'One of your fields', params: FieldIdParams, response: { 200: ref(FieldSchema) } },
   }, async (request, reply) => {
     const field = await fields.get(callerOf(request), request.params.id);
     setEtag(reply, field.version);
@@ -59,7 +64,7 @@ export async function fieldRoutes(app: FastifyInstance, opts: { fields: FieldSer
   });
 
   r.patch('/me/fields/:id', {
-    config: { ifMatch: 'required', auth: 'session', idempotency: 'optional' },
+    config: { ifMatch: 'required', auth: 'session', idempotency: 'optional', refusals: [NOT_FOUND, ...JUDGED_REFUSALS] },
     schema: {
       tags: ['identity'],
       summary: 'Change a field\'s label, value or country',
@@ -68,11 +73,6 @@ export async function fieldRoutes(app: FastifyInstance, opts: { fields: FieldSer
       body: FieldPatchBody,
       response: {
         200: ref(FieldSchema),
-        404: notFound,
-        409: problem('Idempotency-Key reused with another body, or its first request still running'),
-        412: problem('The field changed since it was read (version_mismatch)'),
-        413: problem('The value is larger than 4096 bytes as JSON (field_value_too_large), or the body is too large'),
-        428: problem('If-Match is missing (precondition_required)'),
       },
     },
   }, async (request, reply) => {
@@ -83,7 +83,7 @@ export async function fieldRoutes(app: FastifyInstance, opts: { fields: FieldSer
   });
 
   r.delete('/me/fields/:id', {
-    config: { ifMatch: 'required', auth: 'session' },
+    config: { ifMatch: 'required', auth: 'session', refusals: [NOT_FOUND] },
     schema: {
       tags: ['identity'],
       summary: 'Delete a field',
@@ -91,9 +91,6 @@ export async function fieldRoutes(app: FastifyInstance, opts: { fields: FieldSer
       params: FieldIdParams,
       response: {
         204: NoContent,
-        404: notFound,
-        412: problem('The field changed since it was read (version_mismatch)'),
-        428: problem('If-Match is missing (precondition_required)'),
       },
     },
   }, async (request, reply) => {

@@ -1,4 +1,5 @@
 import type { AuthContext } from '../caller.js';
+import type { RouteRefusal } from '../refusals.js';
 
 /** What a route declares in `config`, read by the plugins. */
 export type AuthRequirement = 'session' | 'proof' | 'none';
@@ -22,6 +23,11 @@ declare module 'fastify' {
     stream?: boolean;
     /** Reachable while the account is deleted (PRODUCT §8: GET /me, undelete, export, logout). */
     openWhileDeleted?: boolean;
+    /**
+     * The refusals the route answers beyond those its other config implies (auth, step-up,
+     * idempotency, If-Match): the OpenAPI plugin writes the route's 4xx responses from them.
+     */
+    refusals?: readonly RouteRefusal[];
   }
   interface FastifyRequest {
     auth?: AuthContext;

@@ -6,6 +6,8 @@ import { problem } from '../schemas.js';
 import { RESPONSE_HEADERS, headersFor, routeFacts } from '../response-headers.js';
 import type { RouteFacts } from '../response-headers.js';
 import { idempotencyMode } from './idempotency.js';
+import { refusalEntry } from '../../refusals.js';
+import type { RouteRefusal } from '../../refusals.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -18,9 +20,8 @@ const COMMON_RESPONSES: Record<string, ReturnType<typeof problem>> = {
   500: problem('Unexpected failure on our side'),
   503: problem('Load shedding; honour Retry-After'),
 };
-const AUTH_RESPONSES = {
-  401: problem('No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate)'),
-};
+/** The refusals of the account's lifecycle, which join a 403 a route writes by hand. */
+const LIFECYCLE: string[] = ['account_deleted', 'account_locked'];
 
 /** A stable operationId from method and path: POST /api/v1/auth/sessions/:id -> postAuthSessionsById. */
 export function operationId(method: string, url: string): string {
@@ -54,15 +55,14 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
     if (!route.schema || route.schema.hide) return;
     const responses = (route.schema.response ?? {}) as Record<string, unknown>;
     const auth = route.config?.auth;
-    const defaults = auth === 'session' || auth === 'proof' ? { ...COMMON_RESPONSES, ...AUTH_RESPONSES } : COMMON_RESPONSES;
-    for (const [status, schema] of Object.entries(defaults)) if (!(status in responses)) responses[status] = schema;
-    route.schema.response = responses;
+    // The refusals the route answers: those it names, then those its config implies.
+    const refusals: RouteRefusal[] = [...(route.config?.refusals ?? [])];
     const headers: Record<string, unknown> = {};
     const requiredHeaders: string[] = [];
     if (route.config?.stepUp) {
       headers['vid-step-up'] = { type: 'string', description: 'base64url of the JSON WebAuthn assertion answering POST /auth/step-up/begin (5 minutes, single use)' };
       requiredHeaders.push('vid-step-up');
-      responses['403'] ??= problem('Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session)');
+      refusals.push(['step_up_required', 'the VID-Step-Up assertion is missing or invalid'], 'ephemeral_session');
     }
     const idempotency = idempotencyMode(route);
     if (idempotency) {
@@ -73,7 +73,9 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
         description: `${when}: a UUID (else 400 invalid_idempotency_key; missing where required: 400 idempotency_key_required). A retry with the same key on the same URL and a body of the same meaning replays the first answer for 24 h (VID-Idempotent-Replay: true); another body is 409 idempotency_key_reused.`,
       };
       if (idempotency === 'required') requiredHeaders.push('idempotency-key');
-      responses['409'] ??= problem('Idempotency-Key reused with another body, or its first request still in flight');
+      refusals.push('invalid_idempotency_key');
+      if (idempotency === 'required' || requiredWith) refusals.push('idempotency_key_required');
+      refusals.push(['idempotency_key_reused', 'the Idempotency-Key was sent with another body'], ['idempotency_request_in_progress', 'the first request with this Idempotency-Key is still in flight']);
     }
     const ifMatch = route.config?.ifMatch;
     if (ifMatch) {
@@ -84,22 +86,36 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
           'The ETag of your last read, as `"<version>"` or the bare `<version>`; `*` for any current version; or a list that names it (RFC 9110 §13.1.1). No match: 412 version_mismatch; not this grammar: 400 invalid_if_match.',
       };
       if (ifMatch === 'required') requiredHeaders.push('if-match');
-      responses['412'] ??= problem('If-Match names no current version (version_mismatch)');
-      responses['428'] ??= problem('If-Match is missing (precondition_required)');
+      refusals.push(['version_mismatch', 'If-Match names no current version'], ['precondition_required', 'If-Match is missing'], 'invalid_if_match');
     }
+    if (auth === 'session' || auth === 'proof') {
+      refusals.push(['unauthenticated', 'no access token or DPoP proof'], ['invalid_token', 'an invalid or expired access token (see WWW-Authenticate)'], ['invalid_dpop_proof', 'see WWW-Authenticate']);
+    }
+    // Lifecycle refusals (dpop-auth.ts, sessions): PRODUCT §8 deletion; an operator's lock
+    // (decision 090) refuses every session route and every route that opens a session.
+    if (auth === 'session' && !route.config?.openWhileDeleted) refusals.push(['account_deleted', 'restore the account first']);
+    if (auth === 'session' || auth === 'proof') refusals.push(['account_locked', 'the account is locked by the operator']);
+    const lifecycle = documentRefusals(refusals.filter((refusal) => LIFECYCLE.includes(nameOf(refusal)))).get('403');
+    const written = new Set<string>();
+    for (const [status, text] of documentRefusals(refusals)) {
+      const existing = responses[status] as { description?: string } | undefined;
+      if (!existing) {
+        responses[status] = problem(text);
+        written.add(status);
+      } else if (status === '403' && lifecycle) {
+        // A response the route writes by hand stays as written; the lifecycle refusals join it.
+        responses[status] = problem(existing.description ? `${existing.description}; or ${lifecycle}` : lifecycle);
+      }
+    }
+    // Statuses any route may answer: their text joins what the route's refusals say.
+    for (const [status, schema] of Object.entries(COMMON_RESPONSES)) {
+      if (!responses[status]) responses[status] = schema;
+      else if (written.has(status)) responses[status] = problem(`${(responses[status] as { description: string }).description}; or ${schema.description.charAt(0).toLowerCase()}${schema.description.slice(1)}`);
+    }
+    route.schema.response = responses;
     route.schema.operationId ??= operationId(String(route.method), route.url);
     // Fastify adds a HEAD route beside each GET with the same operationId: the GET speaks for both.
     if (String(route.method) !== 'HEAD') facts.set(route.schema.operationId, routeFacts(route, Boolean(idempotency), requiredHeaders));
-    // Lifecycle refusals (dpop-auth.ts, sessions): PRODUCT §8 deletion; an operator's lock
-    // (decision 090) refuses every session route and every route that opens a session.
-    const lifecycle: string[] = [];
-    if (auth === 'session' && !route.config?.openWhileDeleted) lifecycle.push('the account is deleted (account_deleted): restore it first');
-    if (auth === 'session' || auth === 'proof') lifecycle.push('the account is locked by the operator (account_locked)');
-    if (lifecycle.length) {
-      const existing = responses['403'] as { description?: string } | undefined;
-      const text = lifecycle.join('; or ');
-      responses['403'] = problem(existing?.description ? `${existing.description}; or ${text}` : text[0]!.toUpperCase() + text.slice(1));
-    }
     if (Object.keys(headers).length) {
       // Documented here; enforced by the step-up, idempotency and precondition code with their own
       // codes, so the validator does not refuse a missing one first.
@@ -151,6 +167,28 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 }, { name: 'openapi' });
+
+const nameOf = (refusal: RouteRefusal) => (typeof refusal === 'string' ? refusal : refusal[0]);
+
+/**
+ * The 4xx responses a route's refusals document, by status: each code with its title (and the
+ * route's note on when it is answered), once, in the order named.
+ */
+export function documentRefusals(refusals: readonly RouteRefusal[]): Map<string, string> {
+  const byStatus = new Map<string, string[]>();
+  const seen = new Set<string>();
+  for (const refusal of refusals) {
+    const name = nameOf(refusal);
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const { code, status, title } = refusalEntry(name);
+    const note = typeof refusal === 'string' ? '' : `: ${refusal[1]}`;
+    const status_ = String(status);
+    if (!byStatus.has(status_)) byStatus.set(status_, []);
+    byStatus.get(status_)!.push(`${code} (${title})${note}`);
+  }
+  return new Map([...byStatus].map(([status, lines]) => [status, lines.join('; ')]));
+}
 
 /**
  * Puts the response headers (response-headers.ts) into the document: once as components, and on
