@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ExportSection } from '../../platform/account-data.js';
 import { callerOf } from '../../platform/http/caller.js';
-import { problem, ref } from '../../platform/http/schemas.js';
+import { ref } from '../../platform/http/schemas.js';
 import { MeSchema } from '../me/schemas.js';
 import { AccountDeletionSchema, DeletionTermsSchema, accountExportSchema } from './schemas.js';
 import type { LifecycleService } from './lifecycle.js';
@@ -57,12 +57,12 @@ export async function accountRoutes(
   }, async (request, reply) => reply.code(202).send(await opts.lifecycle.remove(callerOf(request), await request.client())));
 
   r.post('/account/undelete', {
-    config: { auth: 'session', openWhileDeleted: true },
+    config: { auth: 'session', openWhileDeleted: true, refusals: ['account_not_deleted'] },
     schema: {
       tags: ['lifecycle'],
       summary: 'Restore your deleted account',
       description: 'Everything comes back as it was (other devices sign in again); subscribers see your card again.',
-      response: { 200: ref(MeSchema), 409: problem('The account is not deleted (account_not_deleted)') },
+      response: { 200: ref(MeSchema) },
     },
   }, async (request) => opts.lifecycle.restore(callerOf(request), await request.client()));
 }

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FieldCatalog } from './catalog.js';
 import { refuse } from '../../platform/errors.js';
 import { notModified } from '../../platform/http/preconditions.js';
-import { NotModified, PageOf, problem, ref } from '../../platform/http/schemas.js';
+import { NotModified, PageOf, ref } from '../../platform/http/schemas.js';
 import { FieldType, FieldTypeKeyParams, FieldValidateBody, FieldValidation } from './schemas.js';
 
 const CACHE_CONTROL = 'public, max-age=3600';
@@ -41,16 +41,18 @@ export async function catalogRoutes(app: FastifyInstance, opts: { catalog: Field
   }, async (request, reply) => sendCached(request, reply, catalog.list()));
 
   r.get('/field-types/:key', {
+    config: { refusals: ['field_type_not_found'] },
     schema: {
       tags: ['identity'],
       summary: 'One field type',
       description: 'Cacheable like the catalog (ETag, If-None-Match → 304).',
       params: FieldTypeKeyParams,
-      response: { 200: ref(FieldType), 304: NotModified, 404: problem('No field type has this key (field_type_not_found)') },
+      response: { 200: ref(FieldType), 304: NotModified },
     },
   }, async (request, reply) => sendCached(request, reply, entryOf(request.params.key)));
 
   r.post('/field-types/:key/validate', {
+    config: { refusals: ['field_type_not_found', 'invalid_country', 'country_required', 'country_not_applicable', ['field_value_too_large', 'the value is larger than 4096 bytes as JSON']] },
     schema: {
       tags: ['identity'],
       summary: 'Check a value against a field type',
@@ -63,8 +65,6 @@ export async function catalogRoutes(app: FastifyInstance, opts: { catalog: Field
       body: FieldValidateBody,
       response: {
         200: ref(FieldValidation),
-        404: problem('No field type has this key (field_type_not_found)'),
-        413: problem('The value is larger than 4096 bytes as JSON (field_value_too_large), or the body is too large'),
       },
     },
   }, async (request) => {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../platform/http/caller.js';
 import { requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
-import { problem, ref } from '../../platform/http/schemas.js';
+import { ref } from '../../platform/http/schemas.js';
 import { MePatchBody, MeSchema } from './schemas.js';
 import type { MeService } from './service.js';
 
@@ -27,9 +27,6 @@ export async function meRoutes(app: FastifyInstance, opts: { me: MeService }) {
       body: MePatchBody,
       response: {
         200: ref(MeSchema),
-        409: problem('Idempotency-Key reused with another body, or its first request still running'),
-        412: problem('The identity changed since it was read (version_mismatch)'),
-        428: problem('If-Match is missing (precondition_required)'),
       },
     },
   }, async (request, reply) => {

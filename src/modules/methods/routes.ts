@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { callerOf } from '../../platform/http/caller.js';
 import { requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
-import { NoContent, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
+import { NoContent, PageOf, PageQuery, ref } from '../../platform/http/schemas.js';
 import { CeremonyId, CreationOptions, RegistrationCredential } from '../../platform/http/webauthn-schemas.js';
 import type { PasskeyService } from './passkeys.js';
 import { MethodIdParams, Passkey, RenameBody } from './schemas.js';
@@ -19,7 +19,7 @@ export async function passkeyRoutes(app: FastifyInstance, opts: { passkeys: Pass
   }, async (request) => methods.list(callerOf(request), request.query.cursor, request.query.limit ?? 50));
 
   r.patch('/auth/methods/:id', {
-    config: { ifMatch: 'required', auth: 'session' },
+    config: { ifMatch: 'required', auth: 'session', refusals: [['method_not_found', 'no passkey of yours has this id']] },
     schema: {
       tags: ['auth'],
       summary: 'Rename a passkey',
@@ -27,9 +27,6 @@ export async function passkeyRoutes(app: FastifyInstance, opts: { passkeys: Pass
       body: RenameBody,
       response: {
         200: ref(Passkey),
-        404: problem('No passkey of yours has this id'),
-        412: problem('The passkey changed since it was read'),
-        428: problem('If-Match is missing'),
       },
     },
   }, async (request, reply) => {
@@ -64,13 +61,13 @@ export async function passkeyRoutes(app: FastifyInstance, opts: { passkeys: Pass
   });
 
   r.delete('/auth/methods/:id', {
-    config: { auth: 'session', stepUp: true },
+    config: { auth: 'session', stepUp: true, refusals: [['method_not_found', 'no passkey of yours has this id'], ['last_method', 'the last passkey']] },
     schema: {
       tags: ['auth'],
       summary: 'Remove a passkey (step-up)',
       description: 'The last passkey cannot be removed: 409 last_method.',
       params: MethodIdParams,
-      response: { 204: NoContent, 404: problem('No passkey of yours has this id'), 409: problem('The last passkey (last_method)') },
+      response: { 204: NoContent },
     },
   }, async (request, reply) => {
     await methods.remove(callerOf(request), request.params.id, await request.client());

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../platform/http/caller.js';
-import { NoContent, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
+import { NoContent, PageOf, PageQuery, ref } from '../../platform/http/schemas.js';
 import { MethodIdParams, TotpAuthenticator, TotpCodeBody, TotpEnrollBody, TotpEnrollment } from './schemas.js';
 import type { TotpService } from './totp.js';
 
@@ -26,7 +26,7 @@ export async function totpRoutes(app: FastifyInstance, opts: { totp: TotpService
   });
 
   r.post('/auth/totp/:id/confirm', {
-    config: { auth: 'session' },
+    config: { auth: 'session', refusals: [['totp_not_found', 'no authenticator of yours has this id'], 'totp_already_active', ['totp_code_invalid', 'a wrong, expired or reused code']] },
     schema: {
       tags: ['auth'],
       summary: 'Activate an authenticator with a first valid code',
@@ -34,9 +34,6 @@ export async function totpRoutes(app: FastifyInstance, opts: { totp: TotpService
       body: TotpCodeBody,
       response: {
         200: ref(TotpAuthenticator),
-        404: problem('No authenticator of yours has this id'),
-        409: problem('Already active'),
-        422: problem('Wrong, expired or reused code (totp_code_invalid)'),
       },
     },
   }, async (request) => totp.confirm(callerOf(request), request.params.id, request.body.code, await request.client()));
@@ -53,12 +50,12 @@ export async function totpRoutes(app: FastifyInstance, opts: { totp: TotpService
   }, async (request) => totp.list(callerOf(request), request.query.cursor, request.query.limit ?? 50));
 
   r.delete('/auth/totp/:id', {
-    config: { auth: 'session', stepUp: true },
+    config: { auth: 'session', stepUp: true, refusals: [['totp_not_found', 'no authenticator of yours has this id']] },
     schema: {
       tags: ['auth'],
       summary: 'Remove an authenticator app (step-up)',
       params: MethodIdParams,
-      response: { 204: NoContent, 404: problem('No authenticator of yours has this id') },
+      response: { 204: NoContent },
     },
   }, async (request, reply) => {
     await totp.remove(callerOf(request), request.params.id, await request.client());

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { callerOf } from '../../platform/http/caller.js';
-import { problem, ref } from '../../platform/http/schemas.js';
+import { ref } from '../../platform/http/schemas.js';
 import { CeremonyId, CreationOptions, RegistrationCredential } from '../../platform/http/webauthn-schemas.js';
 import { Tokens } from '../sessions/schemas.js';
 import { RecoveryBeginBody } from './schemas.js';
@@ -14,7 +14,7 @@ export async function recoveryRoutes(app: FastifyInstance, opts: { recovery: Rec
   const { recovery } = opts;
 
   r.get('/auth/recovery-key', {
-    config: { auth: 'session', stepUp: true },
+    config: { auth: 'session', stepUp: true, refusals: ['recovery_key_not_found'] },
     schema: {
       tags: ['auth'],
       summary: 'Download your recovery key (step-up)',
@@ -22,7 +22,6 @@ export async function recoveryRoutes(app: FastifyInstance, opts: { recovery: Rec
       produces: ['text/plain'],
       response: {
         200: { description: 'The recovery key as a text file', content: { 'text/plain': { schema: Type.String() } } },
-        404: problem('No recovery key'),
       },
     },
   }, async (request, reply) => {
@@ -34,7 +33,7 @@ export async function recoveryRoutes(app: FastifyInstance, opts: { recovery: Rec
   });
 
   r.post('/auth/recovery/begin', {
-    config: { rateLimit: 'auth' },
+    config: { rateLimit: 'auth', refusals: ['recovery_refused'] },
     schema: {
       tags: ['auth'],
       summary: 'Begin recovery on a new device',
@@ -43,7 +42,6 @@ export async function recoveryRoutes(app: FastifyInstance, opts: { recovery: Rec
       body: RecoveryBeginBody,
       response: {
         200: Type.Object({ ceremony_id: Type.String(), options: ref(CreationOptions), schema_version: Type.Literal(1) }, { title: 'RecoveryBeginResult', additionalProperties: false }),
-        403: problem('Recovery refused (recovery_refused)'),
       },
     },
   }, async (request) =>
@@ -56,12 +54,12 @@ export async function recoveryRoutes(app: FastifyInstance, opts: { recovery: Rec
   );
 
   r.post('/auth/recovery/finish', {
-    config: { rateLimit: 'auth', auth: 'proof', idempotency: 'required' },
+    config: { rateLimit: 'auth', auth: 'proof', idempotency: 'required', refusals: ['credential_exists'] },
     schema: {
       tags: ['auth'],
       summary: 'Finish recovery: a new passkey on this device and a trusted session',
       body: Type.Object({ ceremony_id: CeremonyId, credential: ref(RegistrationCredential) }, { additionalProperties: false }),
-      response: { 200: ref(Tokens), 409: problem('Passkey already registered') },
+      response: { 200: ref(Tokens) },
     },
   }, async (request, reply) => {
     const tokens = await recovery.finish({

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../platform/http/caller.js';
-import { NoContent, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
+import { NoContent, PageOf, PageQuery, ref } from '../../platform/http/schemas.js';
 import { RenewBody, Session, SessionIdParams, Tokens } from './schemas.js';
 import type { SessionService } from './service.js';
 
@@ -44,12 +44,12 @@ export async function sessionRoutes(app: FastifyInstance, opts: { sessions: Sess
   }, async (request) => sessions.list(callerOf(request), request.query.cursor, request.query.limit ?? 50));
 
   r.delete('/auth/sessions/:id', {
-    config: { auth: 'session' },
+    config: { auth: 'session', refusals: [['session_not_found', 'no live session of yours has this id']] },
     schema: {
       tags: ['auth'],
       summary: 'Revoke one of your sessions',
       params: SessionIdParams,
-      response: { 204: NoContent, 404: problem('No live session of yours has this id') },
+      response: { 204: NoContent },
     },
   }, async (request, reply) => {
     await sessions.revoke(callerOf(request), request.params.id, await request.client());

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { problem, ref } from '../../platform/http/schemas.js';
+import { ref } from '../../platform/http/schemas.js';
 import { Tokens } from '../sessions/schemas.js';
 import { LoginBeginResult, LoginFinishBody, RegisterBeginBody, RegisterBeginResult, RegisterFinishBody, Registration } from './schemas.js';
 import type { SignInService } from './service.js';
@@ -11,24 +11,24 @@ export async function signInRoutes(app: FastifyInstance, opts: { signIn: SignInS
   const { signIn } = opts;
 
   r.post('/auth/register/begin', {
-    config: { rateLimit: 'auth' },
+    config: { rateLimit: 'auth', refusals: ['username_reserved', 'username_confusable', 'username_taken'] },
     schema: {
       tags: ['auth'],
       summary: 'Begin sign-up: WebAuthn creation options',
       description: 'Checks the username and returns creation options (resident key and user verification required, 300 s) and a single-use ceremony id.',
       body: RegisterBeginBody,
-      response: { 200: RegisterBeginResult, 409: problem('Username reserved, confusable with a taken one, or taken') },
+      response: { 200: RegisterBeginResult },
     },
   }, async (request) => signIn.registerBegin(request.body.username));
 
   r.post('/auth/register/finish', {
-    config: { rateLimit: 'auth', auth: 'proof', idempotency: 'none' },
+    config: { rateLimit: 'auth', auth: 'proof', idempotency: 'none', refusals: [['username_taken', 'taken meanwhile'], 'credential_exists'] },
     schema: {
       tags: ['auth'],
       summary: 'Finish sign-up: create the account and log in',
       description: 'Verifies the attestation, creates the account, stores the passkey with the DPoP key thumbprint and opens a trusted session bound to that key. When two sign-ups race for one name, exactly one wins; the other gets 409 username_taken.',
       body: RegisterFinishBody,
-      response: { 201: Registration, 409: problem('Username taken meanwhile, or passkey already registered') },
+      response: { 201: Registration },
     },
   }, async (request, reply) => {
     const registration = await signIn.registerFinish({
@@ -53,12 +53,12 @@ export async function signInRoutes(app: FastifyInstance, opts: { signIn: SignInS
   }, async () => signIn.loginBegin());
 
   r.post('/auth/login/finish', {
-    config: { rateLimit: 'auth', auth: 'proof' },
+    config: { rateLimit: 'auth', auth: 'proof', refusals: [['passkey_in_use', 'a concurrent sign-in with the same passkey won']] },
     schema: {
       tags: ['auth'],
       summary: 'Finish sign-in: tokens bound to a fresh DPoP key',
       body: LoginFinishBody,
-      response: { 200: ref(Tokens), 409: problem('A concurrent sign-in with the same passkey won') },
+      response: { 200: ref(Tokens) },
     },
   }, async (request, reply) => {
     const tokens = await signIn.loginFinish({
