@@ -4,16 +4,12 @@ import { Type } from 'typebox';
 import { callerOf } from '../../platform/http/caller.js';
 import { notModified, optionalIfMatch, requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
-import { NoContent, NotModified, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
+import { NoContent, NotModified, PageOf, PageQuery, ref } from '../../platform/http/schemas.js';
 import { ifNoneMatch, sendStored } from '../../platform/http/stored-representation.js';
 import { CardSchema, VcardQuery } from '../profiles/schemas.js';
 import type { AnnotationService } from './annotations.js';
 import type { ContactService } from './contacts.js';
 import { AnnotationBody, AnnotationSchema, ContactSchema, ContactsQuery, IdParams, LabelCount, SubscribeBody } from './schemas.js';
-
-const notFound = problem('You have no contact with this id (contact_not_found)');
-const inactive = problem('The contact is not active: no card (contact_not_active)');
-const ownerDeleted = problem('The contact\'s account is deleted; its card is back if they restore it (account_deleted)');
 const vcardResponse = { description: 'text/vcard; charset=utf-8', content: { 'text/vcard': { schema: Type.String() } } };
 
 function attachment(reply: FastifyReply, name: string): FastifyReply {
@@ -29,7 +25,7 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
   const tags = ['contacts'];
 
   r.post('/contacts', {
-    config: { auth: 'session', idempotency: 'required' },
+    config: { auth: 'session', idempotency: 'required', refusals: ['subscription_refused', 'account_not_found', ['already_subscribed', 'contact_id names the contact'], 'contact_limit', 'cannot_subscribe_to_self'] },
     schema: {
       tags,
       summary: 'Subscribe to someone',
@@ -39,10 +35,6 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
       body: SubscribeBody,
       response: {
         201: ref(ContactSchema),
-        403: problem('subscription_refused'),
-        404: problem('account_not_found'),
-        409: problem('already_subscribed (contact_id), contact_limit, or Idempotency-Key reused / in flight'),
-        422: problem('cannot_subscribe_to_self'),
       },
     },
   }, async (request, reply) => {
@@ -73,8 +65,8 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
   });
 
   r.get('/contacts/:id', {
-    config: { auth: 'session' },
-    schema: { tags, summary: 'One contact', params: IdParams, response: { 200: ref(ContactSchema), 404: notFound } },
+    config: { auth: 'session', refusals: ['contact_not_found'] },
+    schema: { tags, summary: 'One contact', params: IdParams, response: { 200: ref(ContactSchema) } },
   }, async (request, reply) => {
     const contact = await contacts.view(callerOf(request), request.params.id);
     setEtag(reply, contact.version);
@@ -82,13 +74,13 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
   });
 
   r.delete('/contacts/:id', {
-    config: { auth: 'session' },
+    config: { auth: 'session', refusals: ['contact_not_found', ['invalid_transition', 'the owner changed the subscription at the same moment: read it again']] },
     schema: {
       tags,
       summary: 'Unsubscribe, or remove an ended contact',
       description: 'pending or active → ended; an ended, denied or revoked contact leaves your list. Your annotation of it goes too.',
       params: IdParams,
-      response: { 204: NoContent, 404: notFound, 409: problem('The owner changed the subscription at the same moment (invalid_transition): read it again') },
+      response: { 204: NoContent },
     },
   }, async (request, reply) => {
     await contacts.remove(callerOf(request), request.params.id);
@@ -96,19 +88,19 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
   });
 
   r.get('/contacts/:id/card', {
-    config: { auth: 'session' },
+    config: { auth: 'session', refusals: [['contact_not_active', 'no card'], 'contact_not_found', ['contact_account_deleted', 'its card is back if they restore it']] },
     schema: {
       tags,
       summary: 'The card this person shows you',
       description: 'The card of the profile they chose for you (you never learn which). Strong ETag; If-None-Match answers 304. Only while active (403 contact_not_active).',
       params: IdParams,
-      response: { 200: ref(CardSchema), 304: NotModified, 403: inactive, 404: notFound, 410: ownerDeleted },
+      response: { 200: ref(CardSchema), 304: NotModified },
     },
   }, async (request, reply) => sendStored(request, reply, await contacts.card(callerOf(request), request.params.id, ifNoneMatch(request)), 'private, no-cache'));
 
   r.get('/contacts/:id/vcard', {
-    config: { auth: 'session' },
-    schema: { tags, summary: 'A contact\'s card as a vCard file', params: IdParams, querystring: VcardQuery, produces: ['text/vcard'], response: { 200: vcardResponse, 304: NotModified, 403: inactive, 404: notFound, 410: ownerDeleted } },
+    config: { auth: 'session', refusals: [['contact_not_active', 'no card'], 'contact_not_found', ['contact_account_deleted', 'its card is back if they restore it']] },
+    schema: { tags, summary: 'A contact\'s card as a vCard file', params: IdParams, querystring: VcardQuery, produces: ['text/vcard'], response: { 200: vcardResponse, 304: NotModified } },
   }, async (request, reply) => {
     const vcard = await contacts.vcard(callerOf(request), request.params.id, request.query.version ?? '4.0');
     reply.header('ETag', vcard.etag).header('Cache-Control', 'private, no-cache');
@@ -117,8 +109,8 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
   });
 
   r.get('/contacts/:id/annotation', {
-    config: { auth: 'session' },
-    schema: { tags: ['annotations'], summary: 'Your private note and labels on a contact', params: IdParams, response: { 200: ref(AnnotationSchema), 404: problem('contact_not_found, or no annotation yet (annotation_not_found)') } },
+    config: { auth: 'session', refusals: ['contact_not_found', ['annotation_not_found', 'no annotation yet']] },
+    schema: { tags: ['annotations'], summary: 'Your private note and labels on a contact', params: IdParams, response: { 200: ref(AnnotationSchema) } },
   }, async (request, reply) => {
     const annotation = await annotations.get(callerOf(request), request.params.id);
     setEtag(reply, annotation.version);
@@ -126,14 +118,14 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
   });
 
   r.put('/contacts/:id/annotation', {
-    config: { ifMatch: 'optional', auth: 'session' },
+    config: { ifMatch: 'optional', auth: 'session', refusals: ['contact_not_found'] },
     schema: {
       tags: ['annotations'],
       summary: 'Write your note and labels on a contact',
       description: 'The first PUT creates it (201, no If-Match); later ones need If-Match (428 without, 412 when stale). Note ≤ 4000 characters; ≤ 20 labels of 1-32 characters, unique ignoring case.',
       params: IdParams,
       body: AnnotationBody,
-      response: { 200: ref(AnnotationSchema), 201: ref(AnnotationSchema), 404: notFound, 412: problem('version_mismatch'), 428: problem('precondition_required') },
+      response: { 200: ref(AnnotationSchema), 201: ref(AnnotationSchema) },
     },
   }, async (request, reply) => {
     const ifMatch = await optionalIfMatch(request, versionOf(() => annotations.get(callerOf(request), request.params.id)));
@@ -143,8 +135,8 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
   });
 
   r.delete('/contacts/:id/annotation', {
-    config: { ifMatch: 'required', auth: 'session' },
-    schema: { tags: ['annotations'], summary: 'Delete your annotation of a contact', description: 'Needs If-Match.', params: IdParams, response: { 204: NoContent, 404: problem('contact_not_found or annotation_not_found'), 412: problem('version_mismatch'), 428: problem('precondition_required') } },
+    config: { ifMatch: 'required', auth: 'session', refusals: ['contact_not_found', 'annotation_not_found'] },
+    schema: { tags: ['annotations'], summary: 'Delete your annotation of a contact', description: 'Needs If-Match.', params: IdParams, response: { 204: NoContent } },
   }, async (request, reply) => {
     await annotations.remove(callerOf(request), request.params.id, await requireIfMatch(request, versionOf(() => annotations.get(callerOf(request), request.params.id))));
     return reply.code(204).send(null);

@@ -2,12 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../platform/http/caller.js';
 import { setEtag } from '../../platform/http/preconditions.js';
-import { NoContent, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
+import { NoContent, PageOf, PageQuery, ref } from '../../platform/http/schemas.js';
 import { BlockBody, BlockSchema, IdParams, ProfileBody, SubscriptionSchema, SubscriptionsQuery, UsernameParams } from './schemas.js';
 import type { SubscriptionService } from './subscriptions.js';
-
-const notFound = problem('No subscription to you has this id (subscription_not_found)');
-const invalid = problem('The subscription is not in a state this allows (invalid_transition)');
 
 /** The owner's side: requests and subscribers (PRODUCT §4). */
 export async function subscriptionRoutes(app: FastifyInstance, opts: { subscriptions: SubscriptionService; canonicalOf(username: string): string | undefined }) {
@@ -21,8 +18,8 @@ export async function subscriptionRoutes(app: FastifyInstance, opts: { subscript
   }, async (request) => subscriptions.list(callerOf(request), request.query.status, request.query.cursor, request.query.limit ?? 50));
 
   r.get('/subscriptions/:id', {
-    config: { auth: 'session' },
-    schema: { tags, summary: 'One subscription to you', params: IdParams, response: { 200: ref(SubscriptionSchema), 404: notFound } },
+    config: { auth: 'session', refusals: [['subscription_not_found', 'no subscription to you has this id']] },
+    schema: { tags, summary: 'One subscription to you', params: IdParams, response: { 200: ref(SubscriptionSchema) } },
   }, async (request, reply) => {
     const subscription = await subscriptions.get(callerOf(request), request.params.id);
     setEtag(reply, subscription.version);
@@ -30,37 +27,37 @@ export async function subscriptionRoutes(app: FastifyInstance, opts: { subscript
   });
 
   r.post('/subscriptions/:id/approve', {
-    config: { auth: 'session', idempotency: 'required' },
+    config: { auth: 'session', idempotency: 'required', refusals: [['subscription_not_found', 'no subscription to you has this id'], ['profile_not_found', 'no profile of yours has this id'], ['invalid_transition', 'the subscription is not in a state this allows']] },
     schema: {
       tags,
       summary: 'Approve a request onto one of your profiles',
       description: 'pending → active: from now on the subscriber sees that profile\'s card.',
       params: IdParams,
       body: ProfileBody,
-      response: { 200: ref(SubscriptionSchema), 404: problem('No such subscription (subscription_not_found) or profile of yours (profile_not_found)'), 409: invalid },
+      response: { 200: ref(SubscriptionSchema) },
     },
   }, async (request) => subscriptions.approve(callerOf(request), request.params.id, request.body.profile_id));
 
   r.post('/subscriptions/:id/deny', {
-    config: { auth: 'session', idempotency: 'optional' },
-    schema: { tags, summary: 'Deny a request', description: 'pending → denied; `block` keeps them from asking again.', params: IdParams, body: BlockBody, response: { 200: ref(SubscriptionSchema), 404: notFound, 409: invalid } },
+    config: { auth: 'session', idempotency: 'optional', refusals: [['subscription_not_found', 'no subscription to you has this id'], ['invalid_transition', 'the subscription is not in a state this allows']] },
+    schema: { tags, summary: 'Deny a request', description: 'pending → denied; `block` keeps them from asking again.', params: IdParams, body: BlockBody, response: { 200: ref(SubscriptionSchema) } },
   }, async (request) => subscriptions.deny(callerOf(request), request.params.id, request.body.block ?? false));
 
   r.post('/subscriptions/:id/move', {
-    config: { auth: 'session', idempotency: 'optional' },
+    config: { auth: 'session', idempotency: 'optional', refusals: [['subscription_not_found', 'no subscription to you has this id'], ['profile_not_found', 'no profile of yours has this id'], ['invalid_transition', 'the subscription is not in a state this allows']] },
     schema: {
       tags,
       summary: 'Show a subscriber another profile',
       description: 'active → active on another profile: their card changes and they are told (contact.card.changed).',
       params: IdParams,
       body: ProfileBody,
-      response: { 200: ref(SubscriptionSchema), 404: problem('No such subscription (subscription_not_found) or profile of yours (profile_not_found)'), 409: invalid },
+      response: { 200: ref(SubscriptionSchema) },
     },
   }, async (request) => subscriptions.move(callerOf(request), request.params.id, request.body.profile_id));
 
   r.post('/subscriptions/:id/revoke', {
-    config: { auth: 'session', idempotency: 'optional' },
-    schema: { tags, summary: 'Revoke a subscriber', description: 'active → revoked: they no longer get your card; `block` keeps them from asking again.', params: IdParams, body: BlockBody, response: { 200: ref(SubscriptionSchema), 404: notFound, 409: invalid } },
+    config: { auth: 'session', idempotency: 'optional', refusals: [['subscription_not_found', 'no subscription to you has this id'], ['invalid_transition', 'the subscription is not in a state this allows']] },
+    schema: { tags, summary: 'Revoke a subscriber', description: 'active → revoked: they no longer get your card; `block` keeps them from asking again.', params: IdParams, body: BlockBody, response: { 200: ref(SubscriptionSchema) } },
   }, async (request) => subscriptions.revoke(callerOf(request), request.params.id, request.body.block ?? false));
 
   r.get('/blocks', {
@@ -69,8 +66,8 @@ export async function subscriptionRoutes(app: FastifyInstance, opts: { subscript
   }, async (request) => subscriptions.blocks(callerOf(request), request.query.cursor, request.query.limit ?? 50));
 
   r.delete('/blocks/:username', {
-    config: { auth: 'session' },
-    schema: { tags, summary: 'Unblock someone', params: UsernameParams, response: { 204: NoContent, 404: problem('You have not blocked this person (block_not_found)') } },
+    config: { auth: 'session', refusals: [['block_not_found', 'you have not blocked this person']] },
+    schema: { tags, summary: 'Unblock someone', params: UsernameParams, response: { 204: NoContent } },
   }, async (request, reply) => {
     await subscriptions.unblock(callerOf(request), request.params.username, opts.canonicalOf(request.params.username));
     return reply.code(204).send(null);

@@ -2,29 +2,26 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { callerOf } from '../../platform/http/caller.js';
-import { PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
+import { PageOf, PageQuery, ref } from '../../platform/http/schemas.js';
 import { CreationOptions, RegistrationCredential } from '../../platform/http/webauthn-schemas.js';
 import { Tokens } from '../sessions/schemas.js';
 import type { JoinService } from './service.js';
 import { AttemptBody, AttemptId, FactorBody, JoinAttempt, JoinCode, JoinCodeState, PendingJoin, RedeemBody, StartBody } from './schemas.js';
+import type { RouteRefusal } from '../../platform/refusals.js';
 
-const notApproved = problem('Not approved yet (JOIN_NOT_APPROVED), denied (join_denied), or not the redeeming device (join_key_mismatch)');
-const gone = problem('The attempt expired (join_attempt_expired)');
-const notFound = problem('No such attempt (join_attempt_not_found)');
-
+const NOT_APPROVED = ['JOIN_NOT_APPROVED', 'join_denied', ['join_key_mismatch', 'not the redeeming device']] as const satisfies readonly RouteRefusal[];
 /** Cross-device join: a code issued on a trusted device, approved there, finished on the new one. */
 export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { join } = opts;
-  const ephemeral = problem('Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session)');
 
   r.post('/auth/join/issue', {
-    config: { auth: 'session', idempotency: 'required' },
+    config: { auth: 'session', idempotency: 'required', refusals: [['ephemeral_session', 'ephemeral sessions cannot issue codes or decide join attempts']] },
     schema: {
       tags: ['join'],
       summary: 'Issue a 6-digit join code (trusted device)',
       description: 'Single use, valid 120 s; issuing again voids this session\'s previous code. Show it to the person, who types it on the new device.',
-      response: { 200: JoinCode, 403: ephemeral },
+      response: { 200: JoinCode },
     },
   }, async (request, reply) => {
     reply.header('Cache-Control', 'no-store');
@@ -32,12 +29,12 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
   });
 
   r.get('/auth/join/code', {
-    config: { auth: 'session' },
+    config: { auth: 'session', refusals: [['ephemeral_session', 'ephemeral sessions cannot issue codes or decide join attempts'], ['join_code_not_found', 'this session has issued no code']] },
     schema: {
       tags: ['join'],
       summary: 'What became of the code this session issued last (trusted device)',
       description: 'active, used (redeemed: the attempt is in GET /auth/join/pending), expired, or voided: five wrong guesses were made against it, so even its right digits are refused; issue a new one. The signal join.code.changed says when wrong guesses void a code.',
-      response: { 200: JoinCodeState, 403: ephemeral, 404: problem('This session has issued no code (join_code_not_found)') },
+      response: { 200: JoinCodeState },
     },
   }, async (request, reply) => {
     reply.header('Cache-Control', 'no-store');
@@ -45,13 +42,13 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
   });
 
   r.post('/auth/join/redeem', {
-    config: { auth: 'proof', rateLimit: 'auth', idempotency: 'required' },
+    config: { auth: 'proof', rateLimit: 'auth', idempotency: 'required', refusals: ['join_code_invalid'] },
     schema: {
       tags: ['join'],
       summary: 'Redeem a code on the new device (never logs in)',
       description: 'Binds a new attempt to the DPoP key of this proof. Wrong, expired and used codes all answer 422 join_code_invalid; five wrong codes for a username void its live code (GET /auth/join/code shows it to the trusted device). Limited per client address and per DPoP key, never per username.',
       body: RedeemBody,
-      response: { 201: ref(JoinAttempt), 422: problem('join_code_invalid') },
+      response: { 201: ref(JoinAttempt) },
     },
   }, async (request, reply) => {
     const attempt = await join.redeem({ username: request.body.username, code: request.body.code, jkt: request.dpopJkt!, client: await request.client() });
@@ -59,13 +56,13 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
   });
 
   r.post('/auth/join/start', {
-    config: { auth: 'proof', rateLimit: 'auth', idempotency: 'required' },
+    config: { auth: 'proof', rateLimit: 'auth', idempotency: 'required', refusals: ['account_not_found'] },
     schema: {
       tags: ['join'],
       summary: 'Start a join with no trusted device (factor path)',
       description: 'Creates an attempt to approve with POST /auth/join/approve-with-factor: a TOTP code when the account has an authenticator app, else the recovery key. Limited per client address and per DPoP key.',
       body: StartBody,
-      response: { 201: ref(JoinAttempt), 404: problem('No such account (account_not_found)') },
+      response: { 201: ref(JoinAttempt) },
     },
   }, async (request, reply) => {
     const attempt = await join.start({ username: request.body.username, jkt: request.dpopJkt!, client: await request.client() });
@@ -73,17 +70,17 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
   });
 
   r.get('/auth/join/attempts/:id', {
-    config: { auth: 'proof' },
+    config: { auth: 'proof', refusals: [...NOT_APPROVED, 'join_attempt_not_found'] },
     schema: {
       tags: ['join'],
       summary: 'Poll an attempt (the redeeming device)',
       params: Type.Object({ id: AttemptId }, { additionalProperties: false }),
-      response: { 200: ref(JoinAttempt), 403: notApproved, 404: notFound },
+      response: { 200: ref(JoinAttempt) },
     },
   }, async (request) => join.status(request.params.id, request.dpopJkt!));
 
   r.get('/auth/join/pending', {
-    config: { auth: 'session' },
+    config: { auth: 'session', refusals: [['ephemeral_session', 'ephemeral sessions cannot issue codes or decide join attempts']] },
     schema: {
       tags: ['join'],
       summary: 'Attempts waiting for your approval (trusted device)',
@@ -91,53 +88,52 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
       querystring: PageQuery,
       response: {
         200: PageOf(ref(PendingJoin), 'PendingJoinList'),
-        403: ephemeral,
       },
     },
   }, async (request) => join.pending(callerOf(request), request.query.cursor, request.query.limit ?? 50));
 
   r.post('/auth/join/approve', {
-    config: { auth: 'session', stepUp: true, idempotency: 'required' },
+    config: { auth: 'session', stepUp: true, idempotency: 'required', refusals: ['join_attempt_not_found', 'join_attempt_expired'] },
     schema: {
       tags: ['join'],
       summary: 'Approve an attempt (trusted device, step-up)',
       body: AttemptBody,
-      response: { 200: ref(JoinAttempt), 404: notFound, 410: gone },
+      response: { 200: ref(JoinAttempt) },
     },
   }, async (request) => join.approve(callerOf(request), request.body.attempt_id));
 
   r.post('/auth/join/deny', {
-    config: { auth: 'session' },
+    config: { auth: 'session', refusals: [['ephemeral_session', 'ephemeral sessions cannot issue codes or decide join attempts'], 'join_attempt_not_found', ['invalid_transition', 'not awaiting approval'], 'join_attempt_expired'] },
     schema: {
       tags: ['join'],
       summary: 'Deny an attempt (trusted device)',
       body: AttemptBody,
-      response: { 200: ref(JoinAttempt), 403: ephemeral, 404: notFound, 409: problem('Not awaiting approval (invalid_transition)'), 410: gone },
+      response: { 200: ref(JoinAttempt) },
     },
   }, async (request) => join.deny(callerOf(request), request.body.attempt_id));
 
   r.post('/auth/join/approve-with-factor', {
-    config: { auth: 'proof', rateLimit: 'auth' },
+    config: { auth: 'proof', rateLimit: 'auth', refusals: [['factor_invalid', 'wrong factor'], ['join_key_mismatch', 'not the redeeming device'], 'join_attempt_not_found', ['invalid_transition', 'not awaiting approval'], 'join_attempt_expired'] },
     schema: {
       tags: ['join'],
       summary: 'Approve your own attempt with a factor (no trusted device)',
       body: FactorBody,
-      response: { 200: ref(JoinAttempt), 403: problem('Wrong factor (factor_invalid) or not the redeeming device'), 404: notFound, 409: problem('Not awaiting approval'), 410: gone },
+      response: { 200: ref(JoinAttempt) },
     },
   }, async (request) => join.approveWithFactor({ attemptId: request.body.attempt_id, jkt: request.dpopJkt!, totpCode: request.body.totp_code, recoveryKey: request.body.recovery_key }));
 
   r.post('/auth/join/register-options', {
-    config: { auth: 'proof' },
+    config: { auth: 'proof', refusals: [...NOT_APPROVED, 'join_attempt_not_found', 'join_attempt_expired'] },
     schema: {
       tags: ['join'],
       summary: 'Creation options to keep this device (persist_device true)',
       body: AttemptBody,
-      response: { 200: Type.Object({ options: ref(CreationOptions), schema_version: Type.Literal(1) }, { title: 'JoinRegisterOptions', additionalProperties: false }), 403: notApproved, 404: notFound, 410: gone },
+      response: { 200: Type.Object({ options: ref(CreationOptions), schema_version: Type.Literal(1) }, { title: 'JoinRegisterOptions', additionalProperties: false }) },
     },
   }, async (request) => join.registerOptions(request.body.attempt_id, request.dpopJkt!));
 
   r.post('/auth/join/finish', {
-    config: { auth: 'proof', rateLimit: 'auth', idempotencyRequiredWith: 'credential' },
+    config: { auth: 'proof', rateLimit: 'auth', idempotencyRequiredWith: 'credential', refusals: [...NOT_APPROVED, 'join_attempt_not_found', 'join_already_finished', 'join_attempt_expired'] },
     schema: {
       tags: ['join'],
       summary: 'Finish the join: a DPoP-bound session for this device',
@@ -146,7 +142,7 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
         { attempt_id: AttemptId, persist_device: Type.Optional(Type.Boolean({ default: false })), credential: Type.Optional(ref(RegistrationCredential)) },
         { additionalProperties: false },
       ),
-      response: { 200: ref(Tokens), 403: notApproved, 404: notFound, 409: problem('Already finished (join_already_finished)'), 410: gone },
+      response: { 200: ref(Tokens) },
     },
   }, async (request, reply) => {
     const tokens = await join.finish({

@@ -3,14 +3,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../platform/http/caller.js';
 import { optionalIfMatch, requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
-import { NoContent, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
+import { NoContent, PageOf, PageQuery, ref } from '../../platform/http/schemas.js';
 import { BundleBody, ContactIdParams, ContactKeySchema, KeyBundleSchema, KeyShareSchema, MethodIdParams, ShareBody } from './schemas.js';
 import type { KeyService } from './service.js';
-
-const stale = problem('It changed since you read it, or If-Match names no version of it (version_mismatch)');
-const noIfMatch = problem('If-Match is missing (precondition_required)');
-const noBundle = problem('No passkey of yours has this id (method_not_found), or it has no bundle yet (key_bundle_not_found)');
-const noShare = problem('No server share is stored (key_share_not_found)');
 
 
 /** Key material is never worth a cached copy anywhere (RFC 9111 §5.2.2.5). */
@@ -31,8 +26,8 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
   });
 
   r.get('/keys/devices/:method_id', {
-    config: { auth: 'session' },
-    schema: { tags, summary: 'One device\'s key bundle', params: MethodIdParams, response: { 200: ref(KeyBundleSchema), 404: noBundle } },
+    config: { auth: 'session', refusals: [['method_not_found', 'no passkey of yours has this id'], ['key_bundle_not_found', 'it has no bundle yet']] },
+    schema: { tags, summary: 'One device\'s key bundle', params: MethodIdParams, response: { 200: ref(KeyBundleSchema) } },
   }, async (request, reply) => {
     const bundle = await keys.devices.get(callerOf(request), request.params.method_id);
     setEtag(noStore(reply), bundle.version);
@@ -40,7 +35,7 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
   });
 
   r.put('/keys/devices/:method_id', {
-    config: { ifMatch: 'optional', auth: 'session' },
+    config: { ifMatch: 'optional', auth: 'session', refusals: [['invalid_key_bundle', 'not opaque base64url, or longer than 8192 characters'], ['method_not_found', 'no passkey of yours has this id']] },
     schema: {
       tags,
       summary: 'Store a device\'s key bundle',
@@ -54,10 +49,6 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
       response: {
         200: ref(KeyBundleSchema),
         201: ref(KeyBundleSchema),
-        400: problem('Not opaque base64url, or longer than 8192 characters (invalid_key_bundle); or another malformed request'),
-        404: problem('No passkey of yours has this id (method_not_found)'),
-        412: stale,
-        428: problem('The bundle exists: send If-Match (precondition_required)'),
       },
     },
   }, async (request, reply) => {
@@ -69,13 +60,13 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
   });
 
   r.delete('/keys/devices/:method_id', {
-    config: { ifMatch: 'required', auth: 'session' },
+    config: { ifMatch: 'required', auth: 'session', refusals: [['method_not_found', 'no passkey of yours has this id'], ['key_bundle_not_found', 'it has no bundle yet']] },
     schema: {
       tags,
       summary: 'Delete a device\'s key bundle',
       description: 'Needs If-Match. Your devices get keys.changed, your active subscribers contact.keys.changed.',
       params: MethodIdParams,
-      response: { 204: NoContent, 404: noBundle, 412: stale, 428: noIfMatch },
+      response: { 204: NoContent },
     },
   }, async (request, reply) => {
     await keys.devices.remove(callerOf(request), request.params.method_id, await requireIfMatch(request, versionOf(() => keys.devices.get(callerOf(request), request.params.method_id))));
@@ -83,7 +74,7 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
   });
 
   r.get('/contacts/:id/keys', {
-    config: { auth: 'session' },
+    config: { auth: 'session', refusals: ['contact_not_active', ['contact_not_found', 'you have no contact with this id'], ['contact_account_deleted', 'its keys are back if they restore it']] },
     schema: {
       tags: ['keys', 'contacts'],
       summary: 'A contact\'s device key bundles',
@@ -94,9 +85,6 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
       querystring: PageQuery,
       response: {
         200: PageOf(ref(ContactKeySchema), 'ContactKeyPage'),
-        403: problem('The contact is not active (contact_not_active)'),
-        404: problem('You have no contact with this id (contact_not_found)'),
-        410: problem('The contact\'s account is deleted; its keys are back if they restore it (account_deleted)'),
       },
     },
   }, async (request, reply) => {
@@ -105,8 +93,8 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
   });
 
   r.get('/keys/share', {
-    config: { auth: 'session', stepUp: true },
-    schema: { tags, summary: 'The server\'s share of your split secret (step-up)', response: { 200: ref(KeyShareSchema), 404: noShare } },
+    config: { auth: 'session', stepUp: true, refusals: [['key_share_not_found', 'no server share is stored']] },
+    schema: { tags, summary: 'The server\'s share of your split secret (step-up)', response: { 200: ref(KeyShareSchema) } },
   }, async (request, reply) => {
     const share = await keys.share.get(callerOf(request));
     setEtag(noStore(reply), share.version);
@@ -114,7 +102,7 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
   });
 
   r.put('/keys/share', {
-    config: { ifMatch: 'optional', auth: 'session', stepUp: true },
+    config: { ifMatch: 'optional', auth: 'session', stepUp: true, refusals: [['invalid_key_share', 'not opaque base64url, or longer than 8192 characters']] },
     schema: {
       tags,
       summary: 'Store the server\'s share of your split secret (step-up)',
@@ -125,9 +113,6 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
       response: {
         200: ref(KeyShareSchema),
         201: ref(KeyShareSchema),
-        400: problem('Not opaque base64url, or longer than 8192 characters (invalid_key_share); or another malformed request'),
-        412: stale,
-        428: problem('The share exists: send If-Match (precondition_required)'),
       },
     },
   }, async (request, reply) => {
@@ -138,8 +123,8 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
   });
 
   r.delete('/keys/share', {
-    config: { ifMatch: 'required', auth: 'session', stepUp: true },
-    schema: { tags, summary: 'Delete the server\'s share of your split secret (step-up)', description: 'Needs If-Match.', response: { 204: NoContent, 404: noShare, 412: stale, 428: noIfMatch } },
+    config: { ifMatch: 'required', auth: 'session', stepUp: true, refusals: [['key_share_not_found', 'no server share is stored']] },
+    schema: { tags, summary: 'Delete the server\'s share of your split secret (step-up)', description: 'Needs If-Match.', response: { 204: NoContent } },
   }, async (request, reply) => {
     await keys.share.remove(callerOf(request), await requireIfMatch(request, versionOf(() => keys.share.get(callerOf(request)))));
     return reply.code(204).send(null);

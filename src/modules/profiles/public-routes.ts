@@ -3,16 +3,17 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { refuse } from '../../platform/errors.js';
 import { notModified } from '../../platform/http/preconditions.js';
-import { NotModified, problem, ref } from '../../platform/http/schemas.js';
+import { NotModified, ref } from '../../platform/http/schemas.js';
 import { ifNoneMatch, sendStored } from '../../platform/http/stored-representation.js';
 import { CardSchema, PublicParams, VcardQuery } from './schemas.js';
 import type { ProfileService } from './service.js';
 import { cardToVcard, uidFor } from './vcard.js';
 import type { VcardVersion } from './vcard.js';
+import type { RouteRefusal } from '../../platform/refusals.js';
 
+const NO_CARD = ['profile_not_found', 'no such user, or no public profile: the same answer for both'] as const satisfies RouteRefusal;
 // PRODUCT §6: anyone may read a public card, from any origin, and caches may keep it a minute.
 const CACHE_CONTROL = 'public, max-age=60';
-const gone = problem('No such user, or no public profile (profile_not_found): the same answer for both');
 
 function openToAnyOrigin(reply: FastifyReply): FastifyReply {
   return reply.header('Access-Control-Allow-Origin', '*').header('Access-Control-Expose-Headers', 'ETag, Content-Disposition, VID-Request-Id');
@@ -32,16 +33,18 @@ export async function publicRoutes(app: FastifyInstance, opts: { profiles: Profi
   }
 
   r.get('/public/:username', {
+    config: { refusals: [NO_CARD] },
     schema: {
       tags: ['public'],
       summary: 'A person\'s public card',
       description: 'No authentication, any origin (CORS *). Cache-Control: public, max-age=60; strong ETag, If-None-Match answers 304.',
       params: PublicParams,
-      response: { 200: ref(CardSchema), 304: NotModified, 404: gone },
+      response: { 200: ref(CardSchema), 304: NotModified },
     },
   }, async (request, reply) => sendStored(request, openToAnyOrigin(reply), await publicCard(request.params.username, ifNoneMatch(request)), CACHE_CONTROL));
 
   r.get('/public/:username/vcard', {
+    config: { refusals: [NO_CARD] },
     schema: {
       tags: ['public'],
       summary: 'A person\'s public card as a vCard file',
@@ -54,7 +57,6 @@ export async function publicRoutes(app: FastifyInstance, opts: { profiles: Profi
       response: {
         200: { description: 'The vCard', content: { 'text/vcard': { schema: Type.String() } } },
         304: NotModified,
-        404: gone,
       },
     },
   }, async (request, reply) => {

@@ -3,17 +3,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { callerOf } from '../../platform/http/caller.js';
 import { requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
-import { NoContent, NotModified, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
+import { NoContent, NotModified, PageOf, PageQuery, ref } from '../../platform/http/schemas.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
 import { ifNoneMatch, sendStored } from '../../platform/http/stored-representation.js';
 import { onePage } from '../../platform/store/keyset.js';
 import { CardSchema, ExposureParams, ExposurePutBody, ExposureSchema, ProfileCreateBody, ProfileDeleteQuery, ProfileIdParams, ProfilePatchBody, ProfileSchema } from './schemas.js';
 import type { ProfileService } from './service.js';
+import type { RouteRefusal } from '../../platform/refusals.js';
 
-const notFound = problem('You have no profile with this id (profile_not_found)');
-const stale = problem('The profile changed since it was read (version_mismatch)');
-const noIfMatch = problem('If-Match is missing (precondition_required)');
-
+const NOT_FOUND = ['profile_not_found', 'you have no profile with this id'] as const satisfies RouteRefusal;
 /** Profiles, their exposures and the preview (PRODUCT §3). */
 export async function profileRoutes(app: FastifyInstance, opts: { profiles: ProfileService }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -25,13 +23,13 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
   }, async (request) => profiles.list(callerOf(request), request.query.cursor, request.query.limit ?? 50));
 
   r.post('/profiles', {
-    config: { auth: 'session', idempotency: 'required' },
+    config: { auth: 'session', idempotency: 'required', refusals: ['profile_limit', 'profile_name_taken', 'public_profile_exists'] },
     schema: {
       tags: ['profiles'],
       summary: 'Create a profile',
       description: 'A named view of your fields ("Work", "Family"). At most 20 (409 profile_limit); names are unique ignoring case (409 profile_name_taken); at most one is public (409 public_profile_exists). It starts showing no field.',
       body: ProfileCreateBody,
-      response: { 201: ref(ProfileSchema), 409: problem('profile_limit, profile_name_taken, public_profile_exists, or Idempotency-Key reused / in flight') },
+      response: { 201: ref(ProfileSchema) },
     },
   }, async (request, reply) => {
     const profile = await profiles.create(callerOf(request), request.body);
@@ -41,8 +39,8 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
   });
 
   r.get('/profiles/:id', {
-    config: { auth: 'session' },
-    schema: { tags: ['profiles'], summary: 'One of your profiles', params: ProfileIdParams, response: { 200: ref(ProfileSchema), 404: notFound } },
+    config: { auth: 'session', refusals: [NOT_FOUND] },
+    schema: { tags: ['profiles'], summary: 'One of your profiles', params: ProfileIdParams, response: { 200: ref(ProfileSchema) } },
   }, async (request, reply) => {
     const profile = await profiles.get(callerOf(request), request.params.id);
     setEtag(reply, profile.version);
@@ -50,14 +48,14 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
   });
 
   r.patch('/profiles/:id', {
-    config: { ifMatch: 'required', auth: 'session', idempotency: 'optional' },
+    config: { ifMatch: 'required', auth: 'session', idempotency: 'optional', refusals: [NOT_FOUND, 'profile_name_taken', 'public_profile_exists'] },
     schema: {
       tags: ['profiles'],
       summary: 'Rename a profile, describe it, make it public or private',
       description: 'Needs If-Match with the ETag of the last GET.',
       params: ProfileIdParams,
       body: ProfilePatchBody,
-      response: { 200: ref(ProfileSchema), 404: notFound, 409: problem('profile_name_taken or public_profile_exists'), 412: stale, 428: noIfMatch },
+      response: { 200: ref(ProfileSchema) },
     },
   }, async (request, reply) => {
     const profile = await profiles.update(callerOf(request), request.params.id, await requireIfMatch(request, versionOf(() => profiles.get(callerOf(request), request.params.id))), request.body);
@@ -66,14 +64,14 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
   });
 
   r.delete('/profiles/:id', {
-    config: { ifMatch: 'required', auth: 'session' },
+    config: { ifMatch: 'required', auth: 'session', refusals: [['profile_not_found', 'no profile of yours has this id, or move_to names none'], ['profile_in_use', 'subscribers see it']] },
     schema: {
       tags: ['profiles'],
       summary: 'Delete a profile',
       description: 'Needs If-Match. A profile active subscribers see is 409 profile_in_use unless move_to names another of your profiles: they move there first (their cards change, they are signalled).',
       params: ProfileIdParams,
       querystring: ProfileDeleteQuery,
-      response: { 204: NoContent, 404: problem('No profile of yours has this id, or move_to names none (profile_not_found)'), 409: problem('Subscribers see it (profile_in_use)'), 412: stale, 428: noIfMatch },
+      response: { 204: NoContent },
     },
   }, async (request, reply) => {
     await profiles.remove(callerOf(request), request.params.id, await requireIfMatch(request, versionOf(() => profiles.get(callerOf(request), request.params.id))), request.query.move_to);
@@ -81,20 +79,19 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
   });
 
   r.get('/profiles/:id/exposures', {
-    config: { auth: 'session' },
+    config: { auth: 'session', refusals: [NOT_FOUND] },
     schema: {
       tags: ['profiles'],
       summary: 'The fields a profile shows, in order',
       params: ProfileIdParams,
       response: {
         200: Type.Object({ data: Type.Array(ref(ExposureSchema)), next_cursor: Type.Null(), has_more: Type.Boolean() }, { title: 'ExposureList', additionalProperties: false }),
-        404: notFound,
       },
     },
   }, async (request) => onePage(await profiles.exposures(callerOf(request), request.params.id)));
 
   r.put('/profiles/:id/exposures/:field_id', {
-    config: { auth: 'session' },
+    config: { auth: 'session', refusals: [NOT_FOUND, ['field_not_found', 'you have no field with this id']] },
     schema: {
       tags: ['profiles'],
       summary: 'Show a field in a profile, or change its label or place',
@@ -103,7 +100,7 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
         '(out of range: 400 position_out_of_range); the others keep their order. `label` is shown instead of the field\'s own (null: the field\'s).',
       params: ExposureParams,
       body: ExposurePutBody,
-      response: { 200: ref(ExposureSchema), 201: ref(ExposureSchema), 404: problem('No profile (profile_not_found) or field (field_not_found) of yours has this id') },
+      response: { 200: ref(ExposureSchema), 201: ref(ExposureSchema) },
     },
   }, async (request, reply) => {
     const { created, exposure } = await profiles.putExposure(callerOf(request), request.params.id, request.params.field_id, request.body);
@@ -111,12 +108,12 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
   });
 
   r.delete('/profiles/:id/exposures/:field_id', {
-    config: { auth: 'session' },
+    config: { auth: 'session', refusals: [NOT_FOUND, ['exposure_not_found', 'the profile does not show the field']] },
     schema: {
       tags: ['profiles'],
       summary: 'Stop showing a field in a profile',
       params: ExposureParams,
-      response: { 204: NoContent, 404: problem('profile_not_found, or the profile does not show the field (exposure_not_found)') },
+      response: { 204: NoContent },
     },
   }, async (request, reply) => {
     await profiles.removeExposure(callerOf(request), request.params.id, request.params.field_id);
@@ -124,13 +121,13 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
   });
 
   r.get('/profiles/:id/preview', {
-    config: { auth: 'session' },
+    config: { auth: 'session', refusals: [NOT_FOUND] },
     schema: {
       tags: ['profiles'],
       summary: 'The card exactly as this profile\'s audience receives it',
       description: 'Strong ETag of the card; If-None-Match answers 304 while it is unchanged.',
       params: ProfileIdParams,
-      response: { 200: ref(CardSchema), 304: NotModified, 404: notFound },
+      response: { 200: ref(CardSchema), 304: NotModified },
     },
   }, async (request, reply) => sendStored(request, reply, await profiles.preview(callerOf(request), request.params.id, ifNoneMatch(request)), 'private, no-cache'));
 }

@@ -2,15 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../platform/http/caller.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
-import { NoContent, PageOf, PageQuery, problem, ref } from '../../platform/http/schemas.js';
+import { NoContent, PageOf, PageQuery, ref } from '../../platform/http/schemas.js';
 import type { ContactService } from '../contacts/contacts.js';
 import { ContactSchema } from '../contacts/schemas.js';
 import { IdParams, ResolvedShareLinkSchema, ShareLinkCreateBody, ShareLinkSchema, TokenBody, TokenQuery } from './schemas.js';
 import type { ShareLinkService } from './service.js';
+import type { RouteRefusal } from '../../platform/refusals.js';
 
-const gone = problem('Revoked, expired or used up (share_link_gone)');
-const unknown = problem('No share link has this token (share_link_not_found)');
-
+const UNKNOWN = ['share_link_not_found', 'no share link has this token'] as const satisfies RouteRefusal;
+const GONE = ['share_link_gone', 'revoked, expired or used up'] as const satisfies RouteRefusal;
 /** Share links (PRODUCT §6): the owner creates, lists and revokes; anyone resolves; a signed-in person redeems. */
 export async function shareLinkRoutes(app: FastifyInstance, opts: { links: ShareLinkService; contacts: ContactService }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -18,13 +18,13 @@ export async function shareLinkRoutes(app: FastifyInstance, opts: { links: Share
   const tags = ['sharing'];
 
   r.post('/share-links', {
-    config: { auth: 'session', idempotency: 'required' },
+    config: { auth: 'session', idempotency: 'required', refusals: [['profile_not_found', 'you have no profile with this id']] },
     schema: {
       tags,
       summary: 'Create a share link to one of your profiles',
       description: 'Show its url as a QR code or send it. Whoever opens it can subscribe: active at once with auto_approve, else waiting for you. The token is kept sealed so you can show it again.',
       body: ShareLinkCreateBody,
-      response: { 201: ref(ShareLinkSchema), 404: problem('You have no profile with this id (profile_not_found)') },
+      response: { 201: ref(ShareLinkSchema) },
     },
   }, async (request, reply) => {
     reply.header('Cache-Control', 'no-store');
@@ -40,21 +40,21 @@ export async function shareLinkRoutes(app: FastifyInstance, opts: { links: Share
   });
 
   r.delete('/share-links/:id', {
-    config: { auth: 'session' },
-    schema: { tags, summary: 'Revoke a share link', params: IdParams, response: { 204: NoContent, 404: problem('You have no share link with this id (share_link_not_found)') } },
+    config: { auth: 'session', refusals: [['share_link_not_found', 'you have no share link with this id']] },
+    schema: { tags, summary: 'Revoke a share link', params: IdParams, response: { 204: NoContent } },
   }, async (request, reply) => {
     await links.revoke(callerOf(request), request.params.id);
     return reply.code(204).send(null);
   });
 
   r.get('/share-links/resolve', {
-    config: { rateLimit: 'auth' },
+    config: { rateLimit: 'auth', refusals: [UNKNOWN, GONE] },
     schema: {
       tags,
       summary: 'Whose link is this? (no sign-in)',
       description: 'The owner\'s name and the profile\'s name, nothing more: what the person scanning the code sees before subscribing.',
       querystring: TokenQuery,
-      response: { 200: ResolvedShareLinkSchema, 404: unknown, 410: gone },
+      response: { 200: ResolvedShareLinkSchema },
     },
   }, async (request, reply) => {
     reply.header('Cache-Control', 'no-store');
@@ -62,7 +62,7 @@ export async function shareLinkRoutes(app: FastifyInstance, opts: { links: Share
   });
 
   r.post('/share-links/redeem', {
-    config: { auth: 'session', idempotency: 'required' },
+    config: { auth: 'session', idempotency: 'required', refusals: ['subscription_refused', UNKNOWN, ['already_subscribed', 'contact_id names the contact'], 'contact_limit', GONE, 'cannot_subscribe_to_self'] },
     schema: {
       tags,
       summary: 'Subscribe through a share link',
@@ -70,11 +70,6 @@ export async function shareLinkRoutes(app: FastifyInstance, opts: { links: Share
       body: TokenBody,
       response: {
         201: ref(ContactSchema),
-        403: problem('subscription_refused'),
-        404: unknown,
-        409: problem('already_subscribed (contact_id), contact_limit, or Idempotency-Key reused / in flight'),
-        410: gone,
-        422: problem('cannot_subscribe_to_self'),
       },
     },
   }, async (request, reply) => {

@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { refuse } from '../../platform/errors.js';
 import { callerOf } from '../../platform/http/caller.js';
-import { problem } from '../../platform/http/schemas.js';
 import { SignalPage, SignalsQuery } from './schemas.js';
 import type { SignalService } from './service.js';
 
@@ -11,7 +10,7 @@ export async function pollRoutes(app: FastifyInstance, opts: { signals: SignalSe
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.get('/events', {
-    config: { auth: 'session' },
+    config: { auth: 'session', refusals: [['invalid_cursor', 'malformed, or issued to another account'], ['cursor_expired', 'the signals after this cursor are past the retention: resync']] },
     schema: {
       tags: ['events'],
       summary: 'Signals after a cursor, oldest first (polling)',
@@ -23,8 +22,6 @@ export async function pollRoutes(app: FastifyInstance, opts: { signals: SignalSe
       querystring: SignalsQuery,
       response: {
         200: SignalPage,
-        400: problem('Malformed cursor, or one issued to another account (invalid_cursor); limit out of range'),
-        410: problem('The signals after this cursor are past the retention (cursor_expired): resync'),
       },
     },
   }, async (request, reply) => {

@@ -6,7 +6,6 @@ import type { StreamHub } from '../../platform/signals/hub.js';
 import { sseHeaders, sseOpening, sseSink, SSE_RETRY_MS } from '../../platform/signals/sse.js';
 import { credentialsFromProtocols, webSocketSink, WS_PROTOCOL } from '../../platform/signals/websocket.js';
 import { callerOf } from '../../platform/http/caller.js';
-import { problem } from '../../platform/http/schemas.js';
 import { StreamHeaders, StreamQuery } from './schemas.js';
 import type { SignalService } from './service.js';
 
@@ -84,7 +83,7 @@ export async function streamRoutes(app: FastifyInstance, opts: StreamOptions) {
     method: 'GET',
     url: '/events/stream',
     exposeHeadRoute: false,
-    config: { auth: 'session', stream: true },
+    config: { auth: 'session', stream: true, refusals: [['invalid_cursor', 'malformed, or issued to another account'], ['cursor_expired', 'the signals after this cursor are past the retention: resync, then open without a cursor'], ['too_many_streams', 'too many streams for this account on this node']] },
     schema: {
       tags: ['events'],
       summary: 'Live signals: Server-Sent Events, or a WebSocket (Upgrade) on the same path',
@@ -97,9 +96,6 @@ export async function streamRoutes(app: FastifyInstance, opts: StreamOptions) {
           description: 'text/event-stream that stays open: one block per signal, heartbeat comments in between',
           content: { 'text/event-stream': { schema: { type: 'string', description: 'Server-Sent Events (WHATWG HTML §9.2)' } } },
         },
-        400: problem('Malformed cursor, or one issued to another account (invalid_cursor)'),
-        410: problem('The signals after this cursor are past the retention (cursor_expired): resync, then open without a cursor'),
-        429: problem('Too many streams for this account on this node (too_many_streams), or a rate limit; honour Retry-After'),
       },
     },
     onRequest: credentialsFromSubprotocols,

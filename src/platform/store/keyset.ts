@@ -112,7 +112,7 @@ export async function page<Row extends KeysetPosition, Out>(
 }
 
 /** A list that is always one page (a fixed catalogue, a profile's exposures): the list shape, no cursor. */
-export function onePage<T>(items: T[]): Page<T> {
+export function onePage<T>(items: T[]): Page<T> & { next_cursor: null } {
   return { data: items, next_cursor: null, has_more: false };
 }
 

@@ -51,6 +51,12 @@ export interface OpenApiOptions {
 export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOptions) => {
   for (const schema of opts.schemas) app.addSchema(schema);
   const facts = new Map<string, RouteFacts>();
+  const generated = new WeakSet<object>();
+  const generatedProblem = (description: string) => {
+    const response = problem(description);
+    generated.add(response);
+    return response;
+  };
   app.addHook('onRoute', (route: RouteOptions) => {
     if (!route.schema || route.schema.hide) return;
     const responses = (route.schema.response ?? {}) as Record<string, unknown>;
@@ -99,8 +105,10 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
     const written = new Set<string>();
     for (const [status, text] of documentRefusals(refusals)) {
       const existing = responses[status] as { description?: string } | undefined;
-      if (!existing) {
-        responses[status] = problem(text);
+      // A response written here before (the HEAD route Fastify adds beside a GET shares its
+      // schema) is written again, not added to.
+      if (!existing || generated.has(existing)) {
+        responses[status] = generatedProblem(text);
         written.add(status);
       } else if (status === '403' && lifecycle) {
         // A response the route writes by hand stays as written; the lifecycle refusals join it.
@@ -110,7 +118,7 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
     // Statuses any route may answer: their text joins what the route's refusals say.
     for (const [status, schema] of Object.entries(COMMON_RESPONSES)) {
       if (!responses[status]) responses[status] = schema;
-      else if (written.has(status)) responses[status] = problem(`${(responses[status] as { description: string }).description}; or ${schema.description.charAt(0).toLowerCase()}${schema.description.slice(1)}`);
+      else if (written.has(status)) responses[status] = generatedProblem(`${(responses[status] as { description: string }).description}; or ${schema.description.charAt(0).toLowerCase()}${schema.description.slice(1)}`);
     }
     route.schema.response = responses;
     route.schema.operationId ??= operationId(String(route.method), route.url);
