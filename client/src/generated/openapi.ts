@@ -2229,7 +2229,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -2253,7 +2253,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -2437,7 +2437,7 @@ export interface operations {
                     "application/json": components["schemas"]["UsernameCheckResult"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -2458,7 +2458,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -2628,7 +2628,7 @@ export interface operations {
                     "application/json": components["schemas"]["Tokens"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -2650,7 +2650,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -2672,7 +2672,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is locked by the operator (account_locked) */
+            /** @description account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -2693,7 +2693,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -2856,7 +2856,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -2881,7 +2881,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -2906,7 +2906,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is locked by the operator (account_locked) */
+            /** @description account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -2930,7 +2930,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3146,7 +3146,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3170,7 +3170,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3348,7 +3348,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3373,7 +3373,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3398,7 +3398,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3422,7 +3422,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No live session of yours has this id */
+            /** @description session_not_found (Session not found): no live session of yours has this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3446,7 +3446,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3662,7 +3662,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3686,7 +3686,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3866,7 +3866,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3891,7 +3891,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3916,7 +3916,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description step_up_required (Step-up required): the VID-Step-Up assertion is missing or invalid; ephemeral_session (Not allowed on an ephemeral session); account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3940,7 +3940,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No passkey of yours has this id */
+            /** @description method_not_found (Method not found): no passkey of yours has this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3964,7 +3964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The last passkey (last_method) */
+            /** @description last_method (Last passkey): the last passkey; idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4159,7 +4159,7 @@ export interface operations {
                     "application/json": components["schemas"]["Passkey"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); invalid_if_match (Invalid If-Match); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4184,7 +4184,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4209,7 +4209,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4233,7 +4233,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No passkey of yours has this id */
+            /** @description method_not_found (Method not found): no passkey of yours has this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4257,7 +4257,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4282,7 +4282,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The passkey changed since it was read */
+            /** @description version_mismatch (Version mismatch): If-Match names no current version */
             412: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4354,7 +4354,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description If-Match is missing */
+            /** @description precondition_required (Precondition required): If-Match is missing */
             428: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4497,7 +4497,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); idempotency_key_required (Idempotency-Key required); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4522,7 +4522,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4547,7 +4547,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description step_up_required (Step-up required): the VID-Step-Up assertion is missing or invalid; ephemeral_session (Not allowed on an ephemeral session); account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4571,7 +4571,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4765,7 +4765,7 @@ export interface operations {
                     "application/json": components["schemas"]["Passkey"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); idempotency_key_required (Idempotency-Key required); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4790,7 +4790,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4815,7 +4815,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4839,7 +4839,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5055,7 +5055,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5079,7 +5079,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5282,7 +5282,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); idempotency_key_required (Idempotency-Key required); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5307,7 +5307,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5332,7 +5332,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description step_up_required (Step-up required): the VID-Step-Up assertion is missing or invalid; ephemeral_session (Not allowed on an ephemeral session); account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5356,7 +5356,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5550,7 +5550,7 @@ export interface operations {
                     "application/json": components["schemas"]["TotpAuthenticator"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5575,7 +5575,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5600,7 +5600,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5624,7 +5624,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No authenticator of yours has this id */
+            /** @description totp_not_found (Authenticator not found): no authenticator of yours has this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5648,7 +5648,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Already active */
+            /** @description totp_already_active (Already active); idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5721,7 +5721,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong, expired or reused code (totp_code_invalid) */
+            /** @description totp_code_invalid (Invalid code): a wrong, expired or reused code */
             422: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5857,7 +5857,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5882,7 +5882,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5907,7 +5907,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description step_up_required (Step-up required): the VID-Step-Up assertion is missing or invalid; ephemeral_session (Not allowed on an ephemeral session); account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5931,7 +5931,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No authenticator of yours has this id */
+            /** @description totp_not_found (Authenticator not found): no authenticator of yours has this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5955,7 +5955,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6161,7 +6161,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6185,7 +6185,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is locked by the operator (account_locked); or the account is locked by the operator (account_locked) */
+            /** @description account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6375,7 +6375,7 @@ export interface operations {
                     "application/json": components["schemas"]["Me"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); invalid_if_match (Invalid If-Match); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6400,7 +6400,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6425,7 +6425,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6449,7 +6449,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still running */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6474,7 +6474,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The identity changed since it was read (version_mismatch) */
+            /** @description version_mismatch (Version mismatch): If-Match names no current version */
             412: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6546,7 +6546,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description If-Match is missing (precondition_required) */
+            /** @description precondition_required (Precondition required): If-Match is missing */
             428: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6706,7 +6706,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6730,7 +6730,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description step_up_required (Step-up required): the VID-Step-Up assertion is missing or invalid; ephemeral_session (Not allowed on an ephemeral session); account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6753,7 +6753,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No recovery key */
+            /** @description recovery_key_not_found (No recovery key) */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6945,7 +6945,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6966,7 +6966,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Recovery refused (recovery_refused) */
+            /** @description recovery_refused (Recovery refused) */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6987,7 +6987,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7159,7 +7159,7 @@ export interface operations {
                     "application/json": components["schemas"]["Tokens"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); idempotency_key_required (Idempotency-Key required); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7181,7 +7181,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7203,7 +7203,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is locked by the operator (account_locked) */
+            /** @description account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7224,7 +7224,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Passkey already registered */
+            /** @description credential_exists (Passkey already registered); idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7400,7 +7400,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7421,7 +7421,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Username reserved, confusable with a taken one, or taken */
+            /** @description username_reserved (Username unavailable); username_confusable (Username unavailable); username_taken (Username unavailable); idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7619,7 +7619,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7640,7 +7640,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is locked by the operator (account_locked) */
+            /** @description account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7660,7 +7660,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Username taken meanwhile, or passkey already registered */
+            /** @description username_taken (Username unavailable): taken meanwhile; credential_exists (Passkey already registered) */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7825,7 +7825,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7846,7 +7846,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8018,7 +8018,7 @@ export interface operations {
                     "application/json": components["schemas"]["Tokens"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8040,7 +8040,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8062,7 +8062,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is locked by the operator (account_locked) */
+            /** @description account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8083,7 +8083,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A concurrent sign-in with the same passkey won */
+            /** @description passkey_in_use (Concurrent sign-in): a concurrent sign-in with the same passkey won; idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8255,7 +8255,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8280,7 +8280,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8305,7 +8305,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Ephemeral session (ephemeral_session); or the account is locked by the operator (account_locked) */
+            /** @description ephemeral_session (Not allowed on an ephemeral session); account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8329,7 +8329,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8520,7 +8520,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); idempotency_key_required (Idempotency-Key required); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8545,7 +8545,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8570,7 +8570,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description ephemeral_session (Not allowed on an ephemeral session): ephemeral sessions cannot issue codes or decide join attempts; account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8594,7 +8594,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8809,7 +8809,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8833,7 +8833,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description ephemeral_session (Not allowed on an ephemeral session): ephemeral sessions cannot issue codes or decide join attempts; account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8856,7 +8856,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This session has issued no code (join_code_not_found) */
+            /** @description join_code_not_found (No join code): this session has issued no code */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9042,7 +9042,7 @@ export interface operations {
                     "application/json": components["schemas"]["JoinAttempt"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); idempotency_key_required (Idempotency-Key required); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9064,7 +9064,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9086,7 +9086,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is locked by the operator (account_locked) */
+            /** @description account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9107,7 +9107,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9171,7 +9171,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description join_code_invalid */
+            /** @description join_code_invalid (Join code invalid) */
             422: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9299,7 +9299,7 @@ export interface operations {
                     "application/json": components["schemas"]["JoinAttempt"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); idempotency_key_required (Idempotency-Key required); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9321,7 +9321,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9343,7 +9343,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is locked by the operator (account_locked) */
+            /** @description account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9364,7 +9364,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such account (account_not_found) */
+            /** @description account_not_found (Account not found) */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9385,7 +9385,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9569,7 +9569,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9590,7 +9590,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not approved yet (JOIN_NOT_APPROVED), denied (join_denied), or not the redeeming device (join_key_mismatch); or the account is locked by the operator (account_locked); or the account is locked by the operator (account_locked) */
+            /** @description JOIN_NOT_APPROVED (Join not approved); join_denied (Join denied); join_key_mismatch (Not the redeeming device): not the redeeming device; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9610,7 +9610,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such attempt (join_attempt_not_found) */
+            /** @description join_attempt_not_found (Join attempt not found) */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9803,7 +9803,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9827,7 +9827,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description ephemeral_session (Not allowed on an ephemeral session): ephemeral sessions cannot issue codes or decide join attempts; account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10015,7 +10015,7 @@ export interface operations {
                     "application/json": components["schemas"]["JoinAttempt"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); idempotency_key_required (Idempotency-Key required); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10040,7 +10040,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10065,7 +10065,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description step_up_required (Step-up required): the VID-Step-Up assertion is missing or invalid; ephemeral_session (Not allowed on an ephemeral session); account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10089,7 +10089,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such attempt (join_attempt_not_found) */
+            /** @description join_attempt_not_found (Join attempt not found) */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10113,7 +10113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10138,7 +10138,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The attempt expired (join_attempt_expired) */
+            /** @description join_attempt_expired (Join attempt expired) */
             410: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10328,7 +10328,7 @@ export interface operations {
                     "application/json": components["schemas"]["JoinAttempt"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10353,7 +10353,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10378,7 +10378,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Ephemeral sessions cannot issue codes or decide join attempts (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description ephemeral_session (Not allowed on an ephemeral session): ephemeral sessions cannot issue codes or decide join attempts; account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10402,7 +10402,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such attempt (join_attempt_not_found) */
+            /** @description join_attempt_not_found (Join attempt not found) */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10426,7 +10426,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not awaiting approval (invalid_transition) */
+            /** @description invalid_transition (Invalid transition): not awaiting approval; idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10451,7 +10451,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The attempt expired (join_attempt_expired) */
+            /** @description join_attempt_expired (Join attempt expired) */
             410: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10640,7 +10640,7 @@ export interface operations {
                     "application/json": components["schemas"]["JoinAttempt"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10662,7 +10662,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10684,7 +10684,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong factor (factor_invalid) or not the redeeming device; or the account is locked by the operator (account_locked) */
+            /** @description factor_invalid (Factor refused): wrong factor; join_key_mismatch (Not the redeeming device): not the redeeming device; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10705,7 +10705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such attempt (join_attempt_not_found) */
+            /** @description join_attempt_not_found (Join attempt not found) */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10726,7 +10726,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not awaiting approval */
+            /** @description invalid_transition (Invalid transition): not awaiting approval; idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10748,7 +10748,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The attempt expired (join_attempt_expired) */
+            /** @description join_attempt_expired (Join attempt expired) */
             410: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10921,7 +10921,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10943,7 +10943,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10965,7 +10965,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not approved yet (JOIN_NOT_APPROVED), denied (join_denied), or not the redeeming device (join_key_mismatch); or the account is locked by the operator (account_locked) */
+            /** @description JOIN_NOT_APPROVED (Join not approved); join_denied (Join denied); join_key_mismatch (Not the redeeming device): not the redeeming device; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10986,7 +10986,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such attempt (join_attempt_not_found) */
+            /** @description join_attempt_not_found (Join attempt not found) */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11007,7 +11007,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11029,7 +11029,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The attempt expired (join_attempt_expired) */
+            /** @description join_attempt_expired (Join attempt expired) */
             410: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11201,7 +11201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Tokens"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); idempotency_key_required (Idempotency-Key required); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11223,7 +11223,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11245,7 +11245,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not approved yet (JOIN_NOT_APPROVED), denied (join_denied), or not the redeeming device (join_key_mismatch); or the account is locked by the operator (account_locked) */
+            /** @description JOIN_NOT_APPROVED (Join not approved); join_denied (Join denied); join_key_mismatch (Not the redeeming device): not the redeeming device; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11266,7 +11266,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such attempt (join_attempt_not_found) */
+            /** @description join_attempt_not_found (Join attempt not found) */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11287,7 +11287,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Already finished (join_already_finished) */
+            /** @description join_already_finished (Already finished); idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11309,7 +11309,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The attempt expired (join_attempt_expired) */
+            /** @description join_attempt_expired (Join attempt expired) */
             410: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11692,7 +11692,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No field type has this key (field_type_not_found) */
+            /** @description field_type_not_found (Field type not found) */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11860,7 +11860,7 @@ export interface operations {
                     "application/json": components["schemas"]["FieldValidation"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_country (Invalid country); country_required (Country required); country_not_applicable (Country not applicable); invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11881,7 +11881,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No field type has this key (field_type_not_found) */
+            /** @description field_type_not_found (Field type not found) */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11902,7 +11902,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11924,7 +11924,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The value is larger than 4096 bytes as JSON (field_value_too_large), or the body is too large */
+            /** @description field_value_too_large (Field value too large): the value is larger than 4096 bytes as JSON; or body too large */
             413: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12078,7 +12078,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description unknown_field_type (Unknown field type); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12102,7 +12102,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12126,7 +12126,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12317,7 +12317,7 @@ export interface operations {
                     "application/json": components["schemas"]["Field"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description unknown_field_type (Unknown field type); invalid_country (Invalid country); country_required (Country required); country_not_applicable (Country not applicable); invalid_idempotency_key (Invalid Idempotency-Key); idempotency_key_required (Idempotency-Key required); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12342,7 +12342,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12367,7 +12367,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12391,7 +12391,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description field_limit_reached, single_field_exists, or Idempotency-Key reused / still in flight */
+            /** @description field_limit_reached (Field limit reached); single_field_exists (Field type allows one field); idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12416,7 +12416,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The value is larger than 4096 bytes as JSON (field_value_too_large), or the body is too large */
+            /** @description field_value_too_large (Field value too large): the value is larger than 4096 bytes as JSON; or body too large */
             413: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12599,7 +12599,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12623,7 +12623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12646,7 +12646,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description You have no field with this id (field_not_found) */
+            /** @description field_not_found (Field not found): you have no field with this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12826,7 +12826,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); invalid_if_match (Invalid If-Match); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12851,7 +12851,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12876,7 +12876,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12900,7 +12900,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description You have no field with this id (field_not_found) */
+            /** @description field_not_found (Field not found): you have no field with this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12924,7 +12924,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12949,7 +12949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The field changed since it was read (version_mismatch) */
+            /** @description version_mismatch (Version mismatch): If-Match names no current version */
             412: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13021,7 +13021,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description If-Match is missing (precondition_required) */
+            /** @description precondition_required (Precondition required): If-Match is missing */
             428: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13170,7 +13170,7 @@ export interface operations {
                     "application/json": components["schemas"]["Field"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description unknown_field_type (Unknown field type); invalid_country (Invalid country); country_required (Country required); country_not_applicable (Country not applicable); invalid_idempotency_key (Invalid Idempotency-Key); invalid_if_match (Invalid If-Match); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13195,7 +13195,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13220,7 +13220,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13244,7 +13244,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description You have no field with this id (field_not_found) */
+            /** @description field_not_found (Field not found): you have no field with this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13268,7 +13268,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still running */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13293,7 +13293,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The field changed since it was read (version_mismatch) */
+            /** @description version_mismatch (Version mismatch): If-Match names no current version */
             412: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13317,7 +13317,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The value is larger than 4096 bytes as JSON (field_value_too_large), or the body is too large */
+            /** @description field_value_too_large (Field value too large): the value is larger than 4096 bytes as JSON; or body too large */
             413: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13365,7 +13365,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description If-Match is missing (precondition_required) */
+            /** @description precondition_required (Precondition required): If-Match is missing */
             428: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13532,7 +13532,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13556,7 +13556,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13747,7 +13747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Profile"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); idempotency_key_required (Idempotency-Key required); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13772,7 +13772,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13797,7 +13797,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13821,7 +13821,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description profile_limit, profile_name_taken, public_profile_exists, or Idempotency-Key reused / in flight */
+            /** @description profile_limit (Profile limit reached); profile_name_taken (Profile name taken); public_profile_exists (Public profile exists); idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14029,7 +14029,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14053,7 +14053,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14076,7 +14076,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description You have no profile with this id (profile_not_found) */
+            /** @description profile_not_found (Profile not found): you have no profile with this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14259,7 +14259,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); invalid_if_match (Invalid If-Match); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14284,7 +14284,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14309,7 +14309,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14333,7 +14333,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No profile of yours has this id, or move_to names none (profile_not_found) */
+            /** @description profile_not_found (Profile not found): no profile of yours has this id, or move_to names none */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14357,7 +14357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Subscribers see it (profile_in_use) */
+            /** @description profile_in_use (Profile in use): subscribers see it; idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14382,7 +14382,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The profile changed since it was read (version_mismatch) */
+            /** @description version_mismatch (Version mismatch): If-Match names no current version */
             412: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14454,7 +14454,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description If-Match is missing (precondition_required) */
+            /** @description precondition_required (Precondition required): If-Match is missing */
             428: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14602,7 +14602,7 @@ export interface operations {
                     "application/json": components["schemas"]["Profile"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); invalid_if_match (Invalid If-Match); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14627,7 +14627,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14652,7 +14652,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14676,7 +14676,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description You have no profile with this id (profile_not_found) */
+            /** @description profile_not_found (Profile not found): you have no profile with this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14700,7 +14700,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description profile_name_taken or public_profile_exists */
+            /** @description profile_name_taken (Profile name taken); public_profile_exists (Public profile exists); idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14725,7 +14725,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The profile changed since it was read (version_mismatch) */
+            /** @description version_mismatch (Version mismatch): If-Match names no current version */
             412: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14797,7 +14797,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description If-Match is missing (precondition_required) */
+            /** @description precondition_required (Precondition required): If-Match is missing */
             428: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14960,7 +14960,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14984,7 +14984,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15007,7 +15007,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description You have no profile with this id (profile_not_found) */
+            /** @description profile_not_found (Profile not found): you have no profile with this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15225,7 +15225,7 @@ export interface operations {
                     "application/json": components["schemas"]["Exposure"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15250,7 +15250,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15275,7 +15275,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15299,7 +15299,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No profile (profile_not_found) or field (field_not_found) of yours has this id */
+            /** @description profile_not_found (Profile not found): you have no profile with this id; field_not_found (Field not found): you have no field with this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15323,7 +15323,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15507,7 +15507,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15532,7 +15532,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15557,7 +15557,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15581,7 +15581,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description profile_not_found, or the profile does not show the field (exposure_not_found) */
+            /** @description profile_not_found (Profile not found): you have no profile with this id; exposure_not_found (Exposure not found): the profile does not show the field */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15605,7 +15605,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15836,7 +15836,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15860,7 +15860,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15883,7 +15883,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description You have no profile with this id (profile_not_found) */
+            /** @description profile_not_found (Profile not found): you have no profile with this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16099,7 +16099,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such user, or no public profile (profile_not_found): the same answer for both */
+            /** @description profile_not_found (Profile not found): no such user, or no public profile: the same answer for both */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16300,7 +16300,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such user, or no public profile (profile_not_found): the same answer for both */
+            /** @description profile_not_found (Profile not found): no such user, or no public profile: the same answer for both */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16494,7 +16494,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16518,7 +16518,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16721,7 +16721,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16745,7 +16745,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16768,7 +16768,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No subscription to you has this id (subscription_not_found) */
+            /** @description subscription_not_found (Subscription not found): no subscription to you has this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16956,7 +16956,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); idempotency_key_required (Idempotency-Key required); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16981,7 +16981,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17006,7 +17006,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17030,7 +17030,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such subscription (subscription_not_found) or profile of yours (profile_not_found) */
+            /** @description subscription_not_found (Subscription not found): no subscription to you has this id; profile_not_found (Profile not found): no profile of yours has this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17054,7 +17054,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The subscription is not in a state this allows (invalid_transition) */
+            /** @description invalid_transition (Invalid transition): the subscription is not in a state this allows; idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17251,7 +17251,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17276,7 +17276,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17301,7 +17301,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17325,7 +17325,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No subscription to you has this id (subscription_not_found) */
+            /** @description subscription_not_found (Subscription not found): no subscription to you has this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17349,7 +17349,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The subscription is not in a state this allows (invalid_transition) */
+            /** @description invalid_transition (Invalid transition): the subscription is not in a state this allows; idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17542,7 +17542,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17567,7 +17567,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17592,7 +17592,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17616,7 +17616,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such subscription (subscription_not_found) or profile of yours (profile_not_found) */
+            /** @description subscription_not_found (Subscription not found): no subscription to you has this id; profile_not_found (Profile not found): no profile of yours has this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17640,7 +17640,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The subscription is not in a state this allows (invalid_transition) */
+            /** @description invalid_transition (Invalid transition): the subscription is not in a state this allows; idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17837,7 +17837,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17862,7 +17862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17887,7 +17887,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17911,7 +17911,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No subscription to you has this id (subscription_not_found) */
+            /** @description subscription_not_found (Subscription not found): no subscription to you has this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17935,7 +17935,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The subscription is not in a state this allows (invalid_transition) */
+            /** @description invalid_transition (Invalid transition): the subscription is not in a state this allows; idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18156,7 +18156,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18180,7 +18180,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18358,7 +18358,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18383,7 +18383,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18408,7 +18408,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18432,7 +18432,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description You have not blocked this person (block_not_found) */
+            /** @description block_not_found (Block not found): you have not blocked this person */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18456,7 +18456,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18675,7 +18675,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18699,7 +18699,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18887,7 +18887,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); idempotency_key_required (Idempotency-Key required); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18912,7 +18912,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18937,7 +18937,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description subscription_refused; or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description subscription_refused (Subscription refused); account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18961,7 +18961,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description account_not_found */
+            /** @description account_not_found (Account not found) */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18985,7 +18985,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description already_subscribed (contact_id), contact_limit, or Idempotency-Key reused / in flight */
+            /** @description already_subscribed (Already subscribed): contact_id names the contact; contact_limit (Contact limit reached); idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19058,7 +19058,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description cannot_subscribe_to_self */
+            /** @description cannot_subscribe_to_self (Cannot subscribe to yourself) */
             422: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19218,7 +19218,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19242,7 +19242,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19445,7 +19445,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19469,7 +19469,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19492,7 +19492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description You have no contact with this id (contact_not_found) */
+            /** @description contact_not_found (Contact not found) */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19670,7 +19670,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19695,7 +19695,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19720,7 +19720,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19744,7 +19744,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description You have no contact with this id (contact_not_found) */
+            /** @description contact_not_found (Contact not found) */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19768,7 +19768,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The owner changed the subscription at the same moment (invalid_transition): read it again */
+            /** @description invalid_transition (Invalid transition): the owner changed the subscription at the same moment: read it again; idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19999,7 +19999,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20023,7 +20023,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The contact is not active: no card (contact_not_active); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description contact_not_active (Contact not active): no card; account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20046,7 +20046,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description You have no contact with this id (contact_not_found) */
+            /** @description contact_not_found (Contact not found) */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20069,7 +20069,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The contact's account is deleted; its card is back if they restore it (account_deleted) */
+            /** @description account_deleted (Account deleted): its card is back if they restore it; account_unavailable (Account unavailable): the operator locked their account */
             410: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20298,7 +20298,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20322,7 +20322,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The contact is not active: no card (contact_not_active); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description contact_not_active (Contact not active): no card; account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20345,7 +20345,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description You have no contact with this id (contact_not_found) */
+            /** @description contact_not_found (Contact not found) */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20368,7 +20368,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The contact's account is deleted; its card is back if they restore it (account_deleted) */
+            /** @description account_deleted (Account deleted): its card is back if they restore it; account_unavailable (Account unavailable): the operator locked their account */
             410: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20571,7 +20571,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20595,7 +20595,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20618,7 +20618,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description contact_not_found, or no annotation yet (annotation_not_found) */
+            /** @description contact_not_found (Contact not found); annotation_not_found (Annotation not found): no annotation yet */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20838,7 +20838,7 @@ export interface operations {
                     "application/json": components["schemas"]["Annotation"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); invalid_if_match (Invalid If-Match); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20863,7 +20863,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20888,7 +20888,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20912,7 +20912,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description You have no contact with this id (contact_not_found) */
+            /** @description contact_not_found (Contact not found) */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20936,7 +20936,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20961,7 +20961,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version_mismatch */
+            /** @description version_mismatch (Version mismatch): If-Match names no current version */
             412: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21033,7 +21033,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description precondition_required */
+            /** @description precondition_required (Precondition required): If-Match is missing */
             428: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21169,7 +21169,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); invalid_if_match (Invalid If-Match); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21194,7 +21194,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21219,7 +21219,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21243,7 +21243,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description contact_not_found or annotation_not_found */
+            /** @description contact_not_found (Contact not found); annotation_not_found (Annotation not found) */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21267,7 +21267,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21292,7 +21292,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description version_mismatch */
+            /** @description version_mismatch (Version mismatch): If-Match names no current version */
             412: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21364,7 +21364,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description precondition_required */
+            /** @description precondition_required (Precondition required): If-Match is missing */
             428: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21534,7 +21534,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21558,7 +21558,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21769,7 +21769,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21793,7 +21793,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21983,7 +21983,7 @@ export interface operations {
                     "application/json": components["schemas"]["ShareLink"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); idempotency_key_required (Idempotency-Key required); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22008,7 +22008,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22033,7 +22033,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22057,7 +22057,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description You have no profile with this id (profile_not_found) */
+            /** @description profile_not_found (Profile not found): you have no profile with this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22081,7 +22081,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22264,7 +22264,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22289,7 +22289,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22314,7 +22314,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22338,7 +22338,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description You have no share link with this id (share_link_not_found) */
+            /** @description share_link_not_found (Share link not found): you have no share link with this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22362,7 +22362,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22573,7 +22573,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No share link has this token (share_link_not_found) */
+            /** @description share_link_not_found (Share link not found): no share link has this token */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22593,7 +22593,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Revoked, expired or used up (share_link_gone) */
+            /** @description share_link_gone (Share link gone): revoked, expired or used up */
             410: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22762,7 +22762,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); idempotency_key_required (Idempotency-Key required); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22787,7 +22787,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22812,7 +22812,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description subscription_refused; or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description subscription_refused (Subscription refused); account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22836,7 +22836,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No share link has this token (share_link_not_found) */
+            /** @description share_link_not_found (Share link not found): no share link has this token */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22860,7 +22860,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description already_subscribed (contact_id), contact_limit, or Idempotency-Key reused / in flight */
+            /** @description already_subscribed (Already subscribed): contact_id names the contact; contact_limit (Contact limit reached); idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22885,7 +22885,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Revoked, expired or used up (share_link_gone) */
+            /** @description share_link_gone (Share link gone): revoked, expired or used up */
             410: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22957,7 +22957,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description cannot_subscribe_to_self */
+            /** @description cannot_subscribe_to_self (Cannot subscribe to yourself) */
             422: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23124,7 +23124,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23148,7 +23148,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23352,7 +23352,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23376,7 +23376,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23399,7 +23399,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No passkey of yours has this id (method_not_found), or it has no bundle yet (key_bundle_not_found) */
+            /** @description method_not_found (Method not found): no passkey of yours has this id; key_bundle_not_found (Key bundle not found): it has no bundle yet */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23618,7 +23618,7 @@ export interface operations {
                     "application/json": components["schemas"]["KeyBundle"];
                 };
             };
-            /** @description Not opaque base64url, or longer than 8192 characters (invalid_key_bundle); or another malformed request */
+            /** @description invalid_key_bundle (Invalid key bundle): not opaque base64url, or longer than 8192 characters; invalid_idempotency_key (Invalid Idempotency-Key); invalid_if_match (Invalid If-Match); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23643,7 +23643,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23668,7 +23668,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23692,7 +23692,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No passkey of yours has this id (method_not_found) */
+            /** @description method_not_found (Method not found): no passkey of yours has this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23716,7 +23716,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23741,7 +23741,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description It changed since you read it, or If-Match names no version of it (version_mismatch) */
+            /** @description version_mismatch (Version mismatch): If-Match names no current version */
             412: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23813,7 +23813,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The bundle exists: send If-Match (precondition_required) */
+            /** @description precondition_required (Precondition required): If-Match is missing */
             428: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23950,7 +23950,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); invalid_if_match (Invalid If-Match); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23975,7 +23975,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24000,7 +24000,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24024,7 +24024,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No passkey of yours has this id (method_not_found), or it has no bundle yet (key_bundle_not_found) */
+            /** @description method_not_found (Method not found): no passkey of yours has this id; key_bundle_not_found (Key bundle not found): it has no bundle yet */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24048,7 +24048,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24073,7 +24073,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description It changed since you read it, or If-Match names no version of it (version_mismatch) */
+            /** @description version_mismatch (Version mismatch): If-Match names no current version */
             412: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24145,7 +24145,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description If-Match is missing (precondition_required) */
+            /** @description precondition_required (Precondition required): If-Match is missing */
             428: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24314,7 +24314,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24338,7 +24338,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The contact is not active (contact_not_active); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description contact_not_active (Contact not active); account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24361,7 +24361,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description You have no contact with this id (contact_not_found) */
+            /** @description contact_not_found (Contact not found): you have no contact with this id */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24384,7 +24384,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The contact's account is deleted; its keys are back if they restore it (account_deleted) */
+            /** @description account_deleted (Account deleted): its keys are back if they restore it; account_unavailable (Account unavailable): the operator locked their account */
             410: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24588,7 +24588,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24612,7 +24612,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description step_up_required (Step-up required): the VID-Step-Up assertion is missing or invalid; ephemeral_session (Not allowed on an ephemeral session); account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24635,7 +24635,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No server share is stored (key_share_not_found) */
+            /** @description key_share_not_found (Key share not found): no server share is stored */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24853,7 +24853,7 @@ export interface operations {
                     "application/json": components["schemas"]["KeyShare"];
                 };
             };
-            /** @description Not opaque base64url, or longer than 8192 characters (invalid_key_share); or another malformed request */
+            /** @description invalid_key_share (Invalid key share): not opaque base64url, or longer than 8192 characters; invalid_idempotency_key (Invalid Idempotency-Key); invalid_if_match (Invalid If-Match); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24878,7 +24878,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24903,7 +24903,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description step_up_required (Step-up required): the VID-Step-Up assertion is missing or invalid; ephemeral_session (Not allowed on an ephemeral session); account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24927,7 +24927,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24952,7 +24952,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description It changed since you read it, or If-Match names no version of it (version_mismatch) */
+            /** @description version_mismatch (Version mismatch): If-Match names no current version */
             412: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25024,7 +25024,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The share exists: send If-Match (precondition_required) */
+            /** @description precondition_required (Precondition required): If-Match is missing */
             428: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25160,7 +25160,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); invalid_if_match (Invalid If-Match); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25185,7 +25185,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25210,7 +25210,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description step_up_required (Step-up required): the VID-Step-Up assertion is missing or invalid; ephemeral_session (Not allowed on an ephemeral session); account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25234,7 +25234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No server share is stored (key_share_not_found) */
+            /** @description key_share_not_found (Key share not found): no server share is stored */
             404: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25258,7 +25258,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25283,7 +25283,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description It changed since you read it, or If-Match names no version of it (version_mismatch) */
+            /** @description version_mismatch (Version mismatch): If-Match names no current version */
             412: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25355,7 +25355,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description If-Match is missing (precondition_required) */
+            /** @description precondition_required (Precondition required): If-Match is missing */
             428: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25613,7 +25613,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25637,7 +25637,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is locked by the operator (account_locked); or the account is locked by the operator (account_locked) */
+            /** @description step_up_required (Step-up required): the VID-Step-Up assertion is missing or invalid; ephemeral_session (Not allowed on an ephemeral session); account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25838,7 +25838,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25862,7 +25862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is locked by the operator (account_locked); or the account is locked by the operator (account_locked) */
+            /** @description account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26042,7 +26042,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountDeletion"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26067,7 +26067,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26092,7 +26092,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step-up missing or invalid (step_up_required), or an ephemeral session (ephemeral_session); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description step_up_required (Step-up required): the VID-Step-Up assertion is missing or invalid; ephemeral_session (Not allowed on an ephemeral session); account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26116,7 +26116,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or its first request still in flight */
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26301,7 +26301,7 @@ export interface operations {
                     "application/json": components["schemas"]["Me"];
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26326,7 +26326,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26351,7 +26351,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is locked by the operator (account_locked) */
+            /** @description account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26375,7 +26375,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is not deleted (account_not_deleted) */
+            /** @description account_not_deleted (Account not deleted); idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26571,7 +26571,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed cursor, or one issued to another account (invalid_cursor); limit out of range */
+            /** @description invalid_cursor (Invalid cursor): malformed, or issued to another account; or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26595,7 +26595,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26619,7 +26619,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked); or the account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26642,7 +26642,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The signals after this cursor are past the retention (cursor_expired): resync */
+            /** @description cursor_expired (Cursor expired): the signals after this cursor are past the retention: resync */
             410: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26847,7 +26847,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Malformed cursor, or one issued to another account (invalid_cursor) */
+            /** @description invalid_cursor (Invalid cursor): malformed, or issued to another account; or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26871,7 +26871,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No, invalid or expired access token, or an invalid DPoP proof (see WWW-Authenticate) */
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
             401: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26895,7 +26895,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is deleted (account_deleted): restore it first; or the account is locked by the operator (account_locked) */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26918,7 +26918,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The signals after this cursor are past the retention (cursor_expired): resync, then open without a cursor */
+            /** @description cursor_expired (Cursor expired): the signals after this cursor are past the retention: resync, then open without a cursor */
             410: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26987,7 +26987,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many streams for this account on this node (too_many_streams), or a rate limit; honour Retry-After */
+            /** @description too_many_streams (Too many streams): too many streams for this account on this node; or rate limit or monthly quota reached; honour Retry-After */
             429: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];

@@ -88,7 +88,7 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
   });
 
   r.get('/contacts/:id/card', {
-    config: { auth: 'session', refusals: [['contact_not_active', 'no card'], 'contact_not_found', ['contact_account_deleted', 'its card is back if they restore it']] },
+    config: { auth: 'session', refusals: [['contact_not_active', 'no card'], 'contact_not_found', ['contact_account_deleted', 'its card is back if they restore it'], ['contact_account_unavailable', 'the operator locked their account']] },
     schema: {
       tags,
       summary: 'The card this person shows you',
@@ -99,7 +99,7 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
   }, async (request, reply) => sendStored(request, reply, await contacts.card(callerOf(request), request.params.id, ifNoneMatch(request)), 'private, no-cache'));
 
   r.get('/contacts/:id/vcard', {
-    config: { auth: 'session', refusals: [['contact_not_active', 'no card'], 'contact_not_found', ['contact_account_deleted', 'its card is back if they restore it']] },
+    config: { auth: 'session', refusals: [['contact_not_active', 'no card'], 'contact_not_found', ['contact_account_deleted', 'its card is back if they restore it'], ['contact_account_unavailable', 'the operator locked their account']] },
     schema: { tags, summary: 'A contact\'s card as a vCard file', params: IdParams, querystring: VcardQuery, produces: ['text/vcard'], response: { 200: vcardResponse, 304: NotModified } },
   }, async (request, reply) => {
     const vcard = await contacts.vcard(callerOf(request), request.params.id, request.query.version ?? '4.0');

@@ -74,7 +74,7 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
   });
 
   r.get('/contacts/:id/keys', {
-    config: { auth: 'session', refusals: ['contact_not_active', ['contact_not_found', 'you have no contact with this id'], ['contact_account_deleted', 'its keys are back if they restore it']] },
+    config: { auth: 'session', refusals: ['contact_not_active', ['contact_not_found', 'you have no contact with this id'], ['contact_account_deleted', 'its keys are back if they restore it'], ['contact_account_unavailable', 'the operator locked their account']] },
     schema: {
       tags: ['keys', 'contacts'],
       summary: 'A contact\'s device key bundles',
