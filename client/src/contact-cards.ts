@@ -14,6 +14,14 @@ export interface ContactCardsOptions {
 
 const CARD_RESOURCE = /^\/contacts\/([^/]+)\/card$/;
 
+/**
+ * The contact whose card a signal's `resource` names (`/contacts/{id}/card`, the path of
+ * contact.card.changed in the signal catalogue), or undefined for any other resource.
+ */
+export function contactOfCard(resource: string): string | undefined {
+  return CARD_RESOURCE.exec(resource)?.[1];
+}
+
 export function contactCards(client: Pick<VidClient, 'contacts' | 'events'>) {
   const held = new Map<string, HeldCard>();
 
@@ -52,9 +60,9 @@ export function contactCards(client: Pick<VidClient, 'contacts' | 'events'>) {
       await client.events.stream({
         signal: options.signal,
         onSignal: async (signal: Signal) => {
-          const changed = CARD_RESOURCE.exec(signal.resource);
+          const changed = contactOfCard(signal.resource);
           if (signal.kind === 'contact.card.changed' && changed) {
-            if (await refresh(changed[1]!)) await options.onChange?.(changed[1]);
+            if (await refresh(changed)) await options.onChange?.(changed);
           } else if (signal.kind === 'contacts.changed') {
             await sync();
             await options.onChange?.(undefined);

@@ -3,7 +3,7 @@ export { createVidClient, fillPath } from './client.js';
 export type { CardPath, CreateCredential, GetAssertion, HeldCard, RequestArgs, SessionInfo, VidClient, VidClientOptions } from './client.js';
 export type { CallOptions, FetchLike, VidResponse } from './http.js';
 export { isProblem, VidNetworkError, VidProblemError } from './errors.js';
-export { contactCards } from './contact-cards.js';
+export { contactCards, contactOfCard } from './contact-cards.js';
 export type { ContactCards, ContactCardsOptions } from './contact-cards.js';
 export { memoryStorage } from './storage.js';
 export type { StoredSession, VidStorage } from './storage.js';

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { readFileSync } from 'node:fs';
 import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { createDpopKey, fillPath, paginate, publicJwk, SseParser, thumbprint } from '../../client/src/index.js';
+import { contactOfCard, createDpopKey, fillPath, paginate, publicJwk, SseParser, thumbprint } from '../../client/src/index.js';
 import { signProof } from '../../client/src/dpop.js';
 import { retryAfterMs } from '../../client/src/retry.js';
 import { buildApp } from '../../src/app.js';
@@ -55,6 +55,15 @@ describe('client: DPoP proofs', () => {
     const spki = Buffer.from(await globalThis.crypto.subtle.exportKey('spki', key.publicKey));
     const { kty, crv, x, y } = createPublicKey({ key: spki, format: 'der', type: 'spki' }).export({ format: 'jwk' });
     assert.deepEqual(await publicJwk(key), { kty, crv, x, y });
+  });
+});
+
+describe('client: signal resources', () => {
+  it('names the contact of a card resource, and nothing for any other resource', () => {
+    assert.equal(contactOfCard('/contacts/sub_3kQ9/card'), 'sub_3kQ9');
+    for (const resource of ['/contacts/sub_3kQ9/annotation', '/contacts/sub_3kQ9', '/contacts//card', '/profiles/prf_1/card', '/contacts/a/b/card']) {
+      assert.equal(contactOfCard(resource), undefined, resource);
+    }
   });
 });
 

@@ -3,7 +3,7 @@
 // for approval, a private note and labels per contact (they never learn of them), a filter by
 // label, subscribing by username, and every card in one vCard 3.0 file for an address book.
 import type { Annotation, Contact, Signal } from '../../../client/src/index.js';
-import { contactCards, isProblem } from '../../../client/src/index.js';
+import { contactCards, contactOfCard, isProblem } from '../../../client/src/index.js';
 import { announce, client, explain, type View } from '../app.js';
 import { cardElement, initials } from '../card.js';
 import { ago, append, button, field, h, message, section, serial, when } from '../dom.js';
@@ -11,7 +11,6 @@ import { ago, append, button, field, h, message, section, serial, when } from '.
 type LabelCount = { label: string; count: number };
 
 const nameOf = (person: { username: string; display_name: string | null }) => person.display_name || person.username;
-const CARD = /^\/contacts\/([^/]+)\/card$/;
 const ANNOTATION = /^\/contacts\/([^/]+)\/annotation$/;
 
 const ENDED: Record<string, (name: string) => string> = {
@@ -392,8 +391,8 @@ export default async function contacts(): Promise<View> {
       await redraw(true);
     },
     async onSignal(signal: Signal) {
-      const card = CARD.exec(signal.resource);
-      if (signal.kind === 'contact.card.changed' && card) await queue(() => cardChanged(card[1]!));
+      const card = contactOfCard(signal.resource);
+      if (signal.kind === 'contact.card.changed' && card) await queue(() => cardChanged(card));
       else if (signal.kind === 'contacts.changed') await redraw(true);
       else if (signal.kind === 'annotations.changed') {
         const id = ANNOTATION.exec(signal.resource)?.[1];
