@@ -2,7 +2,9 @@
 // the real API, and the signals each account received.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { startTestApp } from './app.js';
 import type { TestApp } from './app.js';
+import type { TestBackend } from './backends.js';
 import { uniqueName } from './client.js';
 import type { CallResult, Device } from './client.js';
 
@@ -44,4 +46,12 @@ export function social(t: TestApp) {
       return rows.map((r: { kind: string; resource: string }) => [r.kind, r.resource]);
     },
   };
+}
+
+export type Social = ReturnType<typeof social>;
+
+/** A suite's server on one backend and its people helpers, started once for the suite. */
+export async function startSocialApp(backend: TestBackend): Promise<{ t: TestApp; s: Social }> {
+  const t = await startTestApp(backend);
+  return { t, s: social(t) };
 }

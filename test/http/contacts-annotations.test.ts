@@ -3,20 +3,17 @@
 // GET /contacts?label=, and deleted with the contact.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/backends.js';
-import { API, social } from '../helpers/social.js';
+import { API, startSocialApp } from '../helpers/social.js';
+import type { Social } from '../helpers/social.js';
 import { expectProblem } from '../helpers/problem.js';
 
 for (const backend of backends) {
   describe(`contacts: annotations [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
-    let s: ReturnType<typeof social>;
-    before(async () => {
-      t = await startTestApp(backend);
-      s = social(t);
-    });
+    let s: Social;
+    before(async () => ({ t, s } = await startSocialApp(backend)));
     after(() => t.close());
 
     async function contacts(n: number) {

@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/backends.js';
 import type { Device } from '../helpers/client.js';
-import { API, social } from '../helpers/social.js';
+import { API, startSocialApp } from '../helpers/social.js';
+import type { Social } from '../helpers/social.js';
 
 const NICKNAMES = ['Ada', 'Countess', 'Lovelace', 'A.', 'Byron'];
 const PROFILES = 3;
@@ -58,11 +58,8 @@ interface Sub {
 for (const backend of backends) {
   describe(`subscribers see and hear what the model says [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
-    let s: ReturnType<typeof social>;
-    before(async () => {
-      t = await startTestApp(backend);
-      s = social(t);
-    });
+    let s: Social;
+    before(async () => ({ t, s } = await startSocialApp(backend)));
     after(() => t.close());
 
     it('after every step: each card is exactly its profile\'s, and only those whose card changed were signalled', async () => {

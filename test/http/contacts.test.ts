@@ -7,21 +7,18 @@ import { after, before, describe, it } from 'node:test';
 import ICAL from 'ical.js';
 import { TRANSITIONS } from '../../src/modules/contacts/states.js';
 import type { SubscriptionStatus } from '../../src/modules/contacts/states.js';
-import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/backends.js';
 import type { Device } from '../helpers/client.js';
-import { API, social } from '../helpers/social.js';
+import { API, startSocialApp } from '../helpers/social.js';
+import type { Social } from '../helpers/social.js';
 import { expectProblem } from '../helpers/problem.js';
 
 for (const backend of backends) {
   describe(`subscriptions and contacts [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
-    let s: ReturnType<typeof social>;
-    before(async () => {
-      t = await startTestApp(backend);
-      s = social(t);
-    });
+    let s: Social;
+    before(async () => ({ t, s } = await startSocialApp(backend)));
     after(() => t.close());
 
     /** Alice with a phone on "Work" and an email on "Family". */

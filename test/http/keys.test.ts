@@ -7,12 +7,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/backends.js';
 import { withLoggedApp } from '../helpers/logged-app.js';
 import type { CallResult, Device } from '../helpers/client.js';
-import { API, social } from '../helpers/social.js';
+import { API, startSocialApp } from '../helpers/social.js';
+import type { Social } from '../helpers/social.js';
 import { STEP_UP_HEADER, addPasskeyDetailed, logInAs, stepUp } from '../helpers/step-up.js';
 import { expectProblem } from '../helpers/problem.js';
 
@@ -23,11 +23,8 @@ const material = (bytes = 48) => randomBytes(bytes).toString('base64url');
 for (const backend of backends) {
   describe(`keys [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
-    let s: ReturnType<typeof social>;
-    before(async () => {
-      t = await startTestApp(backend);
-      s = social(t);
-    });
+    let s: Social;
+    before(async () => ({ t, s } = await startSocialApp(backend)));
     after(() => t.close());
 
     const devices = (device: Device, methodId = '') => `${API}/keys/devices${methodId ? `/${methodId}` : ''}`;

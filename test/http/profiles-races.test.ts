@@ -5,11 +5,11 @@
 // subscriber left on a deleted profile, never a link pointing at one.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/backends.js';
 import type { CallResult, Device } from '../helpers/client.js';
-import { API, social } from '../helpers/social.js';
+import { API, startSocialApp } from '../helpers/social.js';
+import type { Social } from '../helpers/social.js';
 import { expectProblem } from '../helpers/problem.js';
 
 const PAIRS = 30;
@@ -17,11 +17,8 @@ const PAIRS = 30;
 for (const backend of backends) {
   describe(`deleting a profile while it is granted [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
-    let s: ReturnType<typeof social>;
-    before(async () => {
-      t = await startTestApp(backend);
-      s = social(t);
-    });
+    let s: Social;
+    before(async () => ({ t, s } = await startSocialApp(backend)));
     after(() => t.close());
 
     const remove = (owner: Device, profileId: string, moveTo: string) =>

@@ -4,22 +4,20 @@
 // (20 concurrent redeems of a one-use link: exactly one contact); tokens never in logs.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PUBLIC_ORIGIN, startTestApp } from '../helpers/app.js';
+import { PUBLIC_ORIGIN } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/backends.js';
 import { withLoggedApp } from '../helpers/logged-app.js';
 import type { Device } from '../helpers/client.js';
-import { API, social } from '../helpers/social.js';
+import { API, startSocialApp } from '../helpers/social.js';
+import type { Social } from '../helpers/social.js';
 import { expectProblem } from '../helpers/problem.js';
 
 for (const backend of backends) {
   describe(`share links [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
-    let s: ReturnType<typeof social>;
-    before(async () => {
-      t = await startTestApp(backend);
-      s = social(t);
-    });
+    let s: Social;
+    before(async () => ({ t, s } = await startSocialApp(backend)));
     after(() => t.close());
 
     async function owner() {
