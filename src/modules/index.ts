@@ -2,6 +2,7 @@ import type { VidModule } from '../platform/module.js';
 import { collectMigrations } from '../platform/store/migrate.js';
 import { accountModule } from './account/module.js';
 import { contactsModule } from './contacts/module.js';
+import { davTokensModule } from './dav-tokens/module.js';
 import { fieldsModule } from './fields/module.js';
 import { healthModule } from './health/module.js';
 import { joinModule } from './join/module.js';
@@ -39,6 +40,7 @@ export const modules: readonly VidModule[] = [
   contactsModule,
   shareLinksModule,
   keysModule,
+  davTokensModule,
   accountModule,
   signalsModule,
   webAppModule,

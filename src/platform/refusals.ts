@@ -135,6 +135,11 @@ export const REFUSALS = {
   key_bundle_not_found: { status: 404, title: 'Key bundle not found' },
   key_share_not_found: { status: 404, title: 'Key share not found' },
 
+  // Address books (PRODUCT §9): address-book passwords and HTTP Basic sign-in under /dav/
+  dav_unauthorized: { status: 401, title: 'Address-book sign-in required' },
+  dav_token_not_found: { status: 404, title: 'Address-book password not found' },
+  dav_token_limit: { status: 409, title: 'Address-book password limit reached' },
+
   // The account lifecycle (PRODUCT §8)
   account_deleted: { status: 403, title: 'Account deleted' },
   account_not_deleted: { status: 409, title: 'Account not deleted' },

@@ -22,6 +22,8 @@ export type SecurityEventKind =
   | 'recovery_succeeded'
   | 'recovery_failed'
   | 'session_revoked'
+  | 'dav_token_created'
+  | 'dav_token_revoked'
   | 'account_deleted'
   | 'account_restored'
   | 'account_locked'

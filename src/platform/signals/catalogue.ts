@@ -20,6 +20,7 @@ export const SIGNAL_KINDS = {
   'contact.card.changed': { resource: '/contacts/{id}/card', description: 'The card you see of a contact changed (only subscribers whose visible card changed get it).' },
   'annotations.changed': { resource: '/contacts/{id}/annotation', description: 'Your private note or labels on a contact changed (on another of your devices).' },
   'share_links.changed': { resource: '/share-links', description: 'A share link was created, used up or revoked.' },
+  'dav-tokens.changed': { resource: '/dav-tokens', description: 'An address-book password was created or revoked.' },
   'methods.changed': { resource: '/auth/methods', description: 'A passkey or TOTP authenticator was added, renamed or removed.' },
   'sessions.changed': { resource: '/auth/sessions', description: 'A session was opened (sign-in, recovery, join) or revoked.' },
   'join.requested': { resource: '/auth/join/pending', description: 'A new device asks to join with a code: approve or deny it.' },
