@@ -1347,6 +1347,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dav-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your address-book passwords (never the passwords)
+         * @description Oldest first, with when and by which client each was last used.
+         */
+        get: operations["getDavTokens"];
+        put?: never;
+        /**
+         * Create an address-book password (step-up)
+         * @description For a phone or desktop address book (CardDAV, read-only: the people you follow). Enter server_url, username and secret there; the secret is shown in this answer only (a replay of the same Idempotency-Key shows it again for 24 hours). At most 10 per account.
+         */
+        post: operations["postDavTokens"];
+        /** Revoke every address-book password */
+        delete: operations["deleteDavTokens"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dav-tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an address-book password
+         * @description The address book using it is refused from its next request on.
+         */
+        delete: operations["deleteDavTokensById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/export": {
         parameters: {
             query?: never;
@@ -1601,7 +1646,7 @@ export interface components {
         /** SecurityLogEntry */
         SecurityLogEntry: {
             id: string;
-            /** @description account_created, signed_in, passkey_added, passkey_renamed, passkey_removed, totp_added, totp_confirmed, totp_removed, recovery_key_downloaded, recovery_succeeded, recovery_failed, session_revoked, account_deleted, account_restored, account_locked, account_unlocked */
+            /** @description account_created, signed_in, passkey_added, passkey_renamed, passkey_removed, totp_added, totp_confirmed, totp_removed, recovery_key_downloaded, recovery_succeeded, recovery_failed, session_revoked, dav_token_created, dav_token_revoked (an address-book password), account_deleted, account_restored, account_locked, account_unlocked */
             kind: string;
             /** Format: date-time */
             at: string;
@@ -2060,6 +2105,43 @@ export interface components {
             /** @enum {number} */
             schema_version: 1;
         };
+        /** DavToken */
+        DavToken: {
+            /** @example dav_X0kVb2yJt8nRw4cLA3qD9m */
+            id: string;
+            /** @description Your name for the device: "iPhone", "Work laptop" */
+            label: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description When an address book last signed in with it (kept to the minute); null: never */
+            last_used_at: string | null;
+            /** @description The User-Agent of that sign-in */
+            last_user_agent: string | null;
+            /** @description That user agent as a person recognises it: "iOS 18"; null: never used */
+            device_label: string | null;
+            /** @enum {number} */
+            schema_version: 1;
+        };
+        /** CreatedDavToken */
+        CreatedDavToken: {
+            /** @example dav_X0kVb2yJt8nRw4cLA3qD9m */
+            id: string;
+            /** @description Your name for the device: "iPhone", "Work laptop" */
+            label: string;
+            /**
+             * @description The password to type into the address book, shown this once: vidcd_<id>_<43 characters>. Stored only as a keyed hash; lost, it is revoked and replaced.
+             * @example vidcd_dav_X0kVb2yJt8nRw4cLA3qD9m_Qm9vNHJ2ZXJ5LXNlY3JldC1yYW5kb20tYnl0ZXMtMzI
+             */
+            secret: string;
+            /** @description The user name to type beside it: your username (the account id works too and survives a rename) */
+            username: string;
+            /** @description The CardDAV server to enter: PUBLIC_ORIGIN/dav/ (clients that ask only for a host find it through /.well-known/carddav) */
+            server_url: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @enum {number} */
+            schema_version: 1;
+        };
         /**
          * AccountDeletion
          * @description Until purge_at, sign in and POST /account/undelete restore everything
@@ -2094,7 +2176,7 @@ export interface components {
             /** @description Cursor of this signal: resume after it with `since` (polling, WebSocket) or Last-Event-ID (SSE) */
             id: string;
             /**
-             * @description What changed (docs/events.md). Known kinds: me.changed, fields.changed, profiles.changed, subscriptions.changed, contacts.changed, contact.card.changed, annotations.changed, share_links.changed, methods.changed, sessions.changed, join.requested, join.changed, join.code.changed, keys.changed, contact.keys.changed, account.changed. New kinds may be added within v1: ignore kinds you do not know.
+             * @description What changed (docs/events.md). Known kinds: me.changed, fields.changed, profiles.changed, subscriptions.changed, contacts.changed, contact.card.changed, annotations.changed, share_links.changed, dav-tokens.changed, methods.changed, sessions.changed, join.requested, join.changed, join.code.changed, keys.changed, contact.keys.changed, account.changed. New kinds may be added within v1: ignore kinds you do not know.
              * @example me.changed
              */
             kind: string;
@@ -25453,6 +25535,1046 @@ export interface operations {
             };
         };
     };
+    getDavTokens: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 (default 50) */
+                limit?: number;
+                /** @description Opaque cursor from next_cursor */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DavToken"][];
+                        /** @description Pass as `cursor` for the next page; null on the last */
+                        next_cursor: string | null;
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
+            401: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
+            403: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postDavTokens: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description base64url of the JSON WebAuthn assertion answering POST /auth/step-up/begin (5 minutes, single use) */
+                "vid-step-up": string;
+                /** @description Required: a UUID (else 400 invalid_idempotency_key; missing where required: 400 idempotency_key_required). A retry with the same key on the same URL and a body of the same meaning replays the first answer for 24 h (VID-Idempotent-Replay: true); another body is 409 idempotency_key_reused. */
+                "idempotency-key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1-64 characters once trimmed; no control characters */
+                    label: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedDavToken"];
+                };
+            };
+            /** @description validation_failed (Validation failed): the label is empty or longer than 64 characters once trimmed, or holds control characters; invalid_idempotency_key (Invalid Idempotency-Key); idempotency_key_required (Idempotency-Key required); or malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
+            401: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description step_up_required (Step-up required): the VID-Step-Up assertion is missing or invalid; ephemeral_session (Not allowed on an ephemeral session); account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
+            403: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description dav_token_limit (Address-book password limit reached): you hold 10 already; revoke one first; idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
+            409: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteDavTokens: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: a UUID (else 400 invalid_idempotency_key; missing where required: 400 idempotency_key_required). A retry with the same key on the same URL and a body of the same meaning replays the first answer for 24 h (VID-Idempotent-Replay: true); another body is 409 idempotency_key_reused. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
+            401: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
+            403: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
+            409: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteDavTokensById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: a UUID (else 400 invalid_idempotency_key; missing where required: 400 idempotency_key_required). A retry with the same key on the same URL and a body of the same meaning replays the first answer for 24 h (VID-Idempotent-Replay: true); another body is 409 idempotency_key_reused. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
+            401: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
+            403: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description dav_token_not_found (Address-book password not found): you have no address-book password with this id */
+            404: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
+            409: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getAccountExport: {
         parameters: {
             query?: never;
@@ -25585,6 +26707,15 @@ export interface operations {
                             /** Format: date-time */
                             updated_at: string;
                             version: number;
+                        }[];
+                        /** @description Your address-book passwords: names, dates and last use, not the passwords */
+                        dav_tokens: {
+                            id: string;
+                            label: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            last_used_at: string | null;
+                            last_user_agent: string | null;
                         }[];
                     };
                 };
