@@ -31,10 +31,35 @@ export interface RecordedUnit<Tx> {
 }
 
 const units = new AsyncLocalStorage<RecordedUnit<unknown>>();
+/** Units whose handler or transaction has not settled yet. */
+let openUnits = 0;
 
-/** Runs fn (a route handler) with its transactions bound to unit. */
+/**
+ * Runs fn (a route handler) with its transactions bound to unit. While any unit is open the
+ * storage is enabled; once the last one settles it is disabled again, because on Node 20 an
+ * enabled AsyncLocalStorage installs promise hooks that every promise of every request pays for
+ * (the reads that never hold a key included), for the rest of the process's life.
+ */
 export function withRecordedUnit<Tx, T>(unit: RecordedUnit<Tx>, fn: () => T): T {
-  return units.run(unit as RecordedUnit<unknown>, fn);
+  openUnits++;
+  let result: T;
+  try {
+    result = units.run(unit as RecordedUnit<unknown>, fn);
+  } catch (error) {
+    closeUnit();
+    throw error;
+  }
+  // The handler has settled once its promise has; its transaction, if it opened one, commits
+  // after the route's answer is written into it (the idempotency plugin's onSend).
+  const settled = () => (unit.committed ?? Promise.resolve()).then(closeUnit, closeUnit);
+  Promise.resolve(result).then(settled, settled);
+  return result;
+}
+
+function closeUnit(): void {
+  openUnits--;
+  // Nothing reads the storage once no unit is open; the next run() enables it again.
+  if (openUnits === 0) units.disable();
 }
 
 /** The unit of the request being served, if it holds an Idempotency-Key. */
