@@ -1,6 +1,7 @@
 // Types of the API, all derived from the OpenAPI document (src/generated/openapi.ts, made by
 // `npm run client:generate`). Nothing here is written by hand except the mapping helpers.
 import type { components, paths } from './generated/openapi.js';
+import type { SIGNAL_RESOURCES } from './generated/signal-kinds.js';
 
 export type { components, paths };
 export type Schemas = components['schemas'];
@@ -10,7 +11,15 @@ export type Tokens = Schemas['Tokens'];
 export type Session = Schemas['Session'];
 /** One line of the account's security log: what happened, when, from where, on which device. */
 export type SecurityLogEntry = Schemas['SecurityLogEntry'];
-export type Signal = Schemas['Signal'];
+/** A kind of the signal catalogue (docs/events.md). */
+export type SignalKind = keyof typeof SIGNAL_RESOURCES;
+/** `/contacts/{id}/card` → `/contacts/${string}/card`: the paths a resource template stands for. */
+export type ResourcePath<Template extends string> = Template extends `${infer Head}{${string}}${infer Tail}` ? `${Head}${string}${ResourcePath<Tail>}` : Template;
+/**
+ * A signal of a kind the client knows, with the resource its kind names: a `switch` on `kind`
+ * narrows `resource`. Kinds a newer server adds are not delivered (the catalogue says to ignore them).
+ */
+export type Signal = { [K in SignalKind]: Omit<Schemas['Signal'], 'kind' | 'resource'> & { kind: K; resource: ResourcePath<(typeof SIGNAL_RESOURCES)[K]> } }[SignalKind];
 export type UsernameCheckResult = Schemas['UsernameCheckResult'];
 export type CreationOptions = Schemas['CreationOptions'];
 export type RequestOptions = Schemas['RequestOptions'];

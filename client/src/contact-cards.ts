@@ -1,9 +1,12 @@
-// Keeps a local copy of every contact's card current (PRODUCT §4, §7: event-then-pull): on
-// contact.card.changed the one card is pulled again with If-None-Match; on contacts.changed the
+// Keeps a local copy of every contact's card current (PRODUCT §4, §7: event-then-pull), as one
+// use of the resource cache (resources.ts): each active contact's `/contacts/{id}/card` is a
+// watched entry, pulled again with If-None-Match on contact.card.changed; on contacts.changed the
 // list is read again; after a gap in the stream (a resync) everything is checked again.
 import type { Card, Signal } from './api.js';
-import type { HeldCard, VidClient } from './client.js';
+import type { VidClient } from './client.js';
 import { isProblem } from './errors.js';
+import { createResourceCache } from './resources.js';
+import type { ResourceCache } from './resources.js';
 
 export interface ContactCardsOptions {
   /** Stops following; the promise of follow() then resolves. */
@@ -22,33 +25,53 @@ export function contactOfCard(resource: string): string | undefined {
   return CARD_RESOURCE.exec(resource)?.[1];
 }
 
-export function contactCards(client: Pick<VidClient, 'contacts' | 'events'>) {
-  const held = new Map<string, HeldCard>();
+const cardPath = (id: string) => `/contacts/${id}/card`;
+
+/** `cache`: share one with the rest of an app (its entries are then the same). */
+export function contactCards(client: Pick<VidClient, 'contacts' | 'events' | 'send'>, options: { cache?: ResourceCache } = {}) {
+  const cache = options.cache ?? createResourceCache(client);
+  /** The contacts followed, and how to stop watching each one's card. */
+  const followed = new Map<string, () => void>();
+
+  const unfollow = (id: string) => {
+    followed.get(id)?.();
+    followed.delete(id);
+    cache.drop(cardPath(id));
+  };
 
   /** Pulls one card (a 304 keeps the copy); a contact that shows no card any more is dropped. */
   async function refresh(id: string): Promise<boolean> {
-    try {
-      const result = await client.contacts.card(id, held.get(id));
-      held.set(id, { card: result.card, etag: result.etag });
-      return result.changed;
-    } catch (error) {
-      if (isProblem(error) && (error.status === 403 || error.status === 404 || error.status === 410)) return held.delete(id);
-      throw error;
+    const path = cardPath(id);
+    const held = cache.peek(path).data !== undefined;
+    const changed = await cache.revalidate(path);
+    const { error } = cache.peek(path);
+    if (isProblem(error) && (error.status === 403 || error.status === 404 || error.status === 410)) {
+      unfollow(id);
+      return held;
     }
+    if (error !== undefined) throw error;
+    // Watched, so the cache keeps it (and a shared cache's signals keep it current too).
+    if (!followed.has(id)) followed.set(id, cache.watch(path, () => undefined));
+    return changed;
   }
 
   /** Every active contact's card, and none of the others. */
   async function sync(): Promise<void> {
     const active = new Set<string>();
     for await (const contact of client.contacts.list({ status: 'active', limit: 200 })) active.add(contact.id);
-    for (const id of held.keys()) if (!active.has(id)) held.delete(id);
+    for (const id of [...followed.keys()]) if (!active.has(id)) unfollow(id);
     for (const id of active) await refresh(id);
   }
 
   return {
     /** The cards held, by contact id. */
     get cards(): ReadonlyMap<string, Card> {
-      return new Map([...held].map(([id, entry]) => [id, entry.card]));
+      const cards = new Map<string, Card>();
+      for (const id of followed.keys()) {
+        const card = cache.peek<Card>(cardPath(id)).data;
+        if (card) cards.set(id, card);
+      }
+      return cards;
     },
     sync,
     refresh,
@@ -60,9 +83,9 @@ export function contactCards(client: Pick<VidClient, 'contacts' | 'events'>) {
       await client.events.stream({
         signal: options.signal,
         onSignal: async (signal: Signal) => {
-          const changed = contactOfCard(signal.resource);
-          if (signal.kind === 'contact.card.changed' && changed) {
-            if (await refresh(changed)) await options.onChange?.(changed);
+          if (signal.kind === 'contact.card.changed') {
+            const changed = contactOfCard(signal.resource);
+            if (changed && (await refresh(changed))) await options.onChange?.(changed);
           } else if (signal.kind === 'contacts.changed') {
             await sync();
             await options.onChange?.(undefined);

@@ -3,6 +3,7 @@
 // when streaming does not work here (a buffering proxy, no streamed bodies).
 import type { Operation, ResponseBody, Signal } from './api.js';
 import { isProblem } from './errors.js';
+import { SIGNAL_RESOURCES } from './generated/signal-kinds.js';
 import type { Transport } from './http.js';
 import { SseParser } from './sse.js';
 
@@ -128,7 +129,9 @@ export function createEvents(transport: Transport) {
                 if (message.kind === 'id') await advance(message.id);
                 else {
                   const parsed = parseSignal(message.data);
+                  // A kind this client does not know is passed over, as the catalogue asks.
                   if (parsed) await deliver(parsed);
+                  else await advance(message.id);
                 }
               }
             }
@@ -147,7 +150,13 @@ export function createEvents(transport: Transport) {
       setState('polling');
       for (;;) {
         const page = await list({ since: cursor, limit: PAGE_LIMIT }, signal);
-        if (!skip) for (const item of page.data) await deliver(item);
+        if (!skip) {
+          for (const item of page.data) {
+            const known = knownSignal(item);
+            if (known) await deliver(known);
+            else await advance(item.id);
+          }
+        }
         await advance(page.next_cursor);
         if (!page.has_more) return;
       }
@@ -196,12 +205,18 @@ export function createEvents(transport: Transport) {
   return { list, stream };
 }
 
-/** The `data:` of a signal event; anything else is ignored, as kinds we do not know are. */
+/** The `data:` of a signal event of a known kind; anything else is passed over. */
 function parseSignal(data: string): Signal | undefined {
   try {
-    const value = JSON.parse(data) as Signal;
-    return value && typeof value.id === 'string' && typeof value.kind === 'string' ? value : undefined;
+    return knownSignal(JSON.parse(data));
   } catch {
     return undefined;
   }
+}
+
+/** A signal of a kind in the catalogue this client was built with, or undefined. */
+export function knownSignal(value: unknown): Signal | undefined {
+  const candidate = value as { id?: unknown; kind?: unknown; resource?: unknown } | null;
+  if (!candidate || typeof candidate.id !== 'string' || typeof candidate.kind !== 'string' || typeof candidate.resource !== 'string') return undefined;
+  return Object.hasOwn(SIGNAL_RESOURCES, candidate.kind) ? (candidate as Signal) : undefined;
 }

@@ -4,6 +4,10 @@ export type { CardPath, CreateCredential, GetAssertion, HeldCard, RequestArgs, S
 export type { CallOptions, FetchLike, VidResponse } from './http.js';
 export { isProblem, VidNetworkError, VidProblemError } from './errors.js';
 export { contactCards, contactOfCard } from './contact-cards.js';
+export { createResourceCache, pathOfKey, resourceCovers } from './resources.js';
+export type { ResourceCache, ResourceCacheOptions, ResourceState } from './resources.js';
+export { knownSignal } from './events.js';
+export { SIGNAL_RESOURCES } from './generated/signal-kinds.js';
 export type { ContactCards, ContactCardsOptions } from './contact-cards.js';
 export { memoryStorage } from './storage.js';
 export type { StoredSession, VidStorage } from './storage.js';
