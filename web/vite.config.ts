@@ -1,4 +1,5 @@
-// The web app served by VID at / (src/modules/web-app/routes.ts serves web/dist).
+// The web app served by VID at / (src/modules/web-app/routes.ts serves web/dist). Components are
+// Preact (decision 160): JSX compiles to preact's automatic runtime.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
@@ -6,6 +7,7 @@ export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/',
   logLevel: 'warn',
+  oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: {
     outDir: 'dist',
     emptyOutDir: true,
@@ -13,6 +15,8 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     assetsInlineLimit: 0,
     sourcemap: false,
+    // Which chunks each screen loads: the bundle budget test reads it (test/web/bundle-budget.test.ts).
+    manifest: true,
     target: 'es2022',
   },
 });

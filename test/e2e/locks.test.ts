@@ -33,12 +33,7 @@ describe('web app: a locked account (Chromium)', { timeout: 90_000 }, () => {
     await e2e.services.locks.lock(username, 'end-to-end test');
     await phone.view('welcome');
     await page.getByText(LOCKED).first().waitFor();
-    // The sign-up's passing note is not part of this screen.
-    await page.evaluate(() => {
-      const status = document.getElementById('status');
-      if (status) status.textContent = '';
-    });
-    await phone.shot('50-locked-390');
+    await phone.screens('50-locked');
   });
 
   it('signing in with the passkey is refused with the same words', async () => {
@@ -47,9 +42,7 @@ describe('web app: a locked account (Chromium)', { timeout: 90_000 }, () => {
     await phone.view('welcome');
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await page.getByText(LOCKED).first().waitFor();
-    await page.setViewportSize({ width: 1280, height: 900 });
-    await phone.shot('51-locked-sign-in-desktop');
-    await page.setViewportSize({ width: 390, height: 844 });
+    await phone.screens('51-locked-sign-in');
   });
 
   it('after the operator unlocks it, the passkey signs in again', async () => {

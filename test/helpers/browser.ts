@@ -2,7 +2,7 @@
 // PUBLIC_ORIGIN = the URL the pages open, Debian's Chromium through playwright-core, and one
 // virtual authenticator (resident keys, user verification) per device. No Chromium: the suite
 // fails (launch throws); it never skips.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -16,6 +16,22 @@ import { backends } from './backends.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const ARTIFACTS = join(projectRoot, 'test-artifacts', 'e2e');
+/** Every screen at a phone's and a desktop's width, light and dark (looked at by people, not compared). */
+export const SCREENS = join(ARTIFACTS, 'screens');
+const AXE = readFileSync(join(projectRoot, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+
+/**
+ * What a person must never read (the issue "The web app, rebuilt for people"): validator text,
+ * standards' names, API field names, raw user-agent strings.
+ */
+export const NOT_FOR_PEOPLE = /must NOT|must be null|must match|anyOf|oneOf|E\.164|line_type|details\.|RFC ?\d|A-label|ISO 3166|alpha-2|Mozilla\/5\.0|AppleWebKit|Passkey on Chrom/;
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[]; html: string }[];
+}
 const sqlite = backends.find((b) => b.name === 'sqlite')!;
 
 export interface Device {
@@ -27,8 +43,16 @@ export interface Device {
   authenticatorId: string;
   /** Saves a full-page screenshot as test-artifacts/e2e/<name>.png. */
   shot(name: string): Promise<void>;
-  /** Waits for the app to show a view (main[data-view]). */
+  /** Waits for the app to show a view (main[data-view]) with its content loaded (no skeleton left). */
   view(name: string): Promise<void>;
+  /**
+   * Saves the screen at 390 px and 1280 px, light and dark, as test-artifacts/e2e/screens/<name>-*.png,
+   * and checks each: axe-core finds no serious or critical violation, no control lacks a label,
+   * nothing scrolls sideways, no words that are not for people.
+   */
+  screens(name: string): Promise<void>;
+  /** axe-core's serious and critical violations on the page as it is. */
+  axe(): Promise<AxeViolation[]>;
   credentials(): Promise<{ credentialId: string; isResidentCredential: boolean }[]>;
 }
 
@@ -38,6 +62,9 @@ export interface E2e {
   /** The service's own modules (an operator's lock, as `npm run admin` does it). */
   services: ModuleServices;
   device(name: string, options?: { width?: number; height?: number }): Promise<Device>;
+  /** Stops the server (the database stays), as a crash or a deploy would; `start` brings it back on the same port. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -63,8 +90,9 @@ export async function startE2e(env: Record<string, string> = {}): Promise<E2e> {
   const origin = `http://localhost:${port}`;
   // The config is built once the port is known: WebAuthn's RP id and DPoP's htu use this origin.
   const config = testConfig(undefined, { ...env, PUBLIC_ORIGIN: origin });
-  const { app, services } = await buildApp({ config, store: database.store, logger: false });
+  let { app, services } = await buildApp({ config, store: database.store, logger: false });
   await app.listen({ host: '127.0.0.1', port });
+  let running = true;
   let browser: Browser;
   try {
     browser = await chromium.launch({
@@ -80,7 +108,20 @@ export async function startE2e(env: Record<string, string> = {}): Promise<E2e> {
   return {
     origin,
     browser,
-    services,
+    get services() {
+      return services;
+    },
+    async stop() {
+      if (!running) return;
+      running = false;
+      await app.close();
+    },
+    async start() {
+      if (running) return;
+      ({ app, services } = await buildApp({ config, store: database.store, logger: false }));
+      await app.listen({ host: '127.0.0.1', port });
+      running = true;
+    },
     async device(name, options = {}) {
       const context = await browser.newContext({ viewport: { width: options.width ?? 1024, height: options.height ?? 800 }, acceptDownloads: true });
       contexts.push(context);
@@ -112,6 +153,41 @@ export async function startE2e(env: Record<string, string> = {}): Promise<E2e> {
         },
         view: async (view) => {
           await page.locator(`main[data-view="${view}"]`).waitFor();
+          await page.locator('main .skeleton').first().waitFor({ state: 'detached' });
+        },
+        axe: async () => {
+          if ((await page.evaluate('typeof window.axe')) !== 'object') await page.evaluate(AXE);
+          const result = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] })`)) as { violations: AxeViolation[] };
+          return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+        },
+        screens: async (shot) => {
+          mkdirSync(SCREENS, { recursive: true });
+          const before = page.viewportSize();
+          try {
+            for (const [width, height] of [[390, 844], [1280, 900]] as const) {
+              await page.setViewportSize({ width, height });
+              for (const colorScheme of ['light', 'dark'] as const) {
+                await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
+                await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
+                const file = `${shot}-${width}-${colorScheme}`;
+                await page.screenshot({ path: join(SCREENS, `${file}.png`), fullPage: true });
+                const violations = await device.axe();
+                if (violations.length) {
+                  throw new Error(`${file}: axe finds ${violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`).join('; ')}`);
+                }
+                const unlabelled = (await page.evaluate(UNLABELLED)) as string[];
+                if (unlabelled.length) throw new Error(`${file}: controls without a label: ${unlabelled.join(', ')}`);
+                const sideways = Number(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'));
+                if (sideways > 0) throw new Error(`${file}: the page scrolls sideways by ${sideways}px`);
+                const text = String(await page.evaluate('document.body.innerText'));
+                const leak = NOT_FOR_PEOPLE.exec(text);
+                if (leak) throw new Error(`${file}: shows “${leak[0]}” in ${JSON.stringify(text.slice(Math.max(0, leak.index - 80), leak.index + 80))}`);
+              }
+            }
+          } finally {
+            await page.emulateMedia({ colorScheme: null, reducedMotion: null });
+            if (before) await page.setViewportSize(before);
+          }
         },
         credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId: device.authenticatorId })).credentials,
       };
@@ -120,7 +196,7 @@ export async function startE2e(env: Record<string, string> = {}): Promise<E2e> {
     async close() {
       for (const context of contexts) await context.close().catch(() => undefined);
       await browser.close().catch(() => undefined);
-      await app.close();
+      if (running) await app.close();
       await database.cleanup();
     },
   };

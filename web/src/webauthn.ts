@@ -16,7 +16,4 @@ export const autofillAssertion: GetAssertion = (options) =>
 /** Step-up for sensitive calls (VID-Step-Up), the same passkey prompt. */
 export const stepUp = getAssertion;
 
-export function isCancel(error: unknown): boolean {
-  const name = (error as { name?: string } | undefined)?.name;
-  return name === 'AbortError' || name === 'NotAllowedError';
-}
+export { isCancel } from './cancel.js';

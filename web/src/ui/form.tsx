@@ -1,0 +1,137 @@
+// Forms: a box with its label, its hint and the one sentence about it; drafts that survive live
+// updates (the component keeps them; nothing is redrawn from scratch); one way to run an action.
+import type { ComponentChildren } from 'preact';
+import { useRef, useState } from 'preact/hooks';
+import { words } from '../core/messages.js';
+import type { BoxWords, Words } from '../core/messages.js';
+import { toast } from '../core/toast.js';
+import { isCancel } from '../cancel.js';
+
+/**
+ * A label, the control (given the id and description it must carry), a hint, and the sentence
+ * about what was wrong with it, right under it.
+ */
+export function Field({ label, hint, error, optional, id, children }: {
+  label: string;
+  hint?: ComponentChildren;
+  error?: string;
+  optional?: boolean;
+  id: string;
+  children: (aria: { id: string; 'aria-describedby'?: string; 'aria-invalid'?: 'true' }) => ComponentChildren;
+}) {
+  const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <div class={`field${error ? ' invalid' : ''}`}>
+      <label for={id}>
+        {label}
+        {optional ? <span class="optional"> (optional)</span> : null}
+      </label>
+      {children({ id, 'aria-describedby': described, ...(error ? { 'aria-invalid': 'true' as const } : {}) })}
+      {hint ? <p class="hint" id={`${id}-hint`}>{hint}</p> : null}
+      {error ? <p class="box-error" id={`${id}-error`}>{error}</p> : null}
+    </div>
+  );
+}
+
+/** The attributes a box takes (keyboard, autofill, the server's limits). */
+export interface BoxAttributes {
+  name?: string;
+  type?: string;
+  inputMode?: string;
+  autocomplete?: string;
+  autocapitalize?: string;
+  spellcheck?: boolean;
+  maxLength?: number;
+  required?: boolean;
+  pattern?: string;
+  disabled?: boolean;
+}
+
+/** A text box in a Field: `value` and `onValue` (the draft), and the input's own attributes. */
+export function TextField({ label, hint, error, optional, id, value, onValue, ...input }: BoxAttributes & {
+  label: string;
+  hint?: ComponentChildren;
+  error?: string;
+  optional?: boolean;
+  id: string;
+  value: string;
+  onValue: (value: string) => void;
+}) {
+  return (
+    <Field label={label} hint={hint} error={error} optional={optional} id={id}>
+      {(aria) => <input {...(input as object)} {...aria} value={value} onInput={(e) => onValue((e.target as HTMLInputElement).value)} />}
+    </Field>
+  );
+}
+
+/**
+ * A draft of a value the server holds: it follows the server (a change from another device
+ * shows) until the person edits it, then keeps what they typed until `reset` (saved, cancelled).
+ */
+export function useDraft<T>(server: T): { value: T; set: (value: T) => void; dirty: boolean; reset: () => void } {
+  const [draft, setDraft] = useState<{ value: T } | undefined>(undefined);
+  return {
+    value: draft ? draft.value : server,
+    set: (value) => setDraft({ value }),
+    dirty: draft !== undefined,
+    reset: () => setDraft(undefined),
+  };
+}
+
+export interface Action<A extends unknown[]> {
+  run: (...args: A) => Promise<boolean>;
+  busy: boolean;
+  /** The words for the last failure, until the next run. */
+  failure: Words | undefined;
+  /** The sentence about one box (by pointer), if the last failure concerned it. */
+  box: (pointer: string) => string | undefined;
+  clear: () => void;
+}
+
+/**
+ * The one way a screen does something: busy while it runs, a note when done, and when it fails
+ * the words for it (by box, from `boxes`); nothing typed is lost either way.
+ */
+export function useAction<A extends unknown[]>(
+  work: (...args: A) => Promise<unknown>,
+  options: {
+    done?: string | ((result: unknown) => string | undefined);
+    boxes?: Record<string, BoxWords>;
+    /** Words of the screen's own for some failures (undefined: the message layer's). */
+    explain?: (error: unknown) => Words | undefined;
+  } = {},
+): Action<A> {
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<Words | undefined>(undefined);
+  const latest = useRef({ work, options });
+  latest.current = { work, options };
+  return {
+    busy,
+    failure,
+    box: (pointer) => failure?.boxes[pointer],
+    clear: () => setFailure(undefined),
+    run: async (...args) => {
+      setBusy(true);
+      setFailure(undefined);
+      try {
+        const result = await latest.current.work(...args);
+        const { done } = latest.current.options;
+        const note = typeof done === 'function' ? done(result) : done;
+        if (note) toast(note);
+        return true;
+      } catch (error) {
+        const own = latest.current.options.explain?.(error);
+        setFailure(own ?? (isCancel(error) ? { message: 'Cancelled: nothing was changed.', boxes: {} } : words(error, latest.current.options.boxes)));
+        return false;
+      } finally {
+        setBusy(false);
+      }
+    },
+  };
+}
+
+/** The form-level sentence of an action's failure (its box sentences sit by their boxes). */
+export function FormError({ action }: { action: { failure: Words | undefined } }) {
+  const message = action.failure?.message;
+  return message ? <p class="msg error" role="alert">{message}</p> : null;
+}
