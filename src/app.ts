@@ -21,6 +21,7 @@ import { lazyCompilers } from './platform/http/lazy-compile.js';
 import { openApiDocumentRoute } from './platform/http/openapi-document.js';
 import { createEdge } from './platform/http/edge.js';
 import { installJsonBodyParser } from './platform/http/json-body.js';
+import { loggableRequest, RequestLog } from './platform/http/request-log.js';
 import { clientPlugin } from './platform/http/plugins/client.js';
 import { corsPlugin } from './platform/http/plugins/cors.js';
 import { deprecationPlugin } from './platform/http/plugins/deprecation.js';
@@ -77,14 +78,6 @@ export interface VidApp {
   rotateSecrets(options?: { batchSize?: number; onBatch?(column: string, done: number): void }): Promise<ColumnReport[]>;
 }
 
-
-/**
- * What of a URL may be logged: the path, never the query string (share-link tokens travel in
- * ?token=), and a share link's page /s/<token> with the token taken out.
- */
-export function loggablePath(url: string): string {
-  return (url.split('?')[0] ?? '').replace(/^\/s\/[^/]+/, '/s/[token]');
-}
 
 const API_DESCRIPTION = `Passwordless identity: a username, passkeys, sessions bound to the device with DPoP (RFC 9449).
 
@@ -155,10 +148,12 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
         : {
             level: config.logLevel,
             redact: ['req.headers.authorization', 'req.headers.dpop', 'req.headers["vid-step-up"]'],
-            serializers: { req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, path: loggablePath(req.url), ip: req.ip }) },
+            serializers: { req: loggableRequest },
             // A test's own destination or level; the redaction above always applies.
             ...(typeof deps.logger === 'object' ? deps.logger : {}),
           },
+    // One record per request instead of Fastify's two.
+    logController: new RequestLog(),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
     genReqId: (req) => requestIdFor(req.headers['vid-request-id']),

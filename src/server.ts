@@ -1,5 +1,7 @@
 import { buildApp } from './app.js';
 import { loadConfig } from './platform/config.js';
+import { listen, listenRefusal } from './platform/http/listen.js';
+import { logOutput } from './platform/log-output.js';
 import { claimSqlite, SqliteInUse } from './platform/store/sqlite-owner.js';
 import type { SqliteOwnership } from './platform/store/sqlite-owner.js';
 
@@ -16,7 +18,7 @@ if (config.database.kind === 'sqlite' && config.database.path !== ':memory:') {
     process.exit(1);
   }
 }
-const { app, metricsUrl } = await buildApp({ config });
+const { app, metricsUrl } = await buildApp({ config, logger: logOutput(process.stdout) });
 
 const SHUTDOWN_GRACE_MS = 10_000;
 let stopping = false;
@@ -33,6 +35,15 @@ async function shutdown(signal: string): Promise<void> {
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
 
-await app.listen({ host: config.host, port: config.port });
-app.log.info(`VID listening on ${config.publicOrigin} (database: ${config.database.kind})`);
+try {
+  app.log.info(await listen(app, config));
+} catch (error) {
+  // A port someone else holds is a sentence to act on, not a stack trace.
+  const refusal = listenRefusal(error, config);
+  if (!refusal) throw error;
+  console.error(refusal);
+  await app.close();
+  ownership?.release();
+  process.exit(1);
+}
 if (metricsUrl) app.log.info(`metrics at ${metricsUrl}`);

@@ -54,7 +54,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<{
     let output = '';
     const read = (chunk: Buffer) => {
       output += chunk;
-      const match = /listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
+      const match = /listening on 127\.0\.0\.1:(\d+)/.exec(output);
       if (match) resolve(Number(match[1]));
     };
     child.stdout!.on('data', read);
