@@ -4,24 +4,21 @@
  *   npm start                                           # in one terminal
  *   npx tsx client/examples/node.ts [base_url] [username]
  *
- * Node has no platform authenticator: this script stands in the test suite's software
- * authenticator, which makes genuine WebAuthn attestations and assertions.
+ * base_url is the server's PUBLIC_ORIGIN: proofs and passkeys are bound to it. Node has no
+ * platform authenticator: the examples' software authenticator (examples/software-authenticator.ts)
+ * stands in for one, making genuine WebAuthn registrations and assertions.
  */
-import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
-import { SoftwareAuthenticator } from '../../test/helpers/authenticator.js';
+import { softwareAuthenticator } from '../../examples/software-authenticator.js';
 import { createVidClient, isProblem } from '../src/index.js';
 
-const origin = (process.argv[2] ?? 'http://localhost:8080').replace(/\/$/, '');
+const origin = new URL(process.argv[2] ?? 'http://localhost:8080').origin;
 const username = process.argv[3] ?? `demo${Math.floor(Math.random() * 1e6)}`;
-const authenticator = new SoftwareAuthenticator();
+const authenticator = softwareAuthenticator(origin);
 
 const vid = createVidClient({ baseUrl: `${origin}/api/v1` });
 
 console.log('check:', await vid.usernames.check(username));
-const { account } = await vid.register({
-  username,
-  createCredential: (options: PublicKeyCredentialCreationOptionsJSON) => authenticator.createCredential(options, origin),
-});
+const { account } = await vid.register({ username, createCredential: authenticator.createCredential });
 console.log('signed up as', account.username, '- device key', await vid.jkt());
 
 // Proofs, renewal, retries and If-Match are the client's business from here on.
