@@ -267,6 +267,7 @@ const WALK: Entry[] = [
   },
   { op: 'GET /auth/totp', expect: 200, request: (w) => ({ path: '/auth/totp', as: w.alice }) },
   { op: 'GET /auth/recovery-key', expect: 200, request: (w) => ({ path: '/auth/recovery-key', as: w.alice }) },
+  { op: 'GET /auth/recovery-key/state', expect: 200, request: (w) => ({ path: '/auth/recovery-key/state', as: w.alice }) },
 
   // Identity and fields
   { op: 'GET /me', expect: 200, request: (w) => ({ path: '/me', as: w.alice }) },

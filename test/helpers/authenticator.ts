@@ -18,6 +18,8 @@ export interface SoftwareAuthenticatorOptions {
   userVerification?: boolean; // UV flag, default true
   userPresence?: boolean; // UP flag, default true
   credentialIdLength?: number; // default 32 (lets tests produce over-long credential ids)
+  attachment?: 'platform' | 'cross-platform'; // §5.1 authenticatorAttachment the client reports, default platform
+  transports?: string[]; // §5.2.1 getTransports(), default internal and hybrid
 }
 
 export interface StoredCredential {
@@ -52,7 +54,7 @@ export class SoftwareAuthenticator {
   constructor(options: SoftwareAuthenticatorOptions = {}) {
     this.opts = {
       attestation: 'none', aaguid: '00000000-0000-0000-0000-000000000000', backupEligible: true,
-      backedUp: true, userVerification: true, userPresence: true, credentialIdLength: 32, ...options,
+      backedUp: true, userVerification: true, userPresence: true, credentialIdLength: 32, attachment: 'platform', transports: ['internal', 'hybrid'], ...options,
     };
   }
 
@@ -92,11 +94,11 @@ export class SoftwareAuthenticator {
     const id = b64u(credId);
     this.credentials.push({ id, rpId, userHandle: options.user.id, privateKey, counter: 0 });
     return {
-      id, rawId: id, type: 'public-key', clientExtensionResults: {}, authenticatorAttachment: 'platform',
+      id, rawId: id, type: 'public-key', clientExtensionResults: {}, authenticatorAttachment: this.opts.attachment,
       response: {
         clientDataJSON: b64u(clientDataJSON),
         attestationObject: b64u(attestationObject),
-        transports: ['internal', 'hybrid'],
+        transports: this.opts.transports as never,
         publicKeyAlgorithm: -7,
         publicKey: b64u(publicKey.export({ format: 'der', type: 'spki' })),
         authenticatorData: b64u(authData),

@@ -68,6 +68,7 @@ for (const backend of backends) {
       expectProblem(await finishEphemeral(n2, key, attemptId), 409, 'join_already_finished');
       expectProblem(await finishEphemeral(n3, key, attemptId), 409, 'join_already_finished');
       assert.deepEqual(await joinSignals(t.store, phone.accountId), [
+        'join.code.changed /auth/join/code',
         'join.requested /auth/join/pending',
         'join.changed /auth/join/pending',
         'join.changed /auth/join/pending',
@@ -107,7 +108,7 @@ for (const backend of backends) {
       const replay = await n3.as(phone, 'POST', `${JOIN}/approve`, { body, headers: { 'idempotency-key': idempotencyKey } });
       assert.equal(replay.status, 200, JSON.stringify(replay.body));
       assert.equal(replay.headers.get('vid-idempotent-replay'), 'true');
-      assert.deepEqual(await joinSignals(t.store, phone.accountId), ['join.requested /auth/join/pending', 'join.changed /auth/join/pending']);
+      assert.deepEqual(await joinSignals(t.store, phone.accountId), ['join.code.changed /auth/join/code', 'join.requested /auth/join/pending', 'join.changed /auth/join/pending']);
     });
 
     it('wrong codes on different nodes add up: five spread over three nodes void the live code', async () => {

@@ -424,7 +424,7 @@ for (const backend of backends) {
         assert.equal(attempts.length, 1);
         const winner = results.find((r) => r.res.status === 201)!;
         assert.equal(attempts[0]!.jkt, winner.key.jkt);
-        assert.deepEqual(await joinSignals(t.store, phone.accountId), ['join.requested /auth/join/pending']);
+        assert.deepEqual(await joinSignals(t.store, phone.accountId), ['join.code.changed /auth/join/code', 'join.requested /auth/join/pending']);
       });
 
       it('malformed codes are refused by validation (400), not counted as guesses', async () => {
@@ -432,9 +432,36 @@ for (const backend of backends) {
         const { code } = await issueCode(t.client, phone);
         for (const bad of ['12345', '1234567', 'abcdef', ' 12345']) {
           const res = (await redeem(t.client, phone.username, bad)).res;
-          assert.equal(res.status, 400, JSON.stringify(res.body));
+          expectProblem(res, 400, 'validation_failed', bad);
+          // The box it concerns is named, so the app can say "a code is 6 digits" beside it.
+          assert.deepEqual(res.body.errors.map((e: { path: string }) => e.path), ['/code'], JSON.stringify(res.body.errors));
         }
         await redeemOk(t.client, phone.username, code);
+      });
+
+      it('what each device can say of a code that fails: malformed, or one answer for wrong, expired and used; the issuer sees which', async () => {
+        const phone = await signUp();
+        const state = async () => (await t.client.as(phone, 'GET', `${JOIN}/code`)).body.status;
+        const strip = (b: any) => ({ ...b, request_id: undefined });
+        // Malformed: the new device's own typing, told apart (400, pointing at /code).
+        const malformed = (await redeem(t.client, phone.username, '12 34')).res;
+        expectProblem(malformed, 400, 'validation_failed');
+        // Wrong, expired and used: one answer to the new device (PRODUCT §1: no oracle for guessers).
+        const wrongCode = await issueCode(t.client, phone);
+        const wrong = (await redeem(t.client, phone.username, otherCode(wrongCode.code))).res;
+        assert.equal(await state(), 'active', 'a wrong code leaves the issued one live');
+        t.clock.advance(CODE_TTL_MS + 1000);
+        const expired = (await redeem(t.client, phone.username, wrongCode.code)).res;
+        assert.equal(await state(), 'expired', 'the issuing device can say "the code expired: here is a new one"');
+        const usedCode = await issueCode(t.client, phone);
+        const from = await lastSeq(t.store, phone.accountId);
+        await redeemOk(t.client, phone.username, usedCode.code);
+        assert.equal(await state(), 'used');
+        assert.deepEqual(await joinSignals(t.store, phone.accountId, from), ['join.code.changed /auth/join/code', 'join.requested /auth/join/pending'], 'the issuing device hears its code was used, and takes it off the screen');
+        const used = (await redeem(t.client, phone.username, usedCode.code)).res;
+        for (const res of [wrong, expired, used]) expectProblem(res, 422, 'join_code_invalid');
+        assert.deepEqual(strip(expired.body), strip(wrong.body));
+        assert.deepEqual(strip(used.body), strip(wrong.body));
       });
     });
 
@@ -549,33 +576,35 @@ for (const backend of backends) {
         const [item] = res.body.data;
         assert.equal(item.attempt_id, attemptId);
         assert.equal(item.user_agent, FIREFOX_WINDOWS);
-        assert.equal(item.device_label, 'Firefox 132 on Windows');
+        assert.equal(item.device_label, 'Firefox on Windows');
         assert.equal(item.location, null);
+        assert.equal(item.place, null);
         assert.equal(item.ip, '127.0.0.1');
         assert.equal(Date.parse(item.created_at), createdAt);
         assert.equal(Date.parse(item.expires_at), createdAt + ATTEMPT_TTL_MS);
       });
 
-      it('join.requested on redeem, join.changed on approve and finish, and on deny; none on refusals', async () => {
+      it('join.code.changed and join.requested on redeem, join.changed on approve and finish, and on deny; none on refusals', async () => {
         const phone = await signUp();
         const from = await lastSeq(t.store, phone.accountId);
         const { attemptId, key } = await requestJoin(t.client, phone);
-        assert.deepEqual(await joinSignals(t.store, phone.accountId, from), ['join.requested /auth/join/pending']);
+        const redeemed = ['join.code.changed /auth/join/code', 'join.requested /auth/join/pending'];
+        assert.deepEqual(await joinSignals(t.store, phone.accountId, from), redeemed);
         await finishEphemeral(t.client, key, attemptId);
         await approve(t.client, phone, attemptId, { stepUp: false });
-        assert.deepEqual(await joinSignals(t.store, phone.accountId, from), ['join.requested /auth/join/pending']);
+        assert.deepEqual(await joinSignals(t.store, phone.accountId, from), redeemed);
         await approveOk(t.client, phone, attemptId);
         const laptop = joinedDevice(await finishEphemeral(t.client, key, attemptId), phone, key);
         assert.ok(laptop);
         assert.deepEqual(await joinSignals(t.store, phone.accountId, from), [
-          'join.requested /auth/join/pending',
+          ...redeemed,
           'join.changed /auth/join/pending',
           'join.changed /auth/join/pending',
         ]);
         const mid = await lastSeq(t.store, phone.accountId);
         const second = await requestJoin(t.client, phone);
         await deny(t.client, phone, second.attemptId);
-        assert.deepEqual(await joinSignals(t.store, phone.accountId, mid), ['join.requested /auth/join/pending', 'join.changed /auth/join/pending']);
+        assert.deepEqual(await joinSignals(t.store, phone.accountId, mid), [...redeemed, 'join.changed /auth/join/pending']);
       });
     });
   });
@@ -587,22 +616,22 @@ for (const backend of backends) {
     });
     after(() => t.close());
 
-    async function locationFor(forwardedFor: string): Promise<{ ip: string; location: string | null }> {
+    async function locationFor(forwardedFor: string): Promise<{ ip: string; location: string | null; place: unknown }> {
       const phone = await t.client.signUp(uniqueName('geo'));
       const { code } = await issueCode(t.client, phone);
       await redeemOk(t.client, phone.username, code, { headers: { 'x-forwarded-for': forwardedFor } });
       const res = await t.client.as(phone, 'GET', `${JOIN}/pending`);
       assert.equal(res.status, 200);
-      return { ip: res.body.data[0].ip, location: res.body.data[0].location };
+      return { ip: res.body.data[0].ip, location: res.body.data[0].location, place: res.body.data[0].place };
     }
 
-    it('a public address gets an approximate "City, CC" from the offline database', async () => {
-      assert.deepEqual(await locationFor('2.125.160.216'), { ip: '2.125.160.216', location: 'Belfast, GB' });
+    it('a public address gets an approximate "City, CC" from the offline database, and the same place as city and country', async () => {
+      assert.deepEqual(await locationFor('2.125.160.216'), { ip: '2.125.160.216', location: 'Belfast, GB', place: { city: 'Belfast', country: 'GB' } });
     });
 
     it('private, loopback and link-local addresses get no location (not a made-up one)', async () => {
       for (const ip of ['192.168.1.1', '10.1.2.3', '172.16.0.1', '127.0.0.1', '169.254.1.1', '100.64.0.1']) {
-        assert.deepEqual(await locationFor(ip), { ip, location: null }, ip);
+        assert.deepEqual(await locationFor(ip), { ip, location: null, place: null }, ip);
       }
     });
   });

@@ -19,8 +19,9 @@ import { TestClient, uniqueName } from '../helpers/client.js';
 import type { CallResult, Device } from '../helpers/client.js';
 import { createContractChecker } from '../helpers/contract.js';
 import type { DpopKey } from '../helpers/dpop.js';
-import { RECOVERY_KEY_PATTERN, STEP_UP_HEADER, activeTotp, downloadRecoveryKey, enrollTotp, stepUp, totpCode, wrongTotpCode } from '../helpers/step-up.js';
+import { RECOVERY_KEY_PATTERN, STEP_UP_HEADER, activeTotp, downloadRecoveryKey, enrollTotp, logInAs, stepUp, totpCode, wrongTotpCode } from '../helpers/step-up.js';
 import { accountQueries } from '../../src/platform/store/accounts.js';
+import { recoveryKeyDownloads } from '../../src/modules/recovery/migrations/016-recovery-key-downloads.js';
 import { expectProblem } from '../helpers/problem.js';
 
 const RECOVERY_KEY = '/api/v1/auth/recovery-key';
@@ -103,6 +104,44 @@ for (const backend of backends) {
       // Another account's key is another key.
       const other = await t.client.signUp(uniqueName('dl2'));
       assert.notEqual(await downloadRecoveryKey(t.client, other), key);
+    });
+
+    it('says when the key was made and last downloaded (no step-up, never the key), and tells every device of a download', async () => {
+      const made = t.clock.now();
+      const device = await t.client.signUp(uniqueName('state'));
+      const laptop = await logInAs(t.client, device);
+      const state = async (as: Device) => {
+        const res = await t.client.as(as, 'GET', `${RECOVERY_KEY}/state`);
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.equal(res.headers.get('cache-control'), 'no-store');
+        return res.body;
+      };
+      assert.deepEqual(await state(device), { created_at: new Date(made).toISOString(), downloaded_at: null, schema_version: 1 }, 'never downloaded yet');
+      t.clock.advance(60_000);
+      const key = await downloadRecoveryKey(t.client, device);
+      const first = t.clock.now();
+      assert.equal((await state(laptop)).downloaded_at, new Date(first).toISOString(), 'every device sees the date');
+      const events = (await t.client.as(laptop, 'GET', '/api/v1/events')).body.data.map((e: { kind: string; resource: string }) => `${e.kind} ${e.resource}`);
+      assert.ok(events.includes('recovery_key.changed /auth/recovery-key/state'), JSON.stringify(events));
+      const raw = JSON.stringify(await state(device));
+      for (const form of [key, key.replace(/-/g, '')]) assert.ok(!raw.includes(form), 'the state never holds the key');
+      // A new download is the same key, so it replaces nothing: only the date moves.
+      t.clock.advance(5 * 60_000);
+      assert.equal(await downloadRecoveryKey(t.client, laptop), key);
+      assert.equal((await state(device)).downloaded_at, new Date(t.clock.now()).toISOString());
+      expectProblem(await t.client.call('GET', `${RECOVERY_KEY}/state`, { key: device.key }), 401, 'unauthenticated');
+    });
+
+    it('keys downloaded before the date was kept take it from the security log (migration 016)', async () => {
+      const device = await t.client.signUp(uniqueName('backfill'));
+      const never = await t.client.signUp(uniqueName('never'));
+      await downloadRecoveryKey(t.client, device);
+      const logged = (await securityLog(t.client, device)).find((e) => e.kind === 'recovery_key_downloaded')!.at;
+      const db = t.store.handle.db;
+      await recoveryKeyDownloads.down!(db);
+      await recoveryKeyDownloads.up(db);
+      assert.equal((await t.client.as(device, 'GET', `${RECOVERY_KEY}/state`)).body.downloaded_at, logged);
+      assert.equal((await t.client.as(never, 'GET', `${RECOVERY_KEY}/state`)).body.downloaded_at, null);
     });
 
     it('stores the key sealed plus a verifier hash: the database holds no copy of the key', async () => {

@@ -82,8 +82,8 @@ for (const backend of backends) {
         assert.equal(entry.at, new Date(times.get(entry.kind)!).toISOString(), `${entry.kind} at`);
         assert.equal(entry.ip, '127.0.0.1', entry.kind);
         assert.equal(entry.user_agent, UA, entry.kind);
-        // A user agent of no known browser or system: its product name and major version.
-        assert.equal(entry.device_label, 'VID-Security-Test 2', entry.kind);
+        // A user agent of no known browser or system: its product name, never the string itself.
+        assert.equal(entry.device_label, 'VID-Security-Test', entry.kind);
       }
       // Loopback has no location (checked last, after everything else).
       for (const entry of log.data) assert.equal(entry.location, null, `${entry.kind}: location of 127.0.0.1 is ${entry.location}`);
@@ -131,7 +131,7 @@ for (const backend of backends) {
       t.clock.advance(1_000);
       await logInAs(t.client, device, { headers: { 'user-agent': '' } });
       const labels = (await page(device)).data.map((e) => [e.kind, e.device_label]);
-      assert.deepEqual(labels, [['signed_in', 'Unknown device'], ['signed_in', 'Safari 17 on iOS'], ['account_created', 'Firefox 130 on Windows']]);
+      assert.deepEqual(labels, [['signed_in', 'Unknown device'], ['signed_in', 'Safari on iPhone'], ['account_created', 'Firefox on Windows']]);
     });
 
     it('another account sees none of it; without a session there is no log', async () => {

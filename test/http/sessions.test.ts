@@ -10,6 +10,7 @@ import { uniqueName } from '../helpers/client.js';
 import type { CallResult, Device, Tokens } from '../helpers/client.js';
 import type { DpopKey } from '../helpers/dpop.js';
 import { expectProblem } from '../helpers/problem.js';
+import { logInAs, signUpWith as signUpWithHeaders } from '../helpers/step-up.js';
 
 const RENEW = '/api/v1/auth/token/renew';
 const SESSIONS = '/api/v1/auth/sessions';
@@ -222,8 +223,9 @@ for (const backend of backends) {
         assert.ok(mine && theirs, JSON.stringify(res.body.data));
         assert.equal(mine.current, true);
         assert.equal(theirs.current, false);
-        assert.match(String(mine.device_label), /Chrome/);
-        assert.match(String(theirs.device_label), /Firefox/);
+        assert.equal(mine.device_label, 'Chrome on Windows');
+        assert.equal(theirs.device_label, 'Firefox on Linux');
+        assert.equal(mine.place, null, 'loopback has no place');
         assert.equal(mine.user_agent, CHROME_UA);
         assert.equal(theirs.user_agent, FIREFOX_UA);
         assert.equal(mine.trusted, true);
@@ -304,6 +306,47 @@ for (const backend of backends) {
         const res = await t.client.call('GET', SESSIONS, { key: await t.client.newKey() });
         assert.equal(res.status, 401);
       });
+    });
+  });
+
+  describe(`sessions: device labels and places, behind a proxy [${backend.name}]`, { skip: backend.skip }, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startTestApp(backend, { TRUST_PROXY: 'true' });
+    });
+    after(() => t.close());
+    const sessionRow = (id: string) => t.store.handle.db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const signUpWith = (headers: Record<string, string>) => signUpWithHeaders(t.client, uniqueName('where'), { headers });
+    const logInWith = (device: Device, headers: Record<string, string>) => logInAs(t.client, device, { headers });
+
+    it('says where each session is in words: "Safari on iPhone", Belfast GB; never the user-agent string in a label', async () => {
+      const iphone = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
+      const android = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36';
+      const phone = await signUpWith({ 'user-agent': iphone, 'x-forwarded-for': '2.125.160.216' });
+      const other = await logInWith(phone, { 'user-agent': android, 'x-forwarded-for': '10.1.2.3' });
+      const odd = await logInWith(phone, { 'user-agent': 'Mozilla/5.0 (compatible; Something/1.0)' });
+      const tool = await logInWith(phone, { 'user-agent': 'curl/8.4.0' });
+      const listed = new Map(((await t.client.as(phone, 'GET', SESSIONS)).body.data as Array<Record<string, any>>).map((s) => [s.id, s]));
+      const of = (device: Device) => listed.get(device.tokens.session_id)!;
+      assert.equal(of(phone).device_label, 'Safari on iPhone');
+      assert.deepEqual(of(phone).place, { city: 'Belfast', country: 'GB' });
+      assert.equal(of(other).device_label, 'Chrome on Android phone');
+      assert.equal(of(other).place, null, 'a private address has no place');
+      assert.equal(of(odd).device_label, 'Unknown device');
+      assert.equal(of(tool).device_label, 'curl', 'a program that is no browser, by its product name');
+      for (const session of listed.values()) {
+        assert.ok(!String(session.device_label).includes('Mozilla') && !String(session.device_label).includes('/'), session.device_label);
+        assert.equal(typeof session.user_agent, 'string', 'the raw header stays beside the label (PRODUCT §1)');
+      }
+      // The label is read from the user agent each time: sessions opened before a better
+      // reading (an older label stored with them) get the new one too.
+      await t.store.handle.db.updateTable('sessions').set({ device_label: 'Safari 17 on iOS' }).where('id', '=', phone.tokens.session_id).execute();
+      const again = (await t.client.as(phone, 'GET', SESSIONS)).body.data.find((s: { id: string }) => s.id === phone.tokens.session_id);
+      assert.equal(again.device_label, 'Safari on iPhone');
+      assert.deepEqual(
+        { location: (await sessionRow(phone.tokens.session_id)).location, passkey: (await sessionRow(phone.tokens.session_id)).passkey_id !== null },
+        { location: 'Belfast, GB', passkey: true },
+      );
     });
   });
 }

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { IsoDateTime } from '../../platform/http/schemas.js';
+import { IsoDateTime, ref } from '../../platform/http/schemas.js';
+import { Place } from '../sessions/schemas.js';
 
 export const AttemptId = Type.String({ minLength: 1, maxLength: 64 });
 
@@ -20,9 +21,10 @@ export const PendingJoin = Type.Object(
     created_at: IsoDateTime,
     expires_at: IsoDateTime,
     ip: Type.String(),
-    location: Type.Union([Type.String(), Type.Null()], { description: 'Approximate "City, CC" of the new device, from an offline IP database' }),
-    user_agent: Type.String(),
-    device_label: Type.String({ description: 'Parsed from the user agent, e.g. "Firefox 132 on Windows"' }),
+    location: Type.Union([Type.String(), Type.Null()], { description: 'Approximate "City, CC" of the new device, from an offline IP database (the same place as `place`, as text)' }),
+    place: Type.Union([ref(Place), Type.Null()], { description: 'Where the new device is, approximately; null when unknown' }),
+    user_agent: Type.String({ description: 'The raw User-Agent header, which the spec\'s approval prompt names; show device_label to people' }),
+    device_label: Type.String({ description: 'Browser and device in words, e.g. "Firefox on Windows", "Safari on iPhone"; never the user-agent string' }),
   },
   { $id: 'PendingJoin', title: 'PendingJoin', additionalProperties: false },
 );

@@ -6,6 +6,8 @@ import { deviceLabel } from '../../platform/client-info.js';
 import type { LocatedClient } from '../../platform/client-info.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Config } from '../../platform/config.js';
+import { placeOf } from '../../platform/geo/place.js';
+import type { Place } from '../../platform/geo/place.js';
 import { verifyCreation } from '../../platform/crypto/webauthn.js';
 import type { NewCredential, RelyingParty } from '../../platform/crypto/webauthn.js';
 import { refuse } from '../../platform/errors.js';
@@ -60,6 +62,7 @@ export interface PendingAttempt {
   expires_at: string;
   ip: string;
   location: string | null;
+  place: Place | null;
   user_agent: string;
   device_label: string;
 }
@@ -239,6 +242,8 @@ export function createJoinService(deps: {
       const now = clock.now();
       const row = await db.transaction(async (q, tx) => {
         if (!(await q.join.consumeCode(account.id, codeHashes(account.id, input.code), now))) return undefined;
+        // The device showing the code learns it was used (GET /auth/join/code says so), and can take it off the screen.
+        await signal(tx, account.id, 'join.code.changed');
         return createAttempt(tx, account.id, 'code', input.jkt, input.client);
       });
       if (!row) {
@@ -272,6 +277,7 @@ export function createJoinService(deps: {
         expires_at: new Date(row.expires_at).toISOString(),
         ip: row.ip,
         location: row.location,
+        place: placeOf(row.location),
         user_agent: row.user_agent,
         device_label: deviceLabel(row.user_agent),
       }));
@@ -340,15 +346,16 @@ export function createJoinService(deps: {
           // The transition is the single-use gate: of two finishes, one moves the attempt.
           const refused = await apply(tx, row.id, 'finish', now, { challenge: null });
           if (refused) throw refused;
+          let passkeyId: string | undefined;
           if (credential) {
-            await passkeys.add(tx, { accountId: row.account_id, credential, jkt: input.jkt, client: input.client, now });
+            passkeyId = await passkeys.add(tx, { accountId: row.account_id, credential, jkt: input.jkt, client: input.client, now });
             await signal(tx, row.account_id, 'methods.changed');
             await securityLog.record(tx, row.account_id, 'passkey_added', input.client);
           }
           await signal(tx, row.account_id, 'join.changed');
           await securityLog.record(tx, row.account_id, 'signed_in', input.client);
           // persist_device false: an ephemeral session and no credential (spec table row 5).
-          return sessions.open(tx, { accountId: row.account_id, jkt: input.jkt, trusted: !!credential, client: input.client });
+          return sessions.open(tx, { accountId: row.account_id, jkt: input.jkt, trusted: !!credential, client: input.client, passkeyId });
         });
       } catch (error) {
         if (uniqueViolation(error)) throw passkeys.alreadyRegistered();

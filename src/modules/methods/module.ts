@@ -20,8 +20,15 @@ declare module '../../platform/module.js' {
 export const methodsModule = defineModule({
   name: 'methods',
   schemas: [Passkey, TotpAuthenticator],
-  build({ config, clock, store, box, sealed, limiter, ceremonies, accountData }, { securityLog }) {
-    const passkeys = createPasskeyService({ db: store.repository({ passkeys: passkeyQueries }), clock, rp: config.webauthn, ceremonies, securityLog });
+  build({ config, clock, store, box, sealed, limiter, ceremonies, accountData }, { securityLog, sessions }) {
+    const passkeys = createPasskeyService({
+      db: store.repository({ passkeys: passkeyQueries }),
+      clock,
+      rp: config.webauthn,
+      ceremonies,
+      securityLog,
+      signInPasskeyOf: sessions.signInPasskeyOf,
+    });
     const totp = createTotpService({ db: store.repository({ totp: totpQueries }), clock, issuer: config.webauthn.rpName, box, limiter, securityLog });
     sealed.declare({ table: 'totp_authenticators', key: ['id'], column: 'secret_sealed', purpose: TOTP_SEAL_PURPOSE });
     accountData.declare('methods', {

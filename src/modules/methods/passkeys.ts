@@ -5,7 +5,7 @@ import type { ClientInfo, LocatedClient } from '../../platform/client-info.js';
 import type { Clock } from '../../platform/clock.js';
 import { verifyCreation } from '../../platform/crypto/webauthn.js';
 import type { NewCredential, RelyingParty } from '../../platform/crypto/webauthn.js';
-import { refuse } from '../../platform/errors.js';
+import { refuse, validationFailed } from '../../platform/errors.js';
 import { txHook } from '../../platform/hooks.js';
 import { newId } from '../../platform/ids.js';
 import { signal } from '../../platform/signals/signal.js';
@@ -13,8 +13,9 @@ import { keysetPages, page } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
+import { requiredText } from '../../platform/text.js';
 import type { SecurityLog } from '../security-log/service.js';
-import { passkeyName } from './passkey-names.js';
+import { PASSKEY_NAME_MAX, passkeyName } from './passkey-names.js';
 import type { PasskeyRecord, passkeyQueries } from './queries.js';
 
 export interface PasskeyView {
@@ -27,10 +28,12 @@ export interface PasskeyView {
   dpop_jkt: string;
   version: number;
   flagged: boolean;
+  current: boolean;
   schema_version: 1;
 }
 
-export function passkeyView(row: PasskeyRecord): PasskeyView {
+/** A passkey as its owner sees it; `current` when the caller's session signed in with it. */
+export function passkeyView(row: PasskeyRecord, currentId: string | null = null): PasskeyView {
   return {
     id: row.id,
     name: row.name,
@@ -41,6 +44,7 @@ export function passkeyView(row: PasskeyRecord): PasskeyView {
     dpop_jkt: row.dpop_jkt,
     version: row.version,
     flagged: row.flagged_at !== null,
+    current: row.id === currentId,
     schema_version: 1,
   };
 }
@@ -65,8 +69,10 @@ export function createPasskeyService(deps: {
   rp: RelyingParty;
   ceremonies: Ceremonies;
   securityLog: SecurityLog;
+  /** The passkey the caller's session signed in with (the sessions service), to mark "this device". */
+  signInPasskeyOf: (auth: AuthContext) => Promise<string | null>;
 }) {
-  const { db, clock, securityLog, ceremonies } = deps;
+  const { db, clock, securityLog, ceremonies, signInPasskeyOf } = deps;
   // Modules built later (keys) follow a removal in its transaction, so they can tell their own
   // audience; this module never learns who listens (dependencies stay one-way).
   const removing = txHook<PasskeyRemoval>();
@@ -85,7 +91,7 @@ export function createPasskeyService(deps: {
       backup_eligible: credential.backupEligible ? 1 : 0,
       backed_up: credential.backedUp ? 1 : 0,
       aaguid: credential.aaguid,
-      name: passkeyName(credential.aaguid, input.client.userAgent),
+      name: passkeyName(credential, input.client.userAgent),
       dpop_jkt: input.jkt,
       version: 1,
       created_at: input.now,
@@ -111,12 +117,13 @@ export function createPasskeyService(deps: {
     flag: db.direct.passkeys.flag,
 
     async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<PasskeyView>> {
-      return page((after, size) => db.direct.passkeys.list(auth.account.id, after, size), cursor, limit, passkeyView);
+      const current = await signInPasskeyOf(auth);
+      return page((after, size) => db.direct.passkeys.list(auth.account.id, after, size), cursor, limit, (row) => passkeyView(row, current));
     },
 
-    /** Every passkey as the list shows it, no key material (the account export). */
+    /** Every passkey as the list shows it, no key material (the account export; no session, so none is `current`). */
     async *exportPages(accountId: string): AsyncIterable<PasskeyView[]> {
-      for await (const rows of keysetPages((after, limit) => db.direct.passkeys.list(accountId, after, limit), (row) => row)) yield rows.map(passkeyView);
+      for await (const rows of keysetPages((after, limit) => db.direct.passkeys.list(accountId, after, limit), (row) => row)) yield rows.map((row) => passkeyView(row));
     },
     /** The purge (PRODUCT §8). */
     async erase(tx: Tx, accountId: string): Promise<void> {
@@ -126,18 +133,23 @@ export function createPasskeyService(deps: {
     async get(auth: AuthContext, id: string): Promise<PasskeyView> {
       const row = await db.direct.passkeys.find(auth.account.id, id);
       if (!row) throw notFound();
-      return passkeyView(row);
+      return passkeyView(row, await signInPasskeyOf(auth));
     },
 
     async rename(auth: AuthContext, id: string, expectedVersion: number, name: string, client: LocatedClient): Promise<PasskeyView> {
+      // Trimmed and checked like every name people read (no control or bidi characters), so
+      // what is stored is what the list shows.
+      const cleaned = requiredText(name, { path: '/name', max: PASSKEY_NAME_MAX });
+      if (!cleaned.ok) throw validationFailed([cleaned.error]);
+      const current = await signInPasskeyOf(auth);
       return db.transaction(async (q, tx) => {
         const existing = await q.passkeys.find(auth.account.id, id);
         if (!existing) throw notFound();
-        const renamed = await q.passkeys.rename(auth.account.id, id, expectedVersion, name);
+        const renamed = await q.passkeys.rename(auth.account.id, id, expectedVersion, cleaned.text);
         if (!renamed) throw refuse('version_mismatch', 'the passkey changed since you read it');
         await signal(tx, auth.account.id, 'methods.changed');
         await securityLog.record(tx, auth.account.id, 'passkey_renamed', client);
-        return passkeyView(renamed);
+        return passkeyView(renamed, current);
       });
     },
 

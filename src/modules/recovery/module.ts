@@ -1,7 +1,9 @@
 import { defineModule } from '../../platform/module.js';
 import { accountQueries } from '../../platform/store/accounts.js';
+import { recoveryKeyDownloads } from './migrations/016-recovery-key-downloads.js';
 import { recoveryKeyQueries } from './queries.js';
 import { recoveryRoutes } from './routes.js';
+import { RecoveryKeyState } from './schemas.js';
 import { createRecoveryService, RECOVERY_SEAL_PURPOSE } from './service.js';
 import type { RecoveryService } from './service.js';
 
@@ -14,6 +16,8 @@ declare module '../../platform/module.js' {
 /** The recovery key (made at sign-up, downloaded with step-up) and recovery without a passkey. */
 export const recoveryModule = defineModule({
   name: 'recovery',
+  migrations: { '016-recovery-key-downloads': recoveryKeyDownloads },
+  schemas: [RecoveryKeyState],
   build({ config, clock, store, box, sealed, limiter, ceremonies, accountData, metrics }, { usernames, passkeys, totp, sessions, securityLog }) {
     const recovery = createRecoveryService({
       db: store.repository({ keys: recoveryKeyQueries, accounts: accountQueries }),

@@ -6,6 +6,8 @@ export interface RecoveryKeysTable {
   key_sealed: string;
   verifier: string;
   created_at: number;
+  /** When the owner last downloaded it (016-recovery-key-downloads); null: never. */
+  downloaded_at: number | null;
 }
 
 
@@ -18,6 +20,9 @@ export function recoveryKeyQueries(db: Kysely<{ recovery_keys: RecoveryKeysTable
     },
     async find(accountId: string): Promise<RecoveryKeyRecord | undefined> {
       return db.selectFrom('recovery_keys').selectAll().where('account_id', '=', accountId).executeTakeFirst();
+    },
+    async markDownloaded(accountId: string, at: number): Promise<void> {
+      await db.updateTable('recovery_keys').set({ downloaded_at: at }).where('account_id', '=', accountId).execute();
     },
     async remove(accountId: string): Promise<void> {
       await db.deleteFrom('recovery_keys').where('account_id', '=', accountId).execute();

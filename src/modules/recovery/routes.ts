@@ -5,7 +5,7 @@ import { callerOf } from '../../platform/http/caller.js';
 import { ref } from '../../platform/http/schemas.js';
 import { CeremonyId, CreationOptions, RegistrationCredential } from '../../platform/http/webauthn-schemas.js';
 import { Tokens } from '../sessions/schemas.js';
-import { RecoveryBeginBody } from './schemas.js';
+import { RecoveryBeginBody, RecoveryKeyState } from './schemas.js';
 import type { RecoveryService } from './service.js';
 
 /** The recovery key download and account recovery on a new device (spec: Authentication 6, 7). */
@@ -30,6 +30,20 @@ export async function recoveryRoutes(app: FastifyInstance, opts: { recovery: Rec
     reply.header('Cache-Control', 'no-store');
     reply.type('text/plain; charset=utf-8');
     return `VID recovery key for ${callerOf(request).account.username}\n\n${key}\n\nKeep it somewhere safe and offline. Anyone with this key (and your authenticator app, if you use one) can take over your account.\n`;
+  });
+
+  r.get('/auth/recovery-key/state', {
+    config: { auth: 'session', refusals: ['recovery_key_not_found'] },
+    schema: {
+      tags: ['auth'],
+      summary: 'When your recovery key was made and last downloaded',
+      description:
+        'No step-up: dates only, never the key. The key is made once, at sign-up, and a download gives that same key each time (it replaces nothing). The signal recovery_key.changed names this resource after every download.',
+      response: { 200: ref(RecoveryKeyState) },
+    },
+  }, async (request, reply) => {
+    reply.header('Cache-Control', 'no-store');
+    return recovery.state(callerOf(request));
   });
 
   r.post('/auth/recovery/begin', {

@@ -34,6 +34,15 @@ const DECOY_VERIFIER = recoveryKeyVerifier('0'.repeat(32));
 const NO_ACCOUNT_ID = 'acc-none';
 const NO_USERNAME = ' ';
 
+export interface RecoveryKeyState {
+  created_at: string;
+  downloaded_at: string | null;
+  schema_version: 1;
+}
+
+const iso = (t: number) => new Date(t).toISOString();
+const notFound = () => refuse('recovery_key_not_found', 'this account has no recovery key');
+
 /**
  * One answer for every failure (wrong key, wrong or missing code, unknown name): the response
  * never says which part was wrong (spec: Authentication 6, 7).
@@ -65,7 +74,7 @@ export function createRecoveryService(deps: {
     async createKey(tx: Tx, accountId: string): Promise<void> {
       const key = generateRecoveryKey();
       const canonical = normalizeRecoveryKey(key) as string;
-      await db.in(tx).keys.insert({ account_id: accountId, key_sealed: box.seal(key, PURPOSE), verifier: recoveryKeyVerifier(canonical), created_at: clock.now() });
+      await db.in(tx).keys.insert({ account_id: accountId, key_sealed: box.seal(key, PURPOSE), verifier: recoveryKeyVerifier(canonical), created_at: clock.now(), downloaded_at: null });
     },
 
     /** Whether `typed` is the account's recovery key (the no-trusted-device join path). */
@@ -75,11 +84,26 @@ export function createRecoveryService(deps: {
       return !!stored && !!canonical && verifiersMatch(recoveryKeyVerifier(canonical), stored.verifier);
     },
 
+    /**
+     * The key, for a download. It is the same key every time: made once at sign-up (spec:
+     * "generated once"), so a new download replaces nothing and an old copy keeps working.
+     */
     async download(auth: AuthContext, client: LocatedClient): Promise<{ key: string; filename: string }> {
       const row = await db.direct.keys.find(auth.account.id);
-      if (!row) throw refuse('recovery_key_not_found', 'this account has no recovery key');
-      await db.transaction((_, tx) => securityLog.record(tx, auth.account.id, 'recovery_key_downloaded', client));
+      if (!row) throw notFound();
+      await db.transaction(async (q, tx) => {
+        await q.keys.markDownloaded(auth.account.id, clock.now());
+        await securityLog.record(tx, auth.account.id, 'recovery_key_downloaded', client);
+        await signal(tx, auth.account.id, 'recovery_key.changed');
+      });
       return { key: box.open(row.key_sealed, PURPOSE), filename: `vid-recovery-key-${auth.account.username_canonical}.txt` };
+    },
+
+    /** When the key was made and last downloaded: what the Security page shows without a step-up. */
+    async state(auth: AuthContext): Promise<RecoveryKeyState> {
+      const row = await db.direct.keys.find(auth.account.id);
+      if (!row) throw notFound();
+      return { created_at: iso(row.created_at), downloaded_at: row.downloaded_at === null ? null : iso(row.downloaded_at), schema_version: 1 };
     },
 
     async begin(input: { username: string; recoveryKey: string; totpCode?: string; client: LocatedClient }): Promise<Begun<PublicKeyCredentialCreationOptionsJSON>> {
@@ -128,8 +152,8 @@ export function createRecoveryService(deps: {
       try {
         return await db.transaction(async (_, tx) => {
           const now = clock.now();
-          await passkeys.add(tx, { accountId, credential, jkt: input.jkt, client: input.client, now });
-          const tokens = await sessions.open(tx, { accountId, jkt: input.jkt, trusted: true, client: input.client });
+          const passkeyId = await passkeys.add(tx, { accountId, credential, jkt: input.jkt, client: input.client, now });
+          const tokens = await sessions.open(tx, { accountId, jkt: input.jkt, trusted: true, client: input.client, passkeyId });
           // The account's other devices learn of the recovery at once.
           await signal(tx, accountId, 'methods.changed');
           await signal(tx, accountId, 'account.changed');

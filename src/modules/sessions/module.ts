@@ -1,7 +1,8 @@
 import { defineModule } from '../../platform/module.js';
+import { sessionDevices } from './migrations/015-session-devices.js';
 import { authLookupQueries, refreshTokenQueries, renewalQueries, sessionQueries } from './queries.js';
 import { sessionRoutes } from './routes.js';
-import { ExportedSession, Session, Tokens } from './schemas.js';
+import { ExportedSession, Place, Session, Tokens } from './schemas.js';
 import { createSessionService } from './service.js';
 import type { SessionService } from './service.js';
 
@@ -14,7 +15,8 @@ declare module '../../platform/module.js' {
 /** DPoP-bound sessions: opening, authenticating every request, renewal, logout, the session list. */
 export const sessionsModule = defineModule({
   name: 'sessions',
-  schemas: [Tokens, Session],
+  migrations: { '015-session-devices': sessionDevices },
+  schemas: [Tokens, Place, Session],
   tags: [{ name: 'auth', description: 'Usernames, passkeys, sessions, step-up, TOTP, recovery' }],
   build({ config, clock, store, accountData, metrics }, { securityLog }) {
     const sessions = createSessionService({
@@ -32,7 +34,7 @@ export const sessionsModule = defineModule({
         sessions: { exported: 'sessions', withheld: { columns: ['access_hash', 'jkt'], reason: 'token hashes and device-key thumbprints: secrets, or of use only to the server' } },
         refresh_tokens: { leftOut: 'refresh tokens are secrets (stored only as hashes), useless outside the server' },
       },
-      sections: [{ name: 'sessions', description: 'Every session: device, address, when it started, was last seen, ends or was revoked', kind: 'list', item: ExportedSession, pages: sessions.exportPages }],
+      sections: [{ name: 'sessions', description: 'Every session: device, address and approximate place, the passkey it signed in with, when it started, was last seen, ends or was revoked', kind: 'list', item: ExportedSession, pages: sessions.exportPages }],
       erase: sessions.erase,
     });
     return { provides: { sessions }, routes: (app) => sessionRoutes(app, { sessions }) };

@@ -25,6 +25,10 @@ export interface SessionsTable {
   user_agent: string;
   ip: string;
   device_label: string;
+  /** Approximate place when the session opened ("Berlin, DE"), null when unknown (015-session-devices). */
+  location: string | null;
+  /** The passkey the session signed in with, null when none did (015-session-devices). */
+  passkey_id: string | null;
 }
 
 export interface RefreshTokensTable {
@@ -154,6 +158,10 @@ export function sessionQueries(db: Kysely<SessionTables>, dialect: Dialect) {
     },
     async findById(id: string): Promise<SessionRecord | undefined> {
       return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    /** The passkey a session signed in with, if one did. */
+    async passkeyOf(id: string): Promise<string | null> {
+      return (await db.selectFrom('sessions').select('passkey_id').where('id', '=', id).executeTakeFirst())?.passkey_id ?? null;
     },
     /** What decides whether a session may keep an event stream open: its own state and its account's. */
     async streamState(id: string): Promise<{ revoked_at: number | null; expires_at: number; deleted_at: number | null; locked_at: number | null } | undefined> {

@@ -3,6 +3,8 @@ import { deviceLabel } from '../../platform/client-info.js';
 import type { LocatedClient } from '../../platform/client-info.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Config } from '../../platform/config.js';
+import { placeOf } from '../../platform/geo/place.js';
+import type { Place } from '../../platform/geo/place.js';
 import { newOpaqueToken, sha256Base64url } from '../../platform/crypto/tokens.js';
 import { refuse, TokenRefused } from '../../platform/errors.js';
 import type { AppError } from '../../platform/errors.js';
@@ -31,6 +33,7 @@ export interface SessionView {
   id: string;
   device_label: string;
   user_agent: string;
+  place: Place | null;
   trusted: boolean;
   current: boolean;
   created_at: string;
@@ -128,8 +131,11 @@ export function createSessionService(deps: {
   function view(session: SessionRecord, currentId: string): SessionView {
     return {
       id: session.id,
-      device_label: session.device_label,
+      // From the user agent as it is read now, not the label stored when the session opened:
+      // sessions opened before a better reading get it too.
+      device_label: deviceLabel(session.user_agent),
       user_agent: session.user_agent,
+      place: placeOf(session.location),
       trusted: session.trusted === 1,
       current: session.id === currentId,
       created_at: new Date(session.created_at).toISOString(),
@@ -151,8 +157,11 @@ export function createSessionService(deps: {
       if (revoked > 0) await signal(tx, accountId, 'sessions.changed');
       return revoked;
     },
-    /** Opens a session inside the caller's transaction, bound to the device key `jkt`. */
-    async open(tx: Tx, input: { accountId: string; jkt: string; trusted: boolean; client: LocatedClient }): Promise<IssuedTokens> {
+    /**
+     * Opens a session inside the caller's transaction, bound to the device key `jkt`; `passkeyId`
+     * is the passkey it signs in with (registered or asserted), none for a join without one.
+     */
+    async open(tx: Tx, input: { accountId: string; jkt: string; trusted: boolean; client: LocatedClient; passkeyId?: string }): Promise<IssuedTokens> {
       const q = db.in(tx);
       const now = clock.now();
       // Every way in (login, recovery, join) opens its session here: a locked account gets none.
@@ -176,6 +185,8 @@ export function createSessionService(deps: {
         user_agent: input.client.userAgent,
         ip: input.client.ip,
         device_label: deviceLabel(input.client.userAgent),
+        location: input.client.location,
+        passkey_id: input.passkeyId ?? null,
       });
       await q.refreshTokens.insert(tokens.refreshHash, id, now);
       await signal(tx, input.accountId, 'sessions.changed');
@@ -243,9 +254,11 @@ export function createSessionService(deps: {
       for await (const rows of keysetPages((after, limit) => db.direct.sessions.all(accountId, after, limit), (row) => row)) {
         yield rows.map((row) => ({
           id: row.id,
-          device_label: row.device_label,
+          device_label: deviceLabel(row.user_agent),
           user_agent: row.user_agent,
           ip: row.ip,
+          location: row.location,
+          passkey_id: row.passkey_id,
           trusted: row.trusted === 1,
           created_at: iso(row.created_at),
           last_seen_at: iso(row.last_seen_at),
@@ -258,6 +271,9 @@ export function createSessionService(deps: {
     async erase(tx: Tx, accountId: string): Promise<void> {
       await db.in(tx).sessions.removeAll(accountId);
     },
+
+    /** The passkey the caller's session signed in with, if one did ("this device" in the passkey list). */
+    signInPasskeyOf: (auth: AuthContext): Promise<string | null> => db.direct.sessions.passkeyOf(auth.sessionId),
 
     async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<SessionView>> {
       return page((after, size) => db.direct.sessions.listLive(auth.account.id, clock.now(), after, size), cursor, limit, (row) => view(row, auth.sessionId));

@@ -90,7 +90,7 @@ export function createSignInService(deps: {
           await q.accounts.insert(account);
           const passkeyId = await passkeys.add(tx, { accountId: account.id, credential, jkt: input.jkt, client: input.client, now });
           await deps.recovery.createKey(tx, account.id);
-          const tokens = await sessions.open(tx, { accountId: account.id, jkt: input.jkt, trusted: true, client: input.client });
+          const tokens = await sessions.open(tx, { accountId: account.id, jkt: input.jkt, trusted: true, client: input.client, passkeyId });
           await securityLog.record(tx, account.id, 'account_created', input.client);
           return { account: deps.me.view(account), passkey_id: passkeyId, tokens, schema_version: 1 };
         });
@@ -141,7 +141,7 @@ export function createSignInService(deps: {
         });
         if (!recorded) throw refuse('passkey_in_use', 'another sign-in with this passkey happened at the same time; try again');
         await securityLog.record(tx, account.id, 'signed_in', input.client);
-        return sessions.open(tx, { accountId: account.id, jkt: input.jkt, trusted: true, client: input.client });
+        return sessions.open(tx, { accountId: account.id, jkt: input.jkt, trusted: true, client: input.client, passkeyId: passkey.id });
       });
     }),
   };

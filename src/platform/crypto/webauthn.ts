@@ -37,6 +37,8 @@ export interface NewCredential {
   backupEligible: boolean;
   backedUp: boolean;
   aaguid: string;
+  /** WebAuthn L3 §5.1 authenticatorAttachment as the client reported it (platform, cross-platform), if it did. */
+  attachment?: string;
 }
 
 export interface StoredCredential {
@@ -123,6 +125,7 @@ export async function verifyCreation(rp: RelyingParty, response: RegistrationRes
     backupEligible: info.credentialDeviceType === 'multiDevice',
     backedUp: info.credentialBackedUp,
     aaguid: info.aaguid,
+    attachment: response.authenticatorAttachment,
   };
 }
 

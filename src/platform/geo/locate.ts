@@ -1,5 +1,6 @@
 import geoip from 'fast-geoip';
 import { BlockList, isIPv4 } from 'node:net';
+import { formatPlace } from './place.js';
 
 // Special-purpose IPv4 ranges (RFC 6890) have no place on a map; the database would answer with
 // the nearest public range instead. The database holds IPv4 only.
@@ -24,7 +25,7 @@ export const locateIp: Locate = async (ip) => {
   try {
     const found = await geoip.lookup(v4);
     if (!found || !found.country) return null;
-    return found.city ? `${found.city}, ${found.country}` : found.country;
+    return formatPlace({ city: found.city || null, country: found.country });
   } catch {
     return null;
   }

@@ -25,7 +25,8 @@ export const SIGNAL_KINDS = {
   'sessions.changed': { resource: '/auth/sessions', description: 'A session was opened (sign-in, recovery, join) or revoked.' },
   'join.requested': { resource: '/auth/join/pending', description: 'A new device asks to join with a code: approve or deny it.' },
   'join.changed': { resource: '/auth/join/pending', description: 'A join attempt was approved, denied, finished or expired.' },
-  'join.code.changed': { resource: '/auth/join/code', description: 'Five wrong guesses voided a join code of yours: show it, and offer a new code.' },
+  'join.code.changed': { resource: '/auth/join/code', description: 'A join code this account issued was used (take it off the screen: the request is in /auth/join/pending), or five wrong guesses voided it (say so, and offer a new code).' },
+  'recovery_key.changed': { resource: '/auth/recovery-key/state', description: 'Your recovery key was downloaded (on any of your devices): show the new date.' },
   // Bundles are what other devices pull; the share needs a step-up to read, so it is read when needed, not on a signal.
   'keys.changed': { resource: '/keys/devices', description: 'Your key material changed: a device\'s key bundle was stored, replaced or removed (pull /keys/devices), or the server share changed (GET /keys/share, with a step-up, when you next need it).' },
   'contact.keys.changed': { resource: '/contacts/{id}/keys', description: 'A contact\'s device key bundles changed (stored, replaced, or removed with a passkey): pull them again (active subscribers only).' },
