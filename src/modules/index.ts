@@ -1,6 +1,7 @@
 import type { VidModule } from '../platform/module.js';
 import { collectMigrations } from '../platform/store/migrate.js';
 import { accountModule } from './account/module.js';
+import { addressBookModule } from './address-book/module.js';
 import { contactsModule } from './contacts/module.js';
 import { davTokensModule } from './dav-tokens/module.js';
 import { fieldsModule } from './fields/module.js';
@@ -41,6 +42,7 @@ export const modules: readonly VidModule[] = [
   shareLinksModule,
   keysModule,
   davTokensModule,
+  addressBookModule,
   accountModule,
   signalsModule,
   webAppModule,

@@ -16,12 +16,16 @@ import type { ModuleServices } from '../platform/module.js';
  *                                                      (contacts, share links)
  *   a passkey is removed (methods)                  → its key bundle goes, and the active
  *                                                      subscribers hear contact.keys.changed (keys)
+ *   a card changed (profiles), or who receives an   → one row in the card-change log per card,
+ *   owner's card changed (subscriptions: approve,     or per subscriber whose own view changed,
+ *   move, revoke, unsubscribe, a profile's move,      which address books sync from (address
+ *   the owner deleted, restored, locked, unlocked)    book, decision 180); last in each change
  *
  * Profiles also ask contacts how many subscribers each profile has (the profile view's count).
  * Called once, after every module is built (app.ts).
  */
 export function wireModules(services: ModuleServices): void {
-  const { fields, me, profiles, subscriptions, shareLinks, passkeys, keys } = services;
+  const { fields, me, profiles, subscriptions, shareLinks, passkeys, keys, addressBook } = services;
   fields.onChange(profiles.followChange);
   me.onChange(profiles.followChange);
   profiles.onCardsChanged(subscriptions.cardsChanged);
@@ -29,4 +33,7 @@ export function wireModules(services: ModuleServices): void {
   profiles.onRemoving(shareLinks.profileRemoving);
   profiles.countSubscribersWith(subscriptions.countsByProfile);
   passkeys.onRemoving(keys.passkeyRemoving);
+  // After the fan-out above: the log's head is held from its append to the commit (decision 180).
+  profiles.onCardsChanged(addressBook.cardsChanged);
+  subscriptions.onMembershipChanged(addressBook.membershipChanged);
 }

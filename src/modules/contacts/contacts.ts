@@ -5,8 +5,8 @@ import type { Conditional } from '../../platform/etag.js';
 import { refuse } from '../../platform/errors.js';
 import { signal } from '../../platform/signals/signal.js';
 import type { accountQueries } from '../../platform/store/accounts.js';
-import { page } from '../../platform/store/keyset.js';
-import type { Page } from '../../platform/store/keyset.js';
+import { keysetPages, page } from '../../platform/store/keyset.js';
+import type { KeysetPosition, Page } from '../../platform/store/keyset.js';
 import type { RepositoryOf } from '../../platform/store/store.js';
 import type { ProfileService } from '../profiles/service.js';
 import type { VcardVersion } from '../profiles/vcard.js';
@@ -52,6 +52,14 @@ function movedAt(row: { card_since: number | null; card_updated_at: number }): n
   return since > row.card_updated_at ? since : undefined;
 }
 
+/** A card in a subscriber's address book (PRODUCT §9): whose, its vCard 3.0's strong tag and time, and the vCard when read. */
+export interface AddressCard {
+  ownerId: string;
+  etag: string;
+  updatedAt: number;
+  vcard?: string;
+}
+
 /**
  * Contacts, the subscriber's side of a subscription (PRODUCT §4): subscribe, list, read the
  * card the owner chose for you, take cards to an address book, unsubscribe.
@@ -82,6 +90,15 @@ export function createContactService(deps: {
     return { json: since === undefined ? shown.card_json : cards.cardAsOf(shown.card_json, since), etag: etagOf(shown, vcard) };
   }
 
+  /** A shown contact as an address book holds it: the vCard 3.0 the vcard route sends for version=3.0, and its tag. */
+  function addressCard(row: Omit<ContactCardRow, 'card_json'> & { card_json?: string | null }, vcard: boolean): AddressCard {
+    const shown = shownCard(row);
+    const since = movedAt(shown);
+    const card: AddressCard = { ownerId: shown.owner_id, etag: cards.cardEtag(shown.card_etag, { since, vcard: '3.0' }), updatedAt: since ?? shown.card_updated_at };
+    if (vcard) card.vcard = cards.vcardOf(JSON.parse(cardOf({ ...shown, card_json: shown.card_json ?? null }).json), shown.owner_id, '3.0');
+    return card;
+  }
+
   async function view(auth: AuthContext, id: string): Promise<ContactView> {
     const row = await db.direct.subs.find('subscriber', auth.account.id, id);
     if (!row || row.hidden_at !== null) throw notFound();
@@ -99,6 +116,26 @@ export function createContactService(deps: {
     async shownOwner(subscriberId: string, contactId: string, what: 'card' | 'keys'): Promise<string> {
       return refuseUnlessShown(await db.direct.subs.contactAccess(subscriberId, contactId), what).owner_id;
     },
+
+    /**
+     * The address book's cards (PRODUCT §9): those of these owners the audience rule shows the
+     * subscriber (the others are not in the book), each with its vCard 3.0's tag, made from the
+     * stored card's without rendering it, and with the vCard itself when asked.
+     */
+    async addressCards(subscriberId: string, ownerIds: readonly string[], vcards: boolean): Promise<AddressCard[]> {
+      const rows = await db.direct.subs.shownCardsPage(subscriberId, { owners: ownerIds, limit: ownerIds.length, json: vcards });
+      return rows.map((row) => addressCard(row, vcards));
+    },
+
+    /** Every card of the subscriber's address book, a page at a time in contact order. */
+    async *addressCardPages(subscriberId: string, vcards: boolean, size = 500): AsyncIterable<AddressCard[]> {
+      const read = (after: KeysetPosition | undefined, limit: number) => db.direct.subs.shownCardsPage(subscriberId, { after, limit, json: vcards });
+      for await (const rows of keysetPages(read, (row) => row, size)) yield rows.map((row) => addressCard(row, vcards));
+    },
+
+    /** The profiles the subscriber receives now, as a subquery: the address book reads the changes of these cards. */
+    receivedProfiles: (subscriberId: string) => db.direct.subs.receivedProfiles(subscriberId),
+
 
     /** POST /contacts: a request to see someone's card, pending until they approve it. */
     async subscribe(auth: AuthContext, username: string, message: string | null | undefined): Promise<ContactView> {
@@ -136,6 +173,8 @@ export function createContactService(deps: {
         }
         await signal(tx, subscriberId, 'contacts.changed');
         if (await q.annotations.remove(subscriberId, id)) await signal(tx, subscriberId, 'annotations.changed', { id });
+        // Last: the owner's card leaves the subscriber's address book (a pending one was never in it: harmless).
+        if ((rule.from as readonly string[]).includes(row.status)) await deps.subscriptions.membershipChanged(tx, { ownerId: row.owner_id, subscriberId });
       });
     },
 

@@ -299,6 +299,39 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
         .orderBy('subscriptions.id')
         .execute();
     },
+    /**
+     * The cards the subscriber may see now (the audience rule says `shown`), as an address book
+     * lists them (PRODUCT §9): a page in contact order after `after`, or those of some owners.
+     * Without `json` the card itself is not read, only what its tag is made of.
+     */
+    async shownCardsPage(
+      subscriberId: string,
+      select: { owners?: readonly string[]; after?: KeysetPosition; limit: number; json: boolean },
+    ): Promise<Array<Omit<ContactCardRow, 'card_json'> & { card_json?: string | null; id: string; created_at: number }>> {
+      if (select.owners?.length === 0) return [];
+      const query = cardsOf(subscriberId)
+        .select(['subscriptions.id', 'subscriptions.created_at'])
+        .$if(select.json, (q) => q.select('profiles.card_json'))
+        .$if(select.owners !== undefined, (q) => q.where('subscriptions.owner_id', 'in', select.owners!))
+        .where(contactAccessRule, '=', 'shown');
+      return keysetPage(query, select.after, select.limit, { table: 'subscriptions' }).execute();
+    },
+    /**
+     * The profiles the subscriber receives now (its active subscriptions'), as a subquery for a
+     * set-based read: the changes of these cards are those that concern it.
+     */
+    receivedProfiles(subscriberId: string): SelectQueryBuilder<any, any, { profile_id: string | null }> {
+      return db
+        .selectFrom('subscriptions')
+        .select('subscriptions.profile_id')
+        .where('subscriptions.subscriber_id', '=', subscriberId)
+        .where('subscriptions.status', '=', 'active') as unknown as SelectQueryBuilder<any, any, { profile_id: string | null }>;
+    },
+    /** The owner's profiles that someone receives now, each once. */
+    async profilesReceivedFrom(ownerId: string): Promise<string[]> {
+      const rows = await db.selectFrom('subscriptions').select('profile_id').distinct().where('owner_id', '=', ownerId).where('status', '=', 'active').execute();
+      return rows.flatMap((row) => (row.profile_id === null ? [] : [row.profile_id]));
+    },
     /** The content hash of a profile's card (did a move change what the subscriber sees?). */
     async cardHash(profileId: string | null): Promise<string | undefined> {
       if (!profileId) return undefined;

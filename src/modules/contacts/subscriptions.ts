@@ -1,6 +1,7 @@
 import type { AuthContext } from '../../platform/caller.js';
 import type { Clock } from '../../platform/clock.js';
 import { refuse } from '../../platform/errors.js';
+import { txHook } from '../../platform/hooks.js';
 import { newId } from '../../platform/ids.js';
 import { signal, signalSelected } from '../../platform/signals/signal.js';
 import type { accountQueries } from '../../platform/store/accounts.js';
@@ -33,6 +34,15 @@ export interface SubscribeInput {
   link?: { id: string; profileId: string; autoApprove: boolean };
 }
 
+/**
+ * Who receives an owner's card changed, or which card they receive, otherwise than by an edit of
+ * the card (PRODUCT §9: an address book's members). Either one subscriber's own view of the
+ * owner (approved, moved, revoked, unsubscribed), or that of everyone receiving some of the
+ * owner's profiles (their subscribers moved onto one; the owner's account deleted, restored,
+ * locked or unlocked), so an owner with a million subscribers is one row, not a million.
+ */
+export type MembershipChange = { ownerId: string; subscriberId: string } | { ownerId: string; profileIds: string[] };
+
 type Repo = RepositoryOf<{ subs: typeof subscriptionQueries; blocks: typeof blockQueries; annotations: typeof annotationQueries; accounts: typeof accountQueries }>;
 
 const notFound = () => refuse('subscription_not_found', 'no subscription to you has this id');
@@ -52,6 +62,7 @@ export function createSubscriptionService(deps: {
   holdsProfile: (tx: Tx, ownerId: string, profileId: string) => Promise<boolean>;
 }) {
   const { db, clock } = deps;
+  const membership = txHook<MembershipChange>();
 
   async function mustFind(tx: Tx, ownerId: string, id: string) {
     const row = await db.in(tx).subs.find('owner', ownerId, id);
@@ -147,6 +158,7 @@ export function createSubscriptionService(deps: {
         throw error;
       }
       await signal(tx, input.ownerId, 'subscriptions.changed');
+      if (active) await membership.run(tx, { ownerId: input.ownerId, subscriberId });
       return row.id;
     },
 
@@ -166,6 +178,7 @@ export function createSubscriptionService(deps: {
         await holdProfile(tx, auth.account.id, profileId);
         const { after } = await apply(tx, auth, id, 'approve', { profile_id: profileId, card_since: clock.now() });
         await signal(tx, after.subscriber_id, 'contacts.changed');
+        await membership.run(tx, { ownerId: after.owner_id, subscriberId: after.subscriber_id });
         return view(tx, auth.account.id, id);
       });
     },
@@ -191,6 +204,7 @@ export function createSubscriptionService(deps: {
         if ((await q.subs.cardHash(before.profile_id)) !== (await q.subs.cardHash(after.profile_id))) {
           await signal(tx, after.subscriber_id, 'contact.card.changed', { id: after.id });
         }
+        await membership.run(tx, { ownerId: after.owner_id, subscriberId: after.subscriber_id });
         return view(tx, auth.account.id, id);
       });
     },
@@ -201,6 +215,7 @@ export function createSubscriptionService(deps: {
         const { after } = await apply(tx, auth, id, 'revoke');
         if (block) await q.blocks.block(auth.account.id, after.subscriber_id, clock.now());
         await statusChanged(tx, after);
+        await membership.run(tx, { ownerId: after.owner_id, subscriberId: after.subscriber_id });
         return view(tx, auth.account.id, id);
       });
     },
@@ -220,6 +235,8 @@ export function createSubscriptionService(deps: {
      */
     async ownerAvailabilityChanged(tx: Tx, ownerId: string): Promise<void> {
       await signalSelected(tx, db.in(tx).subs.liveSubscribersOf(ownerId), 'contacts.changed');
+      // What the owner's active subscribers see went or came back: one change per profile they receive.
+      await membership.run(tx, { ownerId, profileIds: await db.in(tx).subs.profilesReceivedFrom(ownerId) });
     },
 
     /** Fan-out: the owner's cards changed; each active subscriber who sees one is told, set-based. */
@@ -244,7 +261,14 @@ export function createSubscriptionService(deps: {
       }
       await q.subs.moveAll(removal.accountId, removal.profileId, removal.moveTo, clock.now());
       await signal(tx, removal.accountId, 'subscriptions.changed');
+      // Everyone now receiving moveTo sees the owner anew (those moved, and harmlessly those already there).
+      await membership.run(tx, { ownerId: removal.accountId, profileIds: [removal.moveTo] });
     },
+
+    /** Subscribe to: who receives an owner's card, or which, changed (PRODUCT §9; wired in wiring.ts). */
+    onMembershipChanged: membership.subscribe,
+    /** The subscriber's side tells it too (an unsubscription), in its transaction. */
+    membershipChanged: (tx: Tx, change: MembershipChange) => membership.run(tx, change),
 
     /** Active subscribers per profile (Profile.subscriber_count). */
     countsByProfile: (accountId: string, profileIds: string[]) => db.direct.subs.countsByProfile(accountId, profileIds),

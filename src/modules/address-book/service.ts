@@ -1,0 +1,84 @@
+import type { Clock } from '../../platform/clock.js';
+import type { RepositoryOf, Tx } from '../../platform/store/store.js';
+import type { AddressCard, ContactService } from '../contacts/contacts.js';
+import type { MembershipChange } from '../contacts/subscriptions.js';
+import type { CardChangeAudience, cardChangeLogQueries } from './queries.js';
+
+export type { AddressCard };
+
+/** Owners per sync answer at most (RFC 6578 §3.6 lets a server truncate); the client asks again from the token. */
+export const SYNC_PAGE = 500;
+
+/** What changed in a subscriber's book after a position of the log. */
+export interface BookChanges {
+  /** The position to resume from: the last row this answer covers, or the one asked about when nothing changed. */
+  token: number;
+  /** The people whose card changed, came or went: each is shown now or not (the audience rule decides). */
+  people: string[];
+  /** More changes follow the token (RFC 6578 §3.6). */
+  truncated: boolean;
+}
+
+/**
+ * The address book (PRODUCT §9): "People I follow", every card the subscriber may see as its
+ * `GET /contacts/{id}/card` shows it, as vCard 3.0, and the card-change log that keeps copies
+ * current (decision 180). Who sees what is the contacts service's one audience rule; this
+ * service only remembers when it changed.
+ *
+ * The log is written by hooks in the transactions that change what someone sees (wiring.ts):
+ * one row per changed card (per profile), whatever the owner's audience; one row per
+ * subscriber only when that subscriber's own view of an owner changes. A sync reads the rows
+ * of the cards the subscriber receives now and its own rows, never renders a card it does
+ * not send, and never writes.
+ */
+export function createAddressBookService(deps: {
+  db: RepositoryOf<{ log: typeof cardChangeLogQueries }>;
+  clock: Clock;
+  /** The contacts service: the audience rule, and the shown cards as an address book holds them. */
+  contacts: Pick<ContactService, 'addressCards' | 'addressCardPages' | 'receivedProfiles'>;
+}) {
+  const { db, clock, contacts } = deps;
+
+  async function append(tx: Tx, ownerId: string, audiences: CardChangeAudience[]): Promise<void> {
+    if (audiences.length) await db.in(tx).log.append(ownerId, audiences, clock.now());
+  }
+
+  /** The newest position that concerns the subscriber: its book's sync token and CTag. */
+  const currentToken = (subscriberId: string): Promise<number> => db.direct.log.newestConcerning(subscriberId, contacts.receivedProfiles(subscriberId));
+
+  return {
+    /** Hook (profiles' onCardsChanged): these profiles' cards now show something else. */
+    async cardsChanged(tx: Tx, change: { accountId: string; profileIds: string[] }): Promise<void> {
+      await append(tx, change.accountId, change.profileIds.map((profileId) => ({ profileId })));
+    },
+
+    /** Hook (subscriptions' onMembershipChanged): who receives the owner's card, or which, changed. */
+    async membershipChanged(tx: Tx, change: MembershipChange): Promise<void> {
+      const audiences = 'subscriberId' in change ? [{ subscriberId: change.subscriberId }] : change.profileIds.map((profileId) => ({ profileId }));
+      await append(tx, change.ownerId, audiences);
+    },
+
+    currentToken,
+
+    /**
+     * The people whose card changed for the subscriber after position `after` (at most `limit`),
+     * or undefined when `after` is no position this book handed out (past its newest: another
+     * book's, or from before a restore). Nothing changed: the same position back.
+     */
+    async changesSince(subscriberId: string, after: number, limit = SYNC_PAGE): Promise<BookChanges | undefined> {
+      const received = contacts.receivedProfiles(subscriberId);
+      const rows = await db.direct.log.changedOwners(subscriberId, received, after, limit + 1);
+      if (rows.length === 0) return after > (await currentToken(subscriberId)) ? undefined : { token: after, people: [], truncated: false };
+      const page = rows.slice(0, limit);
+      return { token: page[page.length - 1]!.seq, people: page.map((row) => row.owner_id), truncated: rows.length > limit };
+    },
+
+    /** The cards of these people the subscriber may see now (the others are not in the book), with their vCards when asked. */
+    cards: (subscriberId: string, people: readonly string[], vcards: boolean): Promise<AddressCard[]> => contacts.addressCards(subscriberId, people, vcards),
+
+    /** Every card in the subscriber's book, a page at a time (only one page in memory). */
+    pages: (subscriberId: string, vcards: boolean): AsyncIterable<AddressCard[]> => contacts.addressCardPages(subscriberId, vcards),
+  };
+}
+
+export type AddressBookService = ReturnType<typeof createAddressBookService>;
