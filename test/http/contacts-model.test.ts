@@ -2,7 +2,10 @@
 // owner chose, nothing else, and is told exactly when that card changes. A property-based test
 // drives random sequences of field edits, exposures, approvals, moves, revocations and name
 // changes through the real API and compares, after every step, each subscriber's card and the
-// contact.card.changed signals they received with what a small model says.
+// contact.card.changed signals they received with what a small model says; and each
+// subscriber's address book (PRODUCT §9), kept by one CardDAV sync after every step, with what
+// GET /contacts/{id}/vcard shows the same subscriber: the same cards, the same tags, a card
+// answered exactly when it changed, and a 404 member at the sync after it went.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -12,6 +15,8 @@ import { backends } from '../helpers/backends.js';
 import type { Device } from '../helpers/client.js';
 import { API, startSocialApp } from '../helpers/social.js';
 import type { Social } from '../helpers/social.js';
+import { CARDDAV, DAV, bookPaths, clark, dav, davLogin, readMultistatus, syncBody } from '../helpers/address-book.js';
+import type { DavLogin } from '../helpers/address-book.js';
 
 const NICKNAMES = ['Ada', 'Countess', 'Lovelace', 'A.', 'Byron'];
 const PROFILES = 3;
@@ -53,6 +58,35 @@ interface Sub {
   profile: number | null;
   /** contact.card.changed signals received so far. */
   seen: number;
+  /** Its address-book password, the sync token of its last sync, and what its address book holds. */
+  login: DavLogin;
+  token: string;
+  book: Map<string, { etag: string; vcard: string }>;
+  /** The ETag of its vCard 3.0 after the last step (undefined: no card). */
+  etag?: string;
+}
+
+/**
+ * One sync-collection of a subscriber's address book from its last token, applied to the copy it
+ * holds as a client would (200: the card; 404: gone); returns who was answered, and how.
+ */
+async function syncBook(baseUrl: string, sub: Sub): Promise<Map<string, 'present' | 'gone'>> {
+  const res = await dav(baseUrl, sub.login, 'REPORT', bookPaths(sub.login.accountId).book, { body: syncBody(sub.token), depth: '1' });
+  assert.equal(res.status, 207, res.text);
+  const read = readMultistatus(res.text);
+  sub.token = read.syncToken!;
+  const answered = new Map<string, 'present' | 'gone'>();
+  for (const r of read.responses) {
+    const person = /\/following\/(.+)\.vcf$/.exec(r.href)![1]!;
+    if (r.status === 'HTTP/1.1 404 Not Found') {
+      sub.book.delete(person);
+      answered.set(person, 'gone');
+    } else {
+      sub.book.set(person, { etag: r.ok.get(clark(DAV, 'getetag'))!.textContent!, vcard: r.ok.get(clark(CARDDAV, 'address-data'))!.textContent! });
+      answered.set(person, 'present');
+    }
+  }
+  return answered;
 }
 
 for (const backend of backends) {
@@ -78,7 +112,10 @@ for (const backend of backends) {
           const subs: Sub[] = [];
           for (let i = 0; i < SUBSCRIBERS; i++) {
             const device = await s.person('model-sub');
-            subs.push({ device, id: (await s.subscribe(device, owner)).body.id, status: 'pending', profile: null, seen: 0 });
+            const sub: Sub = { device, id: (await s.subscribe(device, owner)).body.id, status: 'pending', profile: null, seen: 0, login: await davLogin(t, device), token: '', book: new Map() };
+            await syncBook(t.baseUrl, sub);
+            assert.equal(sub.book.size, 0, 'a pending request puts nothing in the address book');
+            subs.push(sub);
           }
 
           /** What a subscriber should see: null when it sees no card. */
@@ -115,6 +152,23 @@ for (const backend of backends) {
               assert.equal(received.length - sub.seen, cardChanged ? 1 : 0, `${JSON.stringify(step)}: contact.card.changed to subscriber ${i}`);
               for (const [, resource] of received) assert.match(resource, /^\/contacts\/sub_[^/]+\/card$/);
               sub.seen = received.length;
+
+              // The address book after one sync: exactly what the vCard of the JSON card shows
+              // this subscriber, answered exactly when it changed, and a 404 once it went.
+              const answered = await syncBook(t.baseUrl, sub);
+              const vcard = now === null ? undefined : await s.get(sub.device, `/contacts/${sub.id}/vcard?version=3.0`);
+              const etag = vcard?.headers.get('etag') ?? undefined;
+              if (now === null) {
+                assert.ok(!sub.book.has(owner.accountId), `${JSON.stringify(step)}: subscriber ${i}'s address book holds no card`);
+                if (before[i] !== 'null') assert.equal(answered.get(owner.accountId), 'gone', `${JSON.stringify(step)}: subscriber ${i} hears the card went`);
+              } else {
+                assert.equal(vcard!.status, 200);
+                assert.deepEqual(sub.book.get(owner.accountId), { etag: etag!, vcard: vcard!.body.replace(/\r\n/g, '\n') }, `${JSON.stringify(step)}: subscriber ${i}'s address book shows its card`);
+              }
+              const changed = (before[i] === 'null') !== (now === null) || etag !== sub.etag;
+              assert.equal(answered.has(owner.accountId), changed, `${JSON.stringify(step)}: subscriber ${i}'s sync answers the card exactly when it changed`);
+              assert.ok([...answered.keys()].every((person) => person === owner.accountId), 'only this owner is in the book');
+              sub.etag = etag;
             }
           }
 
