@@ -97,7 +97,17 @@ export interface CardVariant {
   since?: number;
   /** The card as a vCard of this version. */
   vcard?: VcardVersion;
+  /** A 4.0 vCard with RFC 9554's properties (vcard.ts). */
+  rfc9554?: boolean;
 }
+
+/**
+ * The edition of the vCard writer (vcard.ts): one more whenever it writes other bytes for the
+ * same card (edition 2: 3.0's escaping and TEL extension, folds kept off white space, N left
+ * empty without a name field, RFC 9554 properties only on request), so a vCard's tag never
+ * names two byte sequences (RFC 9110 §8.8.3: a strong validator changes with the bytes).
+ */
+const VCARD_EDITION = 2;
 
 /**
  * The strong entity tag of a variant of a rendered card (RFC 9110 §8.8.3): the card's own tag
@@ -107,6 +117,7 @@ export interface CardVariant {
 export function cardEtag(etag: string, variant: CardVariant = {}): string {
   if (variant.since === undefined && variant.vcard === undefined) return etag;
   const since = variant.since === undefined ? '' : `.${variant.since.toString(36)}`;
-  const vcard = variant.vcard === undefined ? '' : `-v${variant.vcard[0]}`;
+  const extensions = variant.vcard === '4.0' && variant.rfc9554 ? '-rfc9554' : '';
+  const vcard = variant.vcard === undefined ? '' : `-v${variant.vcard[0]}${extensions}-e${VCARD_EDITION}`;
   return quoted(`${etag.slice(1, -1)}${since}${vcard}`);
 }

@@ -184,8 +184,12 @@ export function createProfileService(deps: {
      */
     cardAsOf,
     cardEtag,
-    /** A rendered card (its stored JSON, parsed) as a vCard whose UID is the owner's permanent id. */
-    vcardOf: (card: Parameters<typeof cardToVcard>[0], ownerId: string, version: VcardVersion): string => cardToVcard(card, { version, uid: uidFor(ownerId) }),
+    /**
+     * A rendered card (its stored JSON, parsed) as a vCard whose UID is the owner's permanent id;
+     * with `rfc9554` (4.0 only) RFC 9554's properties instead of their X- forms (vcard.ts).
+     */
+    vcardOf: (card: Parameters<typeof cardToVcard>[0], ownerId: string, version: VcardVersion, options: { rfc9554?: boolean } = {}): string =>
+      cardToVcard(card, { version, uid: uidFor(ownerId), rfc9554: options.rfc9554 }),
     /** Subscribe to: a profile is about to be deleted (with move_to, or not). */
     onRemoving: removing.subscribe,
     /**

@@ -3,9 +3,9 @@ import { countryName } from '../../platform/countries.js';
 import type { Card, CardField, VcardVersion } from './card.js';
 
 /**
- * A card as a vCard: 4.0 (RFC 6350) by default, 3.0 (RFC 2426) for phones' address books,
- * which import 3.0 reliably and 4.0 poorly or not at all (STANDARDS.md, "vCard in real address
- * books"). Every field type maps to a property (docs/profiles.md has the table); standard
+ * A card as a vCard: 3.0 (RFC 2426) by default, which phones' address books import, or 4.0
+ * (RFC 6350) when asked for (PRODUCT §6; docs/vcard.md lists the importers checked and what each
+ * needs). Every field type maps to a property (docs/profiles.md has the table); standard
  * properties carry what matters, extensions what may be lost harmlessly.
  */
 export type { VcardVersion };
@@ -14,6 +14,12 @@ export interface VcardOptions {
   version: VcardVersion;
   /** Stable per owner, so a re-import updates the contact instead of adding another. */
   uid: string;
+  /**
+   * 4.0 only: the reader understands RFC 9554, so SOCIALPROFILE and PRONOUNS are written as
+   * such. Otherwise their X- forms, which strict RFC 6350 readers accept (an unknown IANA
+   * property is an error to them, an X- property never is: RFC 6350 §6.10).
+   */
+  rfc9554?: boolean;
 }
 
 interface Property {
@@ -28,17 +34,17 @@ const CRLF = '\r\n';
 const MAX_OCTETS = 75;
 
 /**
- * RFC 6350 §3.4: backslash, comma and line breaks in text values; semicolons only inside the
- * components of a structured value, where they separate (elsewhere escaping them is allowed but
- * some readers then keep the backslash).
+ * Text values, in both versions: backslash, comma, semicolon and line breaks escaped. RFC 2426
+ * §4 (3.0's text-value) allows none of them bare; RFC 6350 §3.4 requires the same except for a
+ * semicolon outside a structured value, which it allows escaped, and strict 4.0 readers (vcard4)
+ * split an unescaped one into components, so it is escaped there too.
  */
-export function escapeText(text: string, structured = false): string {
-  const escaped = text.replace(/\\/g, '\\\\').replace(/,/g, '\\,').replace(/\r\n|\r|\n/g, '\\n');
-  return structured ? escaped.replace(/;/g, '\\;') : escaped;
+export function escapeText(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/,/g, '\\,').replace(/;/g, '\\;').replace(/\r\n|\r|\n/g, '\\n');
 }
 
 /** A structured value (N, ADR, ORG): components separated by unescaped semicolons. */
-const components = (parts: ReadonlyArray<string | undefined>) => parts.map((part) => escapeText(part ?? '', true)).join(';');
+const components = (parts: ReadonlyArray<string | undefined>) => parts.map((part) => escapeText(part ?? '')).join(';');
 
 /** Parameter values with anything but plain word characters are quoted (RFC 6350 §5); quotes cannot occur. */
 function paramValue(value: string): string {
@@ -46,29 +52,63 @@ function paramValue(value: string): string {
   return /^[A-Za-z0-9._-]*$/.test(clean) ? clean : `"${clean}"`;
 }
 
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
 /**
- * RFC 6350 §3.2: lines longer than 75 octets are folded with CRLF and one space, never inside a
- * UTF-8 sequence (nor between the halves of a surrogate pair: we step by code point).
+ * Where a line may be cut: between user-perceived characters (Unicode UAX #29 grapheme
+ * clusters, so an accent stays on its letter and an emoji sequence whole) and never inside an
+ * escape (`\,`, `\n`, `\\`), so a reader that decodes line by line still sees each one whole.
+ * A cluster longer than a line (a pile of combining marks) is cut between its code points.
+ */
+function pieces(line: string): string[] {
+  const out: string[] = [];
+  for (const part of line.split(/(\\[^])/u)) {
+    if (!part) continue;
+    if (part.length === 2 && part[0] === '\\') {
+      out.push(part);
+      continue;
+    }
+    for (const { segment } of graphemes.segment(part)) {
+      if (Buffer.byteLength(segment, 'utf8') < MAX_OCTETS) out.push(segment);
+      else out.push(...segment);
+    }
+  }
+  return out;
+}
+
+const endsInSpace = (piece: string | undefined) => piece !== undefined && /\s$/u.test(piece);
+const startsWithSpace = (piece: string | undefined) => piece !== undefined && /^\s/u.test(piece);
+
+/**
+ * RFC 6350 §3.2 (and RFC 2425 §5.8.1 for 3.0): lines longer than 75 octets are folded with CRLF
+ * and one space, which a reader removes. Never inside a UTF-8 sequence, nor inside a character
+ * as people read it or an escape (see pieces). And never beside white space: lenient readers
+ * trim the lines they join (vcard-parser trims both ends, others the end), which would eat a
+ * space that sits at the end of a line or right after the fold's own space. So each line is cut
+ * as late as fits, then moved back to the nearest cut with no white space on either side; only
+ * a run of white space longer than a line (which the service's text rules never keep) is cut
+ * where it fits, as RFC 6350 readers still read it exactly.
  */
 export function fold(line: string): string {
   if (Buffer.byteLength(line, 'utf8') <= MAX_OCTETS) return line;
-  const out: string[] = [];
-  let current = '';
-  let octets = 0;
-  for (const char of line) {
-    const size = Buffer.byteLength(char, 'utf8');
-    // Continuation lines start with a space, which counts toward their 75 octets.
-    const limit = out.length === 0 ? MAX_OCTETS : MAX_OCTETS - 1;
-    if (octets + size > limit) {
-      out.push(current);
-      current = '';
-      octets = 0;
+  const all = pieces(line);
+  const sizes = all.map((piece) => Buffer.byteLength(piece, 'utf8'));
+  const lines: string[] = [];
+  let start = 0;
+  while (start < all.length) {
+    // Continuation lines start with the fold's space, which counts toward their 75 octets.
+    const room = lines.length === 0 ? MAX_OCTETS : MAX_OCTETS - 1;
+    let end = start;
+    for (let octets = 0; end < all.length && octets + sizes[end]! <= room; end++) octets += sizes[end]!;
+    let cut = end;
+    if (end < all.length) {
+      while (cut > start + 1 && (endsInSpace(all[cut - 1]) || startsWithSpace(all[cut]))) cut--;
+      if (endsInSpace(all[cut - 1]) || startsWithSpace(all[cut])) cut = end;
     }
-    current += char;
-    octets += size;
+    lines.push(all.slice(start, cut).join(''));
+    start = cut;
   }
-  out.push(current);
-  return out.join(`${CRLF} `);
+  return lines.join(`${CRLF} `);
 }
 
 function serialise(property: Property): string {
@@ -85,6 +125,28 @@ export function uidFor(accountId: string): string {
   return `urn:uuid:${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/**
+ * A phone number in 3.0, whose TEL value is free text (RFC 2426 §3.3.1), not a tel: URI as in
+ * 4.0: the E.164 number, and an extension after " x" (`+442079460958 x123`). Not `;ext=`, which
+ * is URI syntax (RFC 3966) and an unescaped component separator in a 3.0 line; not a pause
+ * comma, although phones would dial it, because readers cut the value there (python-vobject,
+ * which khard and vdirsyncer use, keeps only the number before it) or flag it (vcard4-ts).
+ * libphonenumber, whose rules Android and Google Contacts format numbers with, reads " x123"
+ * as extension 123; Apple Contacts shows it as written (docs/vcard.md).
+ */
+export function tel30(value: string): string {
+  const [number, extension] = value.split(';ext=');
+  return extension ? `${number} x${extension}` : number!;
+}
+
+/**
+ * A link as a URI value (URL, a social profile's link): as stored, with commas percent-encoded.
+ * A URI is not text, so RFC 2426 does not escape it and readers that know the property keep a
+ * backslash (ical.js in 3.0, vcard4 in 4.0); but python-vobject cuts any value at a bare comma.
+ * `%2C` reads the same everywhere, and servers decode it in paths and queries like the comma.
+ */
+export const uriValue = (uri: string): string => uri.replace(/,/g, '%2C');
+
 const KNOWN_LABELS: Record<string, string> = { home: 'home', personal: 'home', private: 'home', work: 'work', office: 'work', business: 'work' };
 const TEL_KINDS: Record<string, string> = { mobile: 'cell', cell: 'cell', fax: 'fax', pager: 'pager' };
 
@@ -94,6 +156,7 @@ const text = (value: unknown) => (typeof value === 'string' ? value : '');
 /** Writes one card as one vCard (BEGIN…END, CRLF line ends). */
 export function cardToVcard(card: Card, options: VcardOptions): string {
   const v3 = options.version === '3.0';
+  const rfc9554 = !v3 && options.rfc9554 === true;
   const type = (...values: string[]) => (values.length ? [['TYPE', (v3 ? values.map((t) => t.toUpperCase()) : values).join(',')] as [string, string]] : []);
   const props: Property[] = [];
   let groups = 0;
@@ -126,7 +189,7 @@ export function cardToVcard(card: Card, options: VcardOptions): string {
       case 'phone': {
         const kind = TEL_KINDS[(field.label ?? '').toLowerCase()] ?? (field.details.line_type === 'mobile' ? 'cell' : 'voice');
         const property = v3
-          ? { name: 'TEL', value: text(field.value) }
+          ? { name: 'TEL', value: tel30(text(field.value)) }
           : { name: 'TEL', params: [['VALUE', 'uri']] as Array<[string, string]>, value: text(field.details.uri) || `tel:${text(field.value)}` };
         return labelled(property, field.label, [kind]);
       }
@@ -153,24 +216,25 @@ export function cardToVcard(card: Card, options: VcardOptions): string {
         return;
       }
       case 'url':
-        return labelled({ name: 'URL', value: text(field.value) }, field.label);
+        return labelled({ name: 'URL', value: uriValue(text(field.value)) }, field.label);
       case 'social': {
         const { platform, handle } = value as { platform: string; handle: string };
-        const url = text(field.details.url);
-        if (v3) {
-          return labelled({ name: 'X-SOCIALPROFILE', params: [['TYPE', paramValue(platform)], ['X-USER', paramValue(handle)]], value: url || escapeText(handle) }, field.label);
+        const url = uriValue(text(field.details.url));
+        if (rfc9554) {
+          // RFC 9554 §3.4: SOCIALPROFILE, a URI, or text with VALUE=text.
+          const params: Array<[string, string]> = [['SERVICE-TYPE', paramValue(platform)], ...(url ? [] : ([['VALUE', 'text']] as Array<[string, string]>))];
+          return labelled({ name: 'SOCIALPROFILE', params, value: url || escapeText(handle) }, field.label);
         }
-        // RFC 9554 §3.4: SOCIALPROFILE, a URI, or text with VALUE=text.
-        const params: Array<[string, string]> = [['SERVICE-TYPE', paramValue(platform)], ...(url ? [] : ([['VALUE', 'text']] as Array<[string, string]>))];
-        return labelled({ name: 'SOCIALPROFILE', params, value: url || escapeText(handle) }, field.label);
+        // Apple's form, which Apple Contacts reads and every other reader keeps or drops unharmed.
+        return labelled({ name: 'X-SOCIALPROFILE', params: [['TYPE', paramValue(platform)], ['X-USER', paramValue(handle)]], value: url || escapeText(handle) }, field.label);
       }
       case 'organization':
         return labelled({ name: 'ORG', value: components([text(value.name), text(value.unit) || undefined].filter((p) => p !== undefined)) }, field.label);
       case 'job_title':
         return labelled({ name: 'TITLE', value: escapeText(text(field.value)) }, field.label);
       case 'pronouns':
-        // RFC 9554 §3.3 PRONOUNS in 4.0; 3.0 has nothing, an extension is lost harmlessly.
-        return void props.push({ name: v3 ? 'X-PRONOUNS' : 'PRONOUNS', value: escapeText(text(field.value)) });
+        // RFC 9554 §3.3 PRONOUNS for a reader that knows it; else an extension, lost harmlessly.
+        return void props.push({ name: rfc9554 ? 'PRONOUNS' : 'X-PRONOUNS', value: escapeText(text(field.value)) });
       case 'language':
         return void props.push({ name: v3 ? 'X-LANGUAGE' : 'LANG', value: text(field.value) });
       case 'time_zone':
@@ -191,8 +255,11 @@ export function cardToVcard(card: Card, options: VcardOptions): string {
     ...(v3 ? [] : [{ name: 'KIND', value: 'individual' }]),
     { name: 'UID', value: options.uid },
     { name: 'FN', value: escapeText(formattedName) },
-    // N is required in 3.0; without a name field the display name stands in as the given name.
-    { name: 'N', value: nameField ? components([text(name.family), text(name.given), text(name.middle), text(name.prefix), text(name.suffix)]) : components(['', formattedName, '', '', '']) },
+    // N from the name's parts (RFC 6350 §6.2.2). Without a name field on the card, N stays empty
+    // (required in 3.0, its components not): where a display name splits into given and family
+    // names depends on its language, a wrong guess files the person under the wrong letter, and
+    // FN carries the name for every reader to show (docs/vcard.md).
+    { name: 'N', value: components(nameField ? [text(name.family), text(name.given), text(name.middle), text(name.prefix), text(name.suffix)] : ['', '', '', '', '']) },
     ...props,
     { name: 'REV', value: v3 ? rev : rev.replace(/[-:]/g, '') },
     { name: 'END', value: 'VCARD' },
