@@ -1,6 +1,7 @@
 // PRODUCT §6: GET /public/{username} and /public/{username}/vcard: no sign-in, any origin,
 // cacheable a minute with a strong ETag, one 404 for every way there is nothing to show; the
-// vCard parsed by an independent parser (ical.js), 4.0 by default and 3.0 on request.
+// vCard parsed by an independent parser (ical.js), 3.0 by default and 4.0 on request
+// (test/http/vcard-negotiation.test.ts and vcard-readers.test.ts hold every vCard route to more).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -10,6 +11,7 @@ import type { TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/backends.js';
 import { uniqueName } from '../helpers/client.js';
 import type { Device } from '../helpers/client.js';
+import { expectProblem } from '../helpers/problem.js';
 
 const API = '/api/v1';
 
@@ -81,19 +83,21 @@ for (const backend of backends) {
       }
     });
 
-    it('serves the card as vCard 4.0, and 3.0 for address books, as an attachment with a stable UID', async () => {
+    it('serves the card as vCard 3.0 for address books by default, and 4.0 on request, as an attachment with a stable UID', async () => {
       const { device, open, phone } = await person();
-      const v4 = await get(`/public/${device.username}/vcard`);
-      assert.equal(v4.status, 200);
-      assert.equal(v4.headers.get('content-type'), 'text/vcard; charset=utf-8');
-      assert.match(v4.headers.get('content-disposition') ?? '', new RegExp(`^attachment; filename="${device.username}\\.vcf"`));
-      assert.equal(v4.headers.get('cache-control'), 'public, max-age=60');
-      assert.equal(v4.headers.get('access-control-allow-origin'), '*');
-      const v3 = await get(`/public/${device.username}/vcard?version=3.0`);
+      const v3 = await get(`/public/${device.username}/vcard`);
       assert.equal(v3.status, 200);
+      assert.equal(v3.headers.get('content-type'), 'text/vcard; charset=utf-8');
+      // RFC 6266: an ASCII name needs no filename*; content-disposition writes it as a token.
+      assert.equal(v3.headers.get('content-disposition'), `attachment; filename=${device.username}.vcf`);
+      assert.equal(v3.headers.get('cache-control'), 'public, max-age=60');
+      assert.equal(v3.headers.get('access-control-allow-origin'), '*');
+      const v4 = await get(`/public/${device.username}/vcard?version=4.0`);
+      assert.equal(v4.status, 200);
       assert.notEqual(v3.headers.get('etag'), v4.headers.get('etag'), 'each version is its own representation');
-      assert.equal((await get(`/public/${device.username}/vcard?version=3.0`, { 'if-none-match': v3.headers.get('etag')! })).status, 304);
-      assert.equal((await get(`/public/${device.username}/vcard?version=2.1`)).status, 400);
+      assert.equal((await get(`/public/${device.username}/vcard?version=4.0`, { 'if-none-match': v4.headers.get('etag')! })).status, 304);
+      assert.equal((await get(`/public/${device.username}/vcard`, { 'if-none-match': v3.headers.get('etag')! })).status, 304);
+      expectProblem(await get(`/public/${device.username}/vcard?version=2.1`), 400, 'validation_failed');
 
       const card4 = new ICAL.Component(ICAL.parse(v4.body) as unknown[]);
       const card3 = new ICAL.Component(ICAL.parse(v3.body) as unknown[]);
@@ -110,7 +114,7 @@ for (const backend of backends) {
       // A change to the card moves REV and the ETag; the UID stays, so a re-import updates the contact.
       t.clock.advance(60_000);
       await t.client.as(device, 'PATCH', `${API}/me/fields/${phone.id}`, { body: { value: '+49 30 22730' }, headers: { 'if-match': '"1"' } });
-      const later = await get(`/public/${device.username}/vcard`);
+      const later = await get(`/public/${device.username}/vcard?version=4.0`);
       const card4b = new ICAL.Component(ICAL.parse(later.body) as unknown[]);
       assert.equal(String(card4b.getFirstPropertyValue('uid')), String(card4.getFirstPropertyValue('uid')));
       assert.notEqual(String(card4b.getFirstPropertyValue('rev')), String(card4.getFirstPropertyValue('rev')));

@@ -286,6 +286,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/recovery-key/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * When your recovery key was made and last downloaded
+         * @description No step-up: dates only, never the key. The key is made once, at sign-up, and a download gives that same key each time (it replaces nothing). The signal recovery_key.changed names this resource after every download.
+         */
+        get: operations["getAuthRecoveryKeyState"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/recovery/begin": {
         parameters: {
             query?: never;
@@ -870,7 +890,7 @@ export interface paths {
         };
         /**
          * A person's public card as a vCard file
-         * @description text/vcard; charset=utf-8, as an attachment. 4.0 (RFC 6350) by default; ?version=3.0 (RFC 2426) is what iPhone and Android contacts apps import ("Add to contacts"). UID is stable per person, so a re-import updates the contact. Cacheable like the card.
+         * @description text/vcard; charset=utf-8, as an attachment named after the person (an ASCII `filename` beside the UTF-8 `filename*`). 3.0 (RFC 2426) by default, which iPhone and Android contacts apps import ("Add to contacts"); 4.0 (RFC 6350) on ?version=4.0 or Accept: text/vcard; version=4.0, with RFC 9554's properties only on rfc9554=true. Each version has its own ETag (Vary: Accept). UID is stable per person, so a re-import updates the contact. Cacheable like the card.
          */
         get: operations["getPublicByUsernameVcard"];
         put?: never;
@@ -1065,7 +1085,7 @@ export interface paths {
         };
         /**
          * Every active contact as one vCard file
-         * @description For an address-book import: each contact its own BEGIN…END with a stable UID, so importing again updates instead of duplicating. ?version=3.0 for phones.
+         * @description For an address-book import: each contact its own BEGIN…END with a stable UID, so importing again updates instead of duplicating. 3.0 (RFC 2426) by default, which iPhone and Android contacts apps import; 4.0 (RFC 6350) on ?version=4.0 or Accept: text/vcard; version=4.0, with RFC 9554's properties only on rfc9554=true (Vary: Accept).
          */
         get: operations["getContactsVcard"];
         put?: never;
@@ -1124,7 +1144,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A contact's card as a vCard file */
+        /**
+         * A contact's card as a vCard file
+         * @description The card GET /contacts/{id}/card shows, as a vCard named after the person. 3.0 (RFC 2426) by default, which iPhone and Android contacts apps import; 4.0 (RFC 6350) on ?version=4.0 or Accept: text/vcard; version=4.0, with RFC 9554's properties only on rfc9554=true (Vary: Accept). Each version has its own strong ETag; If-None-Match answers 304.
+         */
         get: operations["getContactsByIdVcard"];
         put?: never;
         post?: never;
@@ -1684,13 +1707,27 @@ export interface components {
             /** @enum {number} */
             schema_version: 1;
         };
+        /**
+         * Place
+         * @description Approximate, from the client's IP address in an offline database (GeoLite2, via fast-geoip); private, loopback and IPv6 addresses have none
+         */
+        Place: {
+            /** @description When the IP database knows one */
+            city: string | null;
+            /** @description ISO 3166-1 alpha-2; show it by name in the reader's language (Intl.DisplayNames) */
+            country: string;
+        };
         /** Session */
         Session: {
             id: string;
+            /** @description Browser and device in words, e.g. "Chrome on iPhone", "Safari on Mac"; never the user-agent string */
             device_label: string;
+            /** @description The raw User-Agent header, as PRODUCT §1 lists it; show device_label to people */
             user_agent: string;
+            /** @description Where the session signed in from, approximately; null when unknown */
+            place: components["schemas"]["Place"] | null;
             trusted: boolean;
-            /** @description true for the session making this request */
+            /** @description true for the session making this request ("this device") */
             current: boolean;
             /** Format: date-time */
             created_at: string;
@@ -1702,6 +1739,7 @@ export interface components {
         /** Passkey */
         Passkey: {
             id: string;
+            /** @description Named at registration from the passkey's provider (its AAGUID) and the device ("Apple Passwords on iPhone", "Windows Hello", "Security key"); rename it with PATCH (1-64 characters) */
             name: string;
             /** Format: date-time */
             created_at: string;
@@ -1713,6 +1751,8 @@ export interface components {
             dpop_jkt: string;
             /** @description A signature counter went backwards once (possible clone) */
             flagged: boolean;
+            /** @description The passkey this session signed in with ("this device"); false in the account export */
+            current: boolean;
             version: number;
             /** @enum {number} */
             schema_version: 1;
@@ -1751,6 +1791,18 @@ export interface components {
             /** @enum {number} */
             schema_version: 1;
         };
+        /** RecoveryKeyState */
+        RecoveryKeyState: {
+            /**
+             * Format: date-time
+             * @description When the key was made: at sign-up
+             */
+            created_at: string;
+            /** @description When it was last downloaded; null: never (say so, and offer the download). Downloading again gives the same key: it is made once and never replaced, so copies kept earlier still work */
+            downloaded_at: string | null;
+            /** @enum {number} */
+            schema_version: 1;
+        };
         /** JoinAttempt */
         JoinAttempt: {
             attempt_id: string;
@@ -1770,10 +1822,13 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
             ip: string;
-            /** @description Approximate "City, CC" of the new device, from an offline IP database */
+            /** @description Approximate "City, CC" of the new device, from an offline IP database (the same place as `place`, as text) */
             location: string | null;
+            /** @description Where the new device is, approximately; null when unknown */
+            place: components["schemas"]["Place"] | null;
+            /** @description The raw User-Agent header, which the spec's approval prompt names; show device_label to people */
             user_agent: string;
-            /** @description Parsed from the user agent, e.g. "Firefox 132 on Windows" */
+            /** @description Browser and device in words, e.g. "Firefox on Windows", "Safari on iPhone"; never the user-agent string */
             device_label: string;
         };
         /** PhoneCountryRule */
@@ -2176,7 +2231,7 @@ export interface components {
             /** @description Cursor of this signal: resume after it with `since` (polling, WebSocket) or Last-Event-ID (SSE) */
             id: string;
             /**
-             * @description What changed (docs/events.md). Known kinds: me.changed, fields.changed, profiles.changed, subscriptions.changed, contacts.changed, contact.card.changed, annotations.changed, share_links.changed, dav-tokens.changed, methods.changed, sessions.changed, join.requested, join.changed, join.code.changed, keys.changed, contact.keys.changed, account.changed. New kinds may be added within v1: ignore kinds you do not know.
+             * @description What changed (docs/events.md). Known kinds: me.changed, fields.changed, profiles.changed, subscriptions.changed, contacts.changed, contact.card.changed, annotations.changed, share_links.changed, dav-tokens.changed, methods.changed, sessions.changed, join.requested, join.changed, join.code.changed, recovery_key.changed, keys.changed, contact.keys.changed, account.changed. New kinds may be added within v1: ignore kinds you do not know.
              * @example me.changed
              */
             kind: string;
@@ -4210,6 +4265,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description 1-64 characters; spaces around it are trimmed */
                     name: string;
                 };
             };
@@ -6813,6 +6869,254 @@ export interface operations {
                 };
             };
             /** @description step_up_required (Step-up required): the VID-Step-Up assertion is missing or invalid; ephemeral_session (Not allowed on an ephemeral session); account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
+            403: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description recovery_key_not_found (No recovery key) */
+            404: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAuthRecoveryKeyState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryKeyState"];
+                };
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
+            401: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16308,10 +16612,15 @@ export interface operations {
     getPublicByUsernameVcard: {
         parameters: {
             query?: {
-                /** @description 4.0 (RFC 6350) by default; 3.0 (RFC 2426) for phones' address books, which import it reliably */
-                version?: "4.0" | "3.0";
+                /** @description 3.0 (RFC 2426) when left out, which iPhone and Android contacts apps import; 4.0 (RFC 6350) for readers that want it. Wins over Accept. Anything else: 400 validation_failed */
+                version?: "3.0" | "4.0";
+                /** @description With 4.0 only (else 400 validation_failed): RFC 9554's SOCIALPROFILE and PRONOUNS instead of X-SOCIALPROFILE and X-PRONOUNS, for readers that know RFC 9554. Without it a 4.0 card holds nothing a strict RFC 6350 reader refuses */
+                rfc9554?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description `text/vcard; version=4.0` asks for 4.0 and `text/vcard; version=3.0` for 3.0 (RFC 6350 §10.1), by q-value like any Accept; no version, a wildcard or another type leaves the default, 3.0. Only versions this service does not write (`version=2.1`): 400 validation_failed. ?version= wins over it */
+                accept?: string;
+            };
             path: {
                 username: string;
             };
@@ -16362,7 +16671,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description validation_failed (Validation failed): a vCard version other than 3.0 or 4.0 (?version= or Accept), or rfc9554 without 4.0; or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19241,10 +19550,15 @@ export interface operations {
     getContactsVcard: {
         parameters: {
             query?: {
-                /** @description 4.0 (RFC 6350) by default; 3.0 (RFC 2426) for phones' address books, which import it reliably */
-                version?: "4.0" | "3.0";
+                /** @description 3.0 (RFC 2426) when left out, which iPhone and Android contacts apps import; 4.0 (RFC 6350) for readers that want it. Wins over Accept. Anything else: 400 validation_failed */
+                version?: "3.0" | "4.0";
+                /** @description With 4.0 only (else 400 validation_failed): RFC 9554's SOCIALPROFILE and PRONOUNS instead of X-SOCIALPROFILE and X-PRONOUNS, for readers that know RFC 9554. Without it a 4.0 card holds nothing a strict RFC 6350 reader refuses */
+                rfc9554?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description `text/vcard; version=4.0` asks for 4.0 and `text/vcard; version=3.0` for 3.0 (RFC 6350 §10.1), by q-value like any Accept; no version, a wildcard or another type leaves the default, 3.0. Only versions this service does not write (`version=2.1`): 400 validation_failed. ?version= wins over it */
+                accept?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -19276,7 +19590,7 @@ export interface operations {
                     "text/vcard": string;
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description validation_failed (Validation failed): a vCard version other than 3.0 or 4.0 (?version= or Accept), or rfc9554 without 4.0; or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20296,10 +20610,15 @@ export interface operations {
     getContactsByIdVcard: {
         parameters: {
             query?: {
-                /** @description 4.0 (RFC 6350) by default; 3.0 (RFC 2426) for phones' address books, which import it reliably */
-                version?: "4.0" | "3.0";
+                /** @description 3.0 (RFC 2426) when left out, which iPhone and Android contacts apps import; 4.0 (RFC 6350) for readers that want it. Wins over Accept. Anything else: 400 validation_failed */
+                version?: "3.0" | "4.0";
+                /** @description With 4.0 only (else 400 validation_failed): RFC 9554's SOCIALPROFILE and PRONOUNS instead of X-SOCIALPROFILE and X-PRONOUNS, for readers that know RFC 9554. Without it a 4.0 card holds nothing a strict RFC 6350 reader refuses */
+                rfc9554?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description `text/vcard; version=4.0` asks for 4.0 and `text/vcard; version=3.0` for 3.0 (RFC 6350 §10.1), by q-value like any Accept; no version, a wildcard or another type leaves the default, 3.0. Only versions this service does not write (`version=2.1`): 400 validation_failed. ?version= wins over it */
+                accept?: string;
+            };
             path: {
                 id: string;
             };
@@ -20356,7 +20675,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description validation_failed (Validation failed): a vCard version other than 3.0 or 4.0 (?version= or Accept), or rfc9554 without 4.0; or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26625,12 +26944,16 @@ export interface operations {
                         account: components["schemas"]["Me"];
                         /** @description Sign-ins, passkey and TOTP changes, recovery, revocations, deletion: newest first */
                         security_log: components["schemas"]["SecurityLogEntry"][];
-                        /** @description Every session: device, address, when it started, was last seen, ends or was revoked */
+                        /** @description Every session: device, address and approximate place, the passkey it signed in with, when it started, was last seen, ends or was revoked */
                         sessions: {
                             id: string;
                             device_label: string;
                             user_agent: string;
                             ip: string;
+                            /** @description Approximate "City, CC" when the session opened */
+                            location: string | null;
+                            /** @description The passkey it signed in with, if one did */
+                            passkey_id: string | null;
                             trusted: boolean;
                             /** Format: date-time */
                             created_at: string;

@@ -1,21 +1,24 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { attachment } from '../../platform/http/attachment.js';
 import { callerOf } from '../../platform/http/caller.js';
 import { notModified, optionalIfMatch, requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
 import { NoContent, NotModified, PageOf, PageQuery, ref } from '../../platform/http/schemas.js';
 import { ifNoneMatch, sendStored } from '../../platform/http/stored-representation.js';
-import { CardSchema, VcardQuery } from '../profiles/schemas.js';
+import { CardSchema, VCARD_REFUSAL, vcardFormOf, VcardHeaders, VcardQuery } from '../profiles/schemas.js';
 import type { AnnotationService } from './annotations.js';
 import type { ContactService } from './contacts.js';
 import { AnnotationBody, AnnotationSchema, ContactSchema, ContactsQuery, IdParams, LabelCount, SubscribeBody } from './schemas.js';
 const vcardResponse = { description: 'text/vcard; charset=utf-8', content: { 'text/vcard': { schema: Type.String() } } };
+const VERSIONS =
+  '3.0 (RFC 2426) by default, which iPhone and Android contacts apps import; 4.0 (RFC 6350) on ?version=4.0 or Accept: text/vcard; version=4.0, ' +
+  'with RFC 9554\'s properties only on rfc9554=true (Vary: Accept).';
 
-function attachment(reply: FastifyReply, name: string): FastifyReply {
-  // RFC 6266 §4.3: an ASCII fallback name, and the real one in UTF-8 (RFC 8187).
-  const ascii = name.replace(/[^A-Za-z0-9._-]/g, '_');
-  return reply.header('Content-Disposition', `attachment; filename="${ascii}.vcf"; filename*=UTF-8''${encodeURIComponent(name)}.vcf`).type('text/vcard; charset=utf-8');
+/** A vCard download named after `name` (an ASCII `filename` beside the UTF-8 `filename*`, RFC 6266). */
+function vcardFile(reply: FastifyReply, name: string): FastifyReply {
+  return reply.header('Content-Disposition', attachment(name, 'vcf', 'contact')).header('Vary', 'Accept').type('text/vcard; charset=utf-8');
 }
 
 /** The subscriber's side: contacts, their cards and private annotations (PRODUCT §4, §5). */
@@ -50,18 +53,19 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
   }, async (request) => contacts.list(callerOf(request), { status: request.query.status, label: request.query.label }, request.query.cursor, request.query.limit ?? 50));
 
   r.get('/contacts/vcard', {
-    config: { auth: 'session' },
+    config: { auth: 'session', refusals: [VCARD_REFUSAL] },
     schema: {
       tags,
       summary: 'Every active contact as one vCard file',
-      description: 'For an address-book import: each contact its own BEGIN…END with a stable UID, so importing again updates instead of duplicating. ?version=3.0 for phones.',
+      description: `For an address-book import: each contact its own BEGIN…END with a stable UID, so importing again updates instead of duplicating. ${VERSIONS}`,
       querystring: VcardQuery,
+      headers: VcardHeaders,
       produces: ['text/vcard'],
       response: { 200: vcardResponse },
     },
   }, async (request, reply) => {
-    const text = await contacts.allVcards(callerOf(request), request.query.version ?? '4.0');
-    return attachment(reply.header('Cache-Control', 'private, no-store'), 'contacts').send(text);
+    const text = await contacts.allVcards(callerOf(request), vcardFormOf(request.query, request.headers.accept));
+    return vcardFile(reply.header('Cache-Control', 'private, no-store'), 'contacts').send(text);
   });
 
   r.get('/contacts/:id', {
@@ -99,13 +103,22 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
   }, async (request, reply) => sendStored(request, reply, await contacts.card(callerOf(request), request.params.id, ifNoneMatch(request)), 'private, no-cache'));
 
   r.get('/contacts/:id/vcard', {
-    config: { auth: 'session', refusals: [['contact_not_active', 'no card'], 'contact_not_found', ['contact_account_deleted', 'its card is back if they restore it'], ['contact_account_unavailable', 'the operator locked their account']] },
-    schema: { tags, summary: 'A contact\'s card as a vCard file', params: IdParams, querystring: VcardQuery, produces: ['text/vcard'], response: { 200: vcardResponse, 304: NotModified } },
+    config: { auth: 'session', refusals: [['contact_not_active', 'no card'], 'contact_not_found', ['contact_account_deleted', 'its card is back if they restore it'], ['contact_account_unavailable', 'the operator locked their account'], VCARD_REFUSAL] },
+    schema: {
+      tags,
+      summary: 'A contact\'s card as a vCard file',
+      description: `The card GET /contacts/{id}/card shows, as a vCard named after the person. ${VERSIONS} Each version has its own strong ETag; If-None-Match answers 304.`,
+      params: IdParams,
+      querystring: VcardQuery,
+      headers: VcardHeaders,
+      produces: ['text/vcard'],
+      response: { 200: vcardResponse, 304: NotModified },
+    },
   }, async (request, reply) => {
-    const vcard = await contacts.vcard(callerOf(request), request.params.id, request.query.version ?? '4.0');
-    reply.header('ETag', vcard.etag).header('Cache-Control', 'private, no-cache');
+    const vcard = await contacts.vcard(callerOf(request), request.params.id, vcardFormOf(request.query, request.headers.accept));
+    reply.header('ETag', vcard.etag).header('Cache-Control', 'private, no-cache').header('Vary', 'Accept');
     if (notModified(request, vcard.etag)) return (reply as FastifyReply).code(304).send();
-    return attachment(reply, vcard.username).send(vcard.text);
+    return vcardFile(reply, vcard.username).send(vcard.text);
   });
 
   r.get('/contacts/:id/annotation', {

@@ -9,7 +9,7 @@ import { keysetPages, page } from '../../platform/store/keyset.js';
 import type { KeysetPosition, Page } from '../../platform/store/keyset.js';
 import type { RepositoryOf } from '../../platform/store/store.js';
 import type { ProfileService } from '../profiles/service.js';
-import type { VcardVersion } from '../profiles/vcard.js';
+import type { VcardForm } from '../profiles/schemas.js';
 import { labelKey } from './queries.js';
 import type { annotationQueries, blockQueries, ContactAccessRow, ContactCardRow, subscriptionQueries } from './queries.js';
 import { TRANSITIONS } from './states.js';
@@ -75,15 +75,15 @@ export function createContactService(deps: {
   const { db, clock, cards } = deps;
 
   /** The tag of a contact's card (or of one of its vCards) as the subscriber receives it. */
-  const etagOf = (row: { card_since: number | null; card_etag: string; card_updated_at: number }, vcard?: VcardVersion) =>
-    cards.cardEtag(row.card_etag, { since: movedAt(row), vcard });
+  const etagOf = (row: { card_since: number | null; card_etag: string; card_updated_at: number }, vcard?: VcardForm) =>
+    cards.cardEtag(row.card_etag, { since: movedAt(row), vcard: vcard?.version, rfc9554: vcard?.rfc9554 });
 
   /**
    * A contact's card: its profile's rendered card, sent as stored, unless the subscriber began
    * seeing that profile after the card last changed (a move): then for them it changed at the
    * move, and updated_at and the tag say so. Or the refusal that says why there is none.
    */
-  function cardOf(row: ContactCardRow | undefined, vcard?: VcardVersion): { json: string; etag: string } {
+  function cardOf(row: ContactCardRow | undefined, vcard?: VcardForm): { json: string; etag: string } {
     const shown = shownCard(row);
     if (shown.card_json === null) throw refuse('contact_not_active', 'this contact shows you no card: it is not active');
     const since = movedAt(shown);
@@ -190,17 +190,17 @@ export function createContactService(deps: {
       return cardOf(await db.direct.subs.card(auth.account.id, id));
     },
 
-    async vcard(auth: AuthContext, id: string, version: VcardVersion): Promise<{ text: string; etag: string; username: string }> {
+    async vcard(auth: AuthContext, id: string, form: VcardForm): Promise<{ text: string; etag: string; username: string }> {
       const row = await db.direct.subs.card(auth.account.id, id);
-      const card = cardOf(row, version);
+      const card = cardOf(row, form);
       const parsed = JSON.parse(card.json);
-      return { text: cards.vcardOf(parsed, row!.owner_id, version), etag: card.etag, username: parsed.owner.username };
+      return { text: cards.vcardOf(parsed, row!.owner_id, form.version, { rfc9554: form.rfc9554 }), etag: card.etag, username: parsed.owner.username };
     },
 
     /** Every card the subscriber may see, in one file, each its own BEGIN…END with a stable UID (an import updates). */
-    async allVcards(auth: AuthContext, version: VcardVersion): Promise<string> {
+    async allVcards(auth: AuthContext, form: VcardForm): Promise<string> {
       const rows = await db.direct.subs.shownCards(auth.account.id);
-      return rows.map((row) => cards.vcardOf(JSON.parse(cardOf(row).json), row.owner_id, version)).join('');
+      return rows.map((row) => cards.vcardOf(JSON.parse(cardOf(row).json), row.owner_id, form.version, { rfc9554: form.rfc9554 })).join('');
     },
   };
 }

@@ -2,13 +2,12 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { refuse } from '../../platform/errors.js';
+import { attachment } from '../../platform/http/attachment.js';
 import { notModified } from '../../platform/http/preconditions.js';
 import { NotModified, ref } from '../../platform/http/schemas.js';
 import { ifNoneMatch, sendStored } from '../../platform/http/stored-representation.js';
-import { CardSchema, PublicParams, VcardQuery } from './schemas.js';
+import { CardSchema, PublicParams, VCARD_REFUSAL, vcardFormOf, VcardHeaders, VcardQuery } from './schemas.js';
 import type { ProfileService } from './service.js';
-import { cardToVcard, uidFor } from './vcard.js';
-import type { VcardVersion } from './vcard.js';
 import type { RouteRefusal } from '../../platform/refusals.js';
 
 const NO_CARD = ['profile_not_found', 'no such user, or no public profile: the same answer for both'] as const satisfies RouteRefusal;
@@ -44,15 +43,18 @@ export async function publicRoutes(app: FastifyInstance, opts: { profiles: Profi
   }, async (request, reply) => sendStored(request, openToAnyOrigin(reply), await publicCard(request.params.username, ifNoneMatch(request)), CACHE_CONTROL));
 
   r.get('/public/:username/vcard', {
-    config: { refusals: [NO_CARD] },
+    config: { refusals: [NO_CARD, VCARD_REFUSAL] },
     schema: {
       tags: ['public'],
       summary: 'A person\'s public card as a vCard file',
       description:
-        'text/vcard; charset=utf-8, as an attachment. 4.0 (RFC 6350) by default; ?version=3.0 (RFC 2426) is what iPhone and Android contacts ' +
-        'apps import ("Add to contacts"). UID is stable per person, so a re-import updates the contact. Cacheable like the card.',
+        'text/vcard; charset=utf-8, as an attachment named after the person (an ASCII `filename` beside the UTF-8 `filename*`). ' +
+        '3.0 (RFC 2426) by default, which iPhone and Android contacts apps import ("Add to contacts"); 4.0 (RFC 6350) on ?version=4.0 ' +
+        'or Accept: text/vcard; version=4.0, with RFC 9554\'s properties only on rfc9554=true. Each version has its own ETag (Vary: Accept). ' +
+        'UID is stable per person, so a re-import updates the contact. Cacheable like the card.',
       params: PublicParams,
       querystring: VcardQuery,
+      headers: VcardHeaders,
       produces: ['text/vcard'],
       response: {
         200: { description: 'The vCard', content: { 'text/vcard': { schema: Type.String() } } },
@@ -60,18 +62,16 @@ export async function publicRoutes(app: FastifyInstance, opts: { profiles: Profi
       },
     },
   }, async (request, reply) => {
-    const version: VcardVersion = request.query.version ?? '4.0';
+    const form = vcardFormOf(request.query, request.headers.accept);
     const card = await publicCard(request.params.username);
-    // One representation per card and version: the card's tag, told apart by version.
-    const etag = profiles.cardEtag(card.etag, { vcard: version });
-    openToAnyOrigin(reply).header('ETag', etag).header('Cache-Control', CACHE_CONTROL);
+    // One representation per card and form: the card's tag, told apart by version (card.ts).
+    const etag = profiles.cardEtag(card.etag, { vcard: form.version, rfc9554: form.rfc9554 });
+    openToAnyOrigin(reply).header('ETag', etag).header('Cache-Control', CACHE_CONTROL).header('Vary', 'Accept');
     if (notModified(request, etag)) return (reply as FastifyReply).code(304).send();
     const parsed = JSON.parse(card.json!);
     const username = parsed.owner.username as string;
-    // RFC 6266 §4.3: an ASCII fallback name, and the real one in UTF-8 (RFC 8187).
-    const ascii = username.replace(/[^A-Za-z0-9._-]/g, '_');
-    reply.header('Content-Disposition', `attachment; filename="${ascii}.vcf"; filename*=UTF-8''${encodeURIComponent(username)}.vcf`);
-    return reply.type('text/vcard; charset=utf-8').send(cardToVcard(parsed, { version, uid: uidFor(card.accountId) }));
+    reply.header('Content-Disposition', attachment(username, 'vcf', 'contact'));
+    return reply.type('text/vcard; charset=utf-8').send(profiles.vcardOf(parsed, card.accountId, form.version, { rfc9554: form.rfc9554 }));
   });
 
   // A script on another origin that sends If-None-Match itself needs a preflight (Fetch §4.8).

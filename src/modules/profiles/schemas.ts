@@ -1,8 +1,13 @@
 import { Type } from 'typebox';
-import type { TSchema } from 'typebox';
+import type { Static, TSchema } from 'typebox';
+import { refuse } from '../../platform/errors.js';
+import { acceptedParameter } from '../../platform/http/negotiation.js';
 import { IsoDateTime, ref } from '../../platform/http/schemas.js';
 import { FieldDetails } from '../fields/schemas.js';
+import type { VcardVersion } from './card.js';
 import { PROFILE_LIMITS } from './service.js';
+
+const VCARD_VERSIONS: readonly VcardVersion[] = ['3.0', '4.0'];
 
 const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options);
 const Id = Type.String({ minLength: 1, maxLength: 64 });
@@ -104,14 +109,68 @@ export const PublicParams = Type.Object({ username: Type.String({ minLength: 1, 
 export const VcardQuery = Type.Object(
   {
     version: Type.Optional(
-      Type.Union([Type.Literal('4.0'), Type.Literal('3.0')], {
-        default: '4.0',
-        description: '4.0 (RFC 6350) by default; 3.0 (RFC 2426) for phones\' address books, which import it reliably',
+      Type.Union([Type.Literal('3.0'), Type.Literal('4.0')], {
+        description:
+          '3.0 (RFC 2426) when left out, which iPhone and Android contacts apps import; 4.0 (RFC 6350) for readers that want it. ' +
+          'Wins over Accept. Anything else: 400 validation_failed',
+      }),
+    ),
+    rfc9554: Type.Optional(
+      Type.Boolean({
+        description:
+          'With 4.0 only (else 400 validation_failed): RFC 9554\'s SOCIALPROFILE and PRONOUNS instead of X-SOCIALPROFILE and X-PRONOUNS, ' +
+          'for readers that know RFC 9554. Without it a 4.0 card holds nothing a strict RFC 6350 reader refuses',
       }),
     ),
   },
   { additionalProperties: false },
 );
+
+export const VcardHeaders = Type.Object({
+  accept: Type.Optional(
+    Type.String({
+      description:
+        '`text/vcard; version=4.0` asks for 4.0 and `text/vcard; version=3.0` for 3.0 (RFC 6350 §10.1), by q-value like any Accept; ' +
+        'no version, a wildcard or another type leaves the default, 3.0. Only versions this service does not write (`version=2.1`): 400 validation_failed. ' +
+        '?version= wins over it',
+    }),
+  ),
+});
+
+/** How a vCard route names its 400 (config.refusals). */
+export const VCARD_REFUSAL = ['validation_failed', 'a vCard version other than 3.0 or 4.0 (?version= or Accept), or rfc9554 without 4.0'] as const;
+
+/** The vCard a request asks for: its version and whether the reader knows RFC 9554's properties. */
+export interface VcardForm {
+  version: VcardVersion;
+  rfc9554: boolean;
+}
+
+/**
+ * The vCard form of a request to any vCard route (PRODUCT §6): `?version=` if given, else the
+ * version Accept prefers (`text/vcard; version=4.0`), else 3.0, the one phones import. Each is
+ * its own representation (its own ETag; the routes send Vary: Accept).
+ */
+export function vcardFormOf(query: Static<typeof VcardQuery>, accept: string | undefined): VcardForm {
+  let version = query.version;
+  if (!version) {
+    const choice = acceptedParameter(accept, 'text/vcard;charset=utf-8', 'version', VCARD_VERSIONS);
+    if (choice.kind === 'unavailable') {
+      throw refuse('validation_failed', {
+        detail: 'Accept asks for text/vcard only in versions this service does not write; ask for version=3.0 or version=4.0',
+        errors: [{ path: 'headers:/accept', code: 'vcard_version_unavailable', message: 'text/vcard is written as version=3.0 or version=4.0' }],
+      });
+    }
+    version = choice.kind === 'chosen' ? (choice.value as VcardVersion) : '3.0';
+  }
+  if (query.rfc9554 && version !== '4.0') {
+    throw refuse('validation_failed', {
+      detail: 'RFC 9554\'s properties exist only in vCard 4.0; ask for version=4.0 with them',
+      errors: [{ path: 'querystring:/rfc9554', code: 'vcard_4_required', message: 'only with version 4.0' }],
+    });
+  }
+  return { version, rfc9554: query.rfc9554 === true };
+}
 
 /** A profile as the account export shows it: the profile, its exposures in order, and its card. */
 export const ExportedProfile = Type.Object(
