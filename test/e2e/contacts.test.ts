@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { startE2e } from '../helpers/browser.js';
+import { addField, editField, goTo, setDisplayName as setName } from '../helpers/web-ui.js';
 import type { Device, E2e } from '../helpers/browser.js';
 
 const MARKER = () => (window as unknown as { marker?: number }).marker;
@@ -45,14 +46,7 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
     await page.getByLabel('Choose a username').press('Enter');
   }
 
-  async function setDisplayName(device: Device, name: string): Promise<void> {
-    const { page } = device;
-    await page.locator('#nav').getByRole('link', { name: 'Account', exact: true }).click();
-    await device.view('account');
-    await page.getByLabel('Display name').fill(name);
-    await page.getByRole('button', { name: 'Save name' }).click();
-    await page.getByText('Display name saved.').waitFor();
-  }
+  const setDisplayName = (device: Device, name: string) => setName(device.page, name);
 
   it('Alice: signs up, adds her phone, and is told to make a profile before sharing', async () => {
     const { page } = alice;
@@ -62,16 +56,13 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
     await alice.view('account');
     await setDisplayName(alice, 'Alice Liddell');
 
-    await page.locator('#nav').getByRole('link', { name: 'Fields', exact: true }).click();
-    await alice.view('fields');
-    await page.getByLabel('Type').selectOption('phone');
-    await page.getByRole('button', { name: 'Add', exact: true }).click();
-    await page.getByLabel('Phone', { exact: true }).fill('+1 202 456 1111');
-    await page.getByLabel('Label (optional)').fill('mobile');
-    await page.getByRole('button', { name: 'Save' }).click();
-    await page.locator('#fields li[data-type="phone"]', { hasText: '202 456 1111' }).waitFor();
+    await goTo(page, 'Fields', 'fields');
+    await addField(page, 'Phone', async (editor) => {
+      await editor.getByLabel('Phone', { exact: true }).fill('+1 202 456 1111');
+      await editor.getByLabel(/^Label/).fill('mobile');
+    }, '202 456 1111');
 
-    await page.locator('#nav').getByRole('link', { name: 'Share', exact: true }).click();
+    await goTo(page, 'Share', 'share');
     await alice.view('share');
     await page.getByRole('heading', { name: 'Create a profile first' }).waitFor();
     await shot(alice, '30-share-no-profile-390');
@@ -87,7 +78,7 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
   it('Alice: creates a share link that needs her approval and shows its QR code and link', async () => {
     const { page, context } = alice;
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: e2e.origin });
-    await page.locator('#nav').getByRole('link', { name: 'Share', exact: true }).click();
+    await goTo(page, 'Share', 'share');
     await alice.view('share');
     assert.equal(await page.getByLabel('Profile', { exact: true }).inputValue() !== '', true);
     assert.equal(await page.locator('#share-profile option').textContent(), 'Work');
@@ -145,7 +136,7 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
     await shot(bob, '34-contacts-waiting-390');
 
     await setDisplayName(bob, 'Bob Builder');
-    await page.locator('#nav').getByRole('link', { name: 'Contacts', exact: true }).click();
+    await goTo(page, 'Contacts', 'contacts');
     await bob.view('contacts');
     await page.locator('#pending li[data-status="pending"]').waitFor();
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
@@ -153,7 +144,7 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
 
   it('Alice: sees the request on People and approves Bob onto Work', async () => {
     const { page } = alice;
-    await page.locator('#nav').getByRole('link', { name: 'People', exact: true }).click();
+    await goTo(page, 'People', 'people');
     await alice.view('people');
     const request = page.locator('#requests li[data-request]');
     await request.waitFor();
@@ -178,12 +169,8 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
     assert.equal(await page.evaluate(MARKER), 42, 'the same page, not a reload');
 
     // Alice edits her phone on the Fields screen.
-    await alice.page.locator('#nav').getByRole('link', { name: 'Fields', exact: true }).click();
-    await alice.view('fields');
-    await alice.page.getByRole('button', { name: 'Edit Phone mobile' }).click();
-    await alice.page.getByLabel('Phone', { exact: true }).fill('+1 202 456 1414');
-    await alice.page.getByRole('button', { name: 'Save' }).click();
-    await alice.page.locator('#fields li[data-type="phone"]', { hasText: '202 456 1414' }).waitFor();
+    await goTo(alice.page, 'Fields', 'fields');
+    await editField(alice.page, 'Mobile', (form) => form.getByLabel('Phone', { exact: true }).fill('+1 202 456 1414'), '202 456 1414');
 
     await phone.filter({ hasText: '202 456 1414' }).waitFor();
     assert.equal(await phone.filter({ hasText: '202 456 1111' }).count(), 0);
@@ -231,13 +218,13 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
 
   it('Alice: moves Bob to another profile on People; his card follows without a reload', async () => {
     const { page } = alice;
-    await page.locator('#nav').getByRole('link', { name: 'Profiles', exact: true }).click();
+    await goTo(page, 'Profiles', 'profiles');
     await alice.view('profiles');
     await page.getByLabel('New profile').fill('Family');
     await page.getByRole('button', { name: 'Create' }).click();
     await page.locator('#profiles [data-profile][aria-pressed="true"]', { hasText: 'Family' }).waitFor();
 
-    await page.locator('#nav').getByRole('link', { name: 'People', exact: true }).click();
+    await goTo(page, 'People', 'people');
     await alice.view('people');
     const row = page.locator('#subscribers li[data-subscriber]', { hasText: 'Bob Builder' });
     await row.getByLabel('Move to').selectOption({ label: 'Family' });
@@ -261,7 +248,7 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
     await carol.view('welcome');
     await signUp(carol, carolName);
     await carol.view('account');
-    await carol.page.locator('#nav').getByRole('link', { name: 'Contacts', exact: true }).click();
+    await goTo(carol.page, 'Contacts', 'contacts');
     await carol.view('contacts');
     await carol.page.getByRole('heading', { name: 'No contacts yet' }).waitFor();
 
@@ -270,7 +257,7 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
     await carol.page.getByText('Nobody is called @nobody-by-this-name. Check the spelling').waitFor();
 
     const { page } = alice;
-    await page.locator('#nav').getByRole('link', { name: 'People', exact: true }).click();
+    await goTo(page, 'People', 'people');
     await alice.view('people');
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 7));
     await carol.page.getByLabel('Their username').fill(`@${aliceName}`);
@@ -293,7 +280,7 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
 
   it('a revoked link and an unknown one say so plainly', async () => {
     const { page } = alice;
-    await page.locator('#nav').getByRole('link', { name: 'Share', exact: true }).click();
+    await goTo(page, 'Share', 'share');
     await alice.view('share');
     const link = page.locator('#share-links li[data-share-link]');
     assert.match(await link.textContent() ?? '', /Used 1 of 5 times/);

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startE2e } from '../helpers/browser.js';
+import { addField, editField, goTo, setDisplayName } from '../helpers/web-ui.js';
 import type { Device, E2e } from '../helpers/browser.js';
 
 describe('web app: profiles and the public card (Chromium)', { timeout: 120_000 }, () => {
@@ -21,13 +22,6 @@ describe('web app: profiles and the public card (Chromium)', { timeout: 120_000 
     await e2e?.close();
   });
 
-  async function addField(page: Page, type: string, fill: (page: Page) => Promise<void>, shows: string): Promise<void> {
-    await page.getByLabel('Type').selectOption(type);
-    await page.getByRole('button', { name: 'Add', exact: true }).click();
-    await fill(page);
-    await page.getByRole('button', { name: 'Save' }).click();
-    await page.locator(`#fields li[data-type="${type}"]`, { hasText: shows }).waitFor();
-  }
 
   it('signs up and adds the fields the profiles will show', async () => {
     const { page } = desk;
@@ -37,22 +31,19 @@ describe('web app: profiles and the public card (Chromium)', { timeout: 120_000 
     await page.getByText(`“${username}” is available.`).waitFor();
     await page.keyboard.press('Enter');
     await desk.view('account');
-    await page.getByLabel('Display name').fill('Grace Hopper');
-    await page.getByRole('button', { name: 'Save name' }).click();
-    await page.getByRole('link', { name: 'Fields' }).click();
-    await desk.view('fields');
-    await addField(page, 'phone', async (p) => {
-      await p.getByLabel('Phone', { exact: true }).fill('+1 202 456 1111');
-      await p.getByLabel('Label (optional)').fill('work');
+    await setDisplayName(page, 'Grace Hopper');
+    await goTo(page, 'Fields', 'fields');
+    await addField(page, 'Phone', async (editor) => {
+      await editor.getByLabel('Phone', { exact: true }).fill('+1 202 456 1111');
+      await editor.getByLabel(/^Label/).fill('work');
     }, '202 456 1111');
-    await addField(page, 'email', (p) => p.getByLabel('E-mail', { exact: true }).fill('grace@example.com'), 'grace@example.com');
-    await addField(page, 'nickname', (p) => p.getByLabel('Nickname', { exact: true }).fill('Amazing Grace'), 'Amazing Grace');
+    await addField(page, 'E-mail', (editor) => editor.getByLabel('E-mail', { exact: true }).fill('grace@example.com'), 'grace@example.com');
+    await addField(page, 'Nickname', (editor) => editor.getByLabel('Nickname', { exact: true }).fill('Amazing Grace'), 'Amazing Grace');
   });
 
   it('creates two profiles, shows and orders fields, and previews the card as its audience gets it', async () => {
     const { page } = desk;
-    await page.getByRole('link', { name: 'Profiles' }).click();
-    await desk.view('profiles');
+    await goTo(page, 'Profiles', 'profiles');
     await page.getByText('No profiles yet').waitFor();
     await desk.shot('20-profiles-empty');
 
@@ -86,9 +77,7 @@ describe('web app: profiles and the public card (Chromium)', { timeout: 120_000 
     await other.goto(`${e2e.origin}/fields`);
     await other.locator('main[data-view="fields"]').waitFor();
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
-    await other.getByRole('button', { name: 'Edit Phone work' }).click();
-    await other.getByLabel('Phone', { exact: true }).fill('+1 202 456 1414');
-    await other.getByRole('button', { name: 'Save' }).click();
+    await editField(other, 'Work', (form) => form.getByLabel('Phone', { exact: true }).fill('+1 202 456 1414'), '202 456 1414');
     await page.locator('.profile-preview .vcard li[data-type="phone"]', { hasText: '202 456 1414' }).waitFor();
     assert.equal(await page.evaluate(() => (window as unknown as { marker?: number }).marker), 42, 'the same page, not a reload');
     await other.close();

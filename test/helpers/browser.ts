@@ -168,9 +168,16 @@ export async function startE2e(env: Record<string, string> = {}): Promise<E2e> {
               await page.setViewportSize({ width, height });
               for (const colorScheme of ['light', 'dark'] as const) {
                 await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
-                await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
+                // The whole page in one window as tall as it is, so the header sits at the top and the
+                // phone's bottom bar at the bottom, over nothing (a full-page capture would draw them mid-page).
+                const frame = 'window.scrollTo(0, 0); new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))';
+                await page.evaluate(frame);
+                const tall = Number(await page.evaluate('document.documentElement.scrollHeight'));
+                if (tall > height) await page.setViewportSize({ width, height: tall });
+                await page.evaluate(frame);
                 const file = `${shot}-${width}-${colorScheme}`;
-                await page.screenshot({ path: join(SCREENS, `${file}.png`), fullPage: true });
+                await page.screenshot({ path: join(SCREENS, `${file}.png`) });
+                if (tall > height) await page.setViewportSize({ width, height });
                 const violations = await device.axe();
                 if (violations.length) {
                   throw new Error(`${file}: axe finds ${violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`).join('; ')}`);

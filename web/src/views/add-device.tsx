@@ -80,7 +80,7 @@ function Request({ p }: { p: Pending }) {
     <li data-attempt={p.attempt_id}>
       <div class="item-main">
         <strong>{p.device_label}</strong>
-        <div class="item-meta" data-testid="join-place">{place ? `Near ${place}` : 'Place unknown'} · asked {ago(p.created_at)}</div>
+        <div class="item-meta" data-testid="join-place">{[place ? `Near ${place}` : '', `asked ${ago(p.created_at)}`].filter(Boolean).join(' · ')}</div>
         <p>{p.via === 'code' ? 'Is this you, signing in on a new device?' : 'Someone started signing in without a code. If it is not you, deny it.'}</p>
         <FormError action={approve} />
         <FormError action={deny} />

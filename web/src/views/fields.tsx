@@ -7,7 +7,7 @@ import { cache, useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
 import { client } from '../core/client.js';
 import { display } from '../field-display.js';
-import { countryName, useFieldTypes } from '../ui/countries.js';
+import { useFieldTypes } from '../ui/countries.js';
 import { FIELDS_KEY, FieldForm } from '../ui/field-form.js';
 import { FormError, useAction } from '../ui/form.js';
 import { Empty, Loaded, PageHead, Section } from '../ui/layout.js';
@@ -25,10 +25,9 @@ const LINE: Record<string, string> = {
 function meta(f: Field, type: FieldType | undefined): string {
   const parts: string[] = [];
   if (f.label && type) parts.push(type.label);
-  const line = (f.details as { line_type?: string }).line_type;
-  if (f.type === 'phone' && line && LINE[line]) parts.push(LINE[line]);
-  // An address's country is part of it; a phone number says its own with + and its code.
-  if (f.type === 'postal_address' && f.country) parts.push(countryName(f.country));
+  const line = LINE[(f.details as { line_type?: string }).line_type ?? ''];
+  if (f.type === 'phone' && line && line.toLowerCase() !== f.label?.toLowerCase()) parts.push(line);
+  // An address prints its country itself; a phone number says its own with + and its code.
   return parts.join(' · ');
 }
 

@@ -110,6 +110,15 @@ function SignUp({ stopAutofill }: { stopAutofill: () => void }) {
 
 export default function Welcome() {
   const autofill = useRef<AbortController | undefined>(undefined);
+  // Sent here to sign up or in (a share link's buttons): that box has the focus.
+  useEffect(() => {
+    const name = location.hash === '#sign-up' ? 'new-username' : location.hash === '#sign-in' ? 'username' : undefined;
+    const box = name && document.querySelector<HTMLInputElement>(`main input[name="${name}"]`);
+    if (box) {
+      box.scrollIntoView({ block: 'center' });
+      box.focus({ preventScroll: true });
+    }
+  }, []);
   return (
     <>
       <PageHead title="Welcome to VID" lead="Your identity and your cards, with passkeys instead of passwords." />
