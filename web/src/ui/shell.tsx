@@ -23,13 +23,12 @@ interface Link {
 
 function NavLink({ link, primary }: { link: Link; primary?: boolean }) {
   const current = path.value === link.href || (link.also ?? []).includes(path.value);
-  const label = link.badge ? `${link.label}, ${link.badge} waiting` : link.label;
   return (
     <li class={primary ? 'primary' : undefined}>
-      <a href={link.href} data-link aria-current={current ? 'page' : undefined} aria-label={link.badge ? label : undefined}>
+      <a href={link.href} data-link aria-current={current ? 'page' : undefined}>
         {link.icon ? <Icon name={link.icon} /> : null}
         <span class="nav-label">{link.label}</span>
-        {link.badge ? <span class="badge-count" aria-hidden="true">{link.badge > 99 ? '99+' : link.badge}</span> : null}
+        {link.badge ? <>{' '}<span class="badge-count">{link.badge > 99 ? '99+' : link.badge}<span class="vh"> waiting</span></span></> : null}
       </a>
     </li>
   );
@@ -73,7 +72,7 @@ function SignedInNav({ trusted }: { trusted: boolean }) {
           <button type="button" aria-expanded={open} aria-controls="nav-more" class={moreCurrent ? 'current' : undefined} onClick={() => setOpen(!open)}>
             <Icon name="more" />
             <span class="nav-label">More</span>
-            {moreWaiting ? <span class="badge-count" aria-hidden="true">{moreWaiting}</span> : null}
+            {moreWaiting ? <>{' '}<span class="badge-count">{moreWaiting}<span class="vh"> waiting</span></span></> : null}
           </button>
         </li>
       </ul>
@@ -106,7 +105,7 @@ export function Shell({ view, title, nav, children }: { view: string; title: str
   }, [title]);
   // A new screen: focus moves to it (screen readers start reading there).
   useEffect(() => {
-    main.current?.focus({ preventScroll: true });
+    if (!main.current?.contains(document.activeElement)) main.current?.focus({ preventScroll: true });
   }, [view]);
   return (
     <>
