@@ -375,6 +375,12 @@ const WALK: Entry[] = [
   { op: 'POST /share-links/redeem', expect: 201, request: (w) => ({ path: '/share-links/redeem', as: w.erin, body: { token: need(w.s.link, 'POST /share-links').token } }) },
   { op: 'DELETE /share-links/{id}', expect: 204, request: (w) => ({ path: `/share-links/${need(w.s.link, 'POST /share-links').id}`, as: w.alice }) },
 
+  // Address-book passwords
+  { op: 'POST /dav-tokens', expect: 201, request: (w) => ({ path: '/dav-tokens', as: w.alice, body: { label: 'Walk phone' } }), then: (a, w) => void (w.s.davToken = a.body) },
+  { op: 'GET /dav-tokens', expect: 200, request: (w) => ({ path: '/dav-tokens', as: w.alice }) },
+  { op: 'DELETE /dav-tokens/{id}', expect: 204, request: (w) => ({ path: `/dav-tokens/${need(w.s.davToken, 'POST /dav-tokens').id}`, as: w.alice }) },
+  { op: 'DELETE /dav-tokens', expect: 204, request: (w) => ({ path: '/dav-tokens', as: w.alice }) },
+
   // Keys
   { op: 'PUT /keys/devices/{method_id}', expect: 201, request: (w) => ({ path: `/keys/devices/${w.aliceMethodId}`, as: w.alice, body: { bundle: Buffer.from('walk device bundle').toString('base64url') } }) },
   { op: 'GET /keys/devices', expect: 200, request: (w) => ({ path: '/keys/devices', as: w.alice }) },
