@@ -1,5 +1,5 @@
 // PRODUCT §6: share links: create (Idempotency-Key), list (the token again, for the QR code),
-// revoke; resolve without sign-in (owner and profile names only); redeem (active at once with
+// revoke; resolve without sign-in (the owner's name, never the profile's); redeem (active at once with
 // auto_approve, else pending; 410 when expired, used up or revoked); uses counted atomically
 // (20 concurrent redeems of a one-use link: exactly one contact); tokens never in logs.
 import assert from 'node:assert/strict';
@@ -46,7 +46,7 @@ for (const backend of backends) {
 
       const resolved = await resolve(link.token);
       assert.equal(resolved.status, 200);
-      assert.deepEqual(resolved.body, { owner: { username: alice.username, display_name: 'Alice' }, profile_name: 'Work', auto_approve: true, expires_at: null, schema_version: 1 });
+      assert.deepEqual(resolved.body, { owner: { username: alice.username, display_name: 'Alice' }, auto_approve: true, expires_at: null, schema_version: 1 });
 
       const bob = await s.person('bob');
       const contact = await redeem(bob, link.token);
@@ -92,6 +92,31 @@ for (const backend of backends) {
       expectProblem(await t.client.as(mallory, 'DELETE', `${API}/share-links/${soon.id}`), 404, 'share_link_not_found');
     });
 
+    it('never tells a visitor which profile the link gives: the profile\'s name is nowhere in the answer (PRODUCT 2026-11-26)', async () => {
+      const { alice, work } = await owner();
+      // A name no other part of the answer can contain by chance (usernames are lower-case).
+      const secret = `Quiet Audience ${Date.now().toString(36)} Ω`;
+      const renamed = await t.client.as(alice, 'PATCH', `${API}/profiles/${work.id}`, { body: { name: secret }, headers: { 'if-match': '"1"' } });
+      assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+      for (const autoApprove of [true, false]) {
+        const link = (await s.post(alice, '/share-links', { profile_id: work.id, auto_approve: autoApprove, expires_at: new Date(t.clock.now() + 86_400_000).toISOString() })).body;
+        const resolved = await resolve(link.token);
+        assert.equal(resolved.status, 200);
+        assert.deepEqual(Object.keys(resolved.body).sort(), ['auto_approve', 'expires_at', 'owner', 'schema_version']);
+        const raw = JSON.stringify(resolved.body);
+        for (const part of [secret, 'Quiet Audience', work.id]) assert.ok(!raw.includes(part), `the resolve answer holds ${part}: ${raw}`);
+        for (const [name, value] of resolved.headers) assert.ok(!value.includes('Quiet Audience') && !value.includes(work.id), `header ${name}: ${value}`);
+      }
+      // Nor after redeeming: the contact and its card never name the profile either (PRODUCT §4).
+      const bob = await s.person('bob');
+      const link = (await s.post(alice, '/share-links', { profile_id: work.id, auto_approve: true })).body;
+      const contact = (await redeem(bob, link.token)).body;
+      for (const path of [`/contacts/${contact.id}`, `/contacts/${contact.id}/card`, '/contacts']) {
+        const raw = JSON.stringify((await s.get(bob, path)).body);
+        assert.ok(!raw.includes('Quiet Audience') && !raw.includes(work.id), `${path}: ${raw}`);
+      }
+    });
+
     it('lets exactly one of 20 people racing for a one-use link in', async () => {
       const { alice, work } = await owner();
       const link = (await s.post(alice, '/share-links', { profile_id: work.id, auto_approve: true, max_uses: 1 })).body;
@@ -110,7 +135,11 @@ for (const backend of backends) {
       const link = (await s.post(alice, '/share-links', { profile_id: work.id, auto_approve: true })).body;
       const other = (await s.post(alice, '/share-links', { profile_id: spare.id, auto_approve: true })).body;
       assert.equal((await t.client.as(alice, 'DELETE', `${API}/profiles/${work.id}?move_to=${home.id}`, { headers: { 'if-match': '"1"' } })).status, 204);
-      assert.equal((await resolve(link.token)).body.profile_name, 'Home');
+      const moved = await resolve(link.token);
+      assert.equal(moved.status, 200, 'the link follows its profile');
+      assert.equal((await redeem(await s.person('mover'), link.token)).body.status, 'active');
+      const subscriber = (await s.get(alice, '/subscriptions')).body.data.find((sub: any) => sub.status === 'active');
+      assert.equal(subscriber.profile_id, home.id, 'a redeem after the move subscribes to the profile it moved to');
       assert.equal((await t.client.as(alice, 'DELETE', `${API}/profiles/${spare.id}`, { headers: { 'if-match': '"1"' } })).status, 204);
       expectProblem(await resolve(other.token), 404, 'share_link_not_found');
     });

@@ -1249,7 +1249,7 @@ export interface paths {
         };
         /**
          * Whose link is this? (no sign-in)
-         * @description The owner's name and the profile's name, nothing more: what the person scanning the code sees before subscribing.
+         * @description The owner's name, whether the link approves at once and until when, nothing more: what the person scanning the code sees before subscribing ("Alice wants to share her card with you"). Never the profile's name, which is the owner's private word for an audience, nor its fields.
          */
         get: operations["getShareLinksResolve"];
         put?: never;
@@ -22921,7 +22921,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Whose link it is, nothing more: never the profile's name (the owner's private word for an audience) nor its fields (PRODUCT §6) */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22946,7 +22946,6 @@ export interface operations {
                             username: string;
                             display_name: string | null;
                         };
-                        profile_name: string;
                         auto_approve: boolean;
                         expires_at: string | null;
                         /** @enum {number} */

@@ -2,7 +2,6 @@ import type { Kysely, Selectable } from 'kysely';
 import { keysetPage } from '../../platform/store/keyset.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
 import type { AccountsTable } from '../../platform/store/schema.js';
-import type { ProfilesTable } from '../profiles/queries.js';
 
 /** Share links (008-share-links). */
 export interface ShareLinksTable {
@@ -26,7 +25,6 @@ export type ShareLinkRecord = Selectable<ShareLinksTable>;
 interface ShareLinkTables {
   share_links: ShareLinksTable;
   accounts: AccountsTable;
-  profiles: ProfilesTable;
 }
 
 export function shareLinkQueries(db: Kysely<ShareLinkTables>) {
@@ -48,14 +46,13 @@ export function shareLinkQueries(db: Kysely<ShareLinkTables>) {
     async find(ownerId: string, id: string): Promise<ShareLinkRecord | undefined> {
       return db.selectFrom('share_links').selectAll().where('id', '=', id).where('owner_id', '=', ownerId).executeTakeFirst();
     },
-    /** A link by its token's keyed hash, with what a visitor may learn: the owner's name and the profile's. */
+    /** A link by its token's keyed hash, with its owner's name and state (never the profile's name: PRODUCT §6). */
     async findByHash(tokenHashes: readonly string[]) {
       return db
         .selectFrom('share_links')
         .innerJoin('accounts', 'accounts.id', 'share_links.owner_id')
-        .innerJoin('profiles', 'profiles.id', 'share_links.profile_id')
         .selectAll('share_links')
-        .select(['accounts.username', 'accounts.display_name', 'accounts.deleted_at as owner_deleted_at', 'accounts.locked_at as owner_locked_at', 'profiles.name as profile_name'])
+        .select(['accounts.username', 'accounts.display_name', 'accounts.deleted_at as owner_deleted_at', 'accounts.locked_at as owner_locked_at'])
         .where('share_links.token_hash', 'in', tokenHashes)
         .executeTakeFirst();
     },

@@ -52,7 +52,7 @@ export async function shareLinkRoutes(app: FastifyInstance, opts: { links: Share
     schema: {
       tags,
       summary: 'Whose link is this? (no sign-in)',
-      description: 'The owner\'s name and the profile\'s name, nothing more: what the person scanning the code sees before subscribing.',
+      description: 'The owner\'s name, whether the link approves at once and until when, nothing more: what the person scanning the code sees before subscribing ("Alice wants to share her card with you"). Never the profile\'s name, which is the owner\'s private word for an audience, nor its fields.',
       querystring: TokenQuery,
       response: { 200: ResolvedShareLinkSchema },
     },

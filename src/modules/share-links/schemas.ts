@@ -50,12 +50,15 @@ export const ShareLinkCreateBody = Type.Object(
 export const ResolvedShareLinkSchema = Type.Object(
   {
     owner: Type.Object({ username: Type.String(), display_name: Nullable(Type.String()) }, { additionalProperties: false }),
-    profile_name: Type.String(),
     auto_approve: Type.Boolean(),
     expires_at: Nullable(IsoDateTime),
     schema_version: Type.Literal(1),
   },
-  { title: 'ResolvedShareLink', additionalProperties: false },
+  {
+    title: 'ResolvedShareLink',
+    additionalProperties: false,
+    description: 'Whose link it is, nothing more: never the profile\'s name (the owner\'s private word for an audience) nor its fields (PRODUCT §6)',
+  },
 );
 
 export const TokenQuery = Type.Object({ token: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false });

@@ -29,7 +29,6 @@ export interface ShareLinkView {
 
 export interface ResolvedShareLink {
   owner: { username: string; display_name: string | null };
-  profile_name: string;
   auto_approve: boolean;
   expires_at: string | null;
   schema_version: 1;
@@ -168,12 +167,15 @@ export function createShareLinkService(deps: {
       });
     },
 
-    /** What a visitor holding the token may learn before subscribing: whose link, for which profile. */
+    /**
+     * What a visitor holding the token may learn before subscribing: whose link it is, whether it
+     * approves at once, until when. Never which profile: its name is the owner's private word for
+     * an audience (PRODUCT §6), so "nobody learns which profile they get" holds before too.
+     */
     async resolve(token: string): Promise<ResolvedShareLink> {
       const link = await live(token);
       return {
         owner: { username: link.username, display_name: link.display_name },
-        profile_name: link.profile_name,
         auto_approve: link.auto_approve === 1,
         expires_at: iso(link.expires_at),
         schema_version: 1,
