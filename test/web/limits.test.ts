@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { LIMITS } from '../../web/src/core/limits.js';
 import { FIELD_LIMITS } from '../../src/modules/fields/limits.js';
 import { MePatchBody } from '../../src/modules/me/schemas.js';
+import { DAV_TOKEN_LIMITS } from '../../src/modules/dav-tokens/schemas.js';
 import { RenameBody, TotpEnrollBody } from '../../src/modules/methods/schemas.js';
 
 const maxLength = (schema: unknown): number | undefined => {
@@ -18,5 +19,7 @@ describe('web: box lengths are the server’s', () => {
     assert.equal(LIMITS.passkeyName, maxLength(RenameBody.properties.name));
     assert.equal(LIMITS.totpName, maxLength(TotpEnrollBody.properties.name));
     assert.equal(LIMITS.fieldLabel, FIELD_LIMITS.maxLabelLength);
+    assert.equal(LIMITS.davTokenLabel, DAV_TOKEN_LIMITS.labelLength);
+    assert.equal(LIMITS.davTokens, DAV_TOKEN_LIMITS.perAccount);
   });
 });

@@ -23,6 +23,7 @@ export function registerScreens(): void {
   route('/share', { view: 'share', title: 'Share', component: legacy(() => import('./views/share.js')) });
   route('/people', { view: 'people', title: 'People', component: legacy(() => import('./views/people.js')) });
   route('/contacts', { view: 'contacts', title: 'Contacts', component: legacy(() => import('./views/contacts.js')) });
+  route('/phone-contacts', { view: 'phone-contacts', title: 'Phone contacts', component: lazy(() => import('./views/phone-contacts.js')) });
   route('/security', { view: 'security', title: 'Security', component: lazy(() => import('./views/security.js')) });
   route('/sessions', { view: 'sessions', title: 'Sessions', component: lazy(() => import('./views/sessions.js')) });
   route('/add-device', { view: 'add-device', title: 'Add a device', component: lazy(() => import('./views/add-device.js')) });

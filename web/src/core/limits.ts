@@ -9,4 +9,8 @@ export const LIMITS = {
   totpName: 64,
   /** A field's label (FIELD_LIMITS.maxLabelLength). */
   fieldLabel: 64,
+  /** POST /dav-tokens label (DAV_TOKEN_LIMITS.labelLength). */
+  davTokenLabel: 64,
+  /** Address-book passwords an account may hold (DAV_TOKEN_LIMITS.perAccount). */
+  davTokens: 10,
 } as const;

@@ -100,6 +100,8 @@ const CODES: Record<string, string> = {
   share_link_gone: 'This link has been used up or turned off.',
   subscription_request_limit: 'You have asked too many people at once. Wait for some to answer.',
   block_not_found: 'That person is not blocked.',
+  dav_token_limit: 'You have 10 phones set up, the most there can be. Revoke one you no longer use first.',
+  dav_token_not_found: 'That phone was revoked already.',
 };
 
 /** Sentences for one box, by the failure's code (validator keywords and the field rules). */
@@ -113,11 +115,14 @@ function boxSentence(code: string, box: BoxWords): string | undefined {
     case 'text_empty':
       return box.name ? `Enter the ${box.name}.` : 'Enter something here.';
     case 'maxLength':
+    case 'text_too_long':
       return box.maxLength ? `Use at most ${box.maxLength} characters.` : 'That is too long.';
     case 'postal_code_pattern':
       return `Check the ${box.name ?? 'postal code'}${box.example ? `: ${box.country ? `in ${box.country} ` : ''}it looks like ${box.example}` : ''}.`;
     case 'phone_invalid':
       return box.country ? `That is not a phone number in ${box.country}. Check it, or start with + and the country code.` : 'That is not a phone number. Check it, or start with + and the country code.';
+    case 'text_unsafe_characters':
+      return 'Leave out invisible characters such as control or direction marks.';
     case 'phone_not_a_number':
       return 'That is not a phone number.';
     case 'country_required':

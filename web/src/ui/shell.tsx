@@ -57,6 +57,7 @@ function SignedInNav({ trusted }: { trusted: boolean }) {
   const more: Link[] = [
     { href: '/share', label: 'Share' },
     { href: '/contacts', label: 'Contacts' },
+    { href: '/phone-contacts', label: 'Phone contacts' },
     { href: '/security', label: 'Security' },
     { href: '/sessions', label: 'Sessions' },
     ...(trusted ? [{ href: '/add-device', label: 'Add a device', badge: waiting.devices }] : []),
