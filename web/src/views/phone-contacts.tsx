@@ -87,7 +87,7 @@ function SetUp({ created, onDone }: { created: Created; onDone: () => void }) {
       </p>
 
       <h3>iPhone, iPad or Mac: install the profile</h3>
-      <p>Open this page on the iPhone or Mac itself and tap the button. Then, on iPhone: Settings → Profile Downloaded → Install. On a Mac: System Settings → Privacy &amp; Security → Profiles → Install.</p>
+      <p>On the iPhone or Mac itself, tap the button. Then, on iPhone: Settings → Profile Downloaded → Install. On a Mac: System Settings → Privacy &amp; Security → Profiles → Install. On another device, type the values below instead.</p>
       <div class="actions">
         {profile ? (
           <a class="button primary" id="download-profile" href={profile} download="VID contacts.mobileconfig">Install on iPhone or Mac</a>
@@ -219,7 +219,7 @@ export default function PhoneContacts() {
             <li>It stays current by itself: when someone changes their card, your phone gets the change at its next sync. When they stop sharing with you, they leave it.</li>
             <li>It is read-only. To change what you see, people change their own cards.</li>
           </ul>
-          <p class="hint">Each phone or computer gets its own password, made here and shown once. You can revoke it any time.</p>
+          <p class="hint">Each phone or computer gets its own password, made here and shown once. You can revoke it any time. Adding an iPhone or Mac from that device itself sets it up in one tap.</p>
           {trusted ? null : <p class="notice" role="note">This device is signed in for now only. Adding a phone needs a device you keep.</p>}
           {phones.data ? <AddPhone full={count >= PHONE_LIMIT} onCreated={setCreated} /> : null}
         </Section>
