@@ -58,6 +58,8 @@ describe('web app: join a new device, signals, sessions (Chromium)', { timeout: 
     // Arrives through the join.requested signal: no reload.
     const request = page.locator('#pending li[data-attempt]');
     await request.waitFor();
+    // The navigation counts it.
+    await page.locator('#nav').getByRole('link', { name: 'Add a device 1 waiting' }).waitFor();
     // The device in words and its place, never the user-agent string.
     assert.match((await request.locator('strong').textContent()) ?? '', /^Chrom(e|ium)\b/);
     assert.doesNotMatch((await request.textContent()) ?? '', /Mozilla|AppleWebKit/);
