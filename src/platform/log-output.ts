@@ -21,7 +21,12 @@ export function logOutput(stdout: { isTTY?: boolean }): { stream?: Writable } {
       sync: true,
       translateTime: 'SYS:HH:MM:ss',
       singleLine: true,
-      ignore: 'pid,hostname,reqId,req,res,responseTime',
+      ignore: 'pid,hostname,reqId,req,res,responseTime,refusal',
+      // A refusal's detail says what to fix: "POST /api/v1/me/fields 400 3.1 ms validation_failed (…)".
+      messageFormat: (log, messageKey) => {
+        const refusal = log.refusal as { detail?: string } | undefined;
+        return refusal?.detail ? `${log[messageKey]} (${refusal.detail})` : String(log[messageKey]);
+      },
     }),
   };
 }

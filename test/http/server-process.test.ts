@@ -90,6 +90,7 @@ describe('the server process', () => {
       const checked = await check.json();
       assert.equal(check.status, 200, JSON.stringify(checked));
       assert.equal(checked.available, true);
+      assert.equal((await fetch(`http://127.0.0.1:${port}/api/v1/nothing-here?token=secret`)).status, 404);
       // The database file and the key that seals secrets exist beside each other, the key owner-only.
       assert.ok(statSync(join(dir, 'vid.sqlite')).size > 0);
       assert.equal(statSync(join(dir, 'secret.key')).mode & 0o077, 0);
@@ -102,11 +103,15 @@ describe('the server process', () => {
       assert.deepEqual(messages.filter((msg) => /ready at/.test(msg)), [`VID is ready at https://id.example.test (listening on 127.0.0.1:${port}; SQLite ${join(dir, 'vid.sqlite')})`]);
       assert.ok(!messages.some((msg) => /Server listening|incoming request|request completed/.test(msg)), messages.join('\n'));
       const requests = records.filter((record) => record.req);
-      assert.deepEqual(requests.map((record) => record.msg.replace(/ [\d.]+ ms$/, '')), ['GET /health/ready 200', 'POST /api/v1/auth/username/check 200']);
+      assert.deepEqual(requests.map((record) => record.msg.replace(/ [\d.]+ ms/, '')), ['GET /health/ready 200', 'POST /api/v1/auth/username/check 200', 'GET /api/v1/nothing-here 404 not_found']);
       // The query string is never logged (share-link tokens travel in one).
       assert.deepEqual(requests[1].req, { method: 'POST', path: '/api/v1/auth/username/check', ip: '127.0.0.1' });
       assert.equal(requests[1].res.statusCode, 200);
       assert.equal(typeof requests[1].responseTime, 'number');
+      // A refusal is said in its request's record, not in one of its own.
+      assert.deepEqual(requests[2].refusal, { code: 'not_found', detail: 'no route for GET /api/v1/nothing-here' });
+      assert.equal(records.length, requests.length + 2, messages.join('\n'));
+      assert.ok(!server.output().includes('secret'));
     } finally {
       server.child.kill('SIGKILL');
     }
@@ -126,7 +131,7 @@ describe('the server process', () => {
       await waitFor(server, /VID is ready at/);
       assert.equal((await fetch(`http://127.0.0.1:${port}/health/ready`)).status, 200);
       assert.equal((await fetch(`http://127.0.0.1:${port}/api/v1/nothing-here`)).status, 404);
-      await waitFor(server, /nothing-here 404/);
+      await waitFor(server, /nothing-here 404 [\d.]+ ms not_found/);
       child.stdin.write('\x03');
       assert.equal(await server.exited, 0);
 
@@ -137,7 +142,7 @@ describe('the server process', () => {
       const requests = lines.filter((line) => / (GET|POST) /.test(line));
       assert.equal(requests.length, 2, lines.join('\n'));
       assert.match(requests[0]!, /^\[\d{2}:\d{2}:\d{2}\] INFO: GET \/health\/ready 200 [\d.]+ ms$/);
-      assert.match(requests[1]!, /^\[\d{2}:\d{2}:\d{2}\] INFO: GET \/api\/v1\/nothing-here 404 [\d.]+ ms$/);
+      assert.match(requests[1]!, /^\[\d{2}:\d{2}:\d{2}\] INFO: GET \/api\/v1\/nothing-here 404 [\d.]+ ms not_found \(no route for GET \/api\/v1\/nothing-here\)$/);
       assert.ok(!lines.some((line) => line.includes('{"level"')), lines.join('\n'));
     } finally {
       child.kill('SIGKILL');

@@ -125,7 +125,6 @@ export function createEdge(opts: { apiVersion: string }): Edge {
       refusal = refuse('internal_error', { cause: error });
     }
     if (refusal.status >= 500) request.log.error({ err: error }, 'request failed before routing');
-    else request.log.info({ code: refusal.code }, 'request refused by the router');
     sendProblem(request, reply, refusal);
   }
 

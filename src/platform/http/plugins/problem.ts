@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { AppError, refuse } from '../../errors.js';
 import type { FieldError } from '../../errors.js';
 import type { RouteTable } from '../route-table.js';
+import { noteRefusal } from '../request-log.js';
 import { limitPolicyOfRefusal } from '../../metrics/metrics.js';
 import { foreignKeyViolation } from '../../store/db.js';
 import type { Metrics } from '../../metrics/metrics.js';
@@ -94,6 +95,8 @@ export function problemDocument(error: AppError, requestId: string): Record<stri
 }
 
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError, challenge = 'DPoP'): FastifyReply {
+  // Said in the request's one log record, not a record of its own.
+  noteRefusal(request, error.code, error.detail);
   refusalHeaders(reply, error, challenge);
   return reply.code(error.status).type('application/problem+json').send(problemDocument(error, String(request.id)));
 }
@@ -106,7 +109,6 @@ export const problemPlugin = fp(async (app: FastifyInstance, opts: { challenge: 
     const policy = appError.status === 429 ? limitPolicyOfRefusal(appError.code) : undefined;
     if (policy) opts.metrics?.rateLimited(policy);
     if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
-    else request.log.info({ code: appError.code, detail: appError.detail }, 'request refused');
     return sendProblem(request, reply, appError, opts.challenge);
   });
   app.setNotFoundHandler((request, reply) => {
