@@ -142,8 +142,10 @@ for (const backend of backends) {
                 assert.equal(res.status, 403, `${JSON.stringify(step)}: subscriber ${i} (${sub.status}) must see no card`);
               } else {
                 assert.equal(res.status, 200, `${JSON.stringify(step)}: subscriber ${i}`);
-                const { updated_at: _, schema_version: __, ...card } = res.body;
+                const { updated_at: _, schema_version: __, changed, ...card } = res.body;
                 assert.deepEqual(card, now, `${JSON.stringify(step)}: subscriber ${i}'s card`);
+                // What changed names kinds of detail only, of fields this model has (nicknames) or the name.
+                for (const kind of changed) assert.ok(kind === 'nickname' || kind === 'display_name', `${JSON.stringify(step)}: subscriber ${i}'s card says ${kind} changed`);
               }
               // Told exactly when the card it sees changed (an approval or a revocation is a
               // status change, told by contacts.changed; a card that stayed the same, by nothing).

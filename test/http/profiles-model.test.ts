@@ -1,7 +1,9 @@
 // Privacy is the product (PRODUCT §3): a property-based test drives random sequences of field
 // edits, profiles and exposures through the real API and checks, after every step, that each
 // profile's preview and the public card equal what a small model says they show: never a
-// field outside the profile, in the profile's order, with the right labels.
+// field outside the profile, in the profile's order, with the right labels; and that a card's
+// `changed` (what a live update says changed) names only kinds of detail the profile showed
+// before that change or shows after it, never a kind hidden from its audience.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -57,6 +59,22 @@ interface ModelField {
   details: unknown;
   version: number;
 }
+type ModelCard = { owner: { username: string; display_name: string | null }; fields: Array<{ id: string; type: string; label: string | null; country: string | null; value: unknown; details: unknown }> };
+
+/** The model of `changed`: the type of every field added, removed or altered, and display_name. */
+function modelChanges(before: ModelCard, after: ModelCard): string[] {
+  const kinds = new Set<string>();
+  const was = new Map(before.fields.map((f) => [f.id, f]));
+  for (const field of after.fields) {
+    const old = was.get(field.id);
+    if (!old || JSON.stringify(old) !== JSON.stringify(field)) kinds.add(field.type);
+    was.delete(field.id);
+  }
+  for (const gone of was.values()) kinds.add(gone.type);
+  if (before.owner.display_name !== after.owner.display_name) kinds.add('display_name');
+  return [...kinds].sort();
+}
+
 interface ModelProfile {
   id: string;
   public: boolean;
@@ -80,6 +98,11 @@ for (const backend of backends) {
           const profiles: ModelProfile[] = [];
           let displayName: string | null = null;
           let meVersion = 1;
+          /**
+           * Per profile: the card its audience saw at the last check, the `changed` it said then,
+           * and the card before the change that `changed` describes (none for a first card).
+           */
+          const seen = new Map<string, { card: ModelCard; changed: string[]; before?: ModelCard }>();
           const pick = <T>(list: T[], i: number) => (list.length ? list[i % list.length] : undefined);
           const call = (method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}) => t.client.as(device, method, `${API}${path}`, options);
 
@@ -192,7 +215,7 @@ for (const backend of backends) {
           }
 
           /** The card the model expects a profile to show. */
-          function expected(profile: ModelProfile) {
+          function expected(profile: ModelProfile): ModelCard {
             return {
               owner: { username: device.username, display_name: displayName },
               fields: profile.exposures.map((e) => {
@@ -206,16 +229,28 @@ for (const backend of backends) {
             for (const profile of profiles) {
               const res = await call('GET', `/profiles/${profile.id}/preview`);
               assert.equal(res.status, 200);
-              const { updated_at: _, schema_version: __, ...card } = res.body;
-              assert.deepEqual(card, expected(profile), `preview of ${profile.id} after ${JSON.stringify(step)}`);
+              const { updated_at: _, schema_version: __, changed, ...card } = res.body;
+              const now = expected(profile);
+              assert.deepEqual(card, now, `preview of ${profile.id} after ${JSON.stringify(step)}`);
+              const last = seen.get(profile.id);
+              const moved = !!last && JSON.stringify(last.card) !== JSON.stringify(now);
+              const before = moved ? last.card : last?.before;
+              // Privacy: what `changed` names was on this profile's card before the change it describes, or after it.
+              const visible = new Set(['display_name', ...(before?.fields ?? []).map((f) => f.type), ...now.fields.map((f) => f.type)]);
+              for (const kind of changed) assert.ok(visible.has(kind), `${kind} is hidden from ${profile.id}, yet its card says it changed, after ${JSON.stringify(step)}`);
+              // Exactly: a first card changed nothing; an unchanged card keeps what it said; else the model's kinds.
+              const want = !last ? [] : moved ? modelChanges(last.card, now) : last.changed;
+              assert.deepEqual(changed, want, `changed of ${profile.id} after ${JSON.stringify(step)}`);
+              seen.set(profile.id, { card: now, changed, before });
             }
             const publicProfile = profiles.find((p) => p.public);
             const res = await t.client.call('GET', `${API}/public/${device.username}`);
             if (!publicProfile) {
               assert.equal(res.status, 404, `no public profile after ${JSON.stringify(step)}`);
             } else {
-              const { updated_at: _, schema_version: __, ...card } = res.body;
+              const { updated_at: _, schema_version: __, changed, ...card } = res.body;
               assert.deepEqual(card, expected(publicProfile), `public card after ${JSON.stringify(step)}`);
+              assert.deepEqual(changed, seen.get(publicProfile.id)!.changed, 'the public card is the public profile\'s card');
             }
           }
         }),

@@ -189,7 +189,8 @@ for (const backend of backends) {
 
       const card = await preview(device, profile.id);
       assert.equal(card.status, 200, JSON.stringify(card.body));
-      assert.deepEqual(Object.keys(card.body).sort(), ['fields', 'owner', 'schema_version', 'updated_at']);
+      assert.deepEqual(Object.keys(card.body).sort(), ['changed', 'fields', 'owner', 'schema_version', 'updated_at']);
+      assert.deepEqual(card.body.changed, ['phone'], 'the last change put the phone on the card; the hidden email is no kind of it');
       assert.deepEqual(card.body.owner, { username: device.username, display_name: 'Ada Lovelace' });
       assert.deepEqual(card.body.fields.map((f: any) => [f.id, f.type, f.label]), [[phone.id, 'phone', 'mobile'], [address.id, 'postal_address', 'Home']]);
       assert.equal(card.body.fields[0].value, '+442079460958');

@@ -1995,6 +1995,13 @@ export interface components {
              * @description When what this card shows last changed
              */
             updated_at: string;
+            /**
+             * @description What changed at updated_at, as kinds of detail, sorted: the type of each field added, removed or changed (a key of GET /field-types: phone, email, postal_address, …) and display_name for the owner's name; empty when nothing you could see before changed (your first card, or a new order). Never values, and never a kind this card did not show you before or shows you now. Absent on cards last changed before the service said so
+             * @example [
+             *       "phone"
+             *     ]
+             */
+            changed?: string[];
             /** @enum {number} */
             schema_version: 1;
         };

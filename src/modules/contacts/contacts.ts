@@ -46,10 +46,14 @@ function shownCard<Row extends Omit<ContactCardRow, 'card_json'>>(row: Row | und
   return shown as Row & { card_etag: string; card_updated_at: number };
 }
 
-/** When the subscriber began seeing the profile, if later than its card last changed (a move). */
+/**
+ * When the subscriber began seeing the profile, if not before its card last changed (a move, an
+ * approval). At the same millisecond they count as having begun after it: their card is their
+ * first (or the one they were moved to), not a change of one they saw.
+ */
 function movedAt(row: { card_since: number | null; card_updated_at: number }): number | undefined {
   const since = row.card_since ?? 0;
-  return since > row.card_updated_at ? since : undefined;
+  return since >= row.card_updated_at ? since : undefined;
 }
 
 /** A card in a subscriber's address book (PRODUCT §9): whose, its vCard 3.0's strong tag and time, and the vCard when read. */
@@ -87,7 +91,9 @@ export function createContactService(deps: {
     const shown = shownCard(row);
     if (shown.card_json === null) throw refuse('contact_not_active', 'this contact shows you no card: it is not active');
     const since = movedAt(shown);
-    return { json: since === undefined ? shown.card_json : cards.cardAsOf(shown.card_json, since), etag: etagOf(shown, vcard) };
+    // Seen since a move or an approval: what changed for them then, as the subscription keeps it.
+    const changed = shown.card_changes === null ? undefined : (JSON.parse(shown.card_changes) as string[]);
+    return { json: since === undefined ? shown.card_json : cards.cardAsOf(shown.card_json, since, changed), etag: etagOf(shown, vcard) };
   }
 
   /** A shown contact as an address book holds it: the vCard 3.0 the vcard route sends for version=3.0, and its tag. */

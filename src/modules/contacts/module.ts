@@ -6,6 +6,7 @@ import { createContactService } from './contacts.js';
 import type { ContactService } from './contacts.js';
 import { contactRoutes } from './contacts-routes.js';
 import { subscriptions as subscriptionsMigration } from './migrations/007-subscriptions.js';
+import { cardChanges } from './migrations/017-card-changes.js';
 import { annotationQueries, blockQueries, subscriptionQueries } from './queries.js';
 import { AnnotationSchema, ContactSchema, SubscriptionSchema } from './schemas.js';
 import { createSubscriptionService } from './subscriptions.js';
@@ -22,7 +23,7 @@ declare module '../../platform/module.js' {
 /** Subscriptions (owner), contacts (subscriber), blocks and annotations: cards that stay current (PRODUCT §4, §5). */
 export const contactsModule = defineModule({
   name: 'contacts',
-  migrations: { '007-subscriptions': subscriptionsMigration },
+  migrations: { '007-subscriptions': subscriptionsMigration, '017-card-changes': cardChanges },
   schemas: [SubscriptionSchema, ContactSchema, AnnotationSchema],
   tags: [
     { name: 'subscriptions', description: 'Who sees your cards: requests, approvals, moves, revocations, blocks' },
@@ -31,7 +32,7 @@ export const contactsModule = defineModule({
   ],
   build({ clock, store, accountData }, { profiles, usernames }) {
     const db = store.repository({ subs: subscriptionQueries, blocks: blockQueries, annotations: annotationQueries, accounts: accountQueries });
-    const subscriptions = createSubscriptionService({ db, clock, holdsProfile: profiles.holds });
+    const subscriptions = createSubscriptionService({ db, clock, holdsProfile: profiles.holds, changesBetween: profiles.changesBetween });
     const contacts = createContactService({ db, clock, subscriptions, canonicalOf: usernames.canonicalOf, cards: profiles });
     const annotations = createAnnotationService({ db: store.repository({ annotations: annotationQueries, subs: subscriptionQueries }), clock });
     accountData.declare('contacts', contactsAccountData(db));

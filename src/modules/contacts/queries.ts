@@ -19,6 +19,8 @@ export interface SubscriptionsTable {
   created_at: number;
   updated_at: number;
   card_since: number | null;
+  /** What changed for the subscriber at card_since, a JSON array of kinds (017-card-changes); null before it. */
+  card_changes: string | null;
   hidden_at: number | null;
 }
 
@@ -104,6 +106,7 @@ export interface ContactAccessRow {
 /** A contact's card as its profile renders it, with what serving it to the subscriber needs. */
 export interface ContactCardRow extends ContactAccessRow {
   card_since: number | null;
+  card_changes: string | null;
   card_json: string | null;
   card_etag: string | null;
   card_updated_at: number | null;
@@ -130,7 +133,7 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       .where('subscriptions.subscriber_id', '=', subscriberId);
   /** The same with the card of the profile each shows. */
   const cardsOf = (subscriberId: string) =>
-    contactsOf(subscriberId).leftJoin('profiles', 'profiles.id', 'subscriptions.profile_id').select(['subscriptions.card_since', 'profiles.card_etag', 'profiles.card_updated_at']);
+    contactsOf(subscriberId).leftJoin('profiles', 'profiles.id', 'subscriptions.profile_id').select(['subscriptions.card_since', 'subscriptions.card_changes', 'profiles.card_etag', 'profiles.card_updated_at']);
   const contactAccessQuery = preparedQuery(db, (subscriberId: string, id: string) => contactsOf(subscriberId).where('subscriptions.id', '=', id), 2);
   const cardQuery = preparedQuery(db, (subscriberId: string, id: string) => cardsOf(subscriberId).select('profiles.card_json').where('subscriptions.id', '=', id), 2);
   const cardTagQuery = preparedQuery(db, (subscriberId: string, id: string) => cardsOf(subscriberId).where('subscriptions.id', '=', id), 2);
@@ -195,7 +198,7 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       id: string,
       // States as the table (states.ts) names them; queries sit below it and take plain strings.
       from: readonly string[],
-      to: { status: string; profile_id?: string | null; card_since?: number | null; hidden_at?: number | null },
+      to: { status: string; profile_id?: string | null; card_since?: number | null; card_changes?: string | null; hidden_at?: number | null },
       at: number,
     ): Promise<SubscriptionRecord | undefined> {
       return db
@@ -268,11 +271,11 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
         .execute();
       return new Map(rows.map((row) => [row.profile_id as string, Number(row.n)]));
     },
-    /** Moves every active subscriber of one profile to another; returns how many. */
-    async moveAll(ownerId: string, fromProfile: string, toProfile: string, at: number): Promise<number> {
+    /** Moves every active subscriber of one profile to another, with what changed for them; returns how many. */
+    async moveAll(ownerId: string, fromProfile: string, toProfile: string, at: number, cardChanges: string): Promise<number> {
       const result = await db
         .updateTable('subscriptions')
-        .set((eb) => ({ profile_id: toProfile, card_since: at, updated_at: at, version: eb('version', '+', 1) }))
+        .set((eb) => ({ profile_id: toProfile, card_since: at, card_changes: cardChanges, updated_at: at, version: eb('version', '+', 1) }))
         .where('owner_id', '=', ownerId)
         .where('profile_id', '=', fromProfile)
         .where('status', '=', 'active')
@@ -332,10 +335,10 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       const rows = await db.selectFrom('subscriptions').select('profile_id').distinct().where('owner_id', '=', ownerId).where('status', '=', 'active').execute();
       return rows.flatMap((row) => (row.profile_id === null ? [] : [row.profile_id]));
     },
-    /** The content hash of a profile's card (did a move change what the subscriber sees?). */
-    async cardHash(profileId: string | null): Promise<string | undefined> {
+    /** A profile's rendered card and its content hash (what does a move change for the subscriber?). */
+    async renderedCard(profileId: string | null): Promise<{ card_json: string; card_hash: string } | undefined> {
       if (!profileId) return undefined;
-      return (await db.selectFrom('profiles').select('card_hash').where('id', '=', profileId).executeTakeFirst())?.card_hash;
+      return db.selectFrom('profiles').select(['card_json', 'card_hash']).where('id', '=', profileId).executeTakeFirst();
     },
   };
 }

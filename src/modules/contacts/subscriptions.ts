@@ -19,6 +19,8 @@ import type { SubscriptionView } from './views.js';
 
 export const CONTACT_LIMITS = { requestsPerDay: 50, contactsPerAccount: 5000, messageLength: 280 } as const;
 const DAY_MS = 86_400_000;
+/** What changed for someone whose first card this is: nothing they saw before (the card's `changed`). */
+const FIRST_CARD = '[]';
 
 export interface BlockView {
   username: string;
@@ -60,6 +62,8 @@ export function createSubscriptionService(deps: {
   clock: Clock;
   /** Whether the owner has a profile, held from its delete until the grant commits (the profiles service). */
   holdsProfile: (tx: Tx, ownerId: string, profileId: string) => Promise<boolean>;
+  /** The card builder's comparison (the profiles service): kinds of detail between two rendered cards. */
+  changesBetween: (before: string, after: string) => string[];
 }) {
   const { db, clock } = deps;
   const membership = txHook<MembershipChange>();
@@ -88,8 +92,19 @@ export function createSubscriptionService(deps: {
     if (!(await deps.holdsProfile(tx, ownerId, profileId))) throw refuse('profile_not_found', 'you have no profile with this id');
   }
 
+  /**
+   * Moving from one profile's card to another's: whether what the subscriber sees changes, and
+   * which kinds of detail did (JSON, stored with the move and served as the card's `changed`).
+   */
+  async function moveBetween(tx: Tx, fromProfile: string | null, toProfile: string): Promise<{ differs: boolean; cardChanges: string }> {
+    const q = db.in(tx);
+    const [from, to] = [await q.subs.renderedCard(fromProfile), await q.subs.renderedCard(toProfile)];
+    const differs = from?.card_hash !== to?.card_hash;
+    return { differs, cardChanges: JSON.stringify(from && to && differs ? deps.changesBetween(from.card_json, to.card_json) : []) };
+  }
+
   /** Applies one row of the state table, or says why not: 404 when not the owner's, 409 otherwise. */
-  async function apply(tx: Tx, auth: AuthContext, id: string, action: Exclude<Action, 'unsubscribe'>, changes: { profile_id?: string; card_since?: number } = {}): Promise<{ before: SubscriptionRecord; after: SubscriptionRecord }> {
+  async function apply(tx: Tx, auth: AuthContext, id: string, action: Exclude<Action, 'unsubscribe'>, changes: { profile_id?: string; card_since?: number; card_changes?: string } = {}): Promise<{ before: SubscriptionRecord; after: SubscriptionRecord }> {
     const before = await mustFind(tx, auth.account.id, id);
     const rule = TRANSITIONS[action];
     const after = await db.in(tx).subs.transition('owner', auth.account.id, id, rule.from, { status: rule.to, ...changes }, clock.now());
@@ -148,6 +163,8 @@ export function createSubscriptionService(deps: {
         created_at: now,
         updated_at: now,
         card_since: active ? now : null,
+        // A first card: nothing the subscriber saw before has changed.
+        card_changes: active ? FIRST_CARD : null,
         hidden_at: null,
       };
       try {
@@ -176,7 +193,7 @@ export function createSubscriptionService(deps: {
     async approve(auth: AuthContext, id: string, profileId: string): Promise<SubscriptionView> {
       return db.transaction(async (_, tx) => {
         await holdProfile(tx, auth.account.id, profileId);
-        const { after } = await apply(tx, auth, id, 'approve', { profile_id: profileId, card_since: clock.now() });
+        const { after } = await apply(tx, auth, id, 'approve', { profile_id: profileId, card_since: clock.now(), card_changes: FIRST_CARD });
         await signal(tx, after.subscriber_id, 'contacts.changed');
         await membership.run(tx, { ownerId: after.owner_id, subscriberId: after.subscriber_id });
         return view(tx, auth.account.id, id);
@@ -200,10 +217,11 @@ export function createSubscriptionService(deps: {
         const current = await q.subs.find('owner', auth.account.id, id);
         if (current?.status === 'active' && current.profile_id === profileId) return subscriptionView(current);
         await holdProfile(tx, auth.account.id, profileId);
-        const { before, after } = await apply(tx, auth, id, 'move', { profile_id: profileId, card_since: clock.now() });
-        if ((await q.subs.cardHash(before.profile_id)) !== (await q.subs.cardHash(after.profile_id))) {
-          await signal(tx, after.subscriber_id, 'contact.card.changed', { id: after.id });
-        }
+        // Read under the owner's lock (holdProfile took it): no other transition of theirs runs until this commits.
+        const leaving = await q.subs.find('owner', auth.account.id, id);
+        const move = await moveBetween(tx, leaving?.profile_id ?? null, profileId);
+        const { after } = await apply(tx, auth, id, 'move', { profile_id: profileId, card_since: clock.now(), card_changes: move.cardChanges });
+        if (move.differs) await signal(tx, after.subscriber_id, 'contact.card.changed', { id: after.id });
         await membership.run(tx, { ownerId: after.owner_id, subscriberId: after.subscriber_id });
         return view(tx, auth.account.id, id);
       });
@@ -256,10 +274,9 @@ export function createSubscriptionService(deps: {
         throw refuse('profile_in_use', `${seen} active subscriber${seen === 1 ? ' sees' : 's see'} this profile: delete it with move_to naming another of your profiles`);
       }
       // Those about to move are told, before the move, while they are still the profile's subscribers.
-      if ((await q.subs.cardHash(removal.profileId)) !== (await q.subs.cardHash(removal.moveTo))) {
-        await signalSelected(tx, q.subs.activeSubscribersOf(removal.accountId, [removal.profileId]), 'contact.card.changed');
-      }
-      await q.subs.moveAll(removal.accountId, removal.profileId, removal.moveTo, clock.now());
+      const move = await moveBetween(tx, removal.profileId, removal.moveTo);
+      if (move.differs) await signalSelected(tx, q.subs.activeSubscribersOf(removal.accountId, [removal.profileId]), 'contact.card.changed');
+      await q.subs.moveAll(removal.accountId, removal.profileId, removal.moveTo, clock.now(), move.cardChanges);
       await signal(tx, removal.accountId, 'subscriptions.changed');
       // Everyone now receiving moveTo sees the owner anew (those moved, and harmlessly those already there).
       await membership.run(tx, { ownerId: removal.accountId, profileIds: [removal.moveTo] });

@@ -25,6 +25,11 @@ export interface Card {
   owner: { username: string; display_name: string | null };
   fields: CardField[];
   updated_at: string;
+  /**
+   * What changed at `updated_at`, for its audience: the kinds of detail (cardChanges). Absent on
+   * cards last rendered before the card said so.
+   */
+  changed?: string[];
   schema_version: 1;
 }
 
@@ -64,31 +69,78 @@ export interface RenderedCard {
   updatedAt: number;
 }
 
-/** The card's bytes: what it shows and when that last changed. Every card served is written here. */
-export function cardJson(content: CardContent, updatedAt: number): string {
-  const card: Card = { owner: content.owner, fields: content.fields, updated_at: new Date(updatedAt).toISOString(), schema_version: 1 };
+/** The card's bytes: what it shows, when that last changed and what changed then. Every card served is written here. */
+export function cardJson(content: CardContent, updatedAt: number, changed?: readonly string[]): string {
+  const card: Card = {
+    owner: content.owner,
+    fields: content.fields,
+    updated_at: new Date(updatedAt).toISOString(),
+    ...(changed ? { changed: [...changed] } : {}),
+    schema_version: 1,
+  };
   return JSON.stringify(card);
 }
 
+/** What a rendered card shows (its stored JSON without the when and what-changed). */
+export function contentOf(json: string): CardContent {
+  const { owner, fields } = JSON.parse(json) as Card;
+  return { owner, fields };
+}
+
+/** The kind of detail the owner's display name is, beside the field types. */
+export const DISPLAY_NAME = 'display_name';
+
 /**
- * The card as served: its content plus when that content last changed. `previous` is what was
- * rendered before; `updated_at` moves only when the content hash differs from it.
+ * What changed between two cards one audience sees, `before` then `after`, as kinds of detail:
+ * the type of every field added, removed or changed (label, country, value or details), and
+ * `display_name` when the owner's changed. So a client can say "new phone
+ * number" without comparing cards. Never a value, and never a kind neither card shows: a field
+ * the audience cannot see cannot appear (the properties in card.test.ts and profiles-model hold it to that).
+ * A change of order alone changes no kind. Sorted, each kind once.
  */
-export function renderCard(content: CardContent, now: number, previous?: { hash: string; updatedAt: number }): RenderedCard {
+export function cardChanges(before: CardContent, after: CardContent): string[] {
+  const kinds = new Set<string>();
+  const old = new Map(before.fields.map((field) => [field.id, field]));
+  const shown = (field: CardField) => JSON.stringify([field.type, field.label, field.country, field.value, field.details]);
+  for (const field of after.fields) {
+    const was = old.get(field.id);
+    if (!was || shown(was) !== shown(field)) {
+      kinds.add(field.type);
+      if (was) kinds.add(was.type);
+    }
+    old.delete(field.id);
+  }
+  for (const gone of old.values()) kinds.add(gone.type);
+  if (before.owner.display_name !== after.owner.display_name) kinds.add(DISPLAY_NAME);
+  return [...kinds].sort();
+}
+
+/**
+ * The card as served: its content plus when that content last changed, and what changed then.
+ * `previous` is what was rendered before (its hash, time and stored JSON): `updated_at` moves
+ * only when the content hash differs from it, and `changed` compares the two. A first card
+ * changed nothing anyone saw.
+ */
+export function renderCard(content: CardContent, now: number, previous?: { hash: string; updatedAt: number; json?: string }): RenderedCard {
   const hash = contentHash(content);
-  const updatedAt = previous && previous.hash === hash ? previous.updatedAt : now;
-  const json = cardJson(content, updatedAt);
-  return { json, etag: quoted(digest(json).slice(0, 32)), hash, updatedAt };
+  if (previous && previous.hash === hash) {
+    const json = previous.json ?? cardJson(content, previous.updatedAt);
+    return { json, etag: quoted(digest(json).slice(0, 32)), hash, updatedAt: previous.updatedAt };
+  }
+  const changed = previous?.json ? cardChanges(contentOf(previous.json), content) : [];
+  const json = cardJson(content, now, changed);
+  return { json, etag: quoted(digest(json).slice(0, 32)), hash, updatedAt: now };
 }
 
 /**
  * A rendered card as someone sees it who began seeing it after it last changed (a contact
- * moved onto the profile): the same content, changed for them when they began (PRODUCT §3:
- * `updated_at` moves exactly when what this card shows them changes).
+ * moved onto the profile, or approved): the same content, changed for them when they began
+ * (PRODUCT §3: `updated_at` moves exactly when what this card shows them changes), with what
+ * changed for them then (cardChanges between the card they saw before and this one; none for
+ * their first card), when known.
  */
-export function cardAsOf(json: string, updatedAt: number): string {
-  const { owner, fields } = JSON.parse(json) as Card;
-  return cardJson({ owner, fields }, updatedAt);
+export function cardAsOf(json: string, updatedAt: number, changed?: readonly string[]): string {
+  return cardJson(contentOf(json), updatedAt, changed);
 }
 
 /** What tells one representation of a rendered card from another. */

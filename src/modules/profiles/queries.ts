@@ -170,8 +170,8 @@ export function profileQueries(db: Kysely<ProfileTables>, dialect: Dialect) {
     },
 
     /** Every profile's card state, to re-render them after a change. */
-    async cardStates(accountId: string): Promise<Array<{ id: string; card_hash: string; card_updated_at: number }>> {
-      return db.selectFrom('profiles').select(['id', 'card_hash', 'card_updated_at']).where('account_id', '=', accountId).execute();
+    async cardStates(accountId: string): Promise<Array<{ id: string; card_json: string; card_hash: string; card_updated_at: number }>> {
+      return db.selectFrom('profiles').select(['id', 'card_json', 'card_hash', 'card_updated_at']).where('account_id', '=', accountId).execute();
     },
     async setCard(id: string, card: RenderedCardColumns): Promise<void> {
       await db.updateTable('profiles').set(card).where('id', '=', id).execute();

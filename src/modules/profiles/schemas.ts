@@ -37,6 +37,14 @@ export const CardSchema = Type.Object(
       { description: 'In the profile\'s order; only the fields the profile shows' },
     ),
     updated_at: Type.String({ format: 'date-time', description: 'When what this card shows last changed' }),
+    changed: Type.Optional(
+      Type.Array(Type.String(), {
+        uniqueItems: true,
+        description:
+          'What changed at updated_at, as kinds of detail, sorted: the type of each field added, removed or changed (a key of GET /field-types: phone, email, postal_address, …) and display_name for the owner\'s name; empty when nothing you could see before changed (your first card, or a new order). Never values, and never a kind this card did not show you before or shows you now. Absent on cards last changed before the service said so',
+        examples: [['phone']],
+      }),
+    ),
     schema_version: Type.Literal(1),
   },
   {

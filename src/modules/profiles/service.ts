@@ -13,7 +13,7 @@ import type { Page } from '../../platform/store/keyset.js';
 import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import { cleanText } from '../../platform/text.js';
-import { cardAsOf, cardContent, cardEtag, renderCard } from './card.js';
+import { cardAsOf, cardChanges, cardContent, cardEtag, contentOf, renderCard } from './card.js';
 import { cardToVcard, uidFor } from './vcard.js';
 import type { VcardVersion } from './vcard.js';
 import type { ExposedField, ExposureRecord, exposureQueries, ProfileRow, profileQueries } from './queries.js';
@@ -146,7 +146,7 @@ export function createProfileService(deps: {
     const now = clock.now();
     const changed: string[] = [];
     for (const state of states) {
-      const card = renderCard(cardContent(owner, exposed.get(state.id) ?? []), now, { hash: state.card_hash, updatedAt: state.card_updated_at });
+      const card = renderCard(cardContent(owner, exposed.get(state.id) ?? []), now, { hash: state.card_hash, updatedAt: state.card_updated_at, json: state.card_json });
       if (card.hash === state.card_hash) continue;
       await q.profiles.setCard(state.id, { card_json: card.json, card_hash: card.hash, card_etag: card.etag, card_updated_at: card.updatedAt });
       changed.push(state.id);
@@ -184,6 +184,8 @@ export function createProfileService(deps: {
      */
     cardAsOf,
     cardEtag,
+    /** What changed for someone who saw the card `before` (stored JSON) and now sees `after`: kinds of detail (card.ts). */
+    changesBetween: (before: string, after: string): string[] => cardChanges(contentOf(before), contentOf(after)),
     /**
      * A rendered card (its stored JSON, parsed) as a vCard whose UID is the owner's permanent id;
      * with `rfc9554` (4.0 only) RFC 9554's properties instead of their X- forms (vcard.ts).
