@@ -12,3 +12,10 @@ export function placeText(place: Place | null | undefined): string {
   const country = countryName(place.country);
   return place.city ? `${place.city}, ${country}` : country;
 }
+
+/** "Berlin, DE" (the older text form) as "Berlin, Germany"; the country never as a code. */
+export function locationText(location: string | null | undefined): string {
+  const match = location ? /^(?:(.*), )?([A-Z]{2})$/.exec(location) : null;
+  if (!match) return location ?? '';
+  return placeText({ city: match[1] ?? null, country: match[2]! });
+}

@@ -5,7 +5,7 @@ import type { SecurityLogEntry } from '../../../client/src/index.js';
 import { useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
 import { Empty, Loaded, Section } from '../ui/layout.js';
-import { placeText } from '../ui/place.js';
+import { locationText, placeText } from '../ui/place.js';
 import type { Place } from '../ui/place.js';
 import { when } from '../ui/words.js';
 
@@ -26,6 +26,8 @@ const WHAT: Record<string, string> = {
   recovery_succeeded: 'Account recovered with the recovery key',
   recovery_failed: 'Someone tried to recover your account and failed',
   session_revoked: 'A device was signed out',
+  dav_token_created: 'Address-book password made',
+  dav_token_revoked: 'Address-book password revoked',
   account_deleted: 'Account deleted',
   account_restored: 'Account restored',
   account_locked: 'Account locked by the service',
@@ -35,7 +37,8 @@ const WHAT: Record<string, string> = {
 const WARN = new Set(['recovery_failed', 'account_locked']);
 
 function Entry({ entry }: { entry: SecurityLogEntry }) {
-  const place = placeText((entry as SecurityLogEntry & { place?: Place | null }).place);
+  const given = (entry as SecurityLogEntry & { place?: Place | null }).place;
+  const place = given ? placeText(given) : locationText(entry.location);
   return (
     <li data-kind={entry.kind} class={WARN.has(entry.kind) ? 'warn' : undefined}>
       <div class="item-main">
