@@ -199,14 +199,47 @@ for (const backend of backends) {
       assert.equal((await book.sync()).changed.size, 0);
     });
 
-    it('a token is this book\'s: another server\'s, a malformed one, or one past its newest change is 403 valid-sync-token', async () => {
+    it('far behind (more changes of others since the token than a stretch is read for) and near: the same answer; the CTag moves only with the book', async () => {
+      const reader = await s.person('reader');
+      const [a, b] = [await owner(reader, 'nia'), await owner(reader, 'oto')];
+      const login = await davLogin(t, reader);
+      const book = client(login);
+      await book.sync();
+      const ctag = async () => {
+        const res = await dav(t.baseUrl, login, 'PROPFIND', book.paths.book, { body: '<d:propfind xmlns:d="DAV:" xmlns:cs="http://calendarserver.org/ns/"><d:prop><cs:getctag/></d:prop></d:propfind>', depth: '0' });
+        return readMultistatus(res.text).responses[0]!.ok.get('{http://calendarserver.org/ns/}getctag')!.textContent!;
+      };
+      const others = async (rows: number) =>
+        t.store.transaction((tx) => t.services.addressBook.cardsChanged(tx, { accountId: 'acc_somebodyelsexxxxxxxxx', profileIds: Array.from({ length: rows }, (_, i) => `prf_elsewhere${i}`) }));
+      const quiet = await ctag();
+      assert.equal(quiet, book.token, 'the CTag is the token of the last sync');
+      await others(10);
+      assert.equal(await ctag(), quiet, 'changes of others move no CTag (a short stretch)');
+      await others(2500);
+      assert.equal(await ctag(), quiet, 'nor many (read profile by profile)');
+      assert.equal((await book.sync()).changed.size, 0);
+
+      await editNickname(a, 'nia near');
+      const near = await ctag();
+      assert.notEqual(near, quiet);
+      assert.deepEqual([...(await book.sync()).changed.keys()], [a.device.accountId]);
+      assert.equal(book.token, near);
+
+      await editNickname(b, 'oto far');
+      await others(2500);
+      const far = await ctag();
+      assert.notEqual(far, near);
+      assert.deepEqual([...(await book.sync()).changed.keys()], [b.device.accountId]);
+      assert.equal(book.token, far);
+    });
+
+    it('a token is a position of this log: another server\'s, a malformed one, or one past the log\'s head is 403 valid-sync-token', async () => {
       const reader = await s.person('reader');
       await owner(reader, 'kim');
       const login = await davLogin(t, reader);
       const paths = bookPaths(reader.accountId);
       const token = readMultistatus((await dav(t.baseUrl, login, 'REPORT', paths.book, { body: syncBody(''), depth: '0' })).text).syncToken!;
-      const position = Number(/\/(\d+)$/.exec(token)![1]);
-      for (const bad of ['http://elsewhere.example/ns/sync/1', `${token}x`, 'urn:uuid:00000000-0000-0000-0000-000000000000', `http://localhost:8080/ns/sync/${position + 1000}`, 'http://localhost:8080/ns/sync/-1']) {
+      for (const bad of ['http://elsewhere.example/ns/sync/1', `${token}x`, 'urn:uuid:00000000-0000-0000-0000-000000000000', 'http://localhost:8080/ns/sync/999999999999', 'http://localhost:8080/ns/sync/-1']) {
         const res = await dav(t.baseUrl, login, 'REPORT', paths.book, { body: syncBody(bad), depth: '0' });
         assert.equal(res.status, 403, bad);
         assert.deepEqual(errorConditions(res.text), [D('valid-sync-token')]);

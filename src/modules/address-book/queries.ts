@@ -1,4 +1,5 @@
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { Expression, Kysely, SelectQueryBuilder, SqlBool } from 'kysely';
+import { preparedQuery } from '../../platform/store/prepared.js';
 
 /** The card-change log and its head (018-card-change-log, decision 180). */
 export interface CardChangeLogTable {
@@ -24,6 +25,8 @@ export type CardChangeAudience = { profileId: string } | { subscriberId: string 
 
 /** The profiles a subscriber receives now, as a subquery (the contacts service makes it). */
 export type ReceivedProfiles = SelectQueryBuilder<any, any, { profile_id: string | null }>;
+/** The same as a condition on a row naming an owner and a profile (the contacts service makes it). */
+export type Receives = (ownerColumn: string, profileColumn: string) => Expression<SqlBool>;
 
 export function cardChangeLogQueries(db: Kysely<LogTables>) {
   /** The rows that concern a subscriber: changes of the cards it receives, and its own. */
@@ -35,7 +38,30 @@ export function cardChangeLogQueries(db: Kysely<LogTables>) {
       .where('seq', '>', after)
       .unionAll(db.selectFrom('card_change_log').select(['seq', 'owner_id']).where('subscriber_id', '=', subscriberId).where('seq', '>', after));
 
+  /**
+   * The rows after `after` up to `head` that concern a subscriber, read from the log's own order:
+   * for a short stretch of the log this costs the stretch, whatever the subscriber follows. The
+   * limit keeps SQLite from folding the read into a scan by owner.
+   */
+  const stretch = (subscriberId: string, receives: Receives, after: number, head: number) =>
+    db
+      .selectFrom('card_change_log as l')
+      .select(['l.seq', 'l.owner_id'])
+      .where('l.seq', '>', after)
+      .where('l.seq', '<=', head)
+      .where((eb) => eb.or([eb('l.subscriber_id', '=', subscriberId), receives('l.owner_id', 'l.profile_id')]))
+      .orderBy('l.seq')
+      .limit(head - after);
+
+  // Every sync and CTag read starts here: built once (platform/store/prepared.ts).
+  const headQuery = preparedQuery(db, () => db.selectFrom('card_change_log_head').select('seq').where('id', '=', 1), 0);
+
   return {
+    /** The newest number handed out (committed: the head row is written in the appends' transactions). */
+    async head(): Promise<number> {
+      return Number((await headQuery())[0]!.seq);
+    },
+
     /**
      * Appends rows numbered one past the head, in the caller's transaction. The head's update
      * locks its row until the transaction ends (PostgreSQL; SQLite has one writer anyway), so
@@ -80,6 +106,27 @@ export function cardChangeLogQueries(db: Kysely<LogTables>) {
         .limit(limit)
         .execute();
       return rows.map((row) => ({ owner_id: row.owner_id, seq: Number(row.seq) }));
+    },
+
+    /** changedOwners over the stretch (after, head] of the log, read in the log's order. */
+    async changedOwnersBetween(subscriberId: string, receives: Receives, after: number, head: number, limit: number): Promise<Array<{ owner_id: string; seq: number }>> {
+      const rows = await db
+        .selectFrom(stretch(subscriberId, receives, after, head).as('c'))
+        .select(['c.owner_id', (eb) => eb.fn.max('c.seq').as('seq')])
+        .groupBy('c.owner_id')
+        .orderBy('seq')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ owner_id: row.owner_id, seq: Number(row.seq) }));
+    },
+
+    /** The newest row of the stretch (after, head] that concerns a subscriber, or 0. */
+    async newestBetween(subscriberId: string, receives: Receives, after: number, head: number): Promise<number> {
+      const row = await db
+        .selectFrom(stretch(subscriberId, receives, after, head).as('c'))
+        .select((eb) => eb.fn.max('c.seq').as('seq'))
+        .executeTakeFirst();
+      return Number(row?.seq ?? 0);
     },
 
     /**

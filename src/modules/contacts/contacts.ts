@@ -141,7 +141,8 @@ export function createContactService(deps: {
 
     /** The profiles the subscriber receives now, as a subquery: the address book reads the changes of these cards. */
     receivedProfiles: (subscriberId: string) => db.direct.subs.receivedProfiles(subscriberId),
-
+    /** The same as a condition on a row naming an owner and a profile (column references), for a read that starts from the rows. */
+    receives: (subscriberId: string) => (ownerColumn: string, profileColumn: string) => db.direct.subs.receives(subscriberId, ownerColumn, profileColumn),
 
     /** POST /contacts: a request to see someone's card, pending until they approve it. */
     async subscribe(auth: AuthContext, username: string, message: string | null | undefined): Promise<ContactView> {

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
+import type { Kysely, RawBuilder, Selectable, SelectQueryBuilder, SqlBool } from 'kysely';
 import { keysetPage } from '../../platform/store/keyset.js';
 import { preparedQuery } from '../../platform/store/prepared.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
@@ -315,7 +315,9 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       const query = cardsOf(subscriberId)
         .select(['subscriptions.id', 'subscriptions.created_at'])
         .$if(select.json, (q) => q.select('profiles.card_json'))
-        .$if(select.owners !== undefined, (q) => q.where('subscriptions.owner_id', 'in', select.owners!))
+        // Shown is active, and so live: with the live pair's condition as its unique index writes it
+        // (literals), each owner is one probe of that index, however many follow them.
+        .$if(select.owners !== undefined, (q) => q.where('subscriptions.owner_id', 'in', select.owners!).where(sql.ref('subscriptions.status'), 'in', [sql.lit('pending'), sql.lit('active')]))
         .where(contactAccessRule, '=', 'shown');
       return keysetPage(query, select.after, select.limit, { table: 'subscriptions' }).execute();
     },
@@ -329,6 +331,14 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
         .select('subscriptions.profile_id')
         .where('subscriptions.subscriber_id', '=', subscriberId)
         .where('subscriptions.status', '=', 'active') as unknown as SelectQueryBuilder<any, any, { profile_id: string | null }>;
+    },
+    /**
+     * The same as a condition on a row that names an owner and one of its profiles (two column
+     * references): whether the subscriber receives that profile now. One probe of the live-pair
+     * index (the `in` repeats its condition, so SQLite uses it), however many follow the owner.
+     */
+    receives(subscriberId: string, ownerColumn: string, profileColumn: string): RawBuilder<SqlBool> {
+      return sql<SqlBool>`exists (select 1 from subscriptions received where received.owner_id = ${sql.ref(ownerColumn)} and received.subscriber_id = ${subscriberId} and received.status in ('pending', 'active') and received.status = 'active' and received.profile_id = ${sql.ref(profileColumn)})`;
     },
     /** The owner's profiles that someone receives now, each once. */
     async profilesReceivedFrom(ownerId: string): Promise<string[]> {
