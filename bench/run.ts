@@ -27,12 +27,16 @@
 //            l0, GET /me on the same server with nothing to purge (SQLite only)
 //   fanout   k. field edits by an owner with 10,000 active subscribers, 1,000 on live SSE streams:
 //            acknowledgement and contact.card.changed delivery latency (bench/fanout.ts, SQLite only)
+//   dav      m0. CardDAV sync-collection (Basic auth) by a reader following 1,000 people, nothing
+//            changed since its token; m1 the same with one card changed; and the memory of a
+//            first sync of 5,000 cards with their vCards (bench/dav.ts, SQLite only)
 // Memory (g) is read from /proc for b and d: RSS after setup (idle) and the highest RSS under load.
 //
 // Env: BENCH_QUICK=1 (1 repetition of 3 s), BENCH_REPS, BENCH_DURATION (s), BENCH_WARMUP (s),
 // BENCH_CONNECTIONS (50), BENCH_DATABASE_URL (PostgreSQL admin URL), BENCH_REDIS_URL,
 // BENCH_NO_PIN=1, BENCH_NODE_FLAGS (node flags added to the service's, to try a runtime setting), BENCH_LOG_LEVEL (service log level, default warn), BENCH_FANOUT_EDITS (k: 30, 10 quick),
-// BENCH_FANOUT_SUBSCRIBERS (10,000), BENCH_FANOUT_LIVE (1,000 of them on a stream), BENCH_PURGE_ACCOUNTS (l: 1,000).
+// BENCH_FANOUT_SUBSCRIBERS (10,000), BENCH_FANOUT_LIVE (1,000 of them on a stream), BENCH_PURGE_ACCOUNTS (l: 1,000),
+// BENCH_DAV_CONTACTS (m: 1,000), BENCH_DAV_LARGE (the first sync measured for memory: 5,000).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, release, tmpdir, totalmem } from 'node:os';
@@ -48,6 +52,7 @@ import { ProofSigner, newDeviceKey } from './lib/proofs.js';
 import { HOST, ORIGIN, createDatabase, postgresAdminUrl, scrapeWhileRunning, setUpCards, setUpContacts, signUpDevices, startVid, startVidWithMetrics } from './lib/vid.js';
 import type { BenchDatabase, BenchDevice } from './lib/vid.js';
 import type { DatabaseCost } from './lib/pg-stats.js';
+import { DAV_LARGE, DAV_SMALL, setUpAddressBooks } from './dav.js';
 import { fanoutScenario } from './fanout.js';
 import { signalsScenario } from './signals.js';
 import type { BenchResult } from './types.js';
@@ -64,15 +69,16 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? (quick ? 1 : 2));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DEVICES = Math.min(CONNECTIONS, 50);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const ALL = kind === 'sqlite' ? ['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'login', 'renew', 'purge', 'signals', 'fanout'] : ['limit', 'me', 'metrics', 'login', 'renew', 'nodes'];
+const ALL = kind === 'sqlite' ? ['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'dav', 'login', 'renew', 'purge', 'signals', 'fanout'] : ['limit', 'me', 'metrics', 'login', 'renew', 'nodes'];
 const selected = new Set(chosen.length ? chosen : ALL);
-for (const name of selected) if (!['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'login', 'renew', 'purge', 'signals', 'fanout', 'nodes'].includes(name)) throw new Error(`unknown scenario ${name}`);
+for (const name of selected) if (!['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'dav', 'login', 'renew', 'purge', 'signals', 'fanout', 'nodes'].includes(name)) throw new Error(`unknown scenario ${name}`);
 // b+metrics is a ratio to b, measured alongside it.
 if (selected.has('metrics')) selected.add('me');
 if (selected.has('nodes') && kind !== 'postgres') throw new Error('the nodes scenario needs --pg');
 if ((selected.has('peer2') || selected.has('peer2cache')) && kind !== 'sqlite') throw new Error('the better-auth peer runs on SQLite (drop --pg)');
 if (selected.has('fanout') && kind !== 'sqlite') throw new Error('the fanout scenario runs on SQLite (drop --pg)');
 if (selected.has('purge') && kind !== 'sqlite') throw new Error('the purge scenario runs on SQLite (drop --pg)');
+if (selected.has('dav') && kind !== 'sqlite') throw new Error('the dav scenario runs on SQLite (drop --pg)');
 // f and k are latencies of their own: no ratio to a.
 if ([...selected].some((s) => s !== 'signals' && s !== 'fanout')) selected.add('limit');
 const FANOUT_EDITS = Number(process.env.BENCH_FANOUT_EDITS ?? (quick ? 10 : 30));
@@ -501,6 +507,42 @@ try {
     await cleanup();
   }
 
+  // m: the address book (CardDAV, Basic auth). First the memory of a 5,000-card first sync with
+  // every vCard (RSS idle, then sampled through three of them); then m0 and m1, each repetition
+  // running both in turn: a 1,000-contact reader's sync with nothing changed since its token,
+  // and from the token before one card changed (one card answered, with its vCard).
+  if (selected.has('dav')) {
+    const database = await createDatabase('sqlite');
+    cleanups.push(() => database.drop());
+    const server = await startVid('vid-dav', database);
+    cleanups.push(() => server.stop());
+    const dav = await setUpAddressBooks(server.port, database.env.SQLITE_PATH!, log);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const idle = server.memory()?.rss ?? Number.NaN;
+    server.startSampling();
+    const firstSyncs: Array<Awaited<ReturnType<typeof dav.initial>>> = [];
+    for (let i = 0; i < 3; i++) firstSyncs.push(await dav.initial());
+    memory.dav = { idle, peak: server.stopSampling() };
+    const first = firstSyncs.at(-1)!;
+    if (first.status !== 207 || first.members !== DAV_LARGE) throw new Error(`the first sync of ${DAV_LARGE} cards answered ${first.status} with ${first.members}`);
+    extraRows.push([`m, first sync of ${fmtCount(DAV_LARGE)} cards with their vCards`, `${(first.bytes / MB).toFixed(1)} MB in ${median(firstSyncs.map((r) => r.ms)).toFixed(0)} ms (median of ${firstSyncs.length}); RSS ${(idle / MB).toFixed(0)} MB idle, ${(memory.dav.peak / MB).toFixed(0)} MB at its highest`]);
+    const runs = { quiet: dav.quiet, oneChange: dav.oneChange };
+    const reps: Record<string, Array<JobResult & { serverCpu: number }>> = { quiet: [], oneChange: [] };
+    const expected: Record<string, number> = { quiet: 2000, oneChange: 1500 };
+    for (let rep = 1; rep <= REPS; rep++) {
+      for (const [run, device] of Object.entries(runs)) {
+        const job = getJob([{ host: '127.0.0.1', port: server.port }], [device], expected[run]!, HOST, device.path!);
+        const result = await measureBusy(`dav-${run}`, `dav ${run} ${rep}/${REPS}`, job, server, {}, true);
+        reps[run]!.push(result);
+        expected[run] = Math.max(result.steps[0]!.rate, 100) * 1.1;
+        logRun(`dav ${run} ${rep}/${REPS}`, result);
+      }
+    }
+    results.davQuiet = summariseRuns('m0', `CardDAV sync-collection, ${fmtCount(DAV_SMALL)} contacts, nothing changed (sqlite)`, 'req/s', reps.quiet!);
+    results.davOne = summariseRuns('m1', `CardDAV sync-collection, ${fmtCount(DAV_SMALL)} contacts, one card changed (sqlite)`, 'req/s', reps.oneChange!);
+    await cleanup();
+  }
+
   // d: passkey logins. Each connection holds one account's authenticator and logs in again and again.
   if (selected.has('login')) {
     const database = await createDatabase(kind);
@@ -822,7 +864,8 @@ const tableNotes: string[] = [];
 if (results.node1 && results.node2) tableNotes.push(`Two nodes vs one (PostgreSQL + Redis, same run): scaling factor ${(results.node2.rate / results.node1.rate).toFixed(2)}x.`);
 if (redisCost) tableNotes.push(`Redis per GET /me on two nodes: ${redisCost.commandsPerRequest.toFixed(2)} commands, ${redisCost.cpuMsPerRequest.toFixed(4)} ms of Redis CPU (INFO, warm-up included in the count).`);
 for (const m of Object.values(results)) for (const note of m.notes) tableNotes.push(`${m.id}: ${note}`);
-const memoryRows = Object.entries(memory).map(([name, m]) => `| ${name === 'me' ? 'b' : 'd'} | ${mb(m.idle)} | ${mb(m.peak)} |`);
+const MEMORY_LABELS: Record<string, string> = { me: 'b', login: 'd', dav: `m (first syncs of ${fmtCount(DAV_LARGE)} cards)` };
+const memoryRows = Object.entries(memory).map(([name, m]) => `| ${MEMORY_LABELS[name] ?? name} | ${mb(m.idle)} | ${mb(m.peak)} |`);
 const costRows = Object.entries(databaseCosts).map(([id, c]) => `| ${id} | ${c.statements ? fmt(c.statementsPerRequest, 1) : 'n/a'} | ${c.statements ? fmt(c.execMsPerRequest, 3) : 'n/a'} | ${fmt(c.cpuMsPerRequest, 3)} |`);
 const costNotes = Object.entries(databaseCosts).flatMap(([id, c]) =>
   c.statements ? [`${id}, statements per request: ${c.top.map((t) => `${fmt(t.callsPerRequest, 2)} × \`${t.query}\` (${fmt(t.meanMs, 3)} ms)`).join('; ')}`] : [`${id}: pg_stat_statements is not loaded (shared_preload_libraries), so statements are not counted`],

@@ -2,7 +2,8 @@
 // time over IPC, pre-signs every DPoP proof the job needs before the clock starts, runs the load
 // engine and answers with the statistics. Jobs:
 // - get: GET with an access token and a fresh proof per request, or with neither (a public route)
-//   (scenarios a, a2, b, c, h, i, two nodes);
+//   (scenarios a, a2, b, c, h, i, two nodes); or, with neither, another method and a body as
+//   given (a CardDAV REPORT with Basic auth, scenario m);
 // - renew: refresh-token rotation chains, one session per connection (scenario e);
 // - login: passkey login ceremonies, begin then finish, one authenticator per connection (scenario d).
 import { createPrivateKey } from 'node:crypto';
@@ -53,6 +54,9 @@ export interface GetDevice {
   accessToken?: string;
   path?: string;
   headers?: Record<string, string>;
+  /** Without a key: the method (default GET) and the body sent, the same bytes every time. */
+  method?: string;
+  body?: string;
 }
 
 export type Job =
@@ -165,8 +169,10 @@ async function run(job: Job, mark: (phase: 'start' | 'end') => void): Promise<Jo
     const requests = job.devices.map((d) => {
       const auth = d.accessToken ? `Authorization: DPoP ${d.accessToken}\r\n` : '';
       const extra = Object.entries(d.headers ?? {}).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+      const length = d.body === undefined ? '' : `Content-Length: ${Buffer.byteLength(d.body)}\r\n`;
       return {
-        head: `${HEAD('GET', d.path ?? job.path, job.host)}${auth}${extra}`,
+        head: `${HEAD(d.method ?? 'GET', d.path ?? job.path, job.host)}${auth}${extra}${length}`,
+        body: d.body ?? '',
         htu: d.path ? new URL(d.path, job.htu).href : job.htu,
         ath: d.accessToken ? accessTokenHash(d.accessToken) : undefined,
       };
@@ -177,11 +183,11 @@ async function run(job: Job, mark: (phase: 'start' | 'end') => void): Promise<Jo
     });
     if (job.splitByTarget) steps = job.targets.length;
     makeScript = (c) => {
-      const { head } = requests[c % requests.length]!;
+      const { head, body } = requests[c % requests.length]!;
       const step = job.splitByTarget ? c % job.targets.length : 0;
       if (!signers[c % signers.length]) {
         // No proof, so every request is the same bytes: one buffer, written again and again.
-        const request = Buffer.from(`${head}\r\n`, 'latin1');
+        const request = Buffer.concat([Buffer.from(`${head}\r\n`, 'latin1'), Buffer.from(body, 'utf8')]);
         return () => ({ request, step });
       }
       return () => ({ request: Buffer.from(`${head}DPoP: ${pools.next(c)}\r\n\r\n`, 'latin1'), step });
