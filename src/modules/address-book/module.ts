@@ -22,7 +22,7 @@ export const addressBookModule = defineModule({
   name: 'address-book',
   migrations: { '018-card-change-log': cardChangeLog },
   build({ config, clock, store, accountData }, { contacts, davTokens }) {
-    const book = createAddressBookService({ db: store.repository({ log: cardChangeLogQueries }), clock, contacts });
+    const book = createAddressBookService({ db: store.repository({ cardChanges: cardChangeLogQueries }), clock, contacts });
     const handle = createDavHandler({ book, tokens: syncTokens(config.publicOrigin) });
     accountData.declare('address-book', {
       tables: {

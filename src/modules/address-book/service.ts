@@ -41,7 +41,7 @@ export interface BookChanges {
  * not send, and never writes.
  */
 export function createAddressBookService(deps: {
-  db: RepositoryOf<{ log: typeof cardChangeLogQueries }>;
+  db: RepositoryOf<{ cardChanges: typeof cardChangeLogQueries }>;
   clock: Clock;
   /** The contacts service: the audience rule, and the shown cards as an address book holds them. */
   contacts: Pick<ContactService, 'addressCards' | 'addressCardPages' | 'receivedProfiles' | 'receives'>;
@@ -56,17 +56,17 @@ export function createAddressBookService(deps: {
   const positions = new Map<string, { head: number; newest: number }>();
 
   async function append(tx: Tx, ownerId: string, audiences: CardChangeAudience[]): Promise<void> {
-    if (audiences.length) await db.in(tx).log.append(ownerId, audiences, clock.now());
+    if (audiences.length) await db.in(tx).cardChanges.append(ownerId, audiences, clock.now());
   }
 
   /** The newest position that concerns the subscriber: its book's sync token and CTag. */
   async function currentToken(subscriberId: string): Promise<number> {
-    const head = await db.direct.log.head();
+    const head = await db.direct.cardChanges.head();
     const known = positions.get(subscriberId);
     let newest: number;
     if (known && known.head === head) newest = known.newest;
-    else if (known && head > known.head && head - known.head <= STRETCH_ROWS) newest = Math.max(known.newest, await db.direct.log.newestBetween(subscriberId, contacts.receives(subscriberId), known.head, head));
-    else newest = await db.direct.log.newestConcerning(subscriberId, contacts.receivedProfiles(subscriberId));
+    else if (known && head > known.head && head - known.head <= STRETCH_ROWS) newest = Math.max(known.newest, await db.direct.cardChanges.newestBetween(subscriberId, contacts.receives(subscriberId), known.head, head));
+    else newest = await db.direct.cardChanges.newestConcerning(subscriberId, contacts.receivedProfiles(subscriberId));
     positions.delete(subscriberId);
     positions.set(subscriberId, { head, newest });
     if (positions.size > REMEMBERED) positions.delete(positions.keys().next().value!);
@@ -93,14 +93,14 @@ export function createAddressBookService(deps: {
      * or made up). Nothing changed: the same position back.
      */
     async changesSince(subscriberId: string, after: number, limit = SYNC_PAGE): Promise<BookChanges | undefined> {
-      const head = await db.direct.log.head();
+      const head = await db.direct.cardChanges.head();
       if (after > head) return undefined;
       const unchanged = { token: after, people: [], truncated: false };
       if (after === head) return unchanged;
       const rows =
         head - after <= STRETCH_ROWS
-          ? await db.direct.log.changedOwnersBetween(subscriberId, contacts.receives(subscriberId), after, head, limit + 1)
-          : await db.direct.log.changedOwners(subscriberId, contacts.receivedProfiles(subscriberId), after, limit + 1);
+          ? await db.direct.cardChanges.changedOwnersBetween(subscriberId, contacts.receives(subscriberId), after, head, limit + 1)
+          : await db.direct.cardChanges.changedOwners(subscriberId, contacts.receivedProfiles(subscriberId), after, limit + 1);
       if (rows.length === 0) return unchanged;
       const page = rows.slice(0, limit);
       return { token: page[page.length - 1]!.seq, people: page.map((row) => row.owner_id), truncated: rows.length > limit };
