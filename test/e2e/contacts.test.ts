@@ -111,7 +111,8 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
     const { page } = bob;
     await page.goto(linkUrl);
     await bob.view('share-link');
-    await page.getByRole('heading', { name: `Alice Liddell (@${aliceName}) wants to share their “Work” card with you` }).waitFor();
+    await page.getByRole('heading', { name: `Alice Liddell (@${aliceName}) wants to share their card with you` }).waitFor();
+    assert.doesNotMatch(await page.locator('main').innerText(), /Work/, 'the profile’s name is Alice’s alone');
     await page.getByText('Alice Liddell approves each request: you see the card once they do.').waitFor();
     assert.equal(await page.getByRole('button', { name: 'Subscribe' }).count(), 0, 'signed out: no Subscribe');
     await shot(bob, '32-share-link-signed-out-390');
@@ -193,6 +194,9 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
     await chips.filter({ hasText: 'Work' }).click();
     await page.locator('#label-filter [data-label="Work"][aria-pressed="true"]').waitFor();
     assert.equal(new URL(page.url()).searchParams.get('label'), 'Work');
+    // The list labelled Work is read when chosen.
+    await bob.view('contacts');
+    await page.locator('li.contact').first().waitFor();
     assert.equal(await page.locator('li.contact').count(), 1);
     assert.equal(await page.evaluate(MARKER), 42);
     await page.evaluate(() => window.scrollTo(0, 0));

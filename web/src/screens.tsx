@@ -1,17 +1,8 @@
-// Which screen each path shows, each loaded when first shown. A screen written before the
-// component rewrite is drawn through <Legacy> until it is ported
+// Which screen each path shows, each loaded when first shown
 // (docs/decisions/160-web-app-components.md).
 import type { Me } from '../../client/src/index.js';
-import type { View } from './app.js';
 import { route, routePrefix } from './core/router.js';
 import { lazy } from './ui/lazy.js';
-import { Legacy } from './ui/legacy.js';
-
-const legacy = (load: () => Promise<{ default: () => Promise<View> }>) =>
-  lazy(async () => {
-    const view = (await load()).default;
-    return { default: () => <Legacy load={view} /> };
-  });
 
 export function registerScreens(): void {
   route('/', { view: 'welcome', title: 'Sign in', component: lazy(() => import('./views/welcome.js')), signedOut: true });
@@ -19,17 +10,17 @@ export function registerScreens(): void {
   route('/recover', { view: 'recover', title: 'Recover your account', component: lazy(() => import('./views/recover.js')), signedOut: true });
   route('/account', { view: 'account', title: 'Account', component: lazy(() => import('./views/account.js')) });
   route('/fields', { view: 'fields', title: 'Fields', component: lazy(() => import('./views/fields.js')) });
-  route('/profiles', { view: 'profiles', title: 'Profiles', component: legacy(() => import('./views/profiles.js')) });
-  route('/share', { view: 'share', title: 'Share', component: legacy(() => import('./views/share.js')) });
-  route('/people', { view: 'people', title: 'People', component: legacy(() => import('./views/people.js')) });
-  route('/contacts', { view: 'contacts', title: 'Contacts', component: legacy(() => import('./views/contacts.js')) });
+  route('/profiles', { view: 'profiles', title: 'Profiles', component: lazy(() => import('./views/profiles.js')) });
+  route('/share', { view: 'share', title: 'Share', component: lazy(() => import('./views/share.js')) });
+  route('/people', { view: 'people', title: 'People', component: lazy(() => import('./views/people.js')) });
+  route('/contacts', { view: 'contacts', title: 'Contacts', component: lazy(() => import('./views/contacts.js')) });
   route('/phone-contacts', { view: 'phone-contacts', title: 'Phone contacts', component: lazy(() => import('./views/phone-contacts.js')) });
   route('/security', { view: 'security', title: 'Security', component: lazy(() => import('./views/security.js')) });
   route('/sessions', { view: 'sessions', title: 'Sessions', component: lazy(() => import('./views/sessions.js')) });
   route('/add-device', { view: 'add-device', title: 'Add a device', component: lazy(() => import('./views/add-device.js')) });
   route('/data', { view: 'data', title: 'Your data', component: lazy(() => import('./views/data.js')) });
-  routePrefix('/@', { view: 'public-card', title: 'Card', component: legacy(() => import('./views/public-card.js')), open: true });
-  routePrefix('/s/', { view: 'share-link', title: 'Share link', component: legacy(() => import('./views/share-link.js')), open: true });
+  routePrefix('/@', { view: 'public-card', title: 'Card', component: lazy(() => import('./views/public-card.js')), open: true });
+  routePrefix('/s/', { view: 'share-link', title: 'Share link', component: lazy(() => import('./views/share-link.js')), open: true });
 }
 
 /** The one screen of a deleted account (PRODUCT §8), whatever the path. */

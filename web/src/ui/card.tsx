@@ -1,0 +1,65 @@
+// A card, drawn one way wherever it appears (a profile's preview, a public card, a contact), and
+// what changed on it in words ("new phone number"), from the card's own `changed` list.
+import type { Card } from '../../../client/src/index.js';
+import { display, hrefOf } from '../field-display.js';
+import { useFieldTypes } from './countries.js';
+import { TYPE_NOUNS } from './value-parts.js';
+import { initials } from './words.js';
+
+export const nameOf = (owner: Card['owner']): string => owner.display_name || owner.username;
+
+export function CardView({ card, empty }: { card: Card; empty: string }) {
+  const types = useFieldTypes();
+  const labels = new Map((types.data?.data ?? []).map((type) => [type.key, type.label]));
+  const name = nameOf(card.owner);
+  return (
+    <article class="vcard" aria-label={`Card of ${name}`}>
+      <header class="vcard-head">
+        <div class="avatar" aria-hidden="true">{initials(name)}</div>
+        <div>
+          <p class="vcard-name">{name}</p>
+          <p class="vcard-username">@{card.owner.username}</p>
+        </div>
+      </header>
+      {card.fields.length
+        ? (
+          <ul class="vcard-fields">
+            {card.fields.map((field) => {
+              const href = hrefOf(field);
+              const text = display(field);
+              const kind = labels.get(field.type) ?? TYPE_NOUNS[field.type] ?? 'Detail';
+              return (
+                <li key={field.id} data-card-field={field.id} data-type={field.type}>
+                  <span class="vcard-label">
+                    {field.label || kind}
+                    {field.label ? <span class="vcard-type"> · {kind}</span> : null}
+                  </span>
+                  <span class="vcard-value">
+                    {href ? <a href={href} rel="noopener noreferrer" target={href.startsWith('http') ? '_blank' : undefined}>{text}</a> : text}
+                  </span>
+                </li>
+              );
+            })}
+          </ul>
+        )
+        : <p class="vcard-empty">{empty}</p>}
+    </article>
+  );
+}
+
+/**
+ * "new phone number and e-mail address": the kinds of detail a card's `changed` lists
+ * (contact.card.changed, src/platform/signals/catalogue.ts), or undefined when it lists none.
+ */
+export function changedWords(changed: readonly string[] | undefined): string | undefined {
+  const nouns = [...new Set((changed ?? []).map((kind) => (kind === 'display_name' ? 'name' : TYPE_NOUNS[kind] ?? 'details')))];
+  if (!nouns.length) return undefined;
+  const list = nouns.length === 1 ? nouns[0] : `${nouns.slice(0, -1).join(', ')} and ${nouns[nouns.length - 1]}`;
+  return `new ${list}`;
+}
+
+/** "Alice updated her card: new phone number" — the sentence a live card change is told by. */
+export function updatedSentence(card: Card): string {
+  const what = changedWords((card as Card & { changed?: string[] }).changed);
+  return `${nameOf(card.owner)} updated their card${what ? `: ${what}` : ''}.`;
+}
