@@ -187,8 +187,8 @@ function ContactItem({ contact, highlighted, onLabel }: { contact: Contact; high
           ? <CardView card={card.data} empty={`${name} shares no details with you yet.`} />
           : card.error !== undefined && !card.loading ? <p class="hint">This card could not be loaded. It appears here once it can.</p> : <Skeleton lines={3} />}
       </div>
-      {flash && card.data ? <p class="item-meta" data-card-change>{updatedSentence(card.data)}</p> : null}
       <div class="annotation">
+        {flash && card.data ? <p class="item-meta" data-card-change>{updatedSentence(card.data)}</p> : null}
         {labels.length
           ? (
             <ul class="labels" aria-label="Your labels">
