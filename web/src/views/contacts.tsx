@@ -14,11 +14,11 @@ import { toast } from '../core/toast.js';
 import { CardView, nameOf, updatedSentence } from '../ui/card.js';
 import { Field, FormError, TextField, useAction, useDraft } from '../ui/form.js';
 import { Failed, Loaded, PageHead, Section, Skeleton } from '../ui/layout.js';
+import { PersonLine } from '../ui/person-line.js';
 import { CONTACT_BOXES } from '../ui/sharing-limits.js';
-import { ago, initials, when } from '../ui/words.js';
+import { ago, when } from '../ui/words.js';
 
 type LabelCount = { label: string; count: number };
-type Person = { username: string; display_name: string | null };
 
 const LABELS = '/labels?limit=200';
 const listKey = (label: string | undefined) => `/contacts?limit=200${label ? `&label=${encodeURIComponent(label)}` : ''}`;
@@ -32,19 +32,6 @@ const ENDED: Record<string, (name: string) => string> = {
 
 /** Everything a change to the list touches: the list (any label), the label counts. */
 const refresh = () => Promise.all([cache.invalidate('/contacts'), cache.invalidate('/labels')]);
-
-function PersonLine({ who, meta }: { who: Person; meta: string }) {
-  const name = nameOf(who);
-  return (
-    <div class="person">
-      <div class="avatar small" aria-hidden="true">{initials(name)}</div>
-      <div class="person-text">
-        <strong>{name}</strong>
-        <span class="item-meta">@{who.username}{meta ? ` · ${meta}` : ''}</span>
-      </div>
-    </div>
-  );
-}
 
 /** "work, Berlin ,work" → ["work", "Berlin"]; a sentence when a label breaks the rules. */
 function parseLabels(text: string): string[] | string {

@@ -12,7 +12,8 @@ import { client } from '../core/client.js';
 import { nameOf } from '../ui/card.js';
 import { Field, FormError, useAction } from '../ui/form.js';
 import { Empty, Loaded, PageHead, Section } from '../ui/layout.js';
-import { ago, initials } from '../ui/words.js';
+import { PersonLine } from '../ui/person-line.js';
+import { ago } from '../ui/words.js';
 import { PROFILES } from './profiles.js';
 
 interface Blocked {
@@ -20,7 +21,6 @@ interface Blocked {
   display_name: string | null;
   blocked_at: string;
 }
-type Person = { username: string; display_name: string | null };
 
 // The same entry as the bar's badge for waiting requests (ui/shell.tsx).
 const PENDING = '/subscriptions?status=pending&limit=100';
@@ -35,19 +35,6 @@ const movedOn = (error: unknown) =>
 
 /** Every change here ends the same way: the lists are read again. */
 const refresh = () => Promise.all([cache.invalidate('/subscriptions'), cache.invalidate('/blocks')]);
-
-function PersonLine({ who, meta }: { who: Person; meta: string }) {
-  const name = nameOf(who);
-  return (
-    <div class="person">
-      <div class="avatar small" aria-hidden="true">{initials(name)}</div>
-      <div class="person-text">
-        <strong>{name}</strong>
-        <span class="item-meta">@{who.username}{meta ? ` · ${meta}` : ''}</span>
-      </div>
-    </div>
-  );
-}
 
 /** A profile picker; its choice is the row's own until it is used. */
 function ProfilePicker({ label, profiles, value, onValue }: { label: string; profiles: Profile[]; value: string; onValue: (id: string) => void }) {
