@@ -43,6 +43,18 @@ export function cardChangeLogQueries(db: Kysely<LogTables>) {
    * for a short stretch of the log this costs the stretch, whatever the subscriber follows. The
    * limit keeps SQLite from folding the read into a scan by owner.
    */
+  /** Each owner of a set of log rows once, with its newest row, oldest first, at most `limit`. */
+  const newestPerOwner = async (rows: ReturnType<typeof concerning> | ReturnType<typeof stretch>, limit: number): Promise<Array<{ owner_id: string; seq: number }>> => {
+    const owners = await db
+      .selectFrom(rows.as('c'))
+      .select(['c.owner_id', (eb) => eb.fn.max('c.seq').as('seq')])
+      .groupBy('c.owner_id')
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+    return owners.map((row) => ({ owner_id: row.owner_id, seq: Number(row.seq) }));
+  };
+
   const stretch = (subscriberId: string, receives: Receives, after: number, head: number) =>
     db
       .selectFrom('card_change_log as l')
@@ -98,26 +110,12 @@ export function cardChangeLogQueries(db: Kysely<LogTables>) {
      * page, read after it, holds every owner left out (each has a newer row).
      */
     async changedOwners(subscriberId: string, received: ReceivedProfiles, after: number, limit: number): Promise<Array<{ owner_id: string; seq: number }>> {
-      const rows = await db
-        .selectFrom(concerning(subscriberId, received, after).as('c'))
-        .select(['c.owner_id', (eb) => eb.fn.max('c.seq').as('seq')])
-        .groupBy('c.owner_id')
-        .orderBy('seq')
-        .limit(limit)
-        .execute();
-      return rows.map((row) => ({ owner_id: row.owner_id, seq: Number(row.seq) }));
+      return newestPerOwner(concerning(subscriberId, received, after), limit);
     },
 
     /** changedOwners over the stretch (after, head] of the log, read in the log's order. */
     async changedOwnersBetween(subscriberId: string, receives: Receives, after: number, head: number, limit: number): Promise<Array<{ owner_id: string; seq: number }>> {
-      const rows = await db
-        .selectFrom(stretch(subscriberId, receives, after, head).as('c'))
-        .select(['c.owner_id', (eb) => eb.fn.max('c.seq').as('seq')])
-        .groupBy('c.owner_id')
-        .orderBy('seq')
-        .limit(limit)
-        .execute();
-      return rows.map((row) => ({ owner_id: row.owner_id, seq: Number(row.seq) }));
+      return newestPerOwner(stretch(subscriberId, receives, after, head), limit);
     },
 
     /** The newest row of the stretch (after, head] that concerns a subscriber, or 0. */
