@@ -8,6 +8,7 @@ import { accountActive, on, refreshSession, session } from './core/client.js';
 import { startLive, stopLive } from './core/live.js';
 import { handleLinks, navigate, path, screenFor } from './core/router.js';
 import type { Screen } from './core/router.js';
+import { useValue } from './core/state.js';
 import { dismissOnNextAction } from './core/toast.js';
 import { Failed, Skeleton } from './ui/layout.js';
 import { Shell } from './ui/shell.js';
@@ -53,8 +54,8 @@ function SignedIn({ screen }: { screen: Screen }) {
 }
 
 function App() {
-  const signedIn = session.value;
-  const at = path.value;
+  const signedIn = useValue(session);
+  const at = useValue(path);
   if (signedIn === null) return <Shell view="loading" title="VID" nav="none"><Skeleton /></Shell>;
   const screen = screenFor(at);
   const home = signedIn ? '/account' : '/';

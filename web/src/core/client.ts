@@ -1,18 +1,18 @@
 // The one client of the app (IndexedDB storage), and what every request tells the app: whether
 // the server is reachable (the offline banner), and when a session ended or the account went.
-import { signal } from '@preact/signals';
 import { createVidClient } from '../../../client/src/index.js';
 import type { FetchLike, SessionInfo, VidProblemError } from '../../../client/src/index.js';
 import { indexedDbStorage } from '../storage.js';
+import { state } from './state.js';
 
 /** false while requests cannot reach the server; back to true with the first answer. */
-export const online = signal(true);
+export const online = state(true);
 /** The session (undefined: signed out; null: not read from storage yet). */
-export const session = signal<SessionInfo | undefined | null>(null);
+export const session = state<SessionInfo | undefined | null>(null);
 /** The signed-in account is active (read from /me): only then may screens ask for its resources. */
-export const accountActive = signal(false);
+export const accountActive = state(false);
 /** Why the last session ended, for the sign-in screen (an operator's lock), read once. */
-export const endedBecause = signal<VidProblemError | undefined>(undefined);
+export const endedBecause = state<VidProblemError | undefined>(undefined);
 
 type Hook = () => void;
 const hooks = { reconnected: new Set<Hook>(), accountGone: new Set<Hook>(), sessionEnded: new Set<Hook>() };

@@ -1,11 +1,11 @@
 // The signal stream, followed while a session is open and its account active: each signal goes
 // to the cache (which reads again what it names); a resync checks everything. Screens that must
 // react to a moment, not a resource (a code voided), listen with onSignal.
-import { signal as state } from '@preact/signals';
 import { isProblem } from '../../../client/src/index.js';
 import type { Signal, SignalKind, StreamState } from '../../../client/src/index.js';
 import { cache } from './cache.js';
 import { client, on, refreshSession } from './client.js';
+import { state } from './state.js';
 
 export const streamState = state<StreamState | 'off'>('off');
 const listeners = new Set<(signal: Signal) => void>();

@@ -1,10 +1,10 @@
-// Where the app is: the path as a signal, links handled without reloads, and the one place that
+// Where the app is: the path as a state (core/state.ts), links handled without reloads, and the one place that
 // says which screen a path shows.
-import { signal } from '@preact/signals';
 import type { ComponentType } from 'preact';
+import { state } from './state.js';
 import { dismissToast } from './toast.js';
 
-export const path = signal(location.pathname);
+export const path = state(location.pathname);
 
 /** A screen: a component, its title and main[data-view] (what tests and assistive tech wait for). */
 export interface Screen {

@@ -1,8 +1,8 @@
 // Passing notes ("Saved."): one at a time, shown in the header (so it never covers a button),
 // gone after a few seconds or as soon as the next action starts.
-import { signal } from '@preact/signals';
+import { state } from './state.js';
 
-export const toastText = signal('');
+export const toastText = state('');
 let timer: ReturnType<typeof setTimeout> | undefined;
 
 export function toast(text: string): void {

@@ -3,6 +3,7 @@
 import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { online } from '../core/client.js';
+import { useValue } from '../core/state.js';
 import { Failed, Skeleton } from './layout.js';
 
 export function lazy<P extends object = object>(load: () => Promise<{ default: ComponentType<P> }>): ComponentType<P> {
@@ -15,7 +16,7 @@ export function lazy<P extends object = object>(load: () => Promise<{ default: C
   return function Lazy(props: P) {
     const [, setReady] = useState(0);
     const [failed, setFailed] = useState<unknown>(undefined);
-    const back = online.value;
+    const back = useValue(online);
     useEffect(() => {
       if (loaded) return;
       let left = false;

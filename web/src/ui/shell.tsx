@@ -8,6 +8,7 @@ import { useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
 import { OFFLINE } from '../core/messages.js';
 import { path } from '../core/router.js';
+import { useValue } from '../core/state.js';
 import { toastText } from '../core/toast.js';
 import { Icon } from './icons.js';
 
@@ -22,7 +23,8 @@ interface Link {
 }
 
 function NavLink({ link, primary }: { link: Link; primary?: boolean }) {
-  const current = path.value === link.href || (link.also ?? []).includes(path.value);
+  const at = useValue(path);
+  const current = at === link.href || (link.also ?? []).includes(at);
   return (
     <li class={primary ? 'primary' : undefined}>
       <a href={link.href} data-link aria-current={current ? 'page' : undefined}>
@@ -37,7 +39,7 @@ function NavLink({ link, primary }: { link: Link; primary?: boolean }) {
 /** How many requests wait for an answer: people asking to see a card, devices asking to join. */
 function useWaiting(trusted: boolean): { people: number; devices: number } {
   // Nothing is asked while the account's state is unknown (a deleted account may ask for nothing).
-  const active = accountActive.value;
+  const active = useValue(accountActive);
   const requests = useResource<ListPage<unknown>>(active ? '/subscriptions?status=pending&limit=100' : undefined);
   const joins = useResource<ListPage<unknown>>(active && trusted ? '/auth/join/pending' : undefined);
   return { people: requests.data?.data.length ?? 0, devices: joins.data?.data.length ?? 0 };
@@ -46,8 +48,9 @@ function useWaiting(trusted: boolean): { people: number; devices: number } {
 function SignedInNav({ trusted }: { trusted: boolean }) {
   const [open, setOpen] = useState(false);
   const waiting = useWaiting(trusted);
+  const at = useValue(path);
   // Moving on closes the list.
-  useEffect(() => setOpen(false), [path.value]);
+  useEffect(() => setOpen(false), [at]);
   const primary: Link[] = [
     { href: '/account', label: 'Account', icon: 'account' },
     { href: '/fields', label: 'Fields', icon: 'fields' },
@@ -63,7 +66,7 @@ function SignedInNav({ trusted }: { trusted: boolean }) {
     ...(trusted ? [{ href: '/add-device', label: 'Add a device', badge: waiting.devices }] : []),
     { href: '/data', label: 'Your data' },
   ];
-  const moreCurrent = more.some((l) => l.href === path.value);
+  const moreCurrent = more.some((l) => l.href === at);
   const moreWaiting = more.reduce((n, l) => n + (l.badge ?? 0), 0);
   return (
     <nav id="nav" aria-label="Main">
@@ -100,7 +103,9 @@ function SignedOutNav() {
 /** `nav`: which navigation (none on the one screen of a deleted account). */
 export function Shell({ view, title, nav, children }: { view: string; title: string; nav: 'signed-in' | 'signed-out' | 'none'; children: ComponentChildren }) {
   const main = useRef<HTMLElement>(null);
-  const trusted = session.value?.trusted ?? false;
+  const trusted = useValue(session)?.trusted ?? false;
+  const note = useValue(toastText);
+  const reachable = useValue(online);
   useEffect(() => {
     document.title = `${title} · VID`;
   }, [title]);
@@ -114,9 +119,9 @@ export function Shell({ view, title, nav, children }: { view: string; title: str
         <div class="top-bar">
           <a class="brand" href="/" data-link>VID</a>
           {/* Passing notes sit in the header's own row: they push nothing and cover nothing. */}
-          <div id="status" class="status" role="status" aria-live="polite">{toastText.value}</div>
+          <div id="status" class="status" role="status" aria-live="polite">{note}</div>
         </div>
-        {online.value ? null : <p class="offline" role="status" id="offline">{OFFLINE}</p>}
+        {reachable ? null : <p class="offline" role="status" id="offline">{OFFLINE}</p>}
       </header>
       <div class={`frame${nav === 'none' ? '' : ' with-nav'}`}>
         {nav === 'signed-in' ? <SignedInNav trusted={trusted} /> : nav === 'signed-out' ? <SignedOutNav /> : null}

@@ -6,6 +6,7 @@ import { cache, useResource } from '../core/cache.js';
 import { client, session } from '../core/client.js';
 import { LIMITS } from '../core/limits.js';
 import { navigate } from '../core/router.js';
+import { useValue } from '../core/state.js';
 import { FormError, TextField, useAction, useDraft, Field } from '../ui/form.js';
 import { Loaded, PageHead, Section } from '../ui/layout.js';
 import { useCountries } from '../ui/countries.js';
@@ -57,6 +58,7 @@ function CountryForm({ me }: { me: Me }) {
 
 export default function Account() {
   const me = useResource<Me>('/me');
+  const signedIn = useValue(session);
   const signOut = useAction(async () => {
     await client.logout().catch(() => undefined);
     navigate('/');
@@ -72,7 +74,7 @@ export default function Account() {
               <p class="lead">@<span data-testid="username">{me.username}</span> · member since {day(me.created_at)}</p>
             </div>
           </div>
-          {session.value && !session.value.trusted ? (
+          {signedIn && !signedIn.trusted ? (
             <p class="notice" role="note">This device is signed in for now only: it is signed out within 12 hours, and security settings need a device you keep.</p>
           ) : null}
           <Section title="Your name"><NameForm me={me} /></Section>

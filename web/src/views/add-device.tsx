@@ -6,6 +6,7 @@ import type { Schemas } from '../../../client/src/api.js';
 import { cache, useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
 import { client, session } from '../core/client.js';
+import { useValue } from '../core/state.js';
 import { FormError, useAction } from '../ui/form.js';
 import { Empty, Loaded, PageHead, Section } from '../ui/layout.js';
 import { placeText } from '../ui/place.js';
@@ -94,8 +95,9 @@ function Request({ p }: { p: Pending }) {
 }
 
 export default function AddDevice() {
-  const pending = useResource<ListPage<Pending>>(session.value?.trusted ? PENDING : undefined);
-  if (!session.value?.trusted) {
+  const trusted = useValue(session)?.trusted ?? false;
+  const pending = useResource<ListPage<Pending>>(trusted ? PENDING : undefined);
+  if (!trusted) {
     return (
       <>
         <PageHead title="Add a device" />

@@ -10,6 +10,7 @@ import { cache, useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
 import { client } from '../core/client.js';
 import { path } from '../core/router.js';
+import { useValue } from '../core/state.js';
 import { toast } from '../core/toast.js';
 import { CardView, nameOf, updatedSentence } from '../ui/card.js';
 import { Field, FormError, TextField, useAction, useDraft } from '../ui/form.js';
@@ -295,11 +296,12 @@ export default function Contacts() {
   const [highlight, setHighlight] = useState<string | undefined>(() => query().get('c') ?? undefined);
   const list = useResource<ListPage<Contact>>(listKey(filter));
   const labels = useResource<ListPage<LabelCount>>(LABELS);
+  const at = useValue(path);
   // Another link to this screen (a share link redeemed) names the contact to show.
   useEffect(() => {
     const c = query().get('c');
     if (c) setHighlight(c);
-  }, [path.value]);
+  }, [at]);
   const setFilter = (label: string | undefined) => {
     setFilterState(label);
     history.replaceState(null, '', label ? `/contacts?label=${encodeURIComponent(label)}` : '/contacts');

@@ -11,6 +11,7 @@ import type { Schemas } from '../../../client/src/api.js';
 import { cache, useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
 import { client, session } from '../core/client.js';
+import { useValue } from '../core/state.js';
 import { LIMITS } from '../core/limits.js';
 import { FormError, TextField, useAction, useDraft } from '../ui/form.js';
 import { Empty, Loaded, PageHead, Section } from '../ui/layout.js';
@@ -206,7 +207,7 @@ function AddPhone({ full, onCreated }: { full: boolean; onCreated: (created: Cre
 export default function PhoneContacts() {
   const phones = useResource<ListPage<Phone>>(PHONES);
   const [created, setCreated] = useState<Created | undefined>(undefined);
-  const trusted = session.value?.trusted ?? false;
+  const trusted = useValue(session)?.trusted ?? false;
   const count = phones.data?.data.length ?? 0;
   return (
     <>

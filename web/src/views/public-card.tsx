@@ -5,11 +5,12 @@ import { isProblem } from '../../../client/src/index.js';
 import { useResource } from '../core/cache.js';
 import { client } from '../core/client.js';
 import { path } from '../core/router.js';
+import { useValue } from '../core/state.js';
 import { CardView, nameOf } from '../ui/card.js';
 import { Failed, Skeleton } from '../ui/layout.js';
 
 export default function PublicCard() {
-  const username = decodeURIComponent(path.value.slice(2));
+  const username = decodeURIComponent(useValue(path).slice(2));
   const card = useResource<Card>(`/public/${encodeURIComponent(username)}`);
   if (card.data === undefined) {
     if (card.error !== undefined && !card.loading) {

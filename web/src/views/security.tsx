@@ -6,6 +6,7 @@ import type { Schemas } from '../../../client/src/api.js';
 import { cache, useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
 import { client, session } from '../core/client.js';
+import { useValue } from '../core/state.js';
 import { LIMITS } from '../core/limits.js';
 import { FormError, TextField, useAction, useDraft } from '../ui/form.js';
 import { Empty, Loaded, PageHead, Section } from '../ui/layout.js';
@@ -238,7 +239,7 @@ function RecoveryKey() {
 }
 
 export default function Security() {
-  const trusted = session.value?.trusted ?? false;
+  const trusted = useValue(session)?.trusted ?? false;
   return (
     <>
       <PageHead title="Security" lead="How you sign in, and what happened lately." />

@@ -8,6 +8,7 @@ import { isProblem } from '../../../client/src/index.js';
 import { cache, useResource } from '../core/cache.js';
 import { client, session } from '../core/client.js';
 import { navigate, path, rememberReturn } from '../core/router.js';
+import { useValue } from '../core/state.js';
 import { toast } from '../core/toast.js';
 import { nameOf } from '../ui/card.js';
 import { FormError, useAction } from '../ui/form.js';
@@ -90,9 +91,10 @@ function Subscribe({ token, name, me }: { token: string; name: string; me: Me })
 }
 
 function Next({ token, link, name }: { token: string; link: Resolved; name: string }) {
-  const here = path.value;
-  const me = useResource<Me>(session.value ? '/me' : undefined);
-  if (!session.value) {
+  const here = useValue(path);
+  const signedIn = useValue(session);
+  const me = useResource<Me>(signedIn ? '/me' : undefined);
+  if (!signedIn) {
     return (
       <>
         <p>To see the card and keep it up to date, sign in to VID or create a free account with a passkey. You come back to this page afterwards.</p>
@@ -116,7 +118,8 @@ function Next({ token, link, name }: { token: string; link: Resolved; name: stri
 }
 
 export default function ShareLink() {
-  const token = decodeURIComponent(path.value.slice('/s/'.length));
+  const token = decodeURIComponent(useValue(path).slice('/s/'.length));
+  const signedIn = useValue(session);
   const link = useResource<Resolved>(`/share-links/resolve?token=${encodeURIComponent(token)}`);
   if (link.data === undefined) {
     if (link.error !== undefined && !link.loading) {
@@ -146,7 +149,7 @@ export default function ShareLink() {
         </ul>
         <Next token={token} link={resolved} name={name} />
       </section>
-      {session.value ? null : <p class="public-footer">Cards shared with VID: your details, kept current with the people you choose.</p>}
+      {signedIn ? null : <p class="public-footer">Cards shared with VID: your details, kept current with the people you choose.</p>}
     </div>
   );
 }
