@@ -1,10 +1,11 @@
 // Refusals in words (one place): from a problem's `code`, and for a validation failure from each
 // `errors[]` entry's pointer and code, one plain sentence, placed next to the box it concerns.
 // The server's `detail` and validator messages are for developers and are never shown.
+// Loaded the first time something fails (core/sentences.ts), so it is not in the first download.
 import { isProblem, VidNetworkError } from '../../../client/src/index.js';
+import { LOCKED, OFFLINE } from './sentences.js';
 
-export const OFFLINE = 'You’re offline, trying again.';
-export const LOCKED = 'This account is locked by the people who run this service, so it cannot be used for now. Contact them to have it unlocked.';
+export { LOCKED, OFFLINE };
 
 /** What a form knows about one of its boxes, so a sentence can name it. */
 export interface BoxWords {

@@ -2,8 +2,8 @@
 // updates (the component keeps them; nothing is redrawn from scratch); one way to run an action.
 import type { ComponentChildren } from 'preact';
 import { useRef, useState } from 'preact/hooks';
-import { words } from '../core/messages.js';
 import type { BoxWords, Words } from '../core/messages.js';
+import { wordsFor } from '../core/sentences.js';
 import { toast } from '../core/toast.js';
 import { isCancel } from '../cancel.js';
 
@@ -121,7 +121,8 @@ export function useAction<A extends unknown[]>(
         return true;
       } catch (error) {
         const own = latest.current.options.explain?.(error);
-        setFailure(own ?? (isCancel(error) ? { message: 'Cancelled: nothing was changed.', boxes: {} } : words(error, latest.current.options.boxes)));
+        // The message layer loads the first time something fails (core/sentences.ts).
+        setFailure(own ?? (isCancel(error) ? { message: 'Cancelled: nothing was changed.', boxes: {} } : await wordsFor(error, latest.current.options.boxes)));
         return false;
       } finally {
         setBusy(false);

@@ -1,10 +1,10 @@
 // The building blocks of every screen: a page heading, grouped sections, a loading state that is
 // never mistaken for "empty", an empty state that says what to do.
 import type { ComponentChildren } from 'preact';
-import { useId } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
 import type { ResourceState } from '../../../client/src/index.js';
 import { isProblem, VidNetworkError } from '../../../client/src/index.js';
-import { OFFLINE, say } from '../core/messages.js';
+import { loadMessages, OFFLINE, sayNow } from '../core/sentences.js';
 
 export function PageHead({ title, lead }: { title: string; lead?: ComponentChildren }) {
   return (
@@ -46,7 +46,18 @@ export function Empty({ children }: { children: ComponentChildren }) {
 /** Under the content, when the last read failed: what is shown stays, this says why it may be old. */
 export function Failed({ error }: { error: unknown }) {
   const offline = error instanceof VidNetworkError || !isProblem(error);
-  return <p class="msg error" role="alert">{offline ? OFFLINE : say(error)}</p>;
+  const text = offline ? OFFLINE : sayNow(error);
+  const [, setLoaded] = useState(false);
+  // The sentence comes from the message layer, loaded the first time something fails.
+  useEffect(() => {
+    if (text !== undefined) return;
+    let left = false;
+    loadMessages().then(() => left || setLoaded(true), () => left || setLoaded(true));
+    return () => {
+      left = true;
+    };
+  }, [text]);
+  return text === undefined ? null : <p class="msg error" role="alert">{text}</p>;
 }
 
 /**

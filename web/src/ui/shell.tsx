@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { accountActive, online, session } from '../core/client.js';
 import { useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
-import { OFFLINE } from '../core/messages.js';
+import { OFFLINE } from '../core/sentences.js';
 import { path } from '../core/router.js';
 import { useValue } from '../core/state.js';
 import { toastText } from '../core/toast.js';

@@ -8,13 +8,12 @@ import { isProblem } from '../../../client/src/index.js';
 import { cache, useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
 import { client } from '../core/client.js';
-import { say } from '../core/messages.js';
 import { display } from '../field-display.js';
 import { CardView } from '../ui/card.js';
 import { useFieldTypes } from '../ui/countries.js';
 import { FIELDS_KEY } from '../ui/field-form.js';
 import { FormError, TextField, useAction, useDraft } from '../ui/form.js';
-import { Empty, Loaded, PageHead, Section, Skeleton } from '../ui/layout.js';
+import { Empty, Failed, Loaded, PageHead, Section, Skeleton } from '../ui/layout.js';
 import { PROFILE_BOXES } from '../ui/sharing-limits.js';
 
 type Field = Schemas['Field'];
@@ -267,7 +266,7 @@ export default function Profiles() {
         : selected
           ? (fields.data && me.data
             ? <Editor key={selected.id} profile={selected} all={all} fields={fields.data.data} me={me.data} onDeleted={() => select(undefined)} />
-            : fields.error !== undefined && !fields.loading ? <p class="msg error" role="alert">{say(fields.error)}</p> : <Skeleton lines={4} />)
+            : fields.error !== undefined && !fields.loading ? <Failed error={fields.error} /> : <Skeleton lines={4} />)
           : (
             <section class="card empty-state">
               <h2>No profiles yet</h2>

@@ -4,7 +4,7 @@ import { browserSupportsWebAuthnAutofill } from '@simplewebauthn/browser';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { UsernameCheckResult } from '../../../client/src/index.js';
 import { client, endedBecause, refreshSession } from '../core/client.js';
-import { LOCKED } from '../core/messages.js';
+import { LOCKED } from '../core/sentences.js';
 import { navigate, takeReturn } from '../core/router.js';
 import { usernameWords } from '../core/username-words.js';
 import { toast } from '../core/toast.js';
