@@ -1,5 +1,17 @@
-// How a field's value reads to a person: the catalog's formatted form where it has one.
+// How a field's value reads to a person: the catalog's formatted form where it has one; what a
+// kind of field is called in a sentence. Small on purpose: cards, Fields and Profiles all read it,
+// while the boxes of the field form (ui/value-parts.ts, ui/field-form.tsx) load with Fields only.
 import type { Schemas } from '../../client/src/api.js';
+
+/** Your fields (GET /me/fields), read by Fields and by Profiles. */
+export const FIELDS_KEY = '/me/fields?limit=200';
+
+/** A type's name in a sentence ("a phone number"). */
+export const TYPE_NOUNS: Record<string, string> = {
+  name: 'name', nickname: 'nickname', phone: 'phone number', email: 'e-mail address', postal_address: 'address',
+  birthday: 'birthday', url: 'link', social: 'social profile', organization: 'organization', job_title: 'job title',
+  pronouns: 'pronouns', language: 'language', time_zone: 'time zone', note: 'note',
+};
 
 type Shown = Pick<Schemas['Field'], 'type' | 'value' | 'details'>;
 

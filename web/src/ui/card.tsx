@@ -1,9 +1,8 @@
 // A card, drawn one way wherever it appears (a profile's preview, a public card, a contact), and
 // what changed on it in words ("new phone number"), from the card's own `changed` list.
 import type { Card } from '../../../client/src/index.js';
-import { display, hrefOf } from '../field-display.js';
+import { display, hrefOf, TYPE_NOUNS } from '../field-display.js';
 import { useFieldTypes } from './countries.js';
-import { TYPE_NOUNS } from './value-parts.js';
 import { initials } from './words.js';
 
 export const nameOf = (owner: Card['owner']): string => owner.display_name || owner.username;

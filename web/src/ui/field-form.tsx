@@ -8,10 +8,11 @@ import { cache } from '../core/cache.js';
 import { client } from '../core/client.js';
 import { LIMITS } from '../core/limits.js';
 import type { BoxWords } from '../core/messages.js';
+import { TYPE_NOUNS } from '../field-display.js';
 import { countryName, useCountries } from './countries.js';
 import { Field, FormError, useAction } from './form.js';
 import { PhoneInput } from './phone-input.js';
-import { addressParts, partsOf, TYPE_HINTS, TYPE_NOUNS } from './value-parts.js';
+import { addressParts, partsOf, TYPE_HINTS } from './value-parts.js';
 import type { Part } from './value-parts.js';
 
 type FieldType = Schemas['FieldType'];
@@ -19,7 +20,6 @@ type Field = Schemas['Field'];
 type Values = Record<string, string>;
 
 const LABEL_MAX = LIMITS.fieldLabel;
-export const FIELDS_KEY = '/me/fields?limit=200';
 
 /** A stored value as the boxes hold it (strings; street lines one per line). */
 function valuesOf(type: FieldType, field: Field | undefined): Values {

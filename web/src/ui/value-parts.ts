@@ -51,13 +51,6 @@ export const TYPE_HINTS: Record<string, string> = {
   note: 'Anything else people should know.',
 };
 
-/** A type's name in a sentence ("a phone number"). */
-export const TYPE_NOUNS: Record<string, string> = {
-  name: 'name', nickname: 'nickname', phone: 'phone number', email: 'e-mail address', postal_address: 'address',
-  birthday: 'birthday', url: 'link', social: 'social profile', organization: 'organization', job_title: 'job title',
-  pronouns: 'pronouns', language: 'language', time_zone: 'time zone', note: 'note',
-};
-
 const SINGLE: Record<string, Omit<Part, 'key' | 'label' | 'required' | 'kind'> & { kind?: Part['kind'] }> = {
   phone: { input: { type: 'tel', inputMode: 'tel', autoComplete: 'tel' } },
   email: { input: { type: 'email', inputMode: 'email', autoComplete: 'email', autoCapitalize: 'none', spellcheck: false } },

@@ -6,12 +6,11 @@ import type { Me } from '../../../client/src/index.js';
 import { cache, useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
 import { client } from '../core/client.js';
-import { display } from '../field-display.js';
+import { display, FIELDS_KEY, TYPE_NOUNS } from '../field-display.js';
 import { useFieldTypes } from '../ui/countries.js';
-import { FIELDS_KEY, FieldForm } from '../ui/field-form.js';
+import { FieldForm } from '../ui/field-form.js';
 import { FormError, useAction } from '../ui/form.js';
 import { Empty, Loaded, PageHead, Section } from '../ui/layout.js';
-import { TYPE_NOUNS } from '../ui/value-parts.js';
 
 type FieldType = Schemas['FieldType'];
 type Field = Schemas['Field'];
