@@ -9,17 +9,22 @@ import type { ModuleServices } from '../platform/module.js';
  *   the display name changes (me)                  ─┴→ profiles re-render every card that shows it,
  *                                                      and a card's `updated_at` moves only when
  *                                                      what it shows changed (profiles/card.ts)
- *   a card changed (profiles)                       → the subscribers who receive that profile are
- *                                                      told, contact.card.changed (contacts)
  *   a profile is removed (profiles)                 → its subscribers and share links move to
  *                                                      `move_to`, or the delete is refused
  *                                                      (contacts, share links)
  *   a passkey is removed (methods)                  → its key bundle goes, and the active
  *                                                      subscribers hear contact.keys.changed (keys)
- *   a card changed (profiles), or who receives an   → one row in the card-change log per card,
- *   owner's card changed (subscriptions: approve,     or per subscriber whose own view changed,
- *   move, revoke, unsubscribe, a profile's move,      which address books sync from (address
- *   the owner deleted, restored, locked, unlocked)    book, decision 180); last in each change
+ *   a card changed (profiles)                       → one row in the card-change log per card,
+ *                                                      whatever the owner's audience (address
+ *                                                      book); every follower's signal feed reads
+ *                                                      it as contact.card.changed, and their
+ *                                                      streams wake once the change commits
+ *                                                      (signals, decision 220)
+ *   who receives an owner's card changed            → one row per subscriber whose own view
+ *   (subscriptions: approve, move, revoke,            changed, or per profile for all of its
+ *   unsubscribe, a profile's move, the owner          subscribers, which address books sync
+ *   deleted, restored, locked, unlocked)              from (address book, decision 180); last
+ *                                                      in each change
  *
  * Profiles also ask contacts how many subscribers each profile has (the profile view's count).
  * Called once, after every module is built (app.ts).
@@ -28,12 +33,11 @@ export function wireModules(services: ModuleServices): void {
   const { fields, me, profiles, subscriptions, shareLinks, passkeys, keys, addressBook } = services;
   fields.onChange(profiles.followChange);
   me.onChange(profiles.followChange);
-  profiles.onCardsChanged(subscriptions.cardsChanged);
   profiles.onRemoving(subscriptions.profileRemoving);
   profiles.onRemoving(shareLinks.profileRemoving);
   profiles.countSubscribersWith(subscriptions.countsByProfile);
   passkeys.onRemoving(keys.passkeyRemoving);
-  // After the fan-out above: the log's head is held from its append to the commit (decision 180).
+  // Last in their transactions: the log's head is held from its append to the commit (decision 180).
   profiles.onCardsChanged(addressBook.cardsChanged);
   subscriptions.onMembershipChanged(addressBook.membershipChanged);
 }

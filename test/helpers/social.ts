@@ -11,6 +11,8 @@ import type { CallResult, Device } from './client.js';
 export const API = '/api/v1';
 
 export function social(t: TestApp) {
+  /** Per account, where its feed was last read and what it has carried (signals() below). */
+  const feeds = new Map<string, { cursor: string | undefined; all: Array<[string, string]> }>();
   const post = (device: Device, path: string, body: unknown, headers: Record<string, string> = {}) =>
     t.client.as(device, 'POST', `${API}${path}`, { body, headers: { 'idempotency-key': randomUUID(), ...headers } });
 
@@ -40,10 +42,28 @@ export function social(t: TestApp) {
       return request.id as string;
     },
 
-    /** The kind and resource of every signal an account holds, in order. */
-    async signals(device: Device): Promise<Array<[string, string]>> {
+    /** The account's own signal log (the events table), e.g. of a device whose session was revoked. */
+    async ownSignals(device: Device): Promise<Array<[string, string]>> {
       const rows = await t.store.handle.db.selectFrom('events').select(['kind', 'resource']).where('account_id', '=', device.accountId).orderBy('seq').execute();
       return rows.map((r: { kind: string; resource: string }) => [r.kind, r.resource]);
+    },
+
+    /**
+     * The kind and resource of every signal an account's feed has carried so far, in order, as a
+     * client polling GET /events after its last cursor saw them: its own signals and the edits
+     * of the cards it receives (decision 220). Several edits of one card between two calls are
+     * one signal, as for any client that polls less often than the owner edits.
+     */
+    async signals(device: Device): Promise<Array<[string, string]>> {
+      const seen = feeds.get(device.accountId) ?? { cursor: undefined as string | undefined, all: [] as Array<[string, string]> };
+      feeds.set(device.accountId, seen);
+      for (;;) {
+        const res = await t.client.as(device, 'GET', `${API}/events?limit=200${seen.cursor ? `&since=${seen.cursor}` : ''}`);
+        if (res.status !== 200) throw new Error(`GET /events: ${res.status} ${JSON.stringify(res.body)}`);
+        seen.all.push(...res.body.data.map((signal: { kind: string; resource: string }) => [signal.kind, signal.resource] as [string, string]));
+        seen.cursor = res.body.next_cursor;
+        if (!res.body.has_more) return [...seen.all];
+      }
     },
   };
 }

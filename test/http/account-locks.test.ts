@@ -128,7 +128,7 @@ for (const backend of backends) {
       assert.equal(log[2]!.ip, '');
       assert.match(log[2]!.user_agent, /operator/);
       // Both ended the account's other sessions' streams and told its devices.
-      assert.ok((await s.signals(w.alice)).some(([kind]) => kind === 'account.changed'));
+      assert.ok((await s.ownSignals(w.alice)).some(([kind]) => kind === 'account.changed'));
     });
 
     it('show reports status, live sessions and methods, and no secret', async () => {

@@ -216,15 +216,23 @@ for (const backend of backends) {
       // An exposure added to Family, then the email deleted (on Family): Family only.
       const nick = await s.field(owner, { type: 'nickname', value: 'Al' });
       await s.expose(owner, family.id, nick.id);
+      assert.deepEqual((await grew()).map((d) => d.length), [2, 2, 2, 0, 0]);
       await t.client.as(owner, 'DELETE', `${API}/me/fields/${email.id}`, { headers: { 'if-match': '"1"' } });
       delta = await grew();
       assert.deepEqual(delta.map((d) => d.length), [2, 2, 3, 0, 0]);
+
+      // Two edits between two polls are one signal: the card is pulled once (decision 220).
+      const second = await s.field(owner, { type: 'nickname', value: 'Ally' });
+      await s.expose(owner, family.id, second.id);
+      await t.client.as(owner, 'PATCH', `${API}/me/fields/${second.id}`, { body: { value: 'Allie' }, headers: { 'if-match': '"1"' } });
+      delta = await grew();
+      assert.deepEqual(delta.map((d) => d.length), [2, 2, 4, 0, 0]);
 
       // Fields no profile shows, and the profiles' names, change no card.
       const hidden = await s.field(owner, { type: 'url', value: 'https://example.com' });
       await t.client.as(owner, 'PATCH', `${API}/me/fields/${hidden.id}`, { body: { value: 'https://example.org' }, headers: { 'if-match': '"1"' } });
       await t.client.as(owner, 'PATCH', `${API}/profiles/${work.id}`, { body: { name: 'Office' }, headers: { 'if-match': '"1"' } });
-      assert.deepEqual((await grew()).map((d) => d.length), [2, 2, 3, 0, 0]);
+      assert.deepEqual((await grew()).map((d) => d.length), [2, 2, 4, 0, 0]);
     });
 
     it('deletes a profile people see only with move_to, moving them and telling them', async () => {

@@ -1,4 +1,7 @@
-import type { Expression, Kysely, SelectQueryBuilder, SqlBool } from 'kysely';
+import { sql } from 'kysely';
+import type { Expression, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
+import { FOLLOWERS_PREFIX, SIGNALS_CHANNEL_SQL } from '../../platform/signals/log.js';
+import type { Dialect } from '../../platform/store/db.js';
 import { preparedQuery } from '../../platform/store/prepared.js';
 
 /** The card-change log and its head (018-card-change-log, decision 180). */
@@ -8,6 +11,8 @@ export interface CardChangeLogTable {
   profile_id: string | null;
   subscriber_id: string | null;
   changed_at: number;
+  /** 1 when the card itself changed (its followers hear of it), 0 when who receives it did (019, decision 220). */
+  edited: number;
 }
 
 export interface CardChangeLogHeadTable {
@@ -20,15 +25,29 @@ interface LogTables {
   card_change_log_head: CardChangeLogHeadTable;
 }
 
-/** Whose view of an owner a row changes: everyone receiving a profile, or one subscriber. */
-export type CardChangeAudience = { profileId: string } | { subscriberId: string };
+/**
+ * Whose view of an owner a row changes: everyone receiving a profile, or one subscriber. An
+ * `edited` profile row is an edit of the card itself, which its followers' feeds carry.
+ */
+export type CardChangeAudience = { profileId: string; edited?: boolean } | { subscriberId: string };
 
 /** The profiles a subscriber receives now, as a subquery (the contacts service makes it). */
 export type ReceivedProfiles = SelectQueryBuilder<any, any, { profile_id: string | null }>;
 /** The same as a condition on a row naming an owner and a profile (the contacts service makes it). */
 export type Receives = (ownerColumn: string, profileColumn: string) => Expression<SqlBool>;
+/** The subscriber's contact (subscription) id when it receives that owner's profile now, else null (the contacts service makes it). */
+export type ReceivedContact = (ownerColumn: string, profileColumn: string) => RawBuilder<string | null>;
+/** The cards a subscriber receives now with their contact ids, as a subquery (the contacts service makes it). */
+export type ReceivedCards = SelectQueryBuilder<any, any, { contact_id: string; owner_id: string; profile_id: string | null }>;
 
-export function cardChangeLogQueries(db: Kysely<LogTables>) {
+/** The newest edit of one contact's card that a subscriber is to hear of. */
+export interface CardEdit {
+  contact_id: string;
+  seq: number;
+  changed_at: number;
+}
+
+export function cardChangeLogQueries(db: Kysely<LogTables>, dialect: Dialect) {
   /** The rows that concern a subscriber: changes of the cards it receives, and its own. */
   const concerning = (subscriberId: string, received: ReceivedProfiles, after: number) =>
     db
@@ -81,6 +100,7 @@ export function cardChangeLogQueries(db: Kysely<LogTables>) {
      * below n, and "after n" never misses one that commits later (decision 180).
      */
     async append(owner: string, audiences: readonly CardChangeAudience[], at: number): Promise<number> {
+      const edited = audiences.some((audience) => 'edited' in audience && audience.edited);
       const head = await db
         .updateTable('card_change_log_head')
         .set((eb) => ({ seq: eb('seq', '+', audiences.length) }))
@@ -98,10 +118,78 @@ export function cardChangeLogQueries(db: Kysely<LogTables>) {
             profile_id: 'profileId' in audience ? audience.profileId : null,
             subscriber_id: 'subscriberId' in audience ? audience.subscriberId : null,
             changed_at: at,
+            edited: 'edited' in audience && audience.edited ? 1 : 0,
           })),
         )
         .execute();
+      // Every node's followers of this owner wake at the commit (never for a rollback): one
+      // notification per edit, whatever the audience (PostgreSQL; one node on SQLite hears it in process).
+      if (edited && dialect === 'postgres') await sql`select pg_notify(${sql.raw(SIGNALS_CHANNEL_SQL)}, ${FOLLOWERS_PREFIX + owner})`.execute(db);
       return last;
+    },
+
+    /**
+     * The edits a subscriber is to hear of after `after` (up to `head`), one per contact at its
+     * newest, oldest first, at most `limit`: those of the cards it receives now, made after its
+     * own newest row with that owner (its approval or move: an edit before it is not theirs).
+     * A page ends at a contact's newest edit, so every contact left out has a newer one and the
+     * next page, read after it, holds it. Near the head the stretch of the log is read and each
+     * row probes the live-pair index (cost: the stretch); further behind, or with `notBefore`
+     * (a first read, from the retention on), the newest rows of each card received (cost: the
+     * subscriber's contacts).
+     */
+    async editsAfter(
+      subscriberId: string,
+      from: { receivedContact: ReceivedContact; receivedCards: ReceivedCards },
+      window: { after: number; head: number; notBefore: number; stretch: boolean },
+      limit: number,
+    ): Promise<CardEdit[]> {
+      const { after, head, notBefore } = window;
+      type Candidates = SelectQueryBuilder<any, any, { contact_id: string; owner_id: string; seq: number; changed_at: number }>;
+      const candidates: Candidates = window.stretch
+        ? db
+            .selectFrom(
+              db
+                .selectFrom('card_change_log as l')
+                .select(['l.seq', 'l.changed_at', 'l.owner_id', from.receivedContact('l.owner_id', 'l.profile_id').as('contact_id')])
+                .where('l.seq', '>', after)
+                .where('l.seq', '<=', head)
+                .where('l.edited', '=', 1)
+                .orderBy('l.seq')
+                .limit(Math.max(head - after, 1))
+                .as('s'),
+            )
+            .select(['s.contact_id', 's.owner_id', (eb) => eb.fn.max('s.seq').as('seq'), (eb) => eb.fn.max('s.changed_at').as('changed_at')])
+            .where('s.contact_id', 'is not', null)
+            .groupBy(['s.contact_id', 's.owner_id']) as unknown as Candidates
+        : (db
+            .selectFrom(from.receivedCards.as('r'))
+            .innerJoin('card_change_log as l', (join) => join.onRef('l.profile_id', '=', 'r.profile_id').onRef('l.owner_id', '=', 'r.owner_id'))
+            .select(['r.contact_id', 'r.owner_id', (eb) => eb.fn.max('l.seq').as('seq'), (eb) => eb.fn.max('l.changed_at').as('changed_at')])
+            .where('l.seq', '>', after)
+            .where('l.seq', '<=', head)
+            .where('l.edited', '=', 1)
+            .$if(notBefore > 0, (q) => q.where('l.changed_at', '>=', notBefore))
+            .groupBy(['r.contact_id', 'r.owner_id']) as unknown as Candidates);
+      const rows = await db
+        .selectFrom(candidates.as('e'))
+        .select(['e.contact_id', 'e.seq', 'e.changed_at'])
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('card_change_log as m')
+                .select('m.seq')
+                .where('m.subscriber_id', '=', subscriberId)
+                .whereRef('m.owner_id', '=', 'e.owner_id')
+                .whereRef('m.seq', '>', 'e.seq'),
+            ),
+          ),
+        )
+        .orderBy('e.seq')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ contact_id: row.contact_id as string, seq: Number(row.seq), changed_at: Number(row.changed_at) }));
     },
 
     /**

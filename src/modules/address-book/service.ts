@@ -2,9 +2,9 @@ import type { Clock } from '../../platform/clock.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { AddressCard, ContactService } from '../contacts/contacts.js';
 import type { MembershipChange } from '../contacts/subscriptions.js';
-import type { CardChangeAudience, cardChangeLogQueries } from './queries.js';
+import type { CardChangeAudience, CardEdit, cardChangeLogQueries } from './queries.js';
 
-export type { AddressCard };
+export type { AddressCard, CardEdit };
 
 /** Owners per sync answer at most (RFC 6578 §3.6 lets a server truncate); the client asks again from the token. */
 export const SYNC_PAGE = 500;
@@ -44,7 +44,7 @@ export function createAddressBookService(deps: {
   db: RepositoryOf<{ cardChanges: typeof cardChangeLogQueries }>;
   clock: Clock;
   /** The contacts service: the audience rule, and the shown cards as an address book holds them. */
-  contacts: Pick<ContactService, 'addressCards' | 'addressCardPages' | 'receivedProfiles' | 'receives'>;
+  contacts: Pick<ContactService, 'addressCards' | 'addressCardPages' | 'receivedProfiles' | 'receives' | 'receivedContact' | 'receivedCards' | 'followedOwners'>;
 }) {
   const { db, clock, contacts } = deps;
   /**
@@ -74,9 +74,15 @@ export function createAddressBookService(deps: {
   }
 
   return {
-    /** Hook (profiles' onCardsChanged): these profiles' cards now show something else. */
+    /**
+     * Hook (profiles' onCardsChanged): these profiles' cards now show something else. One row
+     * per card, and one wake-up for the owner's followers after the commit, whatever their
+     * number: their feeds read the edit from here (decision 220).
+     */
     async cardsChanged(tx: Tx, change: { accountId: string; profileIds: string[] }): Promise<void> {
-      await append(tx, change.accountId, change.profileIds.map((profileId) => ({ profileId })));
+      if (change.profileIds.length === 0) return;
+      await append(tx, change.accountId, change.profileIds.map((profileId) => ({ profileId, edited: true })));
+      tx.publishedToFollowers([change.accountId]);
     },
 
     /** Hook (subscriptions' onMembershipChanged): who receives the owner's card, or which, changed. */
@@ -86,6 +92,23 @@ export function createAddressBookService(deps: {
     },
 
     currentToken,
+
+    /**
+     * The card edits in a subscriber's signal feed (decision 220): after position `after` of the
+     * log, one per contact at its newest, oldest first. `notBefore` (a first read without a
+     * position) keeps to edits made since then.
+     */
+    feed: {
+      head: (): Promise<number> => db.direct.cardChanges.head(),
+      async editsAfter(subscriberId: string, after: number, head: number, limit: number, notBefore = 0): Promise<CardEdit[]> {
+        if (after >= head) return [];
+        const from = { receivedContact: contacts.receivedContact(subscriberId), receivedCards: contacts.receivedCards(subscriberId) };
+        const stretch = notBefore === 0 && head - after <= STRETCH_ROWS;
+        return db.direct.cardChanges.editsAfter(subscriberId, from, { after, head, notBefore, stretch }, limit);
+      },
+      /** Whose card edits may reach the subscriber: the owners it follows (a stream hub's index). */
+      following: (subscriberId: string): Promise<string[]> => contacts.followedOwners(subscriberId),
+    },
 
     /**
      * The people whose card changed for the subscriber after position `after` (at most `limit`),

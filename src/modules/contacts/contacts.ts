@@ -144,6 +144,13 @@ export function createContactService(deps: {
     /** The same as a condition on a row naming an owner and a profile (column references), for a read that starts from the rows. */
     receives: (subscriberId: string) => (ownerColumn: string, profileColumn: string) => db.direct.subs.receives(subscriberId, ownerColumn, profileColumn),
 
+    /** The subscriber's contact id for a row's owner and profile when it receives that card now, else null (column references). */
+    receivedContact: (subscriberId: string) => (ownerColumn: string, profileColumn: string) => db.direct.subs.receivedContact(subscriberId, ownerColumn, profileColumn),
+    /** The cards the subscriber receives now with their contact ids, as a subquery. */
+    receivedCards: (subscriberId: string) => db.direct.subs.receivedCards(subscriberId),
+    /** The owners whose card changes may concern the subscriber (its live subscriptions'): a stream hub's index. */
+    followedOwners: (subscriberId: string) => db.direct.subs.liveOwnersFor(subscriberId),
+
     /** POST /contacts: a request to see someone's card, pending until they approve it. */
     async subscribe(auth: AuthContext, username: string, message: string | null | undefined): Promise<ContactView> {
       const canonical = deps.canonicalOf(username);

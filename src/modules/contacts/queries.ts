@@ -340,6 +340,26 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
     receives(subscriberId: string, ownerColumn: string, profileColumn: string): RawBuilder<SqlBool> {
       return sql<SqlBool>`exists (select 1 from subscriptions received where received.owner_id = ${sql.ref(ownerColumn)} and received.subscriber_id = ${subscriberId} and received.status in ('pending', 'active') and received.status = 'active' and received.profile_id = ${sql.ref(profileColumn)})`;
     },
+    /**
+     * The subscriber's contact id when it receives the profile a row names now, else null (two
+     * column references): one probe of the live-pair index, as `receives`.
+     */
+    receivedContact(subscriberId: string, ownerColumn: string, profileColumn: string): RawBuilder<string | null> {
+      return sql<string | null>`(select received.id from subscriptions received where received.owner_id = ${sql.ref(ownerColumn)} and received.subscriber_id = ${subscriberId} and received.status in ('pending', 'active') and received.status = 'active' and received.profile_id = ${sql.ref(profileColumn)})`;
+    },
+    /** The cards the subscriber receives now, with their contact ids, as a subquery. */
+    receivedCards(subscriberId: string): SelectQueryBuilder<any, any, { contact_id: string; owner_id: string; profile_id: string | null }> {
+      return db
+        .selectFrom('subscriptions')
+        .select(['subscriptions.id as contact_id', 'subscriptions.owner_id', 'subscriptions.profile_id'])
+        .where('subscriptions.subscriber_id', '=', subscriberId)
+        .where('subscriptions.status', '=', 'active') as unknown as SelectQueryBuilder<any, any, { contact_id: string; owner_id: string; profile_id: string | null }>;
+    },
+    /** The owners the subscriber has a live (pending or active) subscription to. */
+    async liveOwnersFor(subscriberId: string): Promise<string[]> {
+      const rows = await db.selectFrom('subscriptions').select('owner_id').where('subscriber_id', '=', subscriberId).where('status', 'in', ['pending', 'active']).execute();
+      return rows.map((row) => row.owner_id);
+    },
     /** The owner's profiles that someone receives now, each once. */
     async profilesReceivedFrom(ownerId: string): Promise<string[]> {
       const rows = await db.selectFrom('subscriptions').select('profile_id').distinct().where('owner_id', '=', ownerId).where('status', '=', 'active').execute();

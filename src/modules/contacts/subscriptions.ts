@@ -55,7 +55,8 @@ export const invalidTransition = (status: string, action: Action) => refuse('inv
  * Subscriptions, the owner's side (PRODUCT §4), and subscribing itself. Every transition is one
  * conditional update from the state table (states.ts); its signals go in the same transaction:
  * subscriptions.changed to the owner, contacts.changed to the subscriber, contact.card.changed
- * when what the subscriber sees changed.
+ * when a move changed what the subscriber sees. (An edit of a card is not told here: it is one
+ * row of the card-change log that every follower's feed reads, decision 220.)
  */
 export function createSubscriptionService(deps: {
   db: Repo;
@@ -255,11 +256,6 @@ export function createSubscriptionService(deps: {
       await signalSelected(tx, db.in(tx).subs.liveSubscribersOf(ownerId), 'contacts.changed');
       // What the owner's active subscribers see went or came back: one change per profile they receive.
       await membership.run(tx, { ownerId, profileIds: await db.in(tx).subs.profilesReceivedFrom(ownerId) });
-    },
-
-    /** Fan-out: the owner's cards changed; each active subscriber who sees one is told, set-based. */
-    async cardsChanged(tx: Tx, change: { accountId: string; profileIds: string[] }): Promise<void> {
-      await signalSelected(tx, db.in(tx).subs.activeSubscribersOf(change.accountId, change.profileIds), 'contact.card.changed');
     },
 
     /**

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { WebSocket } from 'ws';
 import { refuse } from '../../platform/errors.js';
+import type { FeedPosition } from '../../platform/signals/feed.js';
 import type { StreamHub } from '../../platform/signals/hub.js';
 import { sseHeaders, sseOpening, sseSink, SSE_RETRY_MS } from '../../platform/signals/sse.js';
 import { credentialsFromProtocols, webSocketSink, WS_PROTOCOL } from '../../platform/signals/websocket.js';
@@ -19,7 +20,7 @@ export interface StreamOptions {
 }
 
 interface StreamStart {
-  afterSeq: number;
+  after: FeedPosition;
   expiresAt: number;
 }
 
@@ -73,10 +74,10 @@ export async function streamRoutes(app: FastifyInstance, opts: StreamOptions) {
     const lastEventId = request.headers['last-event-id'];
     // EventSource resends its original URL with Last-Event-ID: the header is the newer position.
     const cursor = typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : (request.query as { since?: string }).since;
-    const afterSeq = await signals.streamStart(auth.account.id, cursor);
+    const after = await signals.streamStart(auth.account.id, cursor);
     const expiresAt = await opts.streamExpiry(auth.sessionId);
     if (hub.admission(auth.account.id, auth.sessionId) === 'full') throw tooManyStreams();
-    starts.set(request, { afterSeq, expiresAt });
+    starts.set(request, { after, expiresAt });
   }
 
   r.route({
@@ -109,8 +110,8 @@ export async function streamRoutes(app: FastifyInstance, opts: StreamOptions) {
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, sseHeaders(reply.getHeaders()));
-      res.write(sseOpening(signals.cursorAt(auth.account.id, start.afterSeq)));
-      const stream = hub.open({ accountId: auth.account.id, sessionId: auth.sessionId, afterSeq: start.afterSeq, expiresAt: start.expiresAt, sink: sseSink(res) })!;
+      res.write(sseOpening(signals.cursorAt(auth.account.id, start.after)));
+      const stream = hub.open({ accountId: auth.account.id, sessionId: auth.sessionId, after: start.after, expiresAt: start.expiresAt, sink: sseSink(res) })!;
       res.on('close', () => hub.remove(stream));
       res.on('error', () => hub.remove(stream));
       // The client may have gone while the stream was being prepared.
@@ -121,11 +122,11 @@ export async function streamRoutes(app: FastifyInstance, opts: StreamOptions) {
       starts.delete(request);
       const auth = callerOf(request);
       // Nothing is expected from the client; its frames are read (so pongs arrive) and ignored.
-      socket.send(JSON.stringify({ type: 'ready', cursor: signals.cursorAt(auth.account.id, start.afterSeq) }));
+      socket.send(JSON.stringify({ type: 'ready', cursor: signals.cursorAt(auth.account.id, start.after) }));
       const stream = hub.open({
         accountId: auth.account.id,
         sessionId: auth.sessionId,
-        afterSeq: start.afterSeq,
+        after: start.after,
         expiresAt: start.expiresAt,
         sink: webSocketSink(socket, request.raw.socket),
       });

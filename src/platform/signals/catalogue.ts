@@ -17,7 +17,7 @@ export const SIGNAL_KINDS = {
   'profiles.changed': { resource: '/profiles', description: 'A profile or its exposures changed.' },
   'subscriptions.changed': { resource: '/subscriptions', description: 'A subscription to you was requested, approved, moved, revoked or ended.' },
   'contacts.changed': { resource: '/contacts', description: 'One of your subscriptions changed state.' },
-  'contact.card.changed': { resource: '/contacts/{id}/card', description: 'The card you see of a contact changed (only subscribers whose visible card changed get it). The card\'s `changed` lists the kinds of detail that changed (field types such as phone, email, postal_address, and display_name), never values, and only kinds the card showed you before or shows you now: say "new phone number" from it.' },
+  'contact.card.changed': { resource: '/contacts/{id}/card', description: 'The card you see of a contact changed (only subscribers whose visible card changed get it; several edits since your last read are one signal). The card\'s `changed` lists the kinds of detail that changed (field types such as phone, email, postal_address, and display_name), never values, and only kinds the card showed you before or shows you now: say "new phone number" from it.' },
   'annotations.changed': { resource: '/contacts/{id}/annotation', description: 'Your private note or labels on a contact changed (on another of your devices).' },
   'share_links.changed': { resource: '/share-links', description: 'A share link was created, used up or revoked.' },
   'dav-tokens.changed': { resource: '/dav-tokens', description: 'An address-book password was created or revoked.' },

@@ -1,16 +1,24 @@
-import type { SignalRecord } from './log.js';
 import type { Signal } from './catalogue.js';
+import { advance, seen } from './feed.js';
+import type { FeedItem, FeedPosition } from './feed.js';
 
 /**
  * The streams one node holds, grouped by account, and how they are fed (PRODUCT §7,
  * docs/decisions/020-event-signals.md).
  *
- * The log is the only queue: a wake-up says "account X has something new", and the account's
- * streams then read the log after their own cursors. So delivery is exactly once and in
- * order per stream, a lost or duplicated wake-up costs at most one read, and a connection
- * holds no more than its socket buffer: when that passes `bufferBytes` the stream stops
- * reading the log (its cursor stays put) until the client drains it, and a client that does
- * not drain within `stallMs` is dropped; it resumes from its last received id.
+ * The logs are the only queue: a wake-up says "account X has something new", or "the followers
+ * of owner O have something new", and the streams concerned then read their feed (feed.ts)
+ * after their own positions. So delivery is exactly once and in order per stream, a lost or
+ * duplicated wake-up costs at most one read, and a connection holds no more than its socket
+ * buffer: when that passes `bufferBytes` the stream stops reading (its position stays put)
+ * until the client drains it, and a client that does not drain within `stallMs` is dropped;
+ * it resumes from its last received id.
+ *
+ * A card change is published once, naming its owner, and never written per follower
+ * (decision 220): each node keeps an index from an owner to the accounts with streams here
+ * that follow them, and wakes just those. The index only decides whom to wake; what a stream
+ * receives is always read from the database, which applies who receives which card at that
+ * moment, so a follower revoked a millisecond earlier is never sent the change.
  */
 export type CloseReason = 'revoked' | 'expired' | 'slow_consumer' | 'replaced' | 'shutdown';
 
@@ -37,9 +45,13 @@ export interface HubLimits {
 }
 
 export interface HubDeps {
-  read(accountId: string, afterSeq: number, limit: number): Promise<SignalRecord[]>;
+  /** The account's feed after a position, oldest first, at most `limit`. */
+  read(accountId: string, after: FeedPosition, limit: number): Promise<FeedItem[]>;
+  /** The owners whose card changes may reach the account (its live subscriptions'). */
+  following(accountId: string): Promise<string[]>;
   isSessionLive(sessionId: string, now: number): Promise<boolean>;
-  toSignal(record: SignalRecord): Signal;
+  /** The signal as the client receives it; its id is the position after it. */
+  toSignal(accountId: string, item: FeedItem, position: FeedPosition): Signal;
   now(): number;
   limits: HubLimits;
   onError(error: unknown): void;
@@ -48,8 +60,8 @@ export interface HubDeps {
 export interface StreamInput {
   accountId: string;
   sessionId: string;
-  /** The last sequence number the client has; delivery starts after it. */
-  afterSeq: number;
+  /** The position the client has; delivery starts after it. */
+  after: FeedPosition;
   /** When the credential that opened the stream stops being valid. */
   expiresAt: number;
   sink: StreamSink;
@@ -57,7 +69,7 @@ export interface StreamInput {
 
 export interface Stream extends StreamInput {
   readonly id: number;
-  cursor: number;
+  position: FeedPosition;
   stalled: boolean;
   /** When its buffer filled, on the injected clock; the sweep drops it after stallMs. */
   stalledAt?: number;
@@ -68,7 +80,14 @@ interface Group {
   streams: Set<Stream>;
   running: boolean;
   again: boolean;
+  /** The owners this account follows, in the index; read before the group's first delivery. */
+  following?: Set<string>;
+  /** Read the owners again before the next delivery (the account's subscriptions changed). */
+  refollow: boolean;
 }
+
+/** Own signals after which the account may follow other owners than before. */
+const FOLLOWING_CHANGED = new Set(['contacts.changed', 'account.changed']);
 
 export type Admission = 'open' | 'replace' | 'full';
 
@@ -79,6 +98,8 @@ const RETRY_AFTER_ERROR_MS = 1000;
 export function createStreamHub(deps: HubDeps) {
   const { limits } = deps;
   const groups = new Map<string, Group>();
+  /** Owner → the accounts with streams on this node that follow them. */
+  const followers = new Map<string, Set<string>>();
   let nextId = 1;
   let count = 0;
   let peakBuffered = 0;
@@ -88,7 +109,7 @@ export function createStreamHub(deps: HubDeps) {
   function groupOf(accountId: string): Group {
     let group = groups.get(accountId);
     if (!group) {
-      group = { streams: new Set(), running: false, again: false };
+      group = { streams: new Set(), running: false, again: false, refollow: true };
       groups.set(accountId, group);
     }
     return group;
@@ -100,7 +121,30 @@ export function createStreamHub(deps: HubDeps) {
     count--;
     const group = groups.get(stream.accountId);
     group?.streams.delete(stream);
-    if (group && group.streams.size === 0 && !group.running) groups.delete(stream.accountId);
+    if (group && group.streams.size === 0 && !group.running) forget(stream.accountId, group);
+  }
+
+  function index(accountId: string, group: Group, owners: Set<string>): void {
+    for (const owner of group.following ?? []) if (!owners.has(owner)) unfollow(owner, accountId);
+    for (const owner of owners) {
+      let accounts = followers.get(owner);
+      if (!accounts) followers.set(owner, (accounts = new Set()));
+      accounts.add(accountId);
+    }
+    group.following = owners;
+  }
+
+  function unfollow(owner: string, accountId: string): void {
+    const accounts = followers.get(owner);
+    accounts?.delete(accountId);
+    if (accounts?.size === 0) followers.delete(owner);
+  }
+
+  /** The account has no stream left here: out of the map and the index. */
+  function forget(accountId: string, group: Group): void {
+    if (groups.get(accountId) === group) groups.delete(accountId);
+    for (const owner of group.following ?? []) unfollow(owner, accountId);
+    group.following = undefined;
   }
 
   function close(stream: Stream, reason: CloseReason): void {
@@ -128,21 +172,22 @@ export function createStreamHub(deps: HubDeps) {
     wake(stream.accountId);
   }
 
-  /** Writes the rows this stream has not had yet, until its buffer is full. */
-  function deliver(stream: Stream, rows: SignalRecord[]): void {
+  /** Writes the items this stream has not had yet, until its buffer is full. */
+  function deliver(stream: Stream, items: FeedItem[]): void {
     if (deps.now() >= stream.expiresAt) {
       close(stream, 'expired');
       return;
     }
-    for (const row of rows) {
+    for (const item of items) {
       if (stream.closed) return;
-      if (row.seq <= stream.cursor) continue;
+      if (seen(stream.position, item)) continue;
       if (stream.sink.buffered() >= limits.bufferBytes) {
         stall(stream);
         return;
       }
-      stream.sink.send(deps.toSignal(row));
-      stream.cursor = row.seq;
+      const position = advance(stream.position, item);
+      stream.sink.send(deps.toSignal(stream.accountId, item, position));
+      stream.position = position;
       const buffered = stream.sink.buffered();
       if (buffered > peakBuffered) peakBuffered = buffered;
     }
@@ -158,18 +203,33 @@ export function createStreamHub(deps: HubDeps) {
     }
   }
 
-  /** One catch-up: read after the lowest cursor among the streams that can take more. */
+  /**
+   * One catch-up: read after the lowest position among the streams that can take more. The
+   * owners the account follows are indexed before the read, so a change committed after the
+   * index was read wakes this group, and one committed before it is in the read.
+   */
   async function feed(accountId: string, group: Group): Promise<void> {
     for (;;) {
+      if (group.refollow) {
+        group.refollow = false;
+        const owners = new Set(await deps.following(accountId));
+        if (group.streams.size === 0) return;
+        index(accountId, group, owners);
+      }
       const ready = [...group.streams].filter((s) => !s.stalled);
       if (ready.length === 0) return;
-      const from = Math.min(...ready.map((s) => s.cursor));
-      const rows = await deps.read(accountId, from, PAGE);
-      if (rows.length === 0) return;
+      const from = { own: Math.min(...ready.map((s) => s.position.own)), card: Math.min(...ready.map((s) => s.position.card)) };
+      const items = await deps.read(accountId, from, PAGE);
+      if (items.length === 0) return;
       // A revocation, or the account's deletion, ends streams before anything more reaches them.
-      if (rows.some((row) => row.kind === 'sessions.changed' || row.kind === 'account.changed')) await closeDeadSessions(group);
-      for (const stream of ready) if (!stream.closed) deliver(stream, rows);
-      if (rows.length < PAGE) return;
+      if (items.some((item) => item.kind === 'sessions.changed' || item.kind === 'account.changed')) await closeDeadSessions(group);
+      // Subscriptions changed: whom the account follows is read again, then the feed once more.
+      if (items.some((item) => item.source === 'own' && FOLLOWING_CHANGED.has(item.kind))) {
+        group.refollow = true;
+        group.again = true;
+      }
+      for (const stream of ready) if (!stream.closed) deliver(stream, items);
+      if (items.length < PAGE) return;
     }
   }
 
@@ -190,13 +250,18 @@ export function createStreamHub(deps: HubDeps) {
       setTimeout(() => wake(accountId), RETRY_AFTER_ERROR_MS).unref();
     } finally {
       group.running = false;
-      if (group.streams.size === 0 && groups.get(accountId) === group) groups.delete(accountId);
+      if (group.streams.size === 0) forget(accountId, group);
     }
   }
 
   function wake(accountId: string): void {
     const group = groups.get(accountId);
     if (group && group.streams.size > 0) void pump(accountId, group);
+  }
+
+  /** A card of this owner changed: every account here that follows them reads its feed. */
+  function wakeFollowers(ownerId: string): void {
+    for (const accountId of [...(followers.get(ownerId) ?? [])]) wake(accountId);
   }
 
   function sweep(): void {
@@ -235,7 +300,7 @@ export function createStreamHub(deps: HubDeps) {
         if (!oldest) return undefined;
         close(oldest, 'replaced');
       }
-      const stream: Stream = { ...input, id: nextId++, cursor: input.afterSeq, stalled: false, closed: false };
+      const stream: Stream = { ...input, id: nextId++, position: { ...input.after }, stalled: false, closed: false };
       group.streams.add(stream);
       count++;
       void pump(input.accountId, group);
@@ -246,6 +311,7 @@ export function createStreamHub(deps: HubDeps) {
     remove,
     close,
     wake,
+    wakeFollowers,
 
     /** Every account, e.g. after the cross-node listener reconnected and may have missed some. */
     wakeAll(): void {
@@ -267,7 +333,7 @@ export function createStreamHub(deps: HubDeps) {
     stats() {
       let stalled = 0;
       for (const group of groups.values()) for (const stream of group.streams) if (stream.stalled) stalled++;
-      return { streams: count, accounts: groups.size, stalled, peakBufferedBytes: peakBuffered, droppedSlowConsumers: dropped };
+      return { streams: count, accounts: groups.size, followedOwners: followers.size, stalled, peakBufferedBytes: peakBuffered, droppedSlowConsumers: dropped };
     },
   };
 }

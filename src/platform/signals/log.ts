@@ -15,6 +15,9 @@ export type SignalRecord = Selectable<EventsTable>;
  */
 export const SIGNALS_CHANNEL_SQL = `'vid_events_' || left(md5(current_schema()), 12)`;
 
+/** On that channel, a payload naming an owner whose card changed (its followers wake), not an account with new signals. */
+export const FOLLOWERS_PREFIX = 'followers:';
+
 /** Deleting expired signals in batches keeps each write short (SQLite has one writer). */
 const PRUNE_BATCH = 5000;
 /** Accounts per append statement: far below both dialects' bound-parameter limits. */

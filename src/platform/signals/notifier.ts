@@ -1,14 +1,16 @@
 import type pg from 'pg';
 import { loadPg } from '../optional-deps.js';
 import type { Store } from '../store/store.js';
-import { SIGNALS_CHANNEL_SQL } from './log.js';
+import { FOLLOWERS_PREFIX, SIGNALS_CHANNEL_SQL } from './log.js';
 
 /**
- * Wake-ups for stream hubs: "account X has new signals". They carry no signal (the hub reads
- * the log), so losing or repeating one costs at most a read, never a wrong delivery.
+ * Wake-ups for stream hubs: "account X has new signals", or "a card of owner O changed" (its
+ * followers read their feeds). They carry no signal (the hub reads the logs), so losing or
+ * repeating one costs at most a read, never a wrong delivery.
  */
 export interface WakeTarget {
   wake(accountId: string): void;
+  wakeFollowers(ownerId: string): void;
   /** After a gap in notifications (listener reconnected): re-read for every account. */
   wakeAll(): void;
 }
@@ -23,8 +25,9 @@ export function inProcessNotifier(store: Store): Notifier {
   let unsubscribe: (() => void) | undefined;
   return {
     async start(target) {
-      unsubscribe = store.onSignalsCommitted((records) => {
+      unsubscribe = store.onSignalsCommitted((records, followed) => {
         for (const accountId of new Set(records.map((r) => r.account_id))) target.wake(accountId);
+        for (const ownerId of new Set(followed)) target.wakeFollowers(ownerId);
       });
     },
     async stop() {
@@ -71,7 +74,8 @@ export interface PostgresNotifierOptions {
 
 /**
  * Across nodes: `append` queues `pg_notify(<schema channel>, account_id)` in the change's
- * transaction, which PostgreSQL delivers to every listening node at commit (never for a
+ * transaction (and a card change `pg_notify(<channel>, 'followers:' || owner_id)`, once
+ * whatever the owner's audience, decision 220), which PostgreSQL delivers to every listening node at commit (never for a
  * rollback). This listener holds one dedicated connection (not from the pool, which would
  * lose the LISTEN when it recycles the client), made with the pool's settings so it sees the
  * same schema. When that connection drops it reconnects with backoff and wakes every stream,
@@ -91,7 +95,10 @@ export function postgresNotifier(options: PostgresNotifierOptions): Notifier {
     next.on('error', () => reconnect(target, next));
     next.on('end', () => reconnect(target, next));
     next.on('notification', (message) => {
-      if (message.payload) target.wake(message.payload);
+      const payload = message.payload;
+      if (!payload) return;
+      if (payload.startsWith(FOLLOWERS_PREFIX)) target.wakeFollowers(payload.slice(FOLLOWERS_PREFIX.length));
+      else target.wake(payload);
     });
     try {
       await next.connect();

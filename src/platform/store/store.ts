@@ -37,6 +37,8 @@ export interface Tx {
   use<Q>(group: QueryGroup<Q>): Q;
   /** Signals appended in this transaction, published to listeners after the commit. */
   published(records: SignalRecord[]): void;
+  /** Owners whose card changed in this transaction: their followers' streams wake after the commit (decision 220). */
+  publishedToFollowers(ownerIds: readonly string[]): void;
 }
 
 /** The query groups a service declares, outside a transaction or inside one. */
@@ -61,10 +63,11 @@ export interface Store {
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   repository<G extends QueryGroups>(groups: G): Repository<Bound<G>>;
   /**
-   * Calls listener with the signals appended by each commit, after the commit (never for a
-   * rollback), so stream hubs wake only for durable signals. Returns the unsubscribe function.
+   * Calls listener with the signals appended by each commit, and the owners whose followers
+   * should hear of a card change, after the commit (never for a rollback), so stream hubs wake
+   * only for durable signals. Returns the unsubscribe function.
    */
-  onSignalsCommitted(listener: (records: SignalRecord[]) => void): () => void;
+  onSignalsCommitted(listener: (records: SignalRecord[], followed: readonly string[]) => void): () => void;
   /** The same store whose transactions stamp signals with `clock` (an app's injected clock). */
   withClock(clock: Clock): Store;
   /** Readiness probe: one round trip to the database. */
@@ -122,11 +125,11 @@ function memoised(db: Kysely<any>, dialect: Dialect): <Q>(group: QueryGroup<Q>) 
 export function createStore(handle: DatabaseHandle, options: { clock?: Clock } = {}): Store {
   const { db, dialect } = handle;
   const replay = handle.replayFile ? sqliteReplayStore(handle.replayFile) : postgresReplayStore(db);
-  const committed = new Set<(records: SignalRecord[]) => void>();
-  const publish = (records: SignalRecord[]) => {
+  const committed = new Set<(records: SignalRecord[], followed: readonly string[]) => void>();
+  const publish = (records: SignalRecord[], followed: readonly string[]) => {
     for (const listener of committed) {
       try {
-        listener(records);
+        listener(records, followed);
       } catch {
         // The change is committed: a failing listener must not turn it into an error.
       }
@@ -167,14 +170,22 @@ export function createStore(handle: DatabaseHandle, options: { clock?: Clock } =
   async function inTransaction<T>(clock: Clock, fn: (tx: Tx) => Promise<T>, beforeCommit?: (tx: Tx, result: T) => Promise<void>, mayRetry = () => true): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const appended: SignalRecord[] = [];
+      const followed: string[] = [];
       try {
         const result = await db.transaction().execute(async (trx) => {
-          const tx: Tx = { db: trx, dialect, now: clock.now, use: memoised(trx, dialect), published: (records) => appended.push(...records) };
+          const tx: Tx = {
+            db: trx,
+            dialect,
+            now: clock.now,
+            use: memoised(trx, dialect),
+            published: (records) => appended.push(...records),
+            publishedToFollowers: (ownerIds) => followed.push(...ownerIds),
+          };
           const done = await fn(tx);
           if (beforeCommit) await beforeCommit(tx, done);
           return done;
         });
-        if (appended.length) publish(appended);
+        if (appended.length || followed.length) publish(appended, followed);
         return result;
       } catch (error) {
         if (attempt >= MAX_ATTEMPTS || !retryable(error) || !mayRetry()) throw error;
