@@ -1504,7 +1504,7 @@ export interface paths {
         };
         /**
          * Signals after a cursor, oldest first (polling)
-         * @description The same signals, in the same order, as GET /events/stream delivers. Keep next_cursor and send it as `since` next time; has_more says to ask again at once. Signals are kept 30 days: a cursor whose successors are gone is 410 cursor_expired (pull your resources again, then continue from the new next_cursor). A cursor that was not issued to your account is 400 invalid_cursor.
+         * @description The same signals, in the same order, as GET /events/stream delivers: your own, and the edits of the cards you receive now (contact.card.changed; several edits of one card since your cursor are one signal). Keep next_cursor and send it as `since` next time; has_more says to ask again at once. Signals are kept 30 days: a cursor whose successors are gone is 410 cursor_expired (pull your resources again, then continue from the new next_cursor). A cursor that was not issued to your account is 400 invalid_cursor.
          */
         get: operations["getEvents"];
         put?: never;

@@ -13,7 +13,7 @@ export const SIGNAL_RESOURCES = {
   "subscriptions.changed": "/subscriptions",
   /** One of your subscriptions changed state. */
   "contacts.changed": "/contacts",
-  /** The card you see of a contact changed (only subscribers whose visible card changed get it). The card's `changed` lists the kinds of detail that changed (field types such as phone, email, postal_address, and display_name), never values, and only kinds the card showed you before or shows you now: say "new phone number" from it. */
+  /** The card you see of a contact changed (only subscribers whose visible card changed get it; several edits since your last read are one signal). The card's `changed` lists the kinds of detail that changed (field types such as phone, email, postal_address, and display_name), never values, and only kinds the card showed you before or shows you now: say "new phone number" from it. */
   "contact.card.changed": "/contacts/{id}/card",
   /** Your private note or labels on a contact changed (on another of your devices). */
   "annotations.changed": "/contacts/{id}/annotation",
