@@ -27,6 +27,10 @@
 //            l0, GET /me on the same server with nothing to purge (SQLite only)
 //   fanout   k. field edits by an owner with 10,000 active subscribers, 1,000 on live SSE streams:
 //            acknowledgement and contact.card.changed delivery latency (bench/fanout.ts, SQLite only)
+//   scale    s. one owner's audience grown 10,000 → 100,000 (→ 1,000,000 with --pg) followers, 1,000 of them on
+//            live SSE streams, the rest written with SQL: an edit's acknowledgement and the rows it writes, delivery
+//            to the streams, a follower's poll after a change and with nothing new (its database cost on
+//            PostgreSQL), the database's size per follower (bench/scale.ts; SQLite or --pg; not in the default set)
 //   dav      m0. CardDAV sync-collection (Basic auth) by a reader following 1,000 people, nothing
 //            changed since its token; m1 the same with one card changed; and the memory of a
 //            first sync of 5,000 cards with their vCards (bench/dav.ts, SQLite only)
@@ -36,7 +40,9 @@
 // BENCH_CONNECTIONS (50), BENCH_DATABASE_URL (PostgreSQL admin URL), BENCH_REDIS_URL,
 // BENCH_NO_PIN=1, BENCH_NODE_FLAGS (node flags added to the service's, to try a runtime setting), BENCH_LOG_LEVEL (service log level, default warn), BENCH_FANOUT_EDITS (k: 30, 10 quick),
 // BENCH_FANOUT_SUBSCRIBERS (10,000), BENCH_FANOUT_LIVE (1,000 of them on a stream), BENCH_PURGE_ACCOUNTS (l: 1,000),
-// BENCH_DAV_CONTACTS (m: 1,000), BENCH_DAV_LARGE (the first sync measured for memory: 5,000).
+// BENCH_DAV_CONTACTS (m: 1,000), BENCH_DAV_LARGE (the first sync measured for memory: 5,000),
+// BENCH_SCALE_SIZES (s: "10000,100000,1000000" on PostgreSQL, "10000,100000" on SQLite), BENCH_SCALE_EDITS (s: 20, 10 quick),
+// BENCH_SCALE_LIVE (s: 1,000 followers on a stream), BENCH_SCALE_POLLS (s: 200 polls with nothing new per size).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, release, tmpdir, totalmem } from 'node:os';
@@ -54,6 +60,8 @@ import type { BenchDatabase, BenchDevice } from './lib/vid.js';
 import type { DatabaseCost } from './lib/pg-stats.js';
 import { DAV_LARGE, DAV_SMALL, setUpAddressBooks } from './dav.js';
 import { fanoutScenario } from './fanout.js';
+import { pollCostCell, scaleScenario } from './scale.js';
+import type { ScaleResult } from './scale.js';
 import { signalsScenario } from './signals.js';
 import type { BenchResult } from './types.js';
 
@@ -71,7 +79,7 @@ const DEVICES = Math.min(CONNECTIONS, 50);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ALL = kind === 'sqlite' ? ['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'dav', 'login', 'renew', 'purge', 'signals', 'fanout'] : ['limit', 'me', 'metrics', 'login', 'renew', 'nodes'];
 const selected = new Set(chosen.length ? chosen : ALL);
-for (const name of selected) if (!['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'dav', 'login', 'renew', 'purge', 'signals', 'fanout', 'nodes'].includes(name)) throw new Error(`unknown scenario ${name}`);
+for (const name of selected) if (!['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'dav', 'login', 'renew', 'purge', 'signals', 'fanout', 'scale', 'nodes'].includes(name)) throw new Error(`unknown scenario ${name}`);
 // b+metrics is a ratio to b, measured alongside it.
 if (selected.has('metrics')) selected.add('me');
 if (selected.has('nodes') && kind !== 'postgres') throw new Error('the nodes scenario needs --pg');
@@ -79,10 +87,14 @@ if ((selected.has('peer2') || selected.has('peer2cache')) && kind !== 'sqlite') 
 if (selected.has('fanout') && kind !== 'sqlite') throw new Error('the fanout scenario runs on SQLite (drop --pg)');
 if (selected.has('purge') && kind !== 'sqlite') throw new Error('the purge scenario runs on SQLite (drop --pg)');
 if (selected.has('dav') && kind !== 'sqlite') throw new Error('the dav scenario runs on SQLite (drop --pg)');
-// f and k are latencies of their own: no ratio to a.
-if ([...selected].some((s) => s !== 'signals' && s !== 'fanout')) selected.add('limit');
+// f, k and s are latencies of their own: no ratio to a.
+if ([...selected].some((s) => s !== 'signals' && s !== 'fanout' && s !== 'scale')) selected.add('limit');
 const FANOUT_EDITS = Number(process.env.BENCH_FANOUT_EDITS ?? (quick ? 10 : 30));
 const PURGE_ACCOUNTS = Number(process.env.BENCH_PURGE_ACCOUNTS ?? 1000);
+const SCALE_SIZES = (process.env.BENCH_SCALE_SIZES ?? (kind === 'postgres' ? '10000,100000,1000000' : '10000,100000')).split(',').map(Number);
+if (SCALE_SIZES.some((n) => !Number.isInteger(n) || n <= 0)) throw new Error('BENCH_SCALE_SIZES: audience sizes, e.g. 10000,100000');
+const SCALE_EDITS = Number(process.env.BENCH_SCALE_EDITS ?? (quick ? 10 : 20));
+const SCALE_LIVE = Number(process.env.BENCH_SCALE_LIVE ?? 1000);
 
 const ME_PATH = '/api/v1/me';
 const MB = 1024 * 1024;
@@ -297,6 +309,7 @@ let signalRows: Array<[string, string]> | undefined;
 let signalNotes: string[] = [];
 let signalMetrics: Record<string, number> | undefined;
 let fanout: BenchResult | undefined;
+let scale: ScaleResult | undefined;
 /** l: per repetition, the batch's accounts purged and the seconds from marking them due to the last purge. */
 const purgeRuns: Array<{ purged: number; seconds: number }> = [];
 let redisCost: { commandsPerRequest: number; cpuMsPerRequest: number } | undefined;
@@ -767,6 +780,13 @@ try {
     console.log(`\n## fanout: ${scenario.description}\n`);
     fanout = await scenario.run(log);
   }
+
+  // s: one owner's audience grown with SQL (its own server and database, SQLite or PostgreSQL).
+  if (selected.has('scale')) {
+    const scenario = scaleScenario(kind, SCALE_SIZES, SCALE_EDITS, SCALE_LIVE);
+    console.log(`\n## scale: ${scenario.description}\n`);
+    scale = await scenario.run(log);
+  }
 } finally {
   await cleanup();
   generator.stop();
@@ -823,6 +843,23 @@ if (fanout?.metrics) {
   check('k delivery p99 ≤ 500 ms', k.deliveryP99!, 500, false, ms);
   targets.push({ what: 'k every delivery arrives', value: `${fmt(k.delivered!)} / ${fmt(k.expected!)}`, met: k.delivered === k.expected });
 }
+if (scale?.sizes.length) {
+  const db = kind === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+  const [first, last] = [scale.sizes[0]!, scale.sizes.at(-1)!];
+  for (const r of scale.sizes) check(`s edit acknowledged p50 ≤ 20 ms, ${fmtCount(r.followers)} followers (${db})`, r.ackP50, 20, false, ms);
+  if (scale.sizes.length > 1) check(`s edit acknowledged p50 flat: ${fmtCount(last.followers)} followers ≤ 1.5x ${fmtCount(first.followers)}`, last.ackP50 / first.ackP50, 1.5, false, x);
+  for (const r of scale.sizes) check(`s delivery p99 ≤ 500 ms, ${fmtCount(r.followers)} followers, ${fmtCount(scale.live)} streams`, r.deliveryP99, 500, false, ms);
+  for (const r of scale.sizes) targets.push({ what: `s every delivery arrives, ${fmtCount(r.followers)} followers`, value: `${fmtCount(r.delivered)} / ${fmtCount(r.expected)}`, met: r.delivered === r.expected });
+  if (kind === 'postgres') {
+    for (const r of scale.sizes) {
+      const cost = r.pollCost;
+      // Without pg_stat_statements the backends' CPU time bounds the execution time from above.
+      if (cost?.statements) check(`s poll with nothing new ≤ 1 ms of database time, ${fmtCount(r.followers)} followers`, cost.execMsPerRequest, 1, false, (n) => `${fmt(n, 3)} ms`);
+      else targets.push({ what: `s poll with nothing new ≤ 1 ms of database time, ${fmtCount(r.followers)} followers`, value: pollCostCell(cost), met: cost && cost.cpuMsPerRequest <= 1 ? true : undefined });
+    }
+  }
+  for (const r of scale.sizes) targets.push({ what: `s rows one edit writes, ${fmtCount(r.followers)} followers (reported; constant)`, value: `${r.eventsRows} events + ${r.logRows} card_change_log`, met: undefined });
+}
 // The lifecycle's target: a purge does not double the p99 of the requests served meanwhile.
 if (results.purge && results.purgeQuiet) {
   check('l GET /me p99 while purging ≤ 2x its p99 without', results.purge.p99 / results.purgeQuiet.p99, 2, false, x);
@@ -859,6 +896,16 @@ if (fanout?.metrics) {
   rows.push(`| k0 | field edit acknowledged, owner with no subscribers (k's baseline) | – | – | ${fmt(k.baselineAckP50!, 1)} ms | ${fmt(k.baselineAckP99!, 1)} ms | – | – |`);
   rows.push(`| k | contact.card.changed delivery, edit sent → each of ${fmt(k.live!)} SSE streams | – | – | ${fmt(k.deliveryP50!, 1)} ms | ${fmt(k.deliveryP99!, 1)} ms | – | – |`);
 }
+if (scale) {
+  const db = kind === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+  for (const r of scale.sizes) {
+    const n = fmtCount(r.followers);
+    rows.push(`| s | field edit acknowledged, owner with ${n} followers (${db}) | – | – | ${fmt(r.ackP50, 1)} ms | ${fmt(r.ackP99, 1)} ms | – | – |`);
+    rows.push(`| s | contact.card.changed delivery to ${fmtCount(scale.live)} SSE streams, ${n} followers | – | – | ${fmt(r.deliveryP50, 1)} ms | ${fmt(r.deliveryP99, 1)} ms | – | – |`);
+    rows.push(`| s | GET /events since the cursor before an edit, ${n} followers | – | – | ${fmt(r.pollChangeP50, 1)} ms | ${fmt(r.pollChangeP99, 1)} ms | – | – |`);
+    rows.push(`| s | GET /events with nothing new, ${n} followers | – | – | ${fmt(r.pollQuietP50, 1)} ms | ${fmt(r.pollQuietP99, 1)} ms | – | – |`);
+  }
+}
 for (const [name, count] of Object.entries(repeated)) extraRows.push([`repeated ${name} runs`, `${count} (the server got under 85% of its core: other load on the machine)`]);
 const tableNotes: string[] = [];
 if (results.node1 && results.node2) tableNotes.push(`Two nodes vs one (PostgreSQL + Redis, same run): scaling factor ${(results.node2.rate / results.node1.rate).toFixed(2)}x.`);
@@ -882,6 +929,7 @@ const markdown = [
   ...(targetRows.length ? ['| target | measured | |', '|---|---:|---|', ...targetRows, ''] : []),
   ...(signalRows ? ['| f. signals | value |', '|---|---|', ...signalRows.map(([k, v]) => `| ${k} | ${v} |`), '', ...signalNotes, ''] : []),
   ...(fanout ? ['| k. fan-out | value |', '|---|---|', ...fanout.rows.map(([k, v]) => `| ${k} | ${v} |`), '', ...(fanout.notes ?? []), ''] : []),
+  ...(scale ? [`s. audience scale (${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}), ${fmtCount(scale.live)} followers on live streams, ${scale.edits} edits per size:`, '', ...scale.table, '', ...scale.rows.map(([k, v]) => `${k}: ${v}`), '', ...(scale.notes ?? []), ''] : []),
   ...extraRows.map(([k, v]) => `${k}: ${v}`),
 ].join('\n');
 
@@ -894,7 +942,7 @@ if (missed.length) console.log(`\n${missed.length} target(s) missed: ${missed.ma
 const outDir = join(ROOT, 'bench-results');
 mkdirSync(outDir, { recursive: true });
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-const json = { machine: info, kind, quick, reps: REPS, durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, results, memory, databaseCosts, redisCost, targets, signals: signalRows, fanout, profiles };
+const json = { machine: info, kind, quick, reps: REPS, durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, results, memory, databaseCosts, redisCost, targets, signals: signalRows, fanout, scale, profiles };
 writeFileSync(join(outDir, `${stamp}-${kind}.json`), JSON.stringify(json, (key, value) => (key === 'devices' ? undefined : value), 2));
 writeFileSync(join(outDir, `latest-${kind}.md`), `${markdown}\n`);
 console.log(`\nwrote bench-results/${stamp}-${kind}.json and bench-results/latest-${kind}.md (${((performance.now() - started) / 1000).toFixed(0)} s in all)`);

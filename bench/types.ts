@@ -1,9 +1,9 @@
 /** One benchmark scenario of `npm run bench` (bench/run.ts). */
-export interface BenchScenario {
+export interface BenchScenario<R extends BenchResult = BenchResult> {
   name: string;
   description: string;
   /** Runs the scenario; `progress` prints a line while it runs. */
-  run(progress: (line: string) => void): Promise<BenchResult>;
+  run(progress: (line: string) => void): Promise<R>;
 }
 
 export interface BenchResult {
