@@ -850,6 +850,7 @@ if (scale?.sizes.length) {
   if (scale.sizes.length > 1) check(`s edit acknowledged p50 flat: ${fmtCount(last.followers)} followers ≤ 1.5x ${fmtCount(first.followers)}`, last.ackP50 / first.ackP50, 1.5, false, x);
   for (const r of scale.sizes) check(`s delivery p99 ≤ 500 ms, ${fmtCount(r.followers)} followers, ${fmtCount(scale.live)} streams`, r.deliveryP99, 500, false, ms);
   for (const r of scale.sizes) targets.push({ what: `s every delivery arrives, ${fmtCount(r.followers)} followers`, value: `${fmtCount(r.delivered)} / ${fmtCount(r.expected)}`, met: r.delivered === r.expected });
+  for (const r of scale.sizes) targets.push({ what: `s polls answered, not shed (503), ${fmtCount(r.followers)} followers`, value: `${fmtCount(r.pollChangeShed)} after a change, ${fmtCount(r.pollQuietShed)} with nothing new shed`, met: r.pollChangeShed + r.pollQuietShed === 0 });
   if (kind === 'postgres') {
     for (const r of scale.sizes) {
       const cost = r.pollCost;

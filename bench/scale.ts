@@ -55,6 +55,9 @@ export interface ScaleSize {
   pollChangeP50: number;
   pollChangeP99: number;
   pollChangeMissed: number;
+  /** Polls after a change answered 503 overloaded (asked again after Retry-After; the latency is the answered one's). */
+  pollChangeShed: number;
+  pollQuietShed: number;
   /** GET /events?since=<newest>, nothing new. */
   pollQuietP50: number;
   pollQuietP99: number;
@@ -178,14 +181,23 @@ export function scaleScenario(kind: 'sqlite' | 'postgres', sizes: number[], edit
 
         // The follower that polls: one of the live ones, its poll proofs signed before each clock starts.
         const poller = followers[0]!.device;
+        /** Polls answered 503 (the node shedding load), each asked again after its Retry-After. */
+        let shed = 0;
         const poll = async (since: string | undefined) => {
           const path = since === undefined ? `${EVENTS_PATH}?limit=200` : `${EVENTS_PATH}?since=${since}`;
-          const dpop = await poller.key.proof('GET', ORIGIN + EVENTS_PATH, { accessToken: poller.tokens.access_token });
-          const started = performance.now();
-          const res = await client.as(poller, 'GET', path, { headers: { dpop } });
-          const took = performance.now() - started;
-          if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-          return { took, body: res.body as { data: Array<{ kind: string }>; next_cursor: string; has_more: boolean } };
+          for (;;) {
+            const dpop = await poller.key.proof('GET', ORIGIN + EVENTS_PATH, { accessToken: poller.tokens.access_token });
+            const started = performance.now();
+            const res = await client.as(poller, 'GET', path, { headers: { dpop } });
+            const took = performance.now() - started;
+            if (res.status === 503) {
+              shed++;
+              await new Promise((resolve) => setTimeout(resolve, Number(res.headers.get('retry-after') ?? 1) * 1000));
+              continue;
+            }
+            if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+            return { took, body: res.body as { data: Array<{ kind: string }>; next_cursor: string; has_more: boolean } };
+          }
         };
         /** The poller's newest position: pages until there is nothing more. */
         const catchUp = async (since: string | undefined): Promise<string> => {
@@ -233,6 +245,7 @@ export function scaleScenario(kind: 'sqlite' | 'postgres', sizes: number[], edit
           const pollChange: number[] = [];
           let timedOut = 0;
           let missed = 0;
+          const shedBefore = shed;
           for (let i = 0; i < edits; i++) {
             const edit = await editOnce();
             acks.push(edit.ack);
@@ -243,6 +256,7 @@ export function scaleScenario(kind: 'sqlite' | 'postgres', sizes: number[], edit
             cursor = body.has_more ? await catchUp(body.next_cursor) : body.next_cursor;
           }
           const deliveries = streams.deliveries.slice(deliveredBefore);
+          const pollChangeShed = shed - shedBefore;
 
           progress(`${count(size)} followers: ${QUIET_POLLS} polls with nothing new`);
           const quiet: number[] = [];
@@ -253,6 +267,7 @@ export function scaleScenario(kind: 'sqlite' | 'postgres', sizes: number[], edit
             quiet.push(took);
           }
           const pollCost = await window?.stop(QUIET_POLLS);
+          const pollQuietShed = shed - shedBefore - pollChangeShed;
 
           const result: ScaleSize = {
             followers: size,
@@ -270,6 +285,8 @@ export function scaleScenario(kind: 'sqlite' | 'postgres', sizes: number[], edit
             pollChangeP50: percentile(pollChange, 50),
             pollChangeP99: percentile(pollChange, 99),
             pollChangeMissed: missed,
+            pollChangeShed,
+            pollQuietShed,
             pollQuietP50: percentile(quiet, 50),
             pollQuietP99: percentile(quiet, 99),
             pollCost,
@@ -277,7 +294,7 @@ export function scaleScenario(kind: 'sqlite' | 'postgres', sizes: number[], edit
           results.push(result);
           progress(
             `${count(size)} followers: ack p50 ${ms(result.ackP50)} p99 ${ms(result.ackP99)}; delivery p99 ${ms(result.deliveryP99)} (${count(result.delivered)}/${count(result.expected)}${timedOut ? `, ${timedOut} edits timed out` : ''}); ` +
-              `poll after a change p50 ${ms(result.pollChangeP50)}${missed ? ` (${missed} without the signal)` : ''}; nothing new p50 ${ms(result.pollQuietP50)}, database ${pollCostCell(pollCost)}; ` +
+              `poll after a change p50 ${ms(result.pollChangeP50)}${missed ? ` (${missed} without the signal)` : ''}${pollChangeShed ? ` (${pollChangeShed} answered 503 first)` : ''}; nothing new${pollQuietShed ? ` (${pollQuietShed} answered 503)` : ''} p50 ${ms(result.pollQuietP50)}, database ${pollCostCell(pollCost)}; ` +
               `${result.eventsRows} events + ${result.logRows} card_change_log rows per edit; ${Number.isFinite(result.bytesPerFollower) ? `${result.bytesPerFollower.toFixed(0)} bytes per follower (${count(added)} added in ${growSeconds.toFixed(1)} s)` : ''}`,
           );
         }
@@ -290,7 +307,7 @@ export function scaleScenario(kind: 'sqlite' | 'postgres', sizes: number[], edit
           ...results.map(
             (r) =>
               `| ${count(r.followers)} | ${ms(r.ackP50)} / ${ms(r.ackP99)} | ${ms(r.deliveryP50)} / ${ms(r.deliveryP99)}${r.delivered === r.expected ? '' : ` (${count(r.delivered)} of ${count(r.expected)})`} | ` +
-              `${ms(r.pollChangeP50)} / ${ms(r.pollChangeP99)}${r.pollChangeMissed ? ` (${r.pollChangeMissed} missed)` : ''} | ${ms(r.pollQuietP50)} / ${ms(r.pollQuietP99)} |${costColumn ? ` ${pollCostCell(r.pollCost)} |` : ''} ${r.eventsRows} + ${r.logRows} | ${Number.isFinite(r.bytesPerFollower) ? r.bytesPerFollower.toFixed(0) : '–'} |`,
+              `${ms(r.pollChangeP50)} / ${ms(r.pollChangeP99)}${r.pollChangeMissed ? ` (${r.pollChangeMissed} missed)` : ''}${r.pollChangeShed ? ` (${r.pollChangeShed} × 503 first)` : ''} | ${ms(r.pollQuietP50)} / ${ms(r.pollQuietP99)}${r.pollQuietShed ? ` (${r.pollQuietShed} × 503)` : ''} |${costColumn ? ` ${pollCostCell(r.pollCost)} |` : ''} ${r.eventsRows} + ${r.logRows} | ${Number.isFinite(r.bytesPerFollower) ? r.bytesPerFollower.toFixed(0) : '–'} |`,
           ),
         ];
         const first = results[0];
@@ -307,6 +324,7 @@ export function scaleScenario(kind: 'sqlite' | 'postgres', sizes: number[], edit
             `Times are taken by the client (this process, pinned to the load core): an edit from sending its PATCH (DPoP proof signed beforehand) to reading the answer, ` +
               `a delivery to each of the ${count(streams.count)} streams reading its contact.card.changed, a poll from sending GET /events (proof signed beforehand) to reading the page. ` +
               `Edits are one at a time; after each, once every stream has its signal, one follower polls since its cursor before the edit. ` +
+              `A poll the node sheds (503 overloaded) is counted and asked again after its Retry-After, as a client would; its latency is the answered attempt's. ` +
               `The audience grows on the same server and owner; each size's first edit is not timed (it counts the rows an edit writes). ` +
               (kind === 'postgres'
                 ? `After each growth the generated tables are vacuumed and analysed (as autovacuum would). Database per poll: execution time from pg_stat_statements over ${QUIET_POLLS} polls (n/a when it is not in shared_preload_libraries), and the CPU time of the database's backends from /proc. `
