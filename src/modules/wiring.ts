@@ -26,11 +26,14 @@ import type { ModuleServices } from '../platform/module.js';
  *   deleted, restored, locked, unlocked)              from (address book, decision 180); last
  *                                                      in each change
  *
+ *   any signal of an account commits (any node)     → this node's copy of their public card is
+ *                                                      forgotten (profiles, decision 240)
+ *
  * Profiles also ask contacts how many subscribers each profile has (the profile view's count).
  * Called once, after every module is built (app.ts).
  */
 export function wireModules(services: ModuleServices): void {
-  const { fields, me, profiles, subscriptions, shareLinks, passkeys, keys, addressBook } = services;
+  const { fields, me, profiles, subscriptions, shareLinks, passkeys, keys, addressBook, accountChanges } = services;
   fields.onChange(profiles.followChange);
   me.onChange(profiles.followChange);
   profiles.onRemoving(subscriptions.profileRemoving);
@@ -40,4 +43,5 @@ export function wireModules(services: ModuleServices): void {
   // Last in their transactions: the log's head is held from its append to the commit (decision 180).
   profiles.onCardsChanged(addressBook.cardsChanged);
   subscriptions.onMembershipChanged(addressBook.membershipChanged);
+  accountChanges.subscribe({ changed: profiles.forgetPublicCard, all: profiles.forgetPublicCards });
 }

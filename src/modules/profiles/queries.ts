@@ -197,7 +197,6 @@ export function profileQueries(db: Kysely<ProfileTables>, dialect: Dialect) {
      * literal so the planner can use it).
      */
     publicCard: first(preparedQuery(db, (canonical: string) => publicCardAudience(canonical).select(['accounts.id as account_id', 'profiles.card_json', 'profiles.card_etag']), 1)),
-    publicCardTag: first(preparedQuery(db, (canonical: string) => publicCardAudience(canonical).select(['accounts.id as account_id', 'profiles.card_etag']), 1)),
   };
 }
 

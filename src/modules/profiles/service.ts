@@ -1,6 +1,7 @@
 import type { AuthContext } from '../../platform/caller.js';
 import type { Clock } from '../../platform/clock.js';
 import { noneMatchHolds } from '../../platform/etag.js';
+import { createPublicCardCache } from './public-card-cache.js';
 import type { Conditional } from '../../platform/etag.js';
 import { refuse, validationFailed } from '../../platform/errors.js';
 import type { FieldError } from '../../platform/errors.js';
@@ -71,6 +72,7 @@ export function createProfileService(deps: {
   subscriberCounts?: (accountId: string, profileIds: string[]) => Promise<Map<string, number>>;
 }) {
   const { db, clock } = deps;
+  const publicCards = createPublicCardCache({ now: clock.now });
   const removing = txHook<ProfileRemoval>();
   const cardsChanged = txHook<{ accountId: string; profileIds: string[] }>();
   let subscriberCounts = deps.subscriberCounts;
@@ -390,16 +392,26 @@ export function createProfileService(deps: {
       return { json: card.card_json, etag: card.card_etag };
     },
 
-    /** The card of the account's public profile (conditional as preview); undefined when there is none. */
+    /**
+     * The card of the account's public profile (conditional as preview); undefined when there is
+     * none. Read through this node's cache of public cards (public-card-cache.ts): an entry is
+     * only ever what the rule answered, forgotten on any change of its owner.
+     */
     async publicCard(canonicalUsername: string, ifNoneMatch?: string): Promise<(Conditional & { accountId: string }) | undefined> {
-      if (ifNoneMatch) {
-        const tag = await db.direct.profiles.publicCardTag(canonicalUsername);
-        if (!tag) return undefined;
-        if (noneMatchHolds(ifNoneMatch, tag.card_etag)) return { accountId: tag.account_id, etag: tag.card_etag };
-      }
+      const cached = publicCards.get(canonicalUsername);
+      if (cached) return noneMatchHolds(ifNoneMatch, cached.etag) ? { accountId: cached.accountId, etag: cached.etag } : cached;
+      const mark = publicCards.mark();
       const card = await db.direct.profiles.publicCard(canonicalUsername);
-      return card && { accountId: card.account_id, json: card.card_json, etag: card.card_etag };
+      if (!card) return undefined;
+      const read = { accountId: card.account_id, json: card.card_json, etag: card.card_etag };
+      publicCards.put(canonicalUsername, read, mark);
+      return noneMatchHolds(ifNoneMatch, read.etag) ? { accountId: read.accountId, etag: read.etag } : read;
     },
+
+    /** Every node hears of every committed signal (wiring.ts): a public card of its account may have changed. */
+    forgetPublicCard: (accountId: string): void => publicCards.forget(accountId),
+    /** Signals may have been missed (a reconnected listener): no public card held can be trusted. */
+    forgetPublicCards: (): void => publicCards.forgetAll(),
   };
 }
 

@@ -3,17 +3,25 @@ import { createStreamHub } from '../../platform/signals/hub.js';
 import type { StreamHub } from '../../platform/signals/hub.js';
 import { signalLog } from '../../platform/signals/log.js';
 import { inProcessNotifier, otherProcessNotifier, postgresNotifier } from '../../platform/signals/notifier.js';
-import type { Notifier } from '../../platform/signals/notifier.js';
+import type { Notifier, WakeTarget } from '../../platform/signals/notifier.js';
 import { signalNumbers } from './migrations/011-signal-numbers.js';
 import { pollRoutes } from './routes.js';
 import { SignalSchema } from './schemas.js';
 import { createSignalService } from './service.js';
 import { streamRoutes } from './stream-routes.js';
 
+/** Told, on every node, after any signal of an account commits (and when some may have been missed). */
+export interface AccountChangeListener {
+  changed(accountId: string): void;
+  all(): void;
+}
+
 declare module '../../platform/module.js' {
   interface ModuleServices {
     /** This node's signal streams (stats for tests and the benchmark). */
     streams: StreamHub;
+    /** Subscribe to hear, on this node, that an account's signals committed (any node's commit). */
+    accountChanges: { subscribe(listener: AccountChangeListener): void };
   }
 }
 
@@ -36,19 +44,32 @@ export const signalsModule = defineModule({
       limits: { perAccount: limits.maxStreamsPerAccount, bufferBytes: limits.streamBufferBytes, stallMs: limits.stallTimeoutMs, heartbeatMs: limits.heartbeatMs },
       onError: (error) => warn(error, 'signal stream'),
     });
+    // Whatever this node keeps about an account hears of its changes where the streams do.
+    const listeners: AccountChangeListener[] = [];
+    const target: WakeTarget = {
+      wake(accountId) {
+        for (const listener of listeners) listener.changed(accountId);
+        streams.wake(accountId);
+      },
+      wakeFollowers: (ownerId) => streams.wakeFollowers(ownerId),
+      wakeAll() {
+        for (const listener of listeners) listener.all();
+        streams.wakeAll();
+      },
+    };
     // Wake-ups after commit: in process on every node, across nodes through PostgreSQL, and on
     // SQLite after another process (an operator's command) wrote to the same file.
     const notifiers: Notifier[] = [inProcessNotifier(store)];
     if (store.handle.pool) notifiers.push(postgresNotifier({ pool: store.handle.pool, onError: (error) => warn(error, 'signal notifier') }));
     if (store.handle.dataVersion) notifiers.push(otherProcessNotifier(store.handle.dataVersion));
     return {
-      provides: { streams },
+      provides: { streams, accountChanges: { subscribe: (listener: AccountChangeListener) => void listeners.push(listener) } },
       routes: async (app) => {
         await pollRoutes(app, { signals, retentionDays: limits.retentionDays });
         await streamRoutes(app, { signals, streamExpiry: sessions.streamExpiry, hub: streams, maxStreamsPerAccount: limits.maxStreamsPerAccount, heartbeatMs: limits.heartbeatMs });
       },
       async start() {
-        for (const notifier of notifiers) await notifier.start(streams);
+        for (const notifier of notifiers) await notifier.start(target);
         streams.start();
       },
       // Open streams would hold the server open; their clients resume on another node.
