@@ -46,9 +46,12 @@ export const signalsModule = defineModule({
     });
     // Whatever this node keeps about an account hears of its changes where the streams do.
     const listeners: AccountChangeListener[] = [];
+    const tell = (accountId: string) => {
+      for (const listener of listeners) listener.changed(accountId);
+    };
     const target: WakeTarget = {
       wake(accountId) {
-        for (const listener of listeners) listener.changed(accountId);
+        tell(accountId);
         streams.wake(accountId);
       },
       wakeFollowers: (ownerId) => streams.wakeFollowers(ownerId),
@@ -59,9 +62,14 @@ export const signalsModule = defineModule({
     };
     // Wake-ups after commit: in process on every node, across nodes through PostgreSQL, and on
     // SQLite after another process (an operator's command) wrote to the same file.
-    const notifiers: Notifier[] = [inProcessNotifier(store)];
-    if (store.handle.pool) notifiers.push(postgresNotifier({ pool: store.handle.pool, onError: (error) => warn(error, 'signal notifier') }));
-    if (store.handle.dataVersion) notifiers.push(otherProcessNotifier(store.handle.dataVersion));
+    // On PostgreSQL every node, this one included, hears every commit through NOTIFY: the streams
+    // wake from that alone (once per commit, not twice), and in process only what must not wait
+    // for the round trip is told (a public card forgotten before the change's answer).
+    const pool = store.handle.pool;
+    const inProcess: WakeTarget = pool ? { wake: (accountId) => tell(accountId), wakeFollowers: () => {}, wakeAll: () => {} } : target;
+    const notifiers: Array<[Notifier, WakeTarget]> = [[inProcessNotifier(store), inProcess]];
+    if (pool) notifiers.push([postgresNotifier({ pool, onError: (error) => warn(error, 'signal notifier') }), target]);
+    if (store.handle.dataVersion) notifiers.push([otherProcessNotifier(store.handle.dataVersion), target]);
     return {
       provides: { streams, accountChanges: { subscribe: (listener: AccountChangeListener) => void listeners.push(listener) } },
       routes: async (app) => {
@@ -69,13 +77,13 @@ export const signalsModule = defineModule({
         await streamRoutes(app, { signals, streamExpiry: sessions.streamExpiry, hub: streams, maxStreamsPerAccount: limits.maxStreamsPerAccount, heartbeatMs: limits.heartbeatMs });
       },
       async start() {
-        for (const notifier of notifiers) await notifier.start(target);
+        for (const [notifier, wakes] of notifiers) await notifier.start(wakes);
         streams.start();
       },
       // Open streams would hold the server open; their clients resume on another node.
       stop: () => streams.stop(),
       async close() {
-        for (const notifier of notifiers) await notifier.stop();
+        for (const [notifier] of notifiers) await notifier.stop();
       },
       prune: () => signals.prune(),
     };

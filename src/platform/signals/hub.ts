@@ -254,9 +254,23 @@ export function createStreamHub(deps: HubDeps) {
     }
   }
 
+  /**
+   * Wake-ups arrive right after a commit, before the committing request has answered: the reads
+   * they cause start on the next turn of the event loop, so an edit's answer never waits behind
+   * its followers' deliveries (on SQLite the reads would otherwise run first, synchronously).
+   */
+  const waking = new Set<string>();
   function wake(accountId: string): void {
-    const group = groups.get(accountId);
-    if (group && group.streams.size > 0) void pump(accountId, group);
+    if (waking.size === 0) setImmediate(wakeWaiting);
+    waking.add(accountId);
+  }
+  function wakeWaiting(): void {
+    const accounts = [...waking];
+    waking.clear();
+    for (const accountId of accounts) {
+      const group = groups.get(accountId);
+      if (group && group.streams.size > 0) void pump(accountId, group);
+    }
   }
 
   /** A card of this owner changed: every account here that follows them reads its feed. */
