@@ -128,6 +128,16 @@ for (const backend of backends) {
       }
     });
 
+    it('takes many people asking one owner at once, each request once (no deadlock between them)', async () => {
+      const { owner } = await alice();
+      const people = await Promise.all(Array.from({ length: 8 }, () => s.person('crowd')));
+      const asked = await Promise.all(people.map((person) => s.subscribe(person, owner)));
+      assert.deepEqual(asked.map((res) => res.status), people.map(() => 201), JSON.stringify(asked.filter((res) => res.status !== 201).map((res) => res.body)));
+      const pending = await s.get(owner, '/subscriptions?status=pending&limit=50');
+      assert.equal(new Set(pending.body.data.map((sub: { id: string }) => sub.id)).size, pending.body.data.length);
+      for (const res of asked) assert.ok(pending.body.data.some((sub: { id: string }) => sub.id === res.body.id));
+    });
+
     it('lets exactly one of two racing transitions win; the other gets 409', async () => {
       const { owner, work } = await alice();
       for (let i = 0; i < 4; i++) {

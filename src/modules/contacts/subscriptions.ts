@@ -133,9 +133,13 @@ export function createSubscriptionService(deps: {
         if (!cleaned.ok) throw refuse('validation_failed', { detail: cleaned.error.message, errors: [cleaned.error] });
         message = cleaned.text || null;
       }
-      // The signal goes first: it locks the subscriber's account row, so the limits below and
-      // the pair check cannot race another request of the same subscriber.
-      await signal(tx, subscriberId, 'contacts.changed');
+      // The signals go first: they lock both accounts' rows, so the limits below and the pair
+      // check cannot race another request of the same subscriber. In id order, as every fan-out
+      // takes rows: two people asking one owner at once queue on the owner's row instead of each
+      // holding its own and waiting for the other's (a deadlock on PostgreSQL).
+      for (const [account, kind] of [[subscriberId, 'contacts.changed'], [input.ownerId, 'subscriptions.changed']].sort(([a], [b]) => (a! < b! ? -1 : 1)) as Array<[string, 'contacts.changed' | 'subscriptions.changed']>) {
+        await signal(tx, account, kind);
+      }
       // A block says nothing more than this refusal (PRODUCT §4 privacy).
       if (await q.blocks.isBlocked(input.ownerId, subscriberId)) throw refuse('subscription_refused', 'this person does not accept your subscription');
       const live = await q.subs.findLive(input.ownerId, subscriberId);
@@ -175,7 +179,6 @@ export function createSubscriptionService(deps: {
         if (uniqueViolation(error)) throw refuse('already_subscribed', { detail: 'you are subscribed already, or your request is waiting', extensions: { contact_id: (await q.subs.findLive(input.ownerId, subscriberId))?.id ?? '' } });
         throw error;
       }
-      await signal(tx, input.ownerId, 'subscriptions.changed');
       if (active) await membership.run(tx, { ownerId: input.ownerId, subscriberId });
       return row.id;
     },

@@ -203,6 +203,9 @@ export function createStore(handle: DatabaseHandle, options: { clock?: Clock } =
     return new Promise<T>((handOver, fail) => {
       const work = async (tx: Tx) => {
         unit.tx = tx;
+        // A retried attempt (a deadlock PostgreSQL broke) runs in a new transaction: what the
+        // request opens inside the unit from now on joins this one, not the one rolled back.
+        unit.ready = Promise.resolve(tx);
         opened(tx);
         return fn(tx);
       };
