@@ -1,8 +1,8 @@
 import { createPublicKey, verify as verifySignature } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { calculateJwkThumbprint } from 'jose';
 import type { JWK } from 'jose';
 import { AppError } from '../errors.js';
+import { sha256Base64url } from './tokens.js';
 
 /**
  * DPoP proof verification (RFC 9449 §4.3). Pure: the caller supplies the expected method, URL,
@@ -91,8 +91,20 @@ export function createDpopVerifier(options: DpopVerifierOptions) {
     return refuse('malformed', `proof ${what} is not a JSON object`);
   }
 
+  /**
+   * RFC 7638: SHA-256 of the key's required members, in lexicographic order, as JSON (EC: crv,
+   * kty, x, y; OKP: crv, kty, x), each a non-empty string. Computed here, at once: jose's
+   * calculateJwkThumbprint hashes through WebCrypto, a promise and a job per new key, and every
+   * login brings a new key.
+   */
+  function thumbprint(jwk: JWK): string {
+    const members = jwk.kty === 'EC' ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y } : { crv: jwk.crv, kty: jwk.kty, x: jwk.x };
+    for (const value of Object.values(members)) if (typeof value !== 'string' || value === '') refuse('jwk', 'jwk is not a valid public key');
+    return sha256Base64url(JSON.stringify(members));
+  }
+
   /** §4.3 steps 4-7: typ, alg on the allow-list, a public JWK that matches the alg. */
-  async function importHeader(segment: string): Promise<CachedKey> {
+  function importHeader(segment: string): CachedKey {
     const header = decodeJson(segment, 'header');
     if (header.typ !== 'dpop+jwt') refuse('typ', 'typ must be dpop+jwt');
     const alg = typeof header.alg === 'string' ? header.alg : '';
@@ -108,8 +120,7 @@ export function createDpopVerifier(options: DpopVerifierOptions) {
     } catch {
       refuse('jwk', 'jwk is not a valid public key');
     }
-    const jkt = await calculateJwkThumbprint(jwk, 'sha256');
-    return { key, jkt, hash: spec.hash, signatureLength: spec.signatureLength };
+    return { key, jkt: thumbprint(jwk), hash: spec.hash, signatureLength: spec.signatureLength };
   }
 
   /**
@@ -121,10 +132,10 @@ export function createDpopVerifier(options: DpopVerifierOptions) {
    */
   const seenOnce = new Set<string>();
 
-  async function keyFor(headerSegment: string): Promise<CachedKey> {
+  function keyFor(headerSegment: string): CachedKey {
     const cached = keys.get(headerSegment);
     if (cached) return cached;
-    const imported = await importHeader(headerSegment);
+    const imported = importHeader(headerSegment);
     const sighting = headerSegment.slice(-48);
     if (!seenOnce.delete(sighting)) {
       if (seenOnce.size >= cacheSize) seenOnce.delete(seenOnce.values().next().value as string);
@@ -160,8 +171,8 @@ export function createDpopVerifier(options: DpopVerifierOptions) {
       const secondDot = proof.indexOf('.', firstDot + 1);
       if (firstDot <= 0 || secondDot <= firstDot + 1 || proof.indexOf('.', secondDot + 1) !== -1) refuse('malformed', 'proof is not a compact JWS');
       const headerSegment = proof.slice(0, firstDot);
-      // The usual case, a key seen before, costs a map lookup and no extra turn of the microtask queue.
-      const key = keys.get(headerSegment) ?? (await keyFor(headerSegment));
+      // The usual case, a key seen before, costs a map lookup.
+      const key = keyFor(headerSegment);
 
       const signature = Buffer.from(proof.slice(secondDot + 1), 'base64url');
       if (signature.length !== key.signatureLength) refuse('signature', 'signature has the wrong length');
