@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { preparedQuery } from './prepared.js';
 import type { AccountsTable, PlatformTables } from './schema.js';
 
 /** The account row every module refers to. */
@@ -46,15 +47,20 @@ export const accountOf: (row: AccountRecord) => AccountRecord = (() => {
 
 /** Reads and the insert of the account row itself; a module that changes its columns keeps that SQL. */
 export function accountQueries(db: Kysely<PlatformTables>) {
+  // Built and compiled on first use, not on every call (a login reads its account by id): the
+  // select of every column cost more to build than SQLite to answer. On the store's own handle
+  // the read goes straight to the statement (prepared.ts); in a transaction, through it.
+  const byId = preparedQuery(db, (id: string) => db.selectFrom('accounts').select(ACCOUNT_COLUMNS).where('id', '=', id), 1);
+  const byCanonical = preparedQuery(db, (canonical: string) => db.selectFrom('accounts').select(ACCOUNT_COLUMNS).where('username_canonical', '=', canonical), 1);
   return {
     async insert(account: AccountRecord): Promise<void> {
       await db.insertInto('accounts').values(account).execute();
     },
     async findById(id: string): Promise<AccountRecord | undefined> {
-      return db.selectFrom('accounts').select(ACCOUNT_COLUMNS).where('id', '=', id).executeTakeFirst();
+      return (await byId(id))[0];
     },
     async findByCanonical(canonical: string): Promise<AccountRecord | undefined> {
-      return db.selectFrom('accounts').select(ACCOUNT_COLUMNS).where('username_canonical', '=', canonical).executeTakeFirst();
+      return (await byCanonical(canonical))[0];
     },
   };
 }

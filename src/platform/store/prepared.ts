@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery, Kysely, RawBuilder } from 'kysely';
+import type { Dialect } from './db.js';
 
 /** Every row of a read-only statement outside any transaction (SQLite's group committer). */
 export type DirectRowReader = <R>(sql: string, parameters: readonly unknown[]) => Promise<R[]>;
@@ -123,4 +124,42 @@ function prepare<Row>(
     const { rows } = await on.executeQuery<Row>({ ...compiled, parameters } as CompiledQuery<Row>);
     return rows;
   };
+}
+
+const ONCE_PARAMETER = '\u0000vid-once-';
+const statementsOnce = new Map<string, { compiled: CompiledQuery<unknown>; slots: string[] }>();
+
+/**
+ * A statement that runs inside transactions (whose query groups are built for each one, so a
+ * preparedQuery there would compile again every time), compiled once per dialect and name and
+ * bound by name on each call: building and compiling a Kysely insert costs more than SQLite
+ * running it. `build` puts `p(name)` where each value goes; every value of the statement must be
+ * one of them. Returns the compiled query with this call's values, for `db.executeQuery`.
+ */
+export function compiledOnce<Row>(
+  dialect: Dialect,
+  name: string,
+  build: (p: (key: string) => string) => Compilable<Row>,
+  values: Readonly<Record<string, unknown>>,
+): CompiledQuery<Row> {
+  const key = `${dialect} ${name}`;
+  let statement = statementsOnce.get(key);
+  if (statement === undefined) {
+    const handedOut: string[] = [];
+    const compiled = build((parameter) => {
+      handedOut.push(parameter);
+      return `${ONCE_PARAMETER}${parameter}\u0000`;
+    }).compile() as CompiledQuery<unknown>;
+    if (compiled.sql.includes(ONCE_PARAMETER)) throw new Error(`${name}: a parameter is written into the SQL text, not bound as a value`);
+    const slots = compiled.parameters.map((value) => {
+      if (typeof value !== 'string' || !value.startsWith(ONCE_PARAMETER)) throw new Error(`${name}: a value of the statement is not a parameter`);
+      return value.slice(ONCE_PARAMETER.length, -1);
+    });
+    for (const parameter of handedOut) if (!slots.includes(parameter)) throw new Error(`${name}: parameter ${parameter} is not used`);
+    statement = { compiled, slots };
+    statementsOnce.set(key, statement);
+  }
+  const { compiled, slots } = statement;
+  // A value left undefined is NULL, as Kysely leaves the column out of an insert (its default is NULL).
+  return { ...compiled, parameters: slots.map((slot) => values[slot] ?? null) } as CompiledQuery<Row>;
 }
