@@ -111,9 +111,12 @@ export function createSignalService(deps: { db: RepositoryOf<{ log: typeof signa
   const retainedSince = () => clock.now() - deps.retentionDays * DAY_MS;
   const ownAfter = (accountId: string, afterSeq: number, limit: number) => log.listAfter(accountId, afterSeq, limit, retainedSince());
 
-  /** Both logs after a position, merged: at most `limit` items, a prefix of each log. */
-  async function read(accountId: string, after: FeedPosition, limit: number): Promise<FeedItem[]> {
-    const [own, edits] = await Promise.all([ownAfter(accountId, after.own, limit), cards.head().then((head) => cards.editsAfter(accountId, after.card, head, limit))]);
+  /**
+   * Both logs after a position, merged: at most `limit` items, a prefix of each log. A stream
+   * woken only by a card edit reads only the card-change log (`own: false`, hub.ts).
+   */
+  async function read(accountId: string, after: FeedPosition, limit: number, parts = { own: true }): Promise<FeedItem[]> {
+    const [own, edits] = await Promise.all([parts.own ? ownAfter(accountId, after.own, limit) : [], cards.head().then((head) => cards.editsAfter(accountId, after.card, head, limit))]);
     return mergeFeed(own.map(fromOwn), edits.map(cardItem), limit);
   }
 

@@ -45,8 +45,11 @@ export interface HubLimits {
 }
 
 export interface HubDeps {
-  /** The account's feed after a position, oldest first, at most `limit`. */
-  read(accountId: string, after: FeedPosition, limit: number): Promise<FeedItem[]>;
+  /**
+   * The account's feed after a position, oldest first, at most `limit`. Without `own`, only the
+   * card edits: nothing of the account's own log can have come since it was last read in full.
+   */
+  read(accountId: string, after: FeedPosition, limit: number, parts?: { own: boolean }): Promise<FeedItem[]>;
   /** The owners whose card changes may reach the account (its live subscriptions'). */
   following(accountId: string): Promise<string[]>;
   isSessionLive(sessionId: string, now: number): Promise<boolean>;
@@ -84,6 +87,12 @@ interface Group {
   following?: Set<string>;
   /** Read the owners again before the next delivery (the account's subscriptions changed). */
   refollow: boolean;
+  /**
+   * The account's own log may hold something not yet read: set by its own wake-ups (and on
+   * open), cleared by a read that got all of it. A card edit alone wakes the group without it,
+   * so a thousand followers woken by one edit read only the card-change log.
+   */
+  ownDirty: boolean;
 }
 
 /** Own signals after which the account may follow other owners than before. */
@@ -109,7 +118,7 @@ export function createStreamHub(deps: HubDeps) {
   function groupOf(accountId: string): Group {
     let group = groups.get(accountId);
     if (!group) {
-      group = { streams: new Set(), running: false, again: false, refollow: true };
+      group = { streams: new Set(), running: false, again: false, refollow: true, ownDirty: true };
       groups.set(accountId, group);
     }
     return group;
@@ -219,7 +228,11 @@ export function createStreamHub(deps: HubDeps) {
       const ready = [...group.streams].filter((s) => !s.stalled);
       if (ready.length === 0) return;
       const from = { own: Math.min(...ready.map((s) => s.position.own)), card: Math.min(...ready.map((s) => s.position.card)) };
-      const items = await deps.read(accountId, from, PAGE);
+      const own = group.ownDirty;
+      group.ownDirty = false;
+      const items = await deps.read(accountId, from, PAGE, { own });
+      // A full page may leave own signals unread: read the own log again next time.
+      if (items.length >= PAGE) group.ownDirty ||= own;
       if (items.length === 0) return;
       // A revocation, or the account's deletion, ends streams before anything more reaches them.
       if (items.some((item) => item.kind === 'sessions.changed' || item.kind === 'account.changed')) await closeDeadSessions(group);
@@ -259,23 +272,26 @@ export function createStreamHub(deps: HubDeps) {
    * they cause start on the next turn of the event loop, so an edit's answer never waits behind
    * its followers' deliveries (on SQLite the reads would otherwise run first, synchronously).
    */
-  const waking = new Set<string>();
-  function wake(accountId: string): void {
+  const waking = new Map<string, boolean>();
+  /** The account has something new: in its own log (`own`, the default), or only a card edit. */
+  function wake(accountId: string, own = true): void {
     if (waking.size === 0) setImmediate(wakeWaiting);
-    waking.add(accountId);
+    waking.set(accountId, own || waking.get(accountId) === true);
   }
   function wakeWaiting(): void {
     const accounts = [...waking];
     waking.clear();
-    for (const accountId of accounts) {
+    for (const [accountId, own] of accounts) {
       const group = groups.get(accountId);
-      if (group && group.streams.size > 0) void pump(accountId, group);
+      if (!group || group.streams.size === 0) continue;
+      if (own) group.ownDirty = true;
+      void pump(accountId, group);
     }
   }
 
   /** A card of this owner changed: every account here that follows them reads its feed. */
   function wakeFollowers(ownerId: string): void {
-    for (const accountId of [...(followers.get(ownerId) ?? [])]) wake(accountId);
+    for (const accountId of followers.get(ownerId) ?? []) wake(accountId, false);
   }
 
   function sweep(): void {
@@ -317,6 +333,8 @@ export function createStreamHub(deps: HubDeps) {
       const stream: Stream = { ...input, id: nextId++, position: { ...input.after }, stalled: false, closed: false };
       group.streams.add(stream);
       count++;
+      // A new stream may start behind the others: the group reads its own log again.
+      group.ownDirty = true;
       void pump(input.accountId, group);
       return stream;
     },
