@@ -2,7 +2,7 @@ import { defineModule } from '../../platform/module.js';
 import { createDavHandler } from './dav.js';
 import { cardChangeLog } from './migrations/018-card-change-log.js';
 import { cardEdits } from './migrations/019-card-edits.js';
-import { cardChangeLogQueries } from './queries.js';
+import { cardChangeLogQueries, cardEditStatements } from './queries.js';
 import { addressBookRoutes } from './routes.js';
 import { createAddressBookService } from './service.js';
 import type { AddressBookService } from './service.js';
@@ -23,7 +23,8 @@ export const addressBookModule = defineModule({
   name: 'address-book',
   migrations: { '018-card-change-log': cardChangeLog, '019-card-edits': cardEdits },
   build({ config, clock, store, accountData }, { contacts, davTokens }) {
-    const book = createAddressBookService({ db: store.repository({ cardChanges: cardChangeLogQueries }), clock, contacts });
+    const edits = cardEditStatements(store.handle, (subscriberId) => contacts.receivedContact(subscriberId as string));
+    const book = createAddressBookService({ db: store.repository({ cardChanges: cardChangeLogQueries }), edits, clock, contacts });
     const handle = createDavHandler({ book, tokens: syncTokens(config.publicOrigin) });
     accountData.declare('address-book', {
       tables: {

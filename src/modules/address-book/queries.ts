@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Expression, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import { FOLLOWERS_PREFIX, SIGNALS_CHANNEL_SQL } from '../../platform/signals/log.js';
-import type { Dialect } from '../../platform/store/db.js';
+import type { DatabaseHandle, Dialect } from '../../platform/store/db.js';
 import { preparedQuery } from '../../platform/store/prepared.js';
 
 /** The card-change log and its head (018-card-change-log, decision 180). */
@@ -46,6 +46,99 @@ export interface CardEdit {
   seq: number;
   changed_at: number;
 }
+
+type EditCandidates = SelectQueryBuilder<any, any, { contact_id: string; owner_id: string; seq: number; changed_at: number }>;
+
+/**
+ * The edits a subscriber is to hear of among some candidates (each contact's newest edit in a
+ * window), oldest first, at most `limit`: those made after its own newest row with that owner
+ * (its approval or move: an edit before it is not theirs). A page ends at a contact's newest
+ * edit, so every contact left out has a newer one and the next page, read after it, holds it.
+ */
+function newestEdits(db: Kysely<LogTables>, subscriberId: unknown, candidates: EditCandidates, limit: unknown) {
+  return db
+    .selectFrom(candidates.as('e'))
+    .select(['e.contact_id', 'e.seq', 'e.changed_at'])
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('card_change_log as m')
+            .select('m.seq')
+            .where('m.subscriber_id', '=', subscriberId as string)
+            .whereRef('m.owner_id', '=', 'e.owner_id')
+            .whereRef('m.seq', '>', 'e.seq'),
+        ),
+      ),
+    )
+    .orderBy('e.seq')
+    .limit(limit as number);
+}
+
+/**
+ * Each received contact's newest edit in the stretch (after, head] of the log, read in the log's
+ * order, each row probing the live-pair index (cost: the stretch, whatever the subscriber
+ * follows). `stretch` is head - after: the limit keeps SQLite from folding the read into a scan.
+ */
+function stretchEdits(db: Kysely<LogTables>, receivedContact: ReceivedContact, after: unknown, head: unknown, stretch: unknown): EditCandidates {
+  return db
+    .selectFrom(
+      db
+        .selectFrom('card_change_log as l')
+        .select(['l.seq', 'l.changed_at', 'l.owner_id', receivedContact('l.owner_id', 'l.profile_id').as('contact_id')])
+        .where('l.seq', '>', after as number)
+        .where('l.seq', '<=', head as number)
+        .where('l.edited', '=', 1)
+        .orderBy('l.seq')
+        .limit(stretch as number)
+        .as('s'),
+    )
+    .select(['s.contact_id', 's.owner_id', (eb) => eb.fn.max('s.seq').as('seq'), (eb) => eb.fn.max('s.changed_at').as('changed_at')])
+    .where('s.contact_id', 'is not', null)
+    .groupBy(['s.contact_id', 's.owner_id']) as unknown as EditCandidates;
+}
+
+/** Each received card's newest edit in the window, from the cards (cost: the subscriber's contacts). */
+function receivedCardEdits(db: Kysely<LogTables>, receivedCards: ReceivedCards, window: { after: number; head: number; notBefore: number }): EditCandidates {
+  return db
+    .selectFrom(receivedCards.as('r'))
+    .innerJoin('card_change_log as l', (join) => join.onRef('l.profile_id', '=', 'r.profile_id').onRef('l.owner_id', '=', 'r.owner_id'))
+    .select(['r.contact_id', 'r.owner_id', (eb) => eb.fn.max('l.seq').as('seq'), (eb) => eb.fn.max('l.changed_at').as('changed_at')])
+    .where('l.seq', '>', window.after)
+    .where('l.seq', '<=', window.head)
+    .where('l.edited', '=', 1)
+    .$if(window.notBefore > 0, (q) => q.where('l.changed_at', '>=', window.notBefore))
+    .groupBy(['r.contact_id', 'r.owner_id']) as unknown as EditCandidates;
+}
+
+const toEdits = (rows: Array<{ contact_id: string; seq: number | string; changed_at: number | string }>): CardEdit[] =>
+  rows.map((row) => ({ contact_id: row.contact_id, seq: Number(row.seq), changed_at: Number(row.changed_at) }));
+
+/**
+ * What every live follower's read after an edit runs, built and compiled once and, on
+ * PostgreSQL, a named statement each connection plans once (planning the edits' read cost more
+ * than running it): the log's head, and the edits near it (decision 220).
+ */
+export function cardEditStatements(handle: Pick<DatabaseHandle, 'db' | 'pool'>, receivedContact: (subscriberId: unknown) => ReceivedContact) {
+  const db = handle.db as Kysely<LogTables>;
+  const head = preparedQuery(db, () => db.selectFrom('card_change_log_head').select('seq').where('id', '=', 1), { name: 'vid-card-log-head', pool: handle.pool });
+  const nearHead = preparedQuery(
+    db,
+    (p: { subscriberId: string; after: number; head: number; stretch: number; limit: number }) =>
+      newestEdits(db, p.subscriberId, stretchEdits(db, receivedContact(p.subscriberId), p.after, p.head, p.stretch), p.limit),
+    { name: 'vid-card-edits-near-head', pool: handle.pool },
+  );
+  return {
+    async head(): Promise<number> {
+      return Number((await head({}))[0]!.seq);
+    },
+    async editsNearHead(subscriberId: string, after: number, head: number, limit: number): Promise<CardEdit[]> {
+      return toEdits(await nearHead({ subscriberId, after, head, stretch: Math.max(head - after, 1), limit }));
+    },
+  };
+}
+
+export type CardEditStatements = ReturnType<typeof cardEditStatements>;
 
 export function cardChangeLogQueries(db: Kysely<LogTables>, dialect: Dialect) {
   /** The rows that concern a subscriber: changes of the cards it receives, and its own. */
@@ -129,67 +222,12 @@ export function cardChangeLogQueries(db: Kysely<LogTables>, dialect: Dialect) {
     },
 
     /**
-     * The edits a subscriber is to hear of after `after` (up to `head`), one per contact at its
-     * newest, oldest first, at most `limit`: those of the cards it receives now, made after its
-     * own newest row with that owner (its approval or move: an edit before it is not theirs).
-     * A page ends at a contact's newest edit, so every contact left out has a newer one and the
-     * next page, read after it, holds it. Near the head the stretch of the log is read and each
-     * row probes the live-pair index (cost: the stretch); further behind, or with `notBefore`
-     * (a first read, from the retention on), the newest rows of each card received (cost: the
-     * subscriber's contacts).
+     * The edits a subscriber is to hear of after `after`, far behind the head or from a time on:
+     * the newest rows of each card it receives (cost: its contacts). Near the head the prepared
+     * `cardEditStatements` read the stretch instead. See `newestEdits`.
      */
-    async editsAfter(
-      subscriberId: string,
-      from: { receivedContact: ReceivedContact; receivedCards: ReceivedCards },
-      window: { after: number; head: number; notBefore: number; stretch: boolean },
-      limit: number,
-    ): Promise<CardEdit[]> {
-      const { after, head, notBefore } = window;
-      type Candidates = SelectQueryBuilder<any, any, { contact_id: string; owner_id: string; seq: number; changed_at: number }>;
-      const candidates: Candidates = window.stretch
-        ? db
-            .selectFrom(
-              db
-                .selectFrom('card_change_log as l')
-                .select(['l.seq', 'l.changed_at', 'l.owner_id', from.receivedContact('l.owner_id', 'l.profile_id').as('contact_id')])
-                .where('l.seq', '>', after)
-                .where('l.seq', '<=', head)
-                .where('l.edited', '=', 1)
-                .orderBy('l.seq')
-                .limit(Math.max(head - after, 1))
-                .as('s'),
-            )
-            .select(['s.contact_id', 's.owner_id', (eb) => eb.fn.max('s.seq').as('seq'), (eb) => eb.fn.max('s.changed_at').as('changed_at')])
-            .where('s.contact_id', 'is not', null)
-            .groupBy(['s.contact_id', 's.owner_id']) as unknown as Candidates
-        : (db
-            .selectFrom(from.receivedCards.as('r'))
-            .innerJoin('card_change_log as l', (join) => join.onRef('l.profile_id', '=', 'r.profile_id').onRef('l.owner_id', '=', 'r.owner_id'))
-            .select(['r.contact_id', 'r.owner_id', (eb) => eb.fn.max('l.seq').as('seq'), (eb) => eb.fn.max('l.changed_at').as('changed_at')])
-            .where('l.seq', '>', after)
-            .where('l.seq', '<=', head)
-            .where('l.edited', '=', 1)
-            .$if(notBefore > 0, (q) => q.where('l.changed_at', '>=', notBefore))
-            .groupBy(['r.contact_id', 'r.owner_id']) as unknown as Candidates);
-      const rows = await db
-        .selectFrom(candidates.as('e'))
-        .select(['e.contact_id', 'e.seq', 'e.changed_at'])
-        .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('card_change_log as m')
-                .select('m.seq')
-                .where('m.subscriber_id', '=', subscriberId)
-                .whereRef('m.owner_id', '=', 'e.owner_id')
-                .whereRef('m.seq', '>', 'e.seq'),
-            ),
-          ),
-        )
-        .orderBy('e.seq')
-        .limit(limit)
-        .execute();
-      return rows.map((row) => ({ contact_id: row.contact_id as string, seq: Number(row.seq), changed_at: Number(row.changed_at) }));
+    async editsOfReceivedCards(subscriberId: string, receivedCards: ReceivedCards, window: { after: number; head: number; notBefore: number }, limit: number): Promise<CardEdit[]> {
+      return toEdits(await newestEdits(db, subscriberId, receivedCardEdits(db, receivedCards, window), limit).execute());
     },
 
     /**

@@ -2,7 +2,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { AddressCard, ContactService } from '../contacts/contacts.js';
 import type { MembershipChange } from '../contacts/subscriptions.js';
-import type { CardChangeAudience, CardEdit, cardChangeLogQueries } from './queries.js';
+import type { CardChangeAudience, CardEdit, CardEditStatements, cardChangeLogQueries } from './queries.js';
 
 export type { AddressCard, CardEdit };
 
@@ -42,9 +42,11 @@ export interface BookChanges {
  */
 export function createAddressBookService(deps: {
   db: RepositoryOf<{ cardChanges: typeof cardChangeLogQueries }>;
+  /** The feed's statements, prepared once (the reads every live follower makes after an edit). */
+  edits: CardEditStatements;
   clock: Clock;
   /** The contacts service: the audience rule, and the shown cards as an address book holds them. */
-  contacts: Pick<ContactService, 'addressCards' | 'addressCardPages' | 'receivedProfiles' | 'receives' | 'receivedContact' | 'receivedCards' | 'followedOwners'>;
+  contacts: Pick<ContactService, 'addressCards' | 'addressCardPages' | 'receivedProfiles' | 'receives' | 'receivedCards' | 'followedOwners'>;
 }) {
   const { db, clock, contacts } = deps;
   /**
@@ -99,12 +101,11 @@ export function createAddressBookService(deps: {
      * position) keeps to edits made since then.
      */
     feed: {
-      head: (): Promise<number> => db.direct.cardChanges.head(),
+      head: (): Promise<number> => deps.edits.head(),
       async editsAfter(subscriberId: string, after: number, head: number, limit: number, notBefore = 0): Promise<CardEdit[]> {
         if (after >= head) return [];
-        const from = { receivedContact: contacts.receivedContact(subscriberId), receivedCards: contacts.receivedCards(subscriberId) };
-        const stretch = notBefore === 0 && head - after <= STRETCH_ROWS;
-        return db.direct.cardChanges.editsAfter(subscriberId, from, { after, head, notBefore, stretch }, limit);
+        if (notBefore === 0 && head - after <= STRETCH_ROWS) return deps.edits.editsNearHead(subscriberId, after, head, limit);
+        return db.direct.cardChanges.editsOfReceivedCards(subscriberId, contacts.receivedCards(subscriberId), { after, head, notBefore }, limit);
       },
       /** Whose card edits may reach the subscriber: the owners it follows (a stream hub's index). */
       following: (subscriberId: string): Promise<string[]> => contacts.followedOwners(subscriberId),
