@@ -21,7 +21,7 @@ import { lazyCompilers } from './platform/http/lazy-compile.js';
 import { openApiDocumentRoute } from './platform/http/openapi-document.js';
 import { createEdge } from './platform/http/edge.js';
 import { installJsonBodyParser } from './platform/http/json-body.js';
-import { loggableRequest, RequestLog } from './platform/http/request-log.js';
+import { deferredChildLogger, loggableRequest, RequestLog } from './platform/http/request-log.js';
 import { clientPlugin } from './platform/http/plugins/client.js';
 import { corsPlugin } from './platform/http/plugins/cors.js';
 import { deprecationPlugin } from './platform/http/plugins/deprecation.js';
@@ -154,6 +154,8 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
           },
     // One record per request instead of Fastify's two.
     logController: new RequestLog(),
+    // Each request's child logger is made when it first writes a record (request-log.ts).
+    childLoggerFactory: (logger, bindings, options) => deferredChildLogger(logger, bindings, options),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
     genReqId: (req) => requestIdFor(req.headers['vid-request-id']),

@@ -1,5 +1,5 @@
 import { LogController } from 'fastify';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * What of a URL may be logged: the path, never the query string (share-link tokens travel in
@@ -44,4 +44,63 @@ export class RequestLog extends LogController {
     if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: ms }, `${line}, failed`);
     else reply.log.info({ req: request, res: reply, responseTime: ms, ...(refusal && { refusal }) }, line);
   }
+}
+
+const REAL = Symbol('vid.requestLogger');
+const BINDINGS = Symbol('vid.requestLoggerBindings');
+
+interface PinoLike extends FastifyBaseLogger {
+  levels?: { values: Record<string, number> };
+  isLevelEnabled?(level: string): boolean;
+}
+
+interface Deferred {
+  [REAL]?: FastifyBaseLogger;
+  [BINDINGS]: object;
+}
+
+/** Per parent logger: its methods that need the request's child, which they make on first use. */
+const deferredPrototypes = new WeakMap<object, object>();
+
+function deferredPrototype(parent: PinoLike): object {
+  let prototype = deferredPrototypes.get(parent);
+  if (prototype === undefined) {
+    const real = (deferred: Deferred) => (deferred[REAL] ??= parent.child(deferred[BINDINGS]));
+    const methods: Record<string, unknown> = {};
+    for (const level of Object.keys(parent.levels!.values)) {
+      methods[level] = function (this: Deferred & PinoLike, ...args: unknown[]) {
+        // A level not written makes no child: its method does nothing either way.
+        if (!this.isLevelEnabled!(level)) return;
+        return (real(this) as unknown as Record<string, (...a: unknown[]) => unknown>)[level]!(...args);
+      };
+    }
+    methods.child = function (this: Deferred, ...args: Parameters<FastifyBaseLogger['child']>) {
+      return real(this).child(...args);
+    };
+    methods.bindings = function (this: Deferred) {
+      return (real(this) as unknown as { bindings(): object }).bindings();
+    };
+    methods.setBindings = function (this: Deferred, bindings: object) {
+      return (real(this) as unknown as { setBindings(b: object): void }).setBindings(bindings);
+    };
+    prototype = Object.assign(Object.create(parent) as object, methods);
+    deferredPrototypes.set(parent, prototype);
+  }
+  return prototype;
+}
+
+/**
+ * Fastify's child logger factory, deferred: each request's logger (its request id as a binding)
+ * is made the first time the request writes a record, not for every request. At the level
+ * production runs (warn) an answered request writes none, and pino's child, which serialises
+ * its bindings when made, was a measurable part of a request's CPU. Until then the request's
+ * logger is its parent's (level, isLevelEnabled); every record goes through the real child, with
+ * the request id. A child with its own level or serializers (a route's logLevel) is made at once.
+ */
+export function deferredChildLogger(logger: FastifyBaseLogger, bindings: object, options: NonNullable<Parameters<FastifyBaseLogger['child']>[1]>): FastifyBaseLogger {
+  const parent = logger as PinoLike;
+  if (options.level !== undefined || options.serializers !== undefined || !parent.levels || typeof parent.isLevelEnabled !== 'function') return logger.child(bindings, options);
+  const deferred = Object.create(deferredPrototype(parent)) as Deferred & FastifyBaseLogger;
+  deferred[BINDINGS] = bindings;
+  return deferred;
 }
