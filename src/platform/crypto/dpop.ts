@@ -160,42 +160,50 @@ export function createDpopVerifier(options: DpopVerifierOptions) {
     }
   }
 
+  /** The whole check, at once: it waits for nothing (a new key is imported synchronously too). */
+  function verifyNow(check: DpopCheck): VerifiedProof {
+    const { proof } = check;
+    if (proof.length > MAX_PROOF_LENGTH) refuse('too_long', 'proof is too long');
+    const firstDot = proof.indexOf('.');
+    const secondDot = proof.indexOf('.', firstDot + 1);
+    if (firstDot <= 0 || secondDot <= firstDot + 1 || proof.indexOf('.', secondDot + 1) !== -1) refuse('malformed', 'proof is not a compact JWS');
+    const headerSegment = proof.slice(0, firstDot);
+    // The usual case, a key seen before, costs a map lookup.
+    const key = keyFor(headerSegment);
+
+    const signature = Buffer.from(proof.slice(secondDot + 1), 'base64url');
+    if (signature.length !== key.signatureLength) refuse('signature', 'signature has the wrong length');
+    const signingInput = Buffer.from(proof.slice(0, secondDot), 'ascii');
+    const valid = verifySignature(key.hash, signingInput, { key: key.key, dsaEncoding: 'ieee-p1363' }, signature);
+    if (!valid) refuse('signature', 'signature does not verify');
+
+    const claims = decodeJson(proof.slice(firstDot + 1, secondDot), 'payload');
+    const { jti, htm, htu, iat, ath } = claims;
+    if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) refuse('jti', 'jti is missing or too long');
+    if (htm !== check.method) refuse('htm', 'htm does not match the request method');
+    if (typeof htu !== 'string' || !sameUrl(htu, check.url)) refuse('htu', 'htu does not match the request URL');
+    if (typeof iat !== 'number' || !Number.isFinite(iat)) refuse('iat_missing', 'iat is missing');
+    const nowSeconds = check.now / 1000;
+    // §11.1: a short acceptance window bounds how long a jti must be remembered.
+    if (iat > nowSeconds + options.clockSkewSeconds) refuse('iat_in_future', 'iat is in the future');
+    if (iat < nowSeconds - options.iatWindowSeconds - options.clockSkewSeconds) refuse('iat_too_old', 'iat is too old');
+    if (check.accessTokenHash !== undefined) {
+      if (ath !== check.accessTokenHash) refuse('ath', 'ath does not match the access token');
+    }
+    const replayUntil = (iat + options.iatWindowSeconds + 2 * options.clockSkewSeconds) * 1000;
+    return { jkt: key.jkt, jti, replayUntil };
+  }
+
   return {
     challenge,
     /** How many imported keys the cache holds (keys seen at least twice). */
     cachedKeys: () => keys.size,
+    /** The check as a promise: a refused proof is a rejection. */
     async verify(check: DpopCheck): Promise<VerifiedProof> {
-      const { proof } = check;
-      if (proof.length > MAX_PROOF_LENGTH) refuse('too_long', 'proof is too long');
-      const firstDot = proof.indexOf('.');
-      const secondDot = proof.indexOf('.', firstDot + 1);
-      if (firstDot <= 0 || secondDot <= firstDot + 1 || proof.indexOf('.', secondDot + 1) !== -1) refuse('malformed', 'proof is not a compact JWS');
-      const headerSegment = proof.slice(0, firstDot);
-      // The usual case, a key seen before, costs a map lookup.
-      const key = keyFor(headerSegment);
-
-      const signature = Buffer.from(proof.slice(secondDot + 1), 'base64url');
-      if (signature.length !== key.signatureLength) refuse('signature', 'signature has the wrong length');
-      const signingInput = Buffer.from(proof.slice(0, secondDot), 'ascii');
-      const valid = verifySignature(key.hash, signingInput, { key: key.key, dsaEncoding: 'ieee-p1363' }, signature);
-      if (!valid) refuse('signature', 'signature does not verify');
-
-      const claims = decodeJson(proof.slice(firstDot + 1, secondDot), 'payload');
-      const { jti, htm, htu, iat, ath } = claims;
-      if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) refuse('jti', 'jti is missing or too long');
-      if (htm !== check.method) refuse('htm', 'htm does not match the request method');
-      if (typeof htu !== 'string' || !sameUrl(htu, check.url)) refuse('htu', 'htu does not match the request URL');
-      if (typeof iat !== 'number' || !Number.isFinite(iat)) refuse('iat_missing', 'iat is missing');
-      const nowSeconds = check.now / 1000;
-      // §11.1: a short acceptance window bounds how long a jti must be remembered.
-      if (iat > nowSeconds + options.clockSkewSeconds) refuse('iat_in_future', 'iat is in the future');
-      if (iat < nowSeconds - options.iatWindowSeconds - options.clockSkewSeconds) refuse('iat_too_old', 'iat is too old');
-      if (check.accessTokenHash !== undefined) {
-        if (ath !== check.accessTokenHash) refuse('ath', 'ath does not match the access token');
-      }
-      const replayUntil = (iat + options.iatWindowSeconds + 2 * options.clockSkewSeconds) * 1000;
-      return { jkt: key.jkt, jti, replayUntil };
+      return verifyNow(check);
     },
+    /** The same check without a promise, for the hook every authenticated request runs: a refused proof throws. */
+    verifyNow,
   };
 }
 

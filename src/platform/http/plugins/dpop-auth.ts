@@ -47,11 +47,12 @@ export const dpopAuthPlugin = fp(async (app: FastifyInstance, opts: DpopAuthOpti
     return raw;
   }
 
-  async function verifyDpopProof(request: FastifyRequest, accessTokenHash?: string): Promise<VerifiedProof> {
+  /** Synchronous: a refused proof throws (verifyNow), so the hook makes no promise for it. */
+  function verifyDpopProof(request: FastifyRequest, accessTokenHash?: string): VerifiedProof {
     const query = request.url.indexOf('?');
     const path = query < 0 ? request.url : request.url.slice(0, query);
     try {
-      return await verifier.verify({
+      return verifier.verifyNow({
         proof: proofHeader(request),
         method: request.method,
         url: opts.publicOrigin + path,
@@ -134,7 +135,7 @@ export const dpopAuthPlugin = fp(async (app: FastifyInstance, opts: DpopAuthOpti
       const tokenHash = sha256Base64url(accessToken(request));
       let proof: VerifiedProof;
       try {
-        proof = await verifyDpopProof(request, tokenHash);
+        proof = verifyDpopProof(request, tokenHash);
       } catch (error) {
         return countFailure(request, error);
       }
@@ -150,7 +151,7 @@ export const dpopAuthPlugin = fp(async (app: FastifyInstance, opts: DpopAuthOpti
       request.dpopJkt = proof.jkt;
       refuseDeletedAccount(auth, request.routeOptions.config.openWhileDeleted === true);
     } else if (mode === 'proof') {
-      const proof = await verifyDpopProof(request);
+      const proof = verifyDpopProof(request);
       await refuseReplay(proof);
       request.dpopJkt = proof.jkt;
     }
