@@ -3,27 +3,11 @@
 // The server's `detail` and validator messages are for developers and are never shown.
 // Loaded the first time something fails (core/sentences.ts), so it is not in the first download.
 import { isProblem, VidNetworkError } from '../../../client/src/index.js';
-import { LOCKED, OFFLINE } from './sentences.js';
+import { LOCKED, OFFLINE } from './plain-words.js';
+import type { BoxWords, Words } from './plain-words.js';
 
 export { LOCKED, OFFLINE };
-
-/** What a form knows about one of its boxes, so a sentence can name it. */
-export interface BoxWords {
-  /** How the box is labelled, in lower case where it sits inside a sentence (“postcode”). */
-  name?: string;
-  maxLength?: number;
-  /** The chosen country's name, for rules that follow it. */
-  country?: string;
-  /** An example of a good value. */
-  example?: string;
-}
-
-export interface Words {
-  /** The sentence for the form as a whole (nothing when every problem sits next to its box). */
-  message?: string;
-  /** Sentences by the pointer of the box they concern (`/display_name`, `/value/postal_code`). */
-  boxes: Record<string, string>;
-}
+export type { BoxWords, Words };
 
 /** Refusal codes, as a person reads them. A code missing here falls back on its status. */
 const CODES: Record<string, string> = {

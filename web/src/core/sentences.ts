@@ -3,10 +3,12 @@
 // fails, so its table stays out of the first download. Being offline is said without it: the
 // table may not be reachable then either.
 import { isProblem, VidNetworkError } from '../../../client/src/index.js';
-import type { BoxWords, Words } from './messages.js';
 
-export const OFFLINE = 'You’re offline, trying again.';
-export const LOCKED = 'This account is locked by the people who run this service, so it cannot be used for now. Contact them to have it unlocked.';
+export { LOCKED, OFFLINE } from './plain-words.js';
+export type { BoxWords, Words } from './plain-words.js';
+import { OFFLINE } from './plain-words.js';
+import type { BoxWords, Words } from './plain-words.js';
+
 const UNKNOWN = 'Something went wrong. Try again.';
 
 /** A failure that says the server could not be reached (a network error, a chunk not loaded). */
