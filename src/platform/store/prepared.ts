@@ -1,5 +1,4 @@
 import type { Compilable, CompiledQuery, Kysely, RawBuilder } from 'kysely';
-import type { Dialect } from './db.js';
 
 /** Every row of a read-only statement outside any transaction (SQLite's group committer). */
 export type DirectRowReader = <R>(sql: string, parameters: readonly unknown[]) => Promise<R[]>;
@@ -137,7 +136,8 @@ const statementsOnce = new Map<string, { compiled: CompiledQuery<unknown>; slots
  * one of them. Returns the compiled query with this call's values, for `db.executeQuery`.
  */
 export function compiledOnce<Row>(
-  dialect: Dialect,
+  /** The database's dialect (db.ts), which the SQL text depends on: part of the statement's key. */
+  dialect: string,
   name: string,
   build: (p: (key: string) => string) => Compilable<Row>,
   values: Readonly<Record<string, unknown>>,
