@@ -16,14 +16,27 @@ import type { TestCluster, TestNode } from '../helpers/nodes.js';
 const API = '/api/v1';
 
 describe('profiles: the public-card cache', () => {
-  it('does not keep what a read found when something changed while it ran, and forgets an owner\'s card on any change', () => {
+  it('does not keep what a read found when its owner changed while it ran, and forgets an owner\'s card on any change', () => {
     let now = 0;
-    const cache = createPublicCardCache({ now: () => now, ttlMs: 1000 });
+    const cache = createPublicCardCache({ now: () => now, ttlMs: 1000, capacity: 3 });
     const card = { accountId: 'acc_a', json: '{}', etag: '"a"' };
-    const mark = cache.mark();
+    let mark = cache.mark();
+    cache.forget('acc_a');
+    cache.put('alice', card, mark);
+    assert.equal(cache.get('alice'), undefined, 'a read that raced a change of its owner is not kept');
+    mark = cache.mark();
     cache.forget('acc_b');
     cache.put('alice', card, mark);
-    assert.equal(cache.get('alice'), undefined, 'a read that raced a change is not kept');
+    assert.deepEqual(cache.get('alice'), card, 'another account\'s change does not stop it');
+    cache.forget('acc_a');
+    mark = cache.mark();
+    for (const other of ['acc_c', 'acc_d', 'acc_e', 'acc_f']) cache.forget(other);
+    cache.put('alice', card, mark);
+    assert.equal(cache.get('alice'), undefined, 'past the bound of owners remembered, any read that ran meanwhile is not kept');
+    mark = cache.mark();
+    cache.forgetAll();
+    cache.put('alice', card, mark);
+    assert.equal(cache.get('alice'), undefined, 'nor one that ran while everything was forgotten');
     cache.put('alice', card, cache.mark());
     assert.deepEqual(cache.get('alice'), card);
     cache.forget('acc_a');

@@ -11,9 +11,10 @@
  * missed some (its listener reconnected, another process wrote the SQLite file) it forgets all.
  *
  * A read that started before a change committed could store what it read after the change
- * was forgotten: each forgetting bumps a generation, and a read stores its result only if the
- * generation did not move while it ran. Entries also expire after a few seconds, a bound on
- * any wake-up lost on the way.
+ * was forgotten: each forgetting is numbered, and a read stores its result only if its owner
+ * (or everyone) was not forgotten while it ran. Per owner, so a busy service whose other
+ * accounts change all the time still fills the cache. Entries also expire after a few seconds,
+ * a bound on any wake-up lost on the way.
  */
 export interface CachedPublicCard {
   accountId: string;
@@ -36,6 +37,9 @@ export function createPublicCardCache(options: PublicCardCacheOptions) {
   /** Owner → the canonical usernames whose entries hold their card. */
   const byOwner = new Map<string, string>();
   let generation = 0;
+  /** Owner → the number of their latest forgetting; past `capacity` owners, one forgetting of all. */
+  const forgotten = new Map<string, number>();
+  let allForgottenAt = 0;
 
   function drop(canonical: string): void {
     const entry = entries.get(canonical);
@@ -59,9 +63,9 @@ export function createPublicCardCache(options: PublicCardCacheOptions) {
     /** Where a read starts: pass it to `put` with what the read found. */
     mark: (): number => generation,
 
-    /** Keeps what a read found, unless something was forgotten since it started. */
+    /** Keeps what a read found, unless its owner (or everyone) was forgotten since it started. */
     put(canonical: string, card: CachedPublicCard, markedAt: number): void {
-      if (markedAt !== generation) return;
+      if (allForgottenAt > markedAt || (forgotten.get(card.accountId) ?? 0) > markedAt) return;
       drop(canonical);
       const previous = byOwner.get(card.accountId);
       if (previous !== undefined) drop(previous);
@@ -72,14 +76,21 @@ export function createPublicCardCache(options: PublicCardCacheOptions) {
 
     /** Something of this account changed (a signal of theirs committed). */
     forget(accountId: string): void {
-      generation++;
+      forgotten.delete(accountId);
+      forgotten.set(accountId, ++generation);
+      // The oldest numbers only matter to reads still running: past the bound, count them as one forgetting of all.
+      if (forgotten.size > capacity) {
+        forgotten.clear();
+        allForgottenAt = generation;
+      }
       const canonical = byOwner.get(accountId);
       if (canonical !== undefined) drop(canonical);
     },
 
     /** Wake-ups may have been missed: nothing held can be trusted. */
     forgetAll(): void {
-      generation++;
+      allForgottenAt = ++generation;
+      forgotten.clear();
       entries.clear();
       byOwner.clear();
     },
