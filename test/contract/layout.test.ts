@@ -71,11 +71,13 @@ describe('source layout', () => {
     assert.deepEqual(offenders, []);
   });
 
-  it('inside a module, routes → service → queries, never back', () => {
+  it('inside a module, routes → service → queries → tables, never back', () => {
     const layer = (file: string) => {
       const name = rel(file).split('/').pop()!;
       if (/routes\.ts$/.test(name)) return 3;
       if (name === 'queries.ts') return 1;
+      // A module's tables (their row shapes) sit below its queries: what every layer may name.
+      if (name === 'tables.ts') return 0;
       if (name === 'module.ts' || name === 'index.ts') return 4;
       return 2;
     };
@@ -98,6 +100,18 @@ describe('source layout', () => {
       .flatMap((file) =>
         importsOf(file)
           .filter((imp) => !imp.typeOnly && imp.target && moduleOf(imp.target) && moduleOf(imp.target) !== moduleOf(file) && !PUBLIC.test(rel(imp.target)))
+          .map((imp) => `${rel(file)} → ${rel(imp.target!)}`),
+      );
+    assert.deepEqual(offenders, []);
+  });
+
+  it('no module imports another module\'s SQL or routes, not even a type: a joined table\'s rows are named from its tables.ts', () => {
+    const INTERNAL = /\/(queries|[a-z-]*routes)\.ts$/;
+    const offenders = files
+      .filter((file) => moduleOf(file))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((imp) => imp.target && moduleOf(imp.target) && moduleOf(imp.target) !== moduleOf(file) && INTERNAL.test(rel(imp.target)))
           .map((imp) => `${rel(file)} → ${rel(imp.target!)}`),
       );
     assert.deepEqual(offenders, []);

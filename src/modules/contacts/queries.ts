@@ -4,49 +4,8 @@ import { keysetPage } from '../../platform/store/keyset.js';
 import { preparedQuery } from '../../platform/store/prepared.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
 import type { AccountsTable } from '../../platform/store/schema.js';
-import type { ProfilesTable } from '../profiles/queries.js';
-
-/** Subscriptions, blocks and annotations (007-subscriptions). */
-export interface SubscriptionsTable {
-  id: string;
-  owner_id: string;
-  subscriber_id: string;
-  profile_id: string | null;
-  status: string;
-  message: string | null;
-  share_link_id: string | null;
-  version: number;
-  created_at: number;
-  updated_at: number;
-  card_since: number | null;
-  /** What changed for the subscriber at card_since, a JSON array of kinds (017-card-changes); null before it. */
-  card_changes: string | null;
-  hidden_at: number | null;
-}
-
-export interface BlocksTable {
-  owner_id: string;
-  blocked_id: string;
-  created_at: number;
-}
-
-export interface AnnotationsTable {
-  subscription_id: string;
-  author_id: string;
-  note: string;
-  /** JSON array, in the author's order. */
-  labels: string;
-  version: number;
-  created_at: number;
-  updated_at: number;
-}
-
-export interface AnnotationLabelsTable {
-  subscription_id: string;
-  author_id: string;
-  label: string;
-  label_key: string;
-}
+import type { ProfilesTable } from '../profiles/tables.js';
+import type { SubscriptionsTable, BlocksTable, AnnotationsTable, AnnotationLabelsTable } from './tables.js';
 
 interface ContactTables {
   subscriptions: SubscriptionsTable;

@@ -1,24 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { keysetPage } from '../../platform/store/keyset.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
-
-/** Identity fields (003-identity-fields). */
-export interface FieldsTable {
-  id: string;
-  account_id: string;
-  type: string;
-  label: string | null;
-  country: string | null;
-  /** The normalised value, JSON. */
-  value: string;
-  /** What the person typed, JSON; null when normalising changed nothing. */
-  input: string | null;
-  /** Facts derived while normalising (line type, formatted forms), JSON. */
-  details: string;
-  version: number;
-  created_at: number;
-  updated_at: number;
-}
+import type { FieldsTable } from './tables.js';
 
 
 export type FieldRecord = Selectable<FieldsTable>;

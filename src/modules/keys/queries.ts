@@ -1,8 +1,8 @@
 import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import { keysetPage } from '../../platform/store/keyset.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
-import type { SubscriptionsTable } from '../contacts/queries.js';
-import type { PasskeysTable } from '../methods/queries.js';
+import type { SubscriptionsTable } from '../contacts/tables.js';
+import type { PasskeysTable } from '../methods/tables.js';
 
 /** Key bundles and key shares (009-keys). */
 export interface KeyBundlesTable {

@@ -1,38 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { keysetPage } from '../../platform/store/keyset.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
-
-/** Passkeys (001-foundation) and TOTP authenticators (004-account-security): the account's methods. */
-export interface PasskeysTable {
-  id: string;
-  account_id: string;
-  credential_id: string;
-  public_key: string;
-  counter: number;
-  transports: string;
-  backup_eligible: number;
-  backed_up: number;
-  aaguid: string;
-  name: string;
-  dpop_jkt: string;
-  version: number;
-  created_at: number;
-  last_used_at: number | null;
-  flagged_at: number | null;
-}
-
-export interface TotpAuthenticatorsTable {
-  id: string;
-  account_id: string;
-  name: string;
-  secret_sealed: string;
-  active: number;
-  last_step: number | null;
-  version: number;
-  created_at: number;
-  confirmed_at: number | null;
-  last_used_at: number | null;
-}
+import type { PasskeysTable, TotpAuthenticatorsTable } from './tables.js';
 
 interface MethodTables {
   passkeys: PasskeysTable;

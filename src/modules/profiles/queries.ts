@@ -6,34 +6,8 @@ import { lockingRead } from '../../platform/store/row-locks.js';
 import type { Dialect } from '../../platform/store/store.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
 import type { AccountsTable } from '../../platform/store/schema.js';
-import type { FieldsTable } from '../fields/queries.js';
-
-/** Profiles and exposures (006-profiles). */
-export interface ProfilesTable {
-  id: string;
-  account_id: string;
-  name: string;
-  /** The name compared ignoring case (unique per account). */
-  name_key: string;
-  description: string | null;
-  public: number;
-  version: number;
-  created_at: number;
-  updated_at: number;
-  card_json: string;
-  card_hash: string;
-  card_etag: string;
-  card_updated_at: number;
-}
-
-export interface ProfileExposuresTable {
-  profile_id: string;
-  field_id: string;
-  account_id: string;
-  label: string | null;
-  position: number;
-  created_at: number;
-}
+import type { FieldsTable } from '../fields/tables.js';
+import type { ProfilesTable, ProfileExposuresTable } from './tables.js';
 
 interface ProfileTables {
   profiles: ProfilesTable;

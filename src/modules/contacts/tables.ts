@@ -1,0 +1,44 @@
+// The contacts module's tables as the database holds them: its queries use them, and another
+// module's query that joins one of them names its rows from here (never from queries.ts).
+
+/** Subscriptions, blocks and annotations (007-subscriptions). */
+export interface SubscriptionsTable {
+  id: string;
+  owner_id: string;
+  subscriber_id: string;
+  profile_id: string | null;
+  status: string;
+  message: string | null;
+  share_link_id: string | null;
+  version: number;
+  created_at: number;
+  updated_at: number;
+  card_since: number | null;
+  /** What changed for the subscriber at card_since, a JSON array of kinds (017-card-changes); null before it. */
+  card_changes: string | null;
+  hidden_at: number | null;
+}
+
+export interface BlocksTable {
+  owner_id: string;
+  blocked_id: string;
+  created_at: number;
+}
+
+export interface AnnotationsTable {
+  subscription_id: string;
+  author_id: string;
+  note: string;
+  /** JSON array, in the author's order. */
+  labels: string;
+  version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AnnotationLabelsTable {
+  subscription_id: string;
+  author_id: string;
+  label: string;
+  label_key: string;
+}
