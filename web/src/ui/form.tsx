@@ -136,3 +136,19 @@ export function FormError({ action }: { action: { failure: Words | undefined } }
   const message = action.failure?.message;
   return message ? <p class="msg error" role="alert">{message}</p> : null;
 }
+
+/**
+ * The question asked before something that cannot be taken back (removing a field or a passkey,
+ * revoking an address-book password): the question, the action's button, and "Keep it".
+ */
+export function Confirm({ label, verb, action, onKeep, children }: { label: string; verb: string; action: Pick<Action<[]>, 'run' | 'busy'>; onKeep: () => void; children: ComponentChildren }) {
+  return (
+    <div class="confirm" role="group" aria-label={label}>
+      <p>{children}</p>
+      <div class="actions">
+        <button type="button" class="danger" disabled={action.busy} onClick={() => void action.run()}>{verb}</button>
+        <button type="button" onClick={onKeep}>Keep it</button>
+      </div>
+    </div>
+  );
+}

@@ -9,7 +9,7 @@ import { client } from '../core/client.js';
 import { display, FIELDS_KEY, TYPE_NOUNS } from '../field-display.js';
 import { useFieldTypes } from '../ui/countries.js';
 import { FieldForm } from '../ui/field-form.js';
-import { FormError, useAction } from '../ui/form.js';
+import { Confirm, FormError, useAction } from '../ui/form.js';
 import { Empty, Loaded, PageHead, Section } from '../ui/layout.js';
 
 type FieldType = Schemas['FieldType'];
@@ -53,13 +53,9 @@ function FieldItem({ f, type, me }: { f: Field; type: FieldType | undefined; me:
             <div class="field-value">{display(f)}</div>
             {meta(f, type) ? <div class="item-meta">{meta(f, type)}</div> : null}
             {confirming ? (
-              <div class="confirm" role="group" aria-label={`Remove ${title}?`}>
-                <p>Remove this {noun}? Profiles that show it stop showing it.</p>
-                <div class="actions">
-                  <button type="button" class="danger" disabled={remove.busy} onClick={() => void remove.run()}>Remove</button>
-                  <button type="button" onClick={() => setConfirming(false)}>Keep it</button>
-                </div>
-              </div>
+              <Confirm label={`Remove ${title}?`} verb="Remove" action={remove} onKeep={() => setConfirming(false)}>
+                Remove this {noun}? Profiles that show it stop showing it.
+              </Confirm>
             ) : null}
             <FormError action={remove} />
           </div>

@@ -13,7 +13,7 @@ import type { ListPage } from '../core/cache.js';
 import { client, session } from '../core/client.js';
 import { useValue } from '../core/state.js';
 import { LIMITS } from '../core/limits.js';
-import { FormError, TextField, useAction, useDraft } from '../ui/form.js';
+import { Confirm, FormError, TextField, useAction, useDraft } from '../ui/form.js';
 import { Empty, Loaded, PageHead, Section } from '../ui/layout.js';
 import { carddavProfile, MOBILECONFIG_TYPE } from '../ui/mobileconfig.js';
 import { ago, day } from '../ui/words.js';
@@ -141,13 +141,9 @@ function PhoneItem({ phone }: { phone: Phone }) {
         <strong>{phone.label}</strong>
         <div class="item-meta">{[phone.device_label, lastSync(phone.last_used_at), `added ${day(phone.created_at)}`].filter(Boolean).join(' · ')}</div>
         {confirming ? (
-          <div class="confirm" role="group" aria-label={`Revoke ${phone.label}?`}>
-            <p>Revoke “{phone.label}”? It stops syncing at once. The cards it already has stay on it until you remove the account there.</p>
-            <div class="actions">
-              <button type="button" class="danger" disabled={revoke.busy} onClick={() => void revoke.run()}>Revoke</button>
-              <button type="button" onClick={() => (setConfirming(false), revoke.clear())}>Keep it</button>
-            </div>
-          </div>
+          <Confirm label={`Revoke ${phone.label}?`} verb="Revoke" action={revoke} onKeep={() => (setConfirming(false), revoke.clear())}>
+            Revoke “{phone.label}”? It stops syncing at once. The cards it already has stay on it until you remove the account there.
+          </Confirm>
         ) : null}
         <FormError action={revoke} />
       </div>

@@ -8,7 +8,7 @@ import type { ListPage } from '../core/cache.js';
 import { client, session } from '../core/client.js';
 import { useValue } from '../core/state.js';
 import { LIMITS } from '../core/limits.js';
-import { FormError, TextField, useAction, useDraft } from '../ui/form.js';
+import { Confirm, FormError, TextField, useAction, useDraft } from '../ui/form.js';
 import { Empty, Loaded, PageHead, Section } from '../ui/layout.js';
 import { ago, day } from '../ui/words.js';
 import { createCredential, stepUp } from '../webauthn.js';
@@ -65,13 +65,9 @@ function PasskeyItem({ p, here, only }: { p: Passkey; here: boolean; only: boole
             <div class="item-meta">{[`Added ${day(p.created_at)}`, p.last_used_at ? `last used ${ago(p.last_used_at)}` : 'not used yet', p.backed_up ? 'synced across your devices' : ''].filter(Boolean).join(' · ')}</div>
             {p.flagged ? <p class="msg error">This passkey may have been copied. Remove it unless you are sure it is yours.</p> : null}
             {confirming ? (
-              <div class="confirm" role="group" aria-label={`Remove ${p.name}?`}>
-                <p>{here ? 'This is the passkey of this device. ' : ''}Remove “{p.name}”? It will not sign in to VID any more.</p>
-                <div class="actions">
-                  <button type="button" class="danger" disabled={remove.busy} onClick={() => void remove.run()}>Remove</button>
-                  <button type="button" onClick={() => (setConfirming(false), remove.clear())}>Keep it</button>
-                </div>
-              </div>
+              <Confirm label={`Remove ${p.name}?`} verb="Remove" action={remove} onKeep={() => (setConfirming(false), remove.clear())}>
+                {here ? 'This is the passkey of this device. ' : ''}Remove “{p.name}”? It will not sign in to VID any more.
+              </Confirm>
             ) : null}
             <FormError action={remove} />
           </div>
