@@ -6,7 +6,7 @@ import { ACCOUNT_COLUMNS, accountOf } from '../../platform/store/accounts.js';
 import type { AccountRecord } from '../../platform/store/accounts.js';
 import { keysetPage } from '../../platform/store/keyset.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
-import { preparedQuery } from '../../platform/store/prepared.js';
+import { compiledOnce, preparedQuery } from '../../platform/store/prepared.js';
 import type { AccountsTable } from '../../platform/store/schema.js';
 
 /** Sessions and their rotating refresh tokens (001-foundation). */
@@ -151,45 +151,10 @@ export function authLookupQueries(handle: Pick<DatabaseHandle, 'db' | 'dialect' 
   };
 }
 
-/**
- * The statements every session opening runs (each login, sign-up, recovery and join, inside the
- * caller's transaction), built and compiled once per dialect instead of on every call: their
- * query groups are built for each transaction, and building and compiling a Kysely query costs
- * more than SQLite running it (a login's insert of the session, its refresh token and the lock
- * check were about a tenth of its CPU). Each call binds its values by name, in compiled order.
- */
-const OPENING_PARAMETER = '\u0000vid-opening-';
-const openingStatements = new Map<string, { compiled: CompiledQuery<unknown>; slots: string[] }>();
-
-function openingStatement<Row>(
-  db: Kysely<SessionTables>,
-  dialect: Dialect,
-  name: string,
-  build: (placeholder: (key: string) => string) => { compile(): CompiledQuery<Row> },
-  values: Readonly<Record<string, unknown>>,
-): CompiledQuery<Row> {
-  const key = `${dialect} ${name}`;
-  let statement = openingStatements.get(key);
-  if (statement === undefined) {
-    const handedOut: string[] = [];
-    const compiled = build((parameter) => {
-      handedOut.push(parameter);
-      return `${OPENING_PARAMETER}${parameter}\u0000`;
-    }).compile() as CompiledQuery<unknown>;
-    if (compiled.sql.includes(OPENING_PARAMETER)) throw new Error(`${name}: a parameter is written into the SQL text, not bound as a value`);
-    // Every value of the statement is one of the parameters, each bound where build put it.
-    const slots = compiled.parameters.map((value) => {
-      if (typeof value !== 'string' || !value.startsWith(OPENING_PARAMETER)) throw new Error(`${name}: a value of the statement is not a parameter`);
-      return value.slice(OPENING_PARAMETER.length, -1);
-    });
-    for (const parameter of handedOut) if (!slots.includes(parameter)) throw new Error(`${name}: parameter ${parameter} is not used`);
-    statement = { compiled, slots };
-    openingStatements.set(key, statement);
-  }
-  const { compiled, slots } = statement;
-  // A value left undefined is NULL, as Kysely leaves the column out of the insert (its default is NULL).
-  return { ...compiled, parameters: slots.map((slot) => values[slot] ?? null) } as CompiledQuery<Row>;
-}
+// The statements every session opening runs (each login, sign-up, recovery and join, inside the
+// caller's transaction) are compiled once per dialect (prepared.ts compiledOnce) instead of on
+// every call: their query groups are built for each transaction, and building and compiling a
+// Kysely query cost more than SQLite running it (about a tenth of a login's CPU).
 
 /** Every column of SessionsTable, each once: one missing here, or unknown to it, does not compile. */
 const everySessionColumn: { [Column in keyof SessionsTable]-?: true } = {
@@ -215,8 +180,7 @@ const SESSION_COLUMNS = Object.freeze(Object.keys(everySessionColumn)) as Readon
 export function sessionQueries(db: Kysely<SessionTables>, dialect: Dialect) {
   return {
     async insert(session: SessionRecord): Promise<void> {
-      const insert = openingStatement(
-        db,
+      const insert = compiledOnce(
         dialect,
         'session insert',
         (p) => db.insertInto('sessions').values(Object.fromEntries(SESSION_COLUMNS.map((column) => [column, p(column)])) as unknown as SessionRecord),
@@ -309,8 +273,7 @@ export function sessionQueries(db: Kysely<SessionTables>, dialect: Dialect) {
      * lock keep a live session. SQLite has one writer at a time, so there is nothing to race.
      */
     async accountLockedAt(accountId: string): Promise<number | null> {
-      const read = openingStatement(
-        db,
+      const read = compiledOnce(
         dialect,
         'account lock check',
         (p) => {
@@ -361,8 +324,7 @@ export interface RefreshTokenHolder {
 export function refreshTokenQueries(db: Kysely<SessionTables>, dialect: Dialect) {
   return {
     async insert(hash: string, sessionId: string, at: number): Promise<void> {
-      const insert = openingStatement(
-        db,
+      const insert = compiledOnce(
         dialect,
         'refresh token insert',
         (p) => db.insertInto('refresh_tokens').values({ hash: p('hash'), session_id: p('sessionId'), created_at: p('at') as unknown as number, used_at: p('usedAt') as unknown as null }),
