@@ -37,12 +37,7 @@ describe('web app: your data, delete and restore (Chromium)', { timeout: 120_000
 
   it('signs up, adds a field and a profile that shows it', async () => {
     const { page } = phone;
-    await page.goto(`${e2e.origin}/`);
-    await phone.view('welcome');
-    await page.getByLabel('Choose a username').fill(username);
-    await page.getByText(`“${username}” is available.`).waitFor();
-    await page.keyboard.press('Enter');
-    await phone.view('account');
+    await phone.signUp(username);
     await (await nav(page, 'Fields')).click();
     await phone.view('fields');
     await page.getByRole('button', { name: 'Add a detail' }).click();

@@ -21,12 +21,7 @@ describe('web app: a locked account (Chromium)', { timeout: 90_000 }, () => {
   it('signs up, is locked by the operator, and is told so on the next screen', async () => {
     const { page } = phone;
     await phone.context.addInitScript('PublicKeyCredential.isConditionalMediationAvailable = async () => false;');
-    await page.goto(`${e2e.origin}/`);
-    await phone.view('welcome');
-    await page.getByLabel('Choose a username').fill(username);
-    await page.getByText(`“${username}” is available.`).waitFor();
-    await page.keyboard.press('Enter');
-    await phone.view('account');
+    await phone.signUp(username);
     await page.locator('body[data-stream="streaming"]').waitFor({ state: 'attached' });
 
     // No click needed: the lock ends the event stream, and the app finds out by itself.

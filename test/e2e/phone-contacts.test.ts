@@ -41,12 +41,7 @@ describe('web app: phone contacts (Chromium)', { timeout: 300_000 }, () => {
 
   it('explains the address book and offers to add the first phone', async () => {
     const { page } = phone;
-    await page.goto(`${e2e.origin}/`);
-    await phone.view('welcome');
-    await page.getByLabel('Choose a username').fill(username);
-    await page.getByText(`“${username}” is available.`).waitFor();
-    await page.keyboard.press('Enter');
-    await phone.view('account');
+    await phone.signUp(username);
     const nav = page.locator('#nav');
     const link = nav.getByRole('link', { name: 'Phone contacts', exact: true });
     if (!(await link.isVisible())) await nav.getByRole('button', { name: 'More' }).click();

@@ -25,12 +25,7 @@ describe('web app: profiles and the public card (Chromium)', { timeout: 120_000 
 
   it('signs up and adds the fields the profiles will show', async () => {
     const { page } = desk;
-    await page.goto(`${e2e.origin}/`);
-    await desk.view('welcome');
-    await page.getByLabel('Choose a username').fill(username);
-    await page.getByText(`“${username}” is available.`).waitFor();
-    await page.keyboard.press('Enter');
-    await desk.view('account');
+    await desk.signUp(username);
     await setDisplayName(page, 'Grace Hopper');
     await goTo(page, 'Fields', 'fields');
     await addField(page, 'Phone', async (editor) => {

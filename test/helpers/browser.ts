@@ -53,6 +53,8 @@ export interface Device {
   screens(name: string): Promise<void>;
   /** axe-core's serious and critical violations on the page as it is. */
   axe(): Promise<AxeViolation[]>;
+  /** Opens the app and creates an account as a person does: a username, Enter, a passkey; ends on Account. */
+  signUp(username: string): Promise<void>;
   credentials(): Promise<{ credentialId: string; isResidentCredential: boolean }[]>;
 }
 
@@ -154,6 +156,14 @@ export async function startE2e(env: Record<string, string> = {}): Promise<E2e> {
         view: async (view) => {
           await page.locator(`main[data-view="${view}"]`).waitFor();
           await page.locator('main .skeleton').first().waitFor({ state: 'detached' });
+        },
+        signUp: async (username) => {
+          await page.goto(`${origin}/`);
+          await device.view('welcome');
+          await page.getByLabel('Choose a username').fill(username);
+          await page.getByText(`“${username}” is available.`).waitFor();
+          await page.keyboard.press('Enter');
+          await device.view('account');
         },
         axe: async () => {
           if ((await page.evaluate('typeof window.axe')) !== 'object') await page.evaluate(AXE);
