@@ -155,8 +155,10 @@ export function createSignalService(deps: { db: RepositoryOf<{ log: typeof signa
       const data = page.map((item) => toSignal(accountId, item, (position = advance(position, item))));
       if (!has_more) {
         // Everything up to the heads is in this page: the next poll starts there (its read of the
-        // card log is then only what came after), and so does the last signal's id.
-        position = { own: Math.max(position.own, cursor === undefined && page.every((item) => item.source !== 'own') ? heads.own : position.own), card: Math.max(position.card, heads.card) };
+        // card log is then only what came after), and so does the last signal's id. Without a
+        // cursor and no own signal retained, the own log continues from its newest position.
+        const ownRetained = page.some((item) => item.source === 'own');
+        position = { own: cursor === undefined && !ownRetained ? Math.max(position.own, heads.own) : position.own, card: Math.max(position.card, heads.card) };
         if (data.length) data[data.length - 1]!.id = encodeSignalCursor(accountId, position);
       }
       return { data, next_cursor: encodeSignalCursor(accountId, position), has_more };
