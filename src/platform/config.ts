@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { projectRoot } from './paths.js';
 
@@ -14,6 +15,8 @@ export interface DeprecatedRoute {
   link: string;
 }
 
+export type TrustProxy = false | number | string[];
+
 export type ReplayCacheKind = 'store' | 'memory' | 'redis';
 
 export interface Config {
@@ -22,7 +25,11 @@ export interface Config {
   publicOrigin: string;
   region: string;
   logLevel: string;
-  trustProxy: boolean;
+  /**
+   * Which proxies' X-Forwarded-For to believe (docs/deploy.md): false (none, the socket's peer is
+   * the client), a number of hops in front of the node, or the proxies' addresses and ranges.
+   */
+  trustProxy: TrustProxy;
   bodyLimitBytes: number;
   database: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; poolSize: number };
   redisUrl?: string;
@@ -93,6 +100,37 @@ function origin(name: string, raw: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name} must be http(s)`);
   return url.origin;
+}
+
+/**
+ * TRUST_PROXY: a number of hops (`1` for one balancer) or a list of the balancers' addresses and
+ * CIDR ranges (`10.0.0.0/8,fd00::/8`; proxy-addr's `loopback`, `linklocal`, `uniquelocal` too).
+ * The client is then the nearest address that is not a trusted proxy, so an X-Forwarded-For the
+ * client wrote itself is never believed. `true` (believe every hop, which hands every
+ * per-address limit to the client) is refused.
+ */
+function trustProxy(raw: string | undefined): TrustProxy {
+  const value = raw?.trim() ?? '';
+  if (value === '' || value === 'false' || value === '0') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  if (value === 'true') {
+    throw new Error('TRUST_PROXY=true would believe any X-Forwarded-For a client writes; give the number of proxies in front of the node (1 for one balancer) or their addresses');
+  }
+  const entries = value.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const entry of entries) {
+    if (!isProxyAddress(entry)) throw new Error(`TRUST_PROXY: "${entry}" is neither an address, a CIDR range nor loopback/linklocal/uniquelocal`);
+  }
+  return entries;
+}
+
+function isProxyAddress(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  const bits = Number(prefix);
+  return /^\d+$/.test(prefix) && bits <= (family === 4 ? 32 : 128);
 }
 
 function deprecatedRoutes(raw: string | undefined): Record<string, DeprecatedRoute> {
@@ -167,7 +205,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicOrigin,
     region: env.REGION ?? 'eu',
     logLevel: env.LOG_LEVEL ?? 'info',
-    trustProxy: env.TRUST_PROXY === 'true',
+    trustProxy: trustProxy(env.TRUST_PROXY),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 64 * 1024, 1024),
     database: databaseUrl
       ? { kind: 'postgres', url: databaseUrl, poolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1) }

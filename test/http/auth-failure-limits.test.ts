@@ -22,7 +22,7 @@ const ME = '/api/v1/me';
 const MINUTE_MS = 60_000;
 const PER_CLIENT = 5;
 const PER_KEY = 3;
-const LIMITS = { AUTH_FAILURES_PER_CLIENT_PER_MIN: String(PER_CLIENT), AUTH_FAILURES_PER_KEY_PER_MIN: String(PER_KEY), TRUST_PROXY: 'true' };
+const LIMITS = { AUTH_FAILURES_PER_CLIENT_PER_MIN: String(PER_CLIENT), AUTH_FAILURES_PER_KEY_PER_MIN: String(PER_KEY), TRUST_PROXY: '1' };
 
 /** A client address of its own (concurrent runs may share one Redis). */
 function newAddress(): string {

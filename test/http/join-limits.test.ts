@@ -54,7 +54,7 @@ for (const backend of backends) {
     let t: TestApp;
     before(async () => {
       // The default limits; addresses told apart by X-Forwarded-For.
-      t = await startTestApp(backend, { TRUST_PROXY: 'true' });
+      t = await startTestApp(backend, { TRUST_PROXY: '1' });
     });
     after(() => t.close());
     beforeEach(() => nextWindow(t));
@@ -158,7 +158,7 @@ for (const backend of backends) {
   describe(`join limits: per DPoP key [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
     before(async () => {
-      t = await startTestApp(backend, { JOIN_PER_KEY_PER_HOUR: '3', JOIN_PER_CLIENT_PER_HOUR: '100000', TRUST_PROXY: 'true' });
+      t = await startTestApp(backend, { JOIN_PER_KEY_PER_HOUR: '3', JOIN_PER_CLIENT_PER_HOUR: '100000', TRUST_PROXY: '1' });
     });
     after(() => t.close());
     beforeEach(() => nextWindow(t));
@@ -179,7 +179,7 @@ for (const backend of backends) {
   describe(`join limits: per client behind a proxy [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
     before(async () => {
-      t = await startTestApp(backend, { JOIN_PER_KEY_PER_HOUR: '100000', JOIN_PER_CLIENT_PER_HOUR: '3', TRUST_PROXY: 'true' });
+      t = await startTestApp(backend, { JOIN_PER_KEY_PER_HOUR: '100000', JOIN_PER_CLIENT_PER_HOUR: '3', TRUST_PROXY: '1' });
     });
     after(() => t.close());
     beforeEach(() => nextWindow(t));

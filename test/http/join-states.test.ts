@@ -612,7 +612,7 @@ for (const backend of backends) {
   describe(`join: where the new device is, behind a proxy [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
     before(async () => {
-      t = await startTestApp(backend, { ...RELAXED_JOIN_LIMITS, TRUST_PROXY: 'true' });
+      t = await startTestApp(backend, { ...RELAXED_JOIN_LIMITS, TRUST_PROXY: '1' });
     });
     after(() => t.close());
 

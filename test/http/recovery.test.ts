@@ -377,7 +377,7 @@ for (const backend of backends) {
       let limited: TestApp;
       before(async () => {
         // Behind a proxy, so the test can speak as two client addresses.
-        limited = await startTestApp(backend, { RECOVERY_PER_CLIENT_PER_HOUR: '2', RECOVERY_PER_USERNAME_PER_HOUR: '100000', TRUST_PROXY: 'true' });
+        limited = await startTestApp(backend, { RECOVERY_PER_CLIENT_PER_HOUR: '2', RECOVERY_PER_USERNAME_PER_HOUR: '100000', TRUST_PROXY: '1' });
       });
       after(() => limited.close());
 

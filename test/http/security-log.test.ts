@@ -153,7 +153,7 @@ for (const backend of backends) {
       let proxied: TestApp;
       before(async () => {
         // Behind a reverse proxy: the client address comes from X-Forwarded-For.
-        proxied = await startTestApp(backend, { TRUST_PROXY: 'true' });
+        proxied = await startTestApp(backend, { TRUST_PROXY: '1' });
       });
       after(() => proxied.close());
 

@@ -312,7 +312,7 @@ for (const backend of backends) {
   describe(`sessions: device labels and places, behind a proxy [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
     before(async () => {
-      t = await startTestApp(backend, { TRUST_PROXY: 'true' });
+      t = await startTestApp(backend, { TRUST_PROXY: '1' });
     });
     after(() => t.close());
     const sessionRow = (id: string) => t.store.handle.db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
