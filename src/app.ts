@@ -50,6 +50,7 @@ import { migrateToLatest } from './platform/store/migrate.js';
 import { createStore, openDatabase } from './platform/store/store.js';
 import type { Store } from './platform/store/store.js';
 import { selectProtocol } from './platform/signals/websocket.js';
+import { trustedProxies } from './platform/http/trusted-proxies.js';
 
 export interface AppDeps {
   config: Config;
@@ -156,7 +157,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
     logController: new RequestLog(),
     // Each request's child logger is made when it first writes a record (request-log.ts).
     childLoggerFactory: (logger, bindings, options) => deferredChildLogger(logger, bindings, options),
-    trustProxy: config.trustProxy,
+    trustProxy: trustedProxies(config.trustProxy),
     bodyLimit: config.bodyLimitBytes,
     genReqId: (req) => requestIdFor(req.headers['vid-request-id']),
     requestIdHeader: false,

@@ -126,7 +126,7 @@ function trustProxy(raw: string | undefined): TrustProxy {
 function isProxyAddress(entry: string): boolean {
   if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
   const [address, prefix, ...rest] = entry.split('/');
-  const family = isIP(address);
+  const family = isIP(address ?? '');
   if (family === 0 || rest.length > 0) return false;
   if (prefix === undefined) return true;
   const bits = Number(prefix);
