@@ -127,6 +127,25 @@ for (const backend of backends) {
       stream.close();
     });
 
+    it('never tells a follower moved by a profile\'s deletion (move_to) of an edit of the new profile made before the move', async () => {
+      const o = await owner();
+      const bob = await followerNode.client.signUp(uniqueName('bob'));
+      const contact = await follow(bob, o.device, o.other);
+      const cursor = (await poll(bob)).next_cursor;
+      // Work changes while Bob receives Other: not his card.
+      await o.edit();
+      const other = await ownerNode.client.as(o.device, 'GET', `${API}/profiles/${o.other}`);
+      const removed = await ownerNode.client.as(o.device, 'DELETE', `${API}/profiles/${o.other}?move_to=${o.work}`, { headers: { 'if-match': `"${other.body.version}"` } });
+      assert.equal(removed.status, 204, JSON.stringify(removed.body));
+      const page = await poll(bob, cursor);
+      assert.equal(cardSignals(page, contact).length, 1, `the move alone changed his card: ${JSON.stringify(page.data)}`);
+      // Edits after the move are his to hear of, as for any other way in.
+      await o.edit();
+      assert.equal(cardSignals(await poll(bob, page.next_cursor), contact).length, 1, 'an edit after the move');
+      const rows = await db().selectFrom('card_change_log').select(['subscriber_id', 'profile_id']).where('owner_id', '=', o.device.accountId).orderBy('seq', 'desc').limit(2).execute();
+      assert.deepEqual(rows[1], { subscriber_id: bob.accountId, profile_id: null }, 'the move is a row of his own, like a move of one');
+    });
+
     it('never tells a follower revoked in the same millisecond of an edit that committed after the revocation', async () => {
       const o = await owner();
       const bob = await followerNode.client.signUp(uniqueName('bob'));

@@ -222,6 +222,34 @@ export function cardChangeLogQueries(db: Kysely<LogTables>, dialect: Dialect) {
     },
 
     /**
+     * Appends one row per subscriber of a selection (each one's own view of the owner changed),
+     * numbered one past the head in one statement whatever their number: the head's row is
+     * locked first, so no other append takes the numbers between (decision 180).
+     */
+    async appendEach(owner: string, subscribers: SelectQueryBuilder<any, any, { account_id: string }>, at: number): Promise<number> {
+      const base = Number((await db.updateTable('card_change_log_head').set((eb) => ({ seq: eb('seq', '+', 0) })).where('id', '=', 1).returning('seq').executeTakeFirstOrThrow()).seq);
+      const inserted = await db
+        .insertInto('card_change_log')
+        .columns(['seq', 'owner_id', 'profile_id', 'subscriber_id', 'changed_at', 'edited'])
+        .expression(
+          db
+            .selectFrom(subscribers.as('s'))
+            .select([
+              sql<number>`${sql.lit(base)} + row_number() over (order by ${sql.ref('s.account_id')})`.as('seq'),
+              sql<string>`cast(${owner} as text)`.as('owner_id'),
+              sql<null>`null`.as('profile_id'),
+              's.account_id as subscriber_id',
+              sql.lit(at).as('changed_at'),
+              sql.lit(0).as('edited'),
+            ]),
+        )
+        .executeTakeFirst();
+      const count = Number(inserted.numInsertedOrUpdatedRows ?? 0);
+      if (count > 0) await db.updateTable('card_change_log_head').set({ seq: base + count }).where('id', '=', 1).execute();
+      return base + count;
+    },
+
+    /**
      * The edits a subscriber is to hear of after `after`, far behind the head or from a time on:
      * the newest rows of each card it receives (cost: its contacts). Near the head the prepared
      * `cardEditStatements` read the stretch instead. See `newestEdits`.

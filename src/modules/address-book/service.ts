@@ -89,6 +89,10 @@ export function createAddressBookService(deps: {
 
     /** Hook (subscriptions' onMembershipChanged): who receives the owner's card, or which, changed. */
     async membershipChanged(tx: Tx, change: MembershipChange): Promise<void> {
+      if ('eachOf' in change) {
+        await db.in(tx).cardChanges.appendEach(change.ownerId, change.eachOf, clock.now());
+        return;
+      }
       const audiences = 'subscriberId' in change ? [{ subscriberId: change.subscriberId }] : change.profileIds.map((profileId) => ({ profileId }));
       await append(tx, change.ownerId, audiences);
     },

@@ -1,3 +1,4 @@
+import type { SelectQueryBuilder } from 'kysely';
 import type { AuthContext } from '../../platform/caller.js';
 import type { Clock } from '../../platform/clock.js';
 import { refuse } from '../../platform/errors.js';
@@ -43,7 +44,15 @@ export interface SubscribeInput {
  * owner's profiles (their subscribers moved onto one; the owner's account deleted, restored,
  * locked or unlocked), so an owner with a million subscribers is one row, not a million.
  */
-export type MembershipChange = { ownerId: string; subscriberId: string } | { ownerId: string; profileIds: string[] };
+/**
+ * Whose view of an owner changed: one subscriber; everyone receiving some profiles; or each of a
+ * set of subscribers (selected in SQL, so a profile's whole audience is one statement), each
+ * of whom is let in anew (an edit from before is not theirs to hear of, decision 220).
+ */
+export type MembershipChange =
+  | { ownerId: string; subscriberId: string }
+  | { ownerId: string; profileIds: string[] }
+  | { ownerId: string; eachOf: SelectQueryBuilder<any, any, { account_id: string }> };
 
 type Repo = RepositoryOf<{ subs: typeof subscriptionQueries; blocks: typeof blockQueries; annotations: typeof annotationQueries; accounts: typeof accountQueries }>;
 
@@ -274,11 +283,14 @@ export function createSubscriptionService(deps: {
       }
       // Those about to move are told, before the move, while they are still the profile's subscribers.
       const move = await moveBetween(tx, removal.profileId, removal.moveTo);
-      if (move.differs) await signalSelected(tx, q.subs.activeSubscribersOf(removal.accountId, [removal.profileId]), 'contact.card.changed');
+      const moving = q.subs.activeSubscribersOf(removal.accountId, [removal.profileId]);
+      if (move.differs) await signalSelected(tx, moving, 'contact.card.changed');
+      // Each one moved is let in to moveTo now, as a move of one is: a row of its own, so the
+      // edits of moveTo made before it are not its to hear of. Written while they can still be
+      // told apart from moveTo's own subscribers, so before the move, not last.
+      await membership.run(tx, { ownerId: removal.accountId, eachOf: moving });
       await q.subs.moveAll(removal.accountId, removal.profileId, removal.moveTo, clock.now(), move.cardChanges);
       await signal(tx, removal.accountId, 'subscriptions.changed');
-      // Everyone now receiving moveTo sees the owner anew (those moved, and harmlessly those already there).
-      await membership.run(tx, { ownerId: removal.accountId, profileIds: [removal.moveTo] });
     },
 
     /** Subscribe to: who receives an owner's card, or which, changed (PRODUCT §9; wired in wiring.ts). */

@@ -4,8 +4,8 @@ import type { Kysely, Migration } from 'kysely';
 /**
  * The card-change log (decision 180): one row each time what an audience sees of an owner
  * changes. A row names either a profile (everyone who receives that profile's card: an edit, the
- * owner's account going or coming back, subscribers moved onto it) or one subscriber (its own
- * view of the owner: approved, moved, revoked, unsubscribed), never both. Rows are numbered
+ * owner's account going or coming back) or one subscriber (its own view of the owner: approved,
+ * moved, revoked, unsubscribed), never both. Rows are numbered
  * from the one-row head table in commit order, so "after n" never skips a row that commits
  * late. Append-only: nothing is pruned, so every number handed out stays a valid position.
  */
