@@ -30,7 +30,7 @@ import { IDEMPOTENT_BODY_PURPOSE, idempotencyPlugin } from './platform/http/plug
 import { loadSheddingPlugin } from './platform/http/plugins/load-shedding.js';
 import { API_PREFIX, openApiPlugin } from './platform/http/plugins/openapi.js';
 import { problemPlugin } from './platform/http/plugins/problem.js';
-import { rateLimitPlugin } from './platform/http/plugins/rate-limit.js';
+import { createRateLimits, rateLimitPlugin } from './platform/http/plugins/rate-limit.js';
 import { requestIdFor, requestIdPlugin } from './platform/http/plugins/request-id.js';
 import { stepUpPlugin } from './platform/http/plugins/step-up.js';
 import { installValidators } from './platform/http/plugins/validation.js';
@@ -119,6 +119,20 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   const sealed = createSealedColumns();
   // Idempotent replies are the platform's own sealed column (the modules declare theirs).
   sealed.declare({ table: 'idempotency_records', key: ['scope', 'idem_key'], column: 'body', purpose: IDEMPOTENT_BODY_PURPOSE });
+  const rateLimits = createRateLimits({
+    counters: shared.counters,
+    limits: {
+      auth: config.rateLimits.authPerMinute,
+      user: config.rateLimits.userPerMinute,
+      public: config.rateLimits.publicPerMinute,
+      web: config.rateLimits.webPerMinute,
+      probe: config.rateLimits.probePerMinute,
+      dav: config.rateLimits.davPerMinute,
+    },
+    quotaPerMonth: config.quotaPerMonth,
+    now: clock.now,
+    metrics,
+  });
   const platform: Platform = {
     config,
     clock,
@@ -128,6 +142,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
     subkeys: (purpose) => keyring.keys.map((key) => subkey(key, purpose)),
     sealed,
     limiter: shared.limiter,
+    rateLimits,
     ceremonies: createCeremonies({ store, rp: config.webauthn, now: clock.now }),
     accountData: createAccountData(),
     warn,
@@ -199,13 +214,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
     now: clock.now,
     metrics,
   });
-  await app.register(rateLimitPlugin, {
-    counters: shared.counters,
-    limits: { auth: config.rateLimits.authPerMinute, user: config.rateLimits.userPerMinute, public: config.rateLimits.publicPerMinute },
-    quotaPerMonth: config.quotaPerMonth,
-    now: clock.now,
-    metrics,
-  });
+  await app.register(rateLimitPlugin, { limits: rateLimits });
   await app.register(idempotencyPlugin, { store, box: platform.box, now: clock.now });
   await app.register(stepUpPlugin, { verify: services.stepUp.verify });
 

@@ -41,7 +41,7 @@ export interface Config {
     ephemeralMaxAgeSeconds: number;
   };
   dpop: { algorithms: string[]; iatWindowSeconds: number; clockSkewSeconds: number; replayCache: ReplayCacheKind };
-  rateLimits: { authPerMinute: number; userPerMinute: number; publicPerMinute: number };
+  rateLimits: { authPerMinute: number; userPerMinute: number; publicPerMinute: number; webPerMinute: number; probePerMinute: number; davPerMinute: number };
   /** Failed authentications on session routes, per client address and per DPoP key, in a minute (decision 003). */
   authFailures: { perClientPerMinute: number; perKeyPerMinute: number };
   quotaPerMonth: number;
@@ -232,6 +232,9 @@ export function loadConfig(env: Env = process.env): Config {
       authPerMinute: int(env, 'RATE_LIMIT_AUTH_PER_MIN', 60, 1),
       userPerMinute: int(env, 'RATE_LIMIT_USER_PER_MIN', 1200, 1),
       publicPerMinute: int(env, 'RATE_LIMIT_PUBLIC_PER_MIN', 600, 1),
+      webPerMinute: int(env, 'RATE_LIMIT_WEB_PER_MIN', 1200, 1),
+      probePerMinute: int(env, 'RATE_LIMIT_PROBE_PER_MIN', 600, 1),
+      davPerMinute: int(env, 'RATE_LIMIT_DAV_PER_MIN', 120, 1),
     },
     authFailures: {
       perClientPerMinute: int(env, 'AUTH_FAILURES_PER_CLIENT_PER_MIN', 30, 1),

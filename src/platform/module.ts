@@ -6,6 +6,7 @@ import type { Ceremonies } from './ceremonies.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { AttemptLimiter } from './limits/attempt-limiter.js';
+import type { RateLimits } from './http/plugins/rate-limit.js';
 import type { SecretBox } from './crypto/secret-box.js';
 import type { SealedColumns } from './crypto/sealed-columns.js';
 import type { Metrics } from './metrics/metrics.js';
@@ -33,6 +34,8 @@ export interface Platform {
   /** Where each module keeps sealed values, for the rotation to re-seal them. */
   sealed: SealedColumns;
   limiter: AttemptLimiter;
+  /** Per-principal request limits and the monthly quota, for a route that learns its principal itself. */
+  rateLimits: RateLimits;
   ceremonies: Ceremonies;
   /** What each module holds about an account: its export sections, purge and table fates. */
   accountData: AccountData;

@@ -33,6 +33,8 @@ const TRANSPORT_HEADERS = new Set(['content-type', 'content-length', 'date', 'co
 const isTransportHeader = (name: string) => TRANSPORT_HEADERS.has(name) || name.startsWith('access-control-');
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+/** The spec's three and the current draft's pair (PRODUCT §0), on every answer whatever its status. */
+const RATE_LIMIT_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit', 'ratelimit-policy'];
 
 /** How one walk entry calls its operation. */
 interface WalkRequest {
@@ -583,11 +585,13 @@ interface Findings {
   bodies: string[];
   /** Per operation and status, the header names the answer carried but the document does not declare. */
   headers: string[];
+  /** Answers without the spec's RateLimit-* headers (every answer carries them: PRODUCT §0). */
+  rateLimits: string[];
   walked: number;
 }
 
 async function walk(doc: Doc, w: World): Promise<Findings> {
-  const findings: Findings = { coverage: [], statuses: [], bodies: [], headers: [], walked: 0 };
+  const findings: Findings = { coverage: [], statuses: [], bodies: [], headers: [], rateLimits: [], walked: 0 };
   const ops = operationsOf(doc);
   const entries = new Set(WALK.map((e) => e.op));
   for (const op of ops) if (!entries.has(op)) findings.coverage.push(`${op}: no entry in the walk's table`);
@@ -623,6 +627,8 @@ async function walk(doc: Doc, w: World): Promise<Findings> {
       await entry.then?.(answer, w);
     }
     if (status >= 500) findings.statuses.push(`${summary}: server error ${JSON.stringify(answer.body).slice(0, 300)}`);
+    const missing = RATE_LIMIT_HEADERS.filter((name) => !answer.headers.has(name));
+    if (missing.length) findings.rateLimits.push(`${summary}: no ${missing.join(', ')}`);
 
     const documented = documentedResponse(doc, op, status);
     if (!documented) {
@@ -695,6 +701,10 @@ for (const backend of backends) {
 
     it('answers bodies that match the documented content type and schema', () => {
       assert.equal(findings.bodies.length, 0, report('bodies not matching the document', findings.bodies));
+    });
+
+    it('sends RateLimit-* on every answer, refusals included', () => {
+      assert.equal(findings.rateLimits.length, 0, report('answers without RateLimit headers', findings.rateLimits));
     });
 
     it('declares every response header it sends (transport and CORS headers aside)', () => {

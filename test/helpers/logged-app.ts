@@ -17,11 +17,11 @@ export interface LoggedApp {
 }
 
 /** Runs `body` against a fresh server on `backend` that logs everything into `lines`, then closes it. */
-export async function withLoggedApp(backend: TestBackend, body: (app: LoggedApp) => Promise<void>): Promise<void> {
+export async function withLoggedApp(backend: TestBackend, body: (app: LoggedApp) => Promise<void>, env: Record<string, string> = {}): Promise<void> {
   const lines: string[] = [];
   const database = await backend.open();
   const clock = createManualClock(Date.now());
-  const { app, store } = await buildApp({ config: testConfig(database.databaseUrl), store: database.store, clock, logger: { level: 'trace', stream: { write: (line: string) => lines.push(line) } } });
+  const { app, store } = await buildApp({ config: testConfig(database.databaseUrl, env), store: database.store, clock, logger: { level: 'trace', stream: { write: (line: string) => lines.push(line) } } });
   try {
     await app.listen({ host: '127.0.0.1', port: 0 });
     const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

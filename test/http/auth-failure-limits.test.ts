@@ -216,7 +216,8 @@ describe('failed authentication across nodes, counted in Redis [postgres]', { sk
     for (let i = 0; i < PER_CLIENT; i++) expectInvalidToken(await wrongToken((i % 2 === 0 ? one : two).client, attacker));
     expectThrottled(await wrongToken(one.client, attacker), cluster.clock.now());
     expectThrottled(await wrongToken(two.client, attacker), cluster.clock.now());
-    const keys = await redis.keys(`vid:rl:*${attacker}*`);
+    // The failures' one shared counter (each answer is also counted as a public request of the address).
+    const keys = await redis.keys(`vid:rl:*authfail*${attacker}*`);
     assert.equal(keys.length, 1, `keys: ${keys.join(', ')}`);
     const ttl = await redis.pttl(keys[0]!);
     assert.ok(ttl > 0 && ttl <= 2 * MINUTE_MS, `ttl ${ttl}`);

@@ -83,10 +83,12 @@ for (const backend of backends) {
       assert.equal(later.headers.get('retry-after'), null);
     });
 
-    it('does not rate-limit the health probes', async () => {
-      const live = await t.client.call('GET', '/health/live', { unchecked: true });
-      assert.equal(live.status, 200);
-      assert.equal(live.headers.get('ratelimit-limit'), null);
+    it('counts the health probes under a policy of their own, never the sign-in routes\' allowance', async () => {
+      for (let i = 0; i < 5; i++) {
+        const live = await t.client.call('GET', '/health/live', { unchecked: true });
+        assert.equal(live.status, 200);
+        assert.match(live.headers.get('ratelimit-policy') ?? '', /^"probe";/);
+      }
     });
   });
 
@@ -280,6 +282,10 @@ for (const backend of backends) {
       assert.ok(shed, 'a heap limit of 1 MB sheds load');
       expectProblem(shed, 503, 'overloaded');
       assert.equal(shed.headers.get('retry-after'), '3');
+      // Nothing is counted for it: the node takes nothing for Retry-After seconds, and says so.
+      assert.equal(shed.headers.get('ratelimit-policy'), '"unavailable";q=0;w=3');
+      assert.equal(shed.headers.get('ratelimit'), '"unavailable";r=0;t=3');
+      assert.deepEqual([shed.headers.get('ratelimit-limit'), shed.headers.get('ratelimit-remaining'), shed.headers.get('ratelimit-reset')], ['0', '0', '3']);
       assert.ok(shed.headers.get('vid-request-id'));
       assert.ok(shed.headers.get('vid-api-version'));
 

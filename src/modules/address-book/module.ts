@@ -22,7 +22,7 @@ declare module '../../platform/module.js' {
 export const addressBookModule = defineModule({
   name: 'address-book',
   migrations: { '018-card-change-log': cardChangeLog, '019-card-edits': cardEdits },
-  build({ config, clock, store, accountData }, { contacts, davTokens }) {
+  build({ config, clock, store, accountData, rateLimits }, { contacts, davTokens }) {
     const edits = cardEditStatements(store.handle, (subscriberId) => contacts.receivedContact(subscriberId as string));
     const book = createAddressBookService({ db: store.repository({ cardChanges: cardChangeLogQueries }), edits, clock, contacts });
     const handle = createDavHandler({ book, tokens: syncTokens(config.publicOrigin) });
@@ -34,7 +34,7 @@ export const addressBookModule = defineModule({
     });
     return {
       provides: { addressBook: book },
-      rootRoutes: (app) => addressBookRoutes(app, { handle, authenticate: davTokens.authenticate }),
+      rootRoutes: (app) => addressBookRoutes(app, { handle, authenticate: davTokens.authenticate, rateLimits }),
     };
   },
 });

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { AppError } from '../../platform/errors.js';
+import type { RateLimits } from '../../platform/http/plugins/rate-limit.js';
 import type { DavPrincipal } from '../dav-tokens/service.js';
 import { DavError } from './dav-error.js';
 import { ALLOWED } from './dav.js';
@@ -22,8 +23,12 @@ const METHODS = ['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH', 'DELETE', 'TR
 export const MAX_DAV_BODY = 64 * 1024;
 /** RFC 7617 §2, §2.1: the scheme, our realm, and that the password is UTF-8. iOS asks without credentials first. */
 const CHALLENGE = 'Basic realm="VID", charset="UTF-8"';
-/** The API's plugins skip a route that asks for none of them (dpop-auth, rate-limit, idempotency). */
-const ROUTE_CONFIG = { auth: 'none', rateLimit: 'none', idempotency: 'none' } as const;
+/**
+ * The API's plugins skip a route that asks for none of them (dpop-auth, idempotency); requests
+ * are counted per address-book password once it is known (below), and an answer before that
+ * (a 401, the well-known redirect) per client address, as every answer is (rate-limit plugin).
+ */
+const ROUTE_CONFIG = { auth: 'none', rateLimit: 'dav', idempotency: 'none' } as const;
 /** Not part of the JSON API's OpenAPI document: DAV is described by its RFCs and docs/carddav.md. */
 const OUTSIDE_OPENAPI = { hide: true };
 const TEXT = 'text/plain; charset=utf-8';
@@ -72,6 +77,8 @@ export async function addressBookRoutes(
     handle: DavHandler;
     /** The address-book passwords (dav-tokens): every request, so a revoked one is refused at once. */
     authenticate(authorization: string | undefined, client: { ip: string; userAgent?: string }): Promise<DavPrincipal>;
+    /** Requests a minute per password, and the account's monthly quota, as on the API (PRODUCT §0). */
+    rateLimits: Pick<RateLimits, 'count' | 'countQuota'>;
   },
 ) {
   for (const method of DAV_METHODS) if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
@@ -90,8 +97,12 @@ export async function addressBookRoutes(
       dav.setNotFoundHandler((request, reply) => answerError(new DavError(405, `${request.method} is not supported here; use ${ALLOWED}`), request, reply));
       const principals = new WeakMap<FastifyRequest, DavPrincipal>();
       // Before the body is read: a request without a valid password costs no more than the check.
-      dav.addHook('onRequest', async (request) => {
-        principals.set(request, await opts.authenticate(header(request, 'authorization'), { ip: request.ip, userAgent: header(request, 'user-agent') }));
+      dav.addHook('onRequest', async (request, reply) => {
+        const principal = await opts.authenticate(header(request, 'authorization'), { ip: request.ip, userAgent: header(request, 'user-agent') });
+        // A phone that syncs is a few requests each quarter hour; a loop over full-book queries is not.
+        await opts.rateLimits.count(reply, 'dav', principal.tokenId);
+        await opts.rateLimits.countQuota(reply, principal.accountId);
+        principals.set(request, principal);
       });
       const handler = async (request: FastifyRequest, reply: FastifyReply) => {
         const answer = await opts.handle({

@@ -6,7 +6,7 @@ const Health = Type.Object({ status: Type.String() }, { additionalProperties: fa
 
 /** Probes for orchestrators, outside /api/v1: live = the process answers; ready = the database does too. */
 export async function healthRoutes(app: FastifyInstance, opts: { ping(): Promise<void>; isClosing(): boolean }) {
-  const config = { rateLimit: 'none' as const };
+  const config = { rateLimit: 'probe' as const };
   app.get('/health/live', { config, schema: { hide: true, response: { 200: Health } } }, async () => ({ status: 'ok' }));
   app.get('/health/ready', { config, schema: { hide: true, response: { 200: Health } } }, async () => {
     if (opts.isClosing()) throw refuse('shutting_down', { detail: 'this node is draining', retryAfterSeconds: 1 });

@@ -36,7 +36,7 @@ export async function webAppRoutes(app: FastifyInstance, opts: { root?: string }
   const built = existsSync(join(root, 'index.html'));
   if (built) await app.register(fastifyStatic, { root, serve: false, cacheControl: false });
 
-  const config = { rateLimit: 'none' as const };
+  const config = { rateLimit: 'web' as const };
   const handler = async (request: { url: string }, reply: FastifyReply) => {
     const path = decodeURIComponent(request.url.split('?')[0] ?? '/');
     // /metrics too: it is served only on METRICS_PORT, and a scraper pointed at the public port

@@ -3,7 +3,13 @@ import type { RouteRefusal } from '../refusals.js';
 
 /** What a route declares in `config`, read by the plugins. */
 export type AuthRequirement = 'session' | 'proof' | 'none';
-export type RateLimitClass = 'auth' | 'user' | 'public' | 'none';
+/**
+ * Who a request is counted against, per minute (PRODUCT §0): auth (unauthenticated sign-in
+ * routes), public (other unauthenticated routes), web (the web app's pages and files) and probe
+ * (health checks, in the node's memory) per client address; user per account; dav per
+ * address-book password (the route counts it). Every answer is counted under one of them.
+ */
+export type RateLimitClass = 'auth' | 'user' | 'public' | 'web' | 'probe' | 'dav';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

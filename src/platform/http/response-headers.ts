@@ -37,7 +37,6 @@ export const RESPONSE_HEADERS: Record<string, { description: string; schema: obj
 export interface RouteFacts {
   method: string;
   auth?: string;
-  rateLimited: boolean;
   idempotent: boolean;
   stream: boolean;
   /** Request headers the route's plugins require (lower case), though the validator does not. */
@@ -49,7 +48,6 @@ export function routeFacts(route: RouteOptions, idempotent: boolean, requiredHea
   return {
     method: String(route.method),
     auth: config.auth,
-    rateLimited: config.rateLimit !== 'none',
     idempotent,
     stream: Boolean(config.stream),
     requiredHeaders,
@@ -60,7 +58,8 @@ export function routeFacts(route: RouteOptions, idempotent: boolean, requiredHea
 export function headersFor(facts: RouteFacts, status: string): string[] {
   const code = Number(status);
   const names = ['VID-Request-Id', 'VID-API-Version', 'X-Content-Type-Options', 'Deprecation', 'Sunset', 'Link'];
-  if (facts.rateLimited) names.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit', 'RateLimit-Policy');
+  // Every answer is counted under some policy (rate-limit plugin).
+  names.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit', 'RateLimit-Policy');
   if (facts.auth === 'session') names.push('Quota-Limit', 'Quota-Remaining', 'Quota-Reset');
   if (code === 409 || code === 429 || code === 503) names.push('Retry-After');
   if (code === 401 || (code === 400 && facts.auth && facts.auth !== 'none')) names.push('WWW-Authenticate');

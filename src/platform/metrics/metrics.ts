@@ -27,7 +27,7 @@ export type RenewalOutcome = (typeof RENEWAL_OUTCOMES)[number];
  * person's new subscription requests (`subscription_requests`) and event streams per account
  * on a node (`streams`).
  */
-export const RATE_LIMIT_POLICIES = ['auth', 'user', 'public', 'quota', 'attempts', 'failed_authentications', 'subscription_requests', 'streams'] as const;
+export const RATE_LIMIT_POLICIES = ['auth', 'user', 'public', 'web', 'probe', 'dav', 'quota', 'attempts', 'failed_authentications', 'subscription_requests', 'streams'] as const;
 export type RateLimitPolicy = (typeof RATE_LIMIT_POLICIES)[number];
 
 /** The policy of a 429 refused by a service, counted where every refusal is answered (problem plugin). */

@@ -94,9 +94,15 @@ export function problemDocument(error: AppError, requestId: string): Record<stri
   };
 }
 
+const refusals = new WeakMap<FastifyReply, AppError>();
+
+/** The refusal a reply answers with, if it is one (read by the hooks that run as it is sent). */
+export const refusalOf = (reply: FastifyReply): AppError | undefined => refusals.get(reply);
+
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError, challenge = 'DPoP'): FastifyReply {
   // Said in the request's one log record, not a record of its own.
   noteRefusal(request, error.code, error.detail);
+  refusals.set(reply, error);
   refusalHeaders(reply, error, challenge);
   return reply.code(error.status).type('application/problem+json').send(problemDocument(error, String(request.id)));
 }
@@ -108,7 +114,10 @@ export const problemPlugin = fp(async (app: FastifyInstance, opts: { challenge: 
     // The rate-limit plugin counts its own 429s (it knows the policy); the services' limits are counted here.
     const policy = appError.status === 429 ? limitPolicyOfRefusal(appError.code) : undefined;
     if (policy) opts.metrics?.rateLimited(policy);
-    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+    // A node that sheds load, drains or lost a dependency says so on purpose (503, exposed): a
+    // warning without a stack. Anything else past 500 is a failure of ours, with its stack.
+    if (appError.status >= 500 && appError.expose) request.log.warn({ code: appError.code, detail: appError.detail }, 'request refused: service unavailable');
+    else if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(request, reply, appError, opts.challenge);
   });
   app.setNotFoundHandler((request, reply) => {
