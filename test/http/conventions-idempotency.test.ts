@@ -157,7 +157,7 @@ for (const backend of backends) {
       const now = t.clock.now();
       const claim = await t.store.use(idempotencyQueries).claim(
         {
-          scope: `PATCH ${ME} acc:${device.accountId}`,
+          scope: `PATCH ${ME} {} {} acc:${device.accountId}`,
           idem_key: key,
           fingerprint: fingerprintOf(body),
           state: 'in_flight',

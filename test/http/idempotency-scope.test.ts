@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.js';
 import { startTestApp } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
+import { SoftwareAuthenticator } from '../helpers/authenticator.js';
 import { uniqueName } from '../helpers/client.js';
 import type { Device } from '../helpers/client.js';
 import { JOIN, RELAXED_JOIN_LIMITS, issueCode } from '../helpers/join.js';
@@ -41,6 +42,50 @@ for (const backend of backends) {
       assert.equal(second.body.id, f2.id);
       const read = await t.client.as(device, 'GET', `${FIELDS}/${f2.id}`);
       assert.equal(read.body.label, 'same body');
+    });
+
+    it('one key, however the URL or the key is written: a query member the route does not read, percent-encoding, capitals', async () => {
+      const device = await t.client.signUp(uniqueName('spelling'));
+      const count = async () => (await t.client.as(device, 'GET', FIELDS)).body.data.length as number;
+      const key = randomUUID();
+      const body = { type: 'nickname', value: 'Once' };
+      const first = await t.client.as(device, 'POST', FIELDS, { body, headers: { 'idempotency-key': key } });
+      assert.equal(first.status, 201, JSON.stringify(first.body));
+      for (const [path, written] of [[`${FIELDS}?x=1`, key], ['/api/v1/%6De/fields', key], [FIELDS, key.toUpperCase()]] as const) {
+        // unchecked: the contract checker matches paths as written, not decoded.
+        const retry = await t.client.as(device, 'POST', path, { body, headers: { 'idempotency-key': written }, unchecked: true });
+        assert.equal(retry.status, 201, `${path} ${written}: ${JSON.stringify(retry.body)}`);
+        assert.equal(retry.headers.get('vid-idempotent-replay'), 'true', `${path} ${written}`);
+        assert.equal(retry.body.id, first.body.id);
+      }
+      assert.equal(await count(), 1, 'one field');
+
+      // A path parameter written with %66 for f is the same field, so the same scope.
+      const f = first.body as { id: string; version: number };
+      const patchKey = randomUUID();
+      const patch = (path: string) => t.client.as(device, 'PATCH', path, { body: { label: 'Home' }, headers: { 'idempotency-key': patchKey, 'if-match': `"${f.version}"` }, unchecked: true });
+      assert.equal((await patch(`${FIELDS}/${f.id}`)).status, 200);
+      const encoded = await patch(`${FIELDS}/%${f.id.charCodeAt(0).toString(16)}${f.id.slice(1)}`);
+      assert.equal(encoded.status, 200, JSON.stringify(encoded.body));
+      assert.equal(encoded.headers.get('vid-idempotent-replay'), 'true');
+    });
+
+    it('replays a retried sign-up (register/finish), scoped to the DPoP key before there is an account', async () => {
+      const username = uniqueName('signup');
+      const authenticator = new SoftwareAuthenticator();
+      const begin = await t.client.call('POST', '/api/v1/auth/register/begin', { body: { username } });
+      const credential = await authenticator.createCredential(begin.body.options, t.client.publicOrigin);
+      const key = await t.client.newKey();
+      const request = { body: { ceremony_id: begin.body.ceremony_id, username, credential }, key, headers: { 'idempotency-key': randomUUID() } };
+      const first = await t.client.call('POST', '/api/v1/auth/register/finish', request);
+      assert.equal(first.status, 201, JSON.stringify(first.body));
+      const retry = await t.client.call('POST', '/api/v1/auth/register/finish', request);
+      assert.equal(retry.status, 201, JSON.stringify(retry.body));
+      assert.equal(retry.headers.get('vid-idempotent-replay'), 'true');
+      assert.deepEqual(retry.body, first.body, 'the same account and tokens');
+      // Another device's key with the same Idempotency-Key is another principal: the spent ceremony refuses it.
+      const other = await t.client.call('POST', '/api/v1/auth/register/finish', { ...request, key: await t.client.newKey() });
+      expectProblem(other, 400, 'ceremony_invalid');
     });
 
     it('fingerprints the body by its meaning: the same members in another order replay', async () => {

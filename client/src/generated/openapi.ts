@@ -7946,7 +7946,10 @@ export interface operations {
     postAuthRegisterFinish: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional: a UUID (else 400 invalid_idempotency_key; missing where required: 400 idempotency_key_required). A retry with the same key on the same URL and a body of the same meaning replays the first answer for 24 h (VID-Idempotent-Replay: true); another body is 409 idempotency_key_reused. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7976,6 +7979,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
                     Location: components["headers"]["Location"];
@@ -7991,7 +7995,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request: validation, JSON, headers */
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
             400: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8006,6 +8010,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8027,6 +8032,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8047,13 +8053,14 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description username_taken (Username unavailable): taken meanwhile; credential_exists (Passkey already registered) */
+            /** @description username_taken (Username unavailable): taken meanwhile; credential_exists (Passkey already registered); idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
             409: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8068,6 +8075,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8088,6 +8096,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8108,6 +8117,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8129,6 +8139,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
                     [name: string]: unknown;
                 };
                 content: {

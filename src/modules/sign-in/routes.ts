@@ -22,7 +22,7 @@ export async function signInRoutes(app: FastifyInstance, opts: { signIn: SignInS
   }, async (request) => signIn.registerBegin(request.body.username));
 
   r.post('/auth/register/finish', {
-    config: { rateLimit: 'auth', auth: 'proof', idempotency: 'none', refusals: [['username_taken', 'taken meanwhile'], 'credential_exists'] },
+    config: { rateLimit: 'auth', auth: 'proof', refusals: [['username_taken', 'taken meanwhile'], 'credential_exists'] },
     schema: {
       tags: ['auth'],
       summary: 'Finish sign-up: create the account and log in',

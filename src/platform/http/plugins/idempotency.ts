@@ -87,6 +87,29 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
     return `ip:${request.ip}`;
   }
 
+  /** The query members a route declares (its querystring schema), once per route. */
+  const declaredQueries = new WeakMap<object, readonly string[]>();
+  function declaredQuery(request: FastifyRequest): readonly string[] {
+    const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+    if (!schema) return [];
+    let names = declaredQueries.get(schema);
+    if (!names) declaredQueries.set(schema, (names = Object.keys(schema.properties ?? {})));
+    return names;
+  }
+
+  /**
+   * What a key is scoped to: the request as the route understood it, not the bytes of its URL
+   * (RFC 3986 §6.2.2: `%66` and `f` name the same resource, and a query member the route does
+   * not read changes nothing). The method, the route, its decoded path parameters and its
+   * declared query members as parsed, then the principal.
+   */
+  function scopeOf(request: FastifyRequest): string {
+    const query = request.query as Record<string, unknown> | undefined;
+    const read: Record<string, unknown> = {};
+    for (const name of declaredQuery(request)) if (query?.[name] !== undefined) read[name] = query[name];
+    return `${request.method} ${request.routeOptions.url} ${canonicalJson(request.params ?? {})} ${canonicalJson(read)} ${principal(request)}`;
+  }
+
   function fingerprint(request: FastifyRequest): string {
     return createHash('sha256').update(canonicalJson(request.body ?? null)).digest('base64url');
   }
@@ -107,17 +130,19 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
   }
 
   async function claimOrReplay(request: FastifyRequest, reply: FastifyReply, mode: Mode): Promise<FastifyReply | undefined> {
-    const key = request.headers['idempotency-key'];
-    if (key === undefined) {
+    const header = request.headers['idempotency-key'];
+    if (header === undefined) {
       if (mode === 'optional') return;
       throw refuse('idempotency_key_required', 'this request creates something: send an Idempotency-Key header with a UUID');
     }
-    if (typeof key !== 'string' || !KEY_FORMAT.test(key)) {
+    if (typeof header !== 'string' || !KEY_FORMAT.test(header)) {
       throw refuse('invalid_idempotency_key', 'the Idempotency-Key must be one UUID');
     }
+    // RFC 9562 §4: a UUID's hex digits are case-insensitive; one key however it is written.
+    const key = header.toLowerCase();
     const now = opts.now();
-    // The concrete URL, not the route's pattern: one key on /me/fields/f1 says nothing of f2.
-    const scope = `${request.method} ${request.url} ${principal(request)}`;
+    // The concrete resource, not the route's pattern: one key on /me/fields/f1 says nothing of f2.
+    const scope = scopeOf(request);
     const print = fingerprint(request);
     const claim = await records.claim(
       { scope, idem_key: key, fingerprint: print, state: 'in_flight', status: null, body: null, headers: null, locked_until: now + leaseMs, expires_at: now + retentionMs },
