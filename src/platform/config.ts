@@ -53,8 +53,13 @@ export interface Config {
   secretKeyFile: string;
   /** SECRET_KEYS_ACCEPTED: older (or coming) keys that open sealed values but never seal (decision 110). */
   acceptedSecretKeys: string[];
-  recovery: { perUsernamePerHour: number; perClientPerHour: number };
-  join: { perClientPerHour: number; perKeyPerHour: number; factorPerAccountPerHour: number };
+  /**
+   * Recovery attempts per client address, and per account those made with the account's right
+   * recovery key (only its holder can spend them: authenticator-code guesses), decision 250.
+   */
+  recovery: { perClientPerHour: number; keyHolderPerHour: number };
+  /** Join redeems and starts per address and key; factor tries per attempt and per address (decision 250). */
+  join: { perClientPerHour: number; perKeyPerHour: number; factorPerAttempt: number; factorPerClientPerHour: number };
   corsOrigins: string[];
   /** Signal log and streams (PRODUCT §7, docs/decisions/020-event-signals.md). */
   events: { retentionDays: number; maxStreamsPerAccount: number; heartbeatMs: number; streamBufferBytes: number; stallTimeoutMs: number };
@@ -253,13 +258,14 @@ export function loadConfig(env: Env = process.env): Config {
     acceptedSecretKeys: acceptedSecretKeys(env),
     secretKeyFile: resolve(env.SECRET_KEY_FILE ?? join(dirname(resolve(env.SQLITE_PATH ?? './data/vid.sqlite')), 'secret.key')),
     recovery: {
-      perUsernamePerHour: int(env, 'RECOVERY_PER_USERNAME_PER_HOUR', 5, 1),
       perClientPerHour: int(env, 'RECOVERY_PER_CLIENT_PER_HOUR', 20, 1),
+      keyHolderPerHour: int(env, 'RECOVERY_KEY_HOLDER_PER_HOUR', 5, 1),
     },
     join: {
       perClientPerHour: int(env, 'JOIN_PER_CLIENT_PER_HOUR', 60, 1),
       perKeyPerHour: int(env, 'JOIN_PER_KEY_PER_HOUR', 10, 1),
-      factorPerAccountPerHour: int(env, 'JOIN_FACTOR_PER_ACCOUNT_PER_HOUR', 5, 1),
+      factorPerAttempt: int(env, 'JOIN_FACTOR_PER_ATTEMPT', 5, 1),
+      factorPerClientPerHour: int(env, 'JOIN_FACTOR_PER_CLIENT_PER_HOUR', 20, 1),
     },
     corsOrigins: list(env, 'CORS_ORIGINS', []),
     events: {

@@ -680,7 +680,7 @@ for (const backend of backends) {
     let doc: Doc;
     let findings: Findings;
     before(async () => {
-      t = await startTestApp(backend, { ...RELAXED_JOIN_LIMITS, RECOVERY_PER_CLIENT_PER_HOUR: '100000', RECOVERY_PER_USERNAME_PER_HOUR: '100000' });
+      t = await startTestApp(backend, { ...RELAXED_JOIN_LIMITS, RECOVERY_PER_CLIENT_PER_HOUR: '100000', RECOVERY_KEY_HOLDER_PER_HOUR: '100000' });
       // The walk checks every answer itself and collects what it finds, so its client checks nothing.
       const client = new TestClient(t.baseUrl, PUBLIC_ORIGIN, { check() {} }, t.clock.now);
       const res = await fetch(`${t.baseUrl}${API}/openapi.json`);

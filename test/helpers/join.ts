@@ -26,7 +26,8 @@ export const ATTEMPT_TTL_MS = 10 * 60_000;
 export const RELAXED_JOIN_LIMITS: Record<string, string> = {
   JOIN_PER_CLIENT_PER_HOUR: '100000',
   JOIN_PER_KEY_PER_HOUR: '100000',
-  JOIN_FACTOR_PER_ACCOUNT_PER_HOUR: '100000',
+  JOIN_FACTOR_PER_ATTEMPT: '100000',
+  JOIN_FACTOR_PER_CLIENT_PER_HOUR: '100000',
 };
 
 /** Fullwidth forms (U+FF01–U+FF5E) of ASCII characters: the same username after PRECIS width mapping. */
@@ -178,8 +179,8 @@ export function wrongTotp(secret: string, at: number): string {
 }
 
 /** POST /auth/join/approve-with-factor from the new device. */
-export function approveWithFactor(client: TestClient, key: DpopKey, attemptId: string, factor: { totp_code?: string; recovery_key?: string }): Promise<CallResult> {
-  return client.call('POST', `${JOIN}/approve-with-factor`, { body: { attempt_id: attemptId, ...factor }, key });
+export function approveWithFactor(client: TestClient, key: DpopKey, attemptId: string, factor: { totp_code?: string; recovery_key?: string }, headers: Record<string, string> = {}): Promise<CallResult> {
+  return client.call('POST', `${JOIN}/approve-with-factor`, { body: { attempt_id: attemptId, ...factor }, key, headers });
 }
 
 /**

@@ -26,7 +26,7 @@ for (const backend of backends) {
     let t: TestApp;
     let s: ReturnType<typeof social>;
     before(async () => {
-      t = await startTestApp(backend, { RECOVERY_PER_CLIENT_PER_HOUR: '1000', RECOVERY_PER_USERNAME_PER_HOUR: '1000' });
+      t = await startTestApp(backend, { RECOVERY_PER_CLIENT_PER_HOUR: '1000', RECOVERY_KEY_HOLDER_PER_HOUR: '1000' });
       s = social(t);
     });
     after(() => t.close());

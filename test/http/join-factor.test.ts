@@ -43,8 +43,8 @@ for (const backend of backends) {
   describe(`join: the factor path (no trusted device) [${backend.name}]`, { skip: backend.skip }, () => {
     let t: TestApp;
     before(async () => {
-      // Code and client limits out of the way; the factor limit stays at its default (5 per account per hour).
-      t = await startTestApp(backend, { JOIN_PER_CLIENT_PER_HOUR: '100000', JOIN_PER_KEY_PER_HOUR: '100000' });
+      // Code and client limits out of the way; the factor limit per attempt stays at its default (5).
+      t = await startTestApp(backend, { JOIN_PER_CLIENT_PER_HOUR: '100000', JOIN_PER_KEY_PER_HOUR: '100000', JOIN_FACTOR_PER_CLIENT_PER_HOUR: '100000', TRUST_PROXY: '1' });
     });
     after(() => t.close());
 
@@ -184,27 +184,65 @@ for (const backend of backends) {
       assert.equal(res.status, 401);
     });
 
-    it('factor tries are limited per account: the 6th in an hour is 429 with Retry-After, even with the right key, across attempts and keys', async () => {
+    it('each attempt takes five wrong factors; the sixth on it is 429 with Retry-After, even the right one, and other attempts are untouched', async () => {
       const { phone, key: recovery } = await accountWithKey('limit');
-      const attempts = [await startOk(phone.username), await startOk(phone.username)];
-      for (let i = 0; i < 5; i++) {
-        const a = attempts[i % 2]!;
-        expectProblem(await approveWithFactor(t.client, a.key, a.attemptId, { recovery_key: otherRecoveryKey(recovery) }), 403, 'factor_invalid');
-      }
-      const blocked = await approveWithFactor(t.client, attempts[0]!.key, attempts[0]!.attemptId, { recovery_key: recovery });
+      const spent = await startOk(phone.username);
+      for (let i = 0; i < 5; i++) expectProblem(await approveWithFactor(t.client, spent.key, spent.attemptId, { recovery_key: otherRecoveryKey(recovery) }), 403, 'factor_invalid');
+      const blocked = await approveWithFactor(t.client, spent.key, spent.attemptId, { recovery_key: recovery });
       expectProblem(blocked, 429, 'too_many_attempts');
-      const retryAfter = Number(blocked.headers.get('retry-after'));
-      assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 3600, `Retry-After ${blocked.headers.get('retry-after')}`);
-      assert.equal(await attemptStatus(t.client, attempts[0]!.key, attempts[0]!.attemptId), 'awaiting_approval');
-      // Another account is not affected.
-      const other = await accountWithKey('limit');
-      const fresh = await startOk(other.phone.username);
-      assert.equal((await approveWithFactor(t.client, fresh.key, fresh.attemptId, { recovery_key: other.key })).status, 200);
-      // After the window, the right key works again (on a new attempt: the old ones may have expired).
-      t.clock.advance(retryAfter * 1000);
+      assert.ok(Number(blocked.headers.get('retry-after')) >= 1, `Retry-After ${blocked.headers.get('retry-after')}`);
+      assert.equal(await attemptStatus(t.client, spent.key, spent.attemptId), 'awaiting_approval');
+      // The same person's next attempt takes the right key at once.
       const again = await startOk(phone.username);
-      const res = await approveWithFactor(t.client, again.key, again.attemptId, { recovery_key: recovery });
+      assert.equal((await approveWithFactor(t.client, again.key, again.attemptId, { recovery_key: recovery })).status, 200);
+    });
+
+    it('a stranger\'s wrong factors, on as many attempts and addresses as they like, never refuse the person\'s right factor', async () => {
+      const { phone, key: recovery } = await accountWithKey('victim');
+      for (let n = 1; n <= 4; n++) {
+        const a = await startOk(phone.username);
+        for (let i = 0; i < 6; i++) await approveWithFactor(t.client, a.key, a.attemptId, { recovery_key: otherRecoveryKey(recovery) }, { 'x-forwarded-for': `203.0.113.${n}` });
+      }
+      const own = await startOk(phone.username);
+      const res = await approveWithFactor(t.client, own.key, own.attemptId, { recovery_key: recovery }, { 'x-forwarded-for': '192.0.2.7' });
       assert.equal(res.status, 200, JSON.stringify(res.body));
+      // The person sees the failures in their recent activity.
+      const log = await t.client.as(phone, 'GET', '/api/v1/auth/security-log?limit=200');
+      assert.equal(log.body.data.filter((e: { kind: string }) => e.kind === 'join_factor_failed').length, 20);
+    });
+
+    it('keeps a 6-digit authenticator code out of reach: five guesses an attempt, the right code still works on the person\'s own', async () => {
+      const { phone } = await accountWithKey('totplimit');
+      const secret = await enrolTotp(t, phone);
+      const guessing = await startOk(phone.username);
+      for (let i = 0; i < 5; i++) expectProblem(await approveWithFactor(t.client, guessing.key, guessing.attemptId, { totp_code: wrongTotp(secret, t.clock.now()) }), 403, 'factor_invalid');
+      expectProblem(await approveWithFactor(t.client, guessing.key, guessing.attemptId, { totp_code: totpCode(secret, t.clock.now()) }), 429, 'too_many_attempts');
+      const own = await startOk(phone.username);
+      assert.equal((await approveWithFactor(t.client, own.key, own.attemptId, { totp_code: totpCode(secret, t.clock.now()) })).status, 200);
+    });
+  });
+}
+
+for (const backend of backends) {
+  describe(`join: factor tries per client address [${backend.name}]`, { skip: backend.skip }, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startTestApp(backend, { JOIN_PER_CLIENT_PER_HOUR: '100000', JOIN_PER_KEY_PER_HOUR: '100000', JOIN_FACTOR_PER_CLIENT_PER_HOUR: '3', TRUST_PROXY: '1' });
+    });
+    after(() => t.close());
+
+    it('an address gets a few tries an hour across attempts; another address is not affected', async () => {
+      const phone = await t.client.signUp(uniqueName('addr'));
+      const recovery = await recoveryKey(t.client, phone);
+      const mallory = { 'x-forwarded-for': '203.0.113.66' };
+      for (let i = 0; i < 3; i++) {
+        const a = await start(t.client, phone.username);
+        expectProblem(await approveWithFactor(t.client, a.key, a.res.body.attempt_id, { recovery_key: otherRecoveryKey(recovery) }, mallory), 403, 'factor_invalid');
+      }
+      const fourth = await start(t.client, phone.username);
+      expectProblem(await approveWithFactor(t.client, fourth.key, fourth.res.body.attempt_id, { recovery_key: otherRecoveryKey(recovery) }, mallory), 429, 'too_many_attempts');
+      const own = await start(t.client, phone.username);
+      assert.equal((await approveWithFactor(t.client, own.key, own.res.body.attempt_id, { recovery_key: recovery }, { 'x-forwarded-for': '198.51.100.8' })).status, 200);
     });
   });
 }

@@ -22,7 +22,7 @@ for (const backend of backends) {
     let t: TestApp;
     before(async () => {
       // Recovery is the TOTP-gated action here; its per-client limit must not get in the way.
-      t = await startTestApp(backend, { RECOVERY_PER_CLIENT_PER_HOUR: '100000', RECOVERY_PER_USERNAME_PER_HOUR: '100000' });
+      t = await startTestApp(backend, { RECOVERY_PER_CLIENT_PER_HOUR: '100000', RECOVERY_KEY_HOLDER_PER_HOUR: '100000' });
     });
     after(() => t.close());
 

@@ -35,7 +35,7 @@ for (const backend of backends) {
     let t: TestApp;
     let known: string;
     before(async () => {
-      t = await startTestApp(backend, { RECOVERY_PER_CLIENT_PER_HOUR: '100000', RECOVERY_PER_USERNAME_PER_HOUR: '100000' });
+      t = await startTestApp(backend, { RECOVERY_PER_CLIENT_PER_HOUR: '100000', RECOVERY_KEY_HOLDER_PER_HOUR: '100000' });
       known = (await t.client.signUp(uniqueName('timed'))).username;
     });
     after(() => t.close());

@@ -2,8 +2,9 @@
 // /auth/recovery/begin and /finish). With at least one active TOTP authenticator the key AND a
 // valid code are needed; with none, the key alone. Every failure answers the same 403
 // recovery_refused (the documented departure from PRODUCT's `totp_required`: one answer that
-// does not say which part was wrong). Attempts are limited per username and per client and are
-// all recorded in the account's security log. The key never appears in logs.
+// does not say which part was wrong). Wrong keys are limited per client address, the right key's
+// holder per account, so no stranger can refuse the right key (decision 250); every attempt is
+// recorded in the account's security log. The key never appears in logs.
 import { randomUUID } from 'node:crypto';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
@@ -76,7 +77,7 @@ for (const backend of backends) {
     let t: TestApp;
     let steps: ReturnType<typeof recoverySteps>;
     before(async () => {
-      t = await startTestApp(backend, { RECOVERY_PER_CLIENT_PER_HOUR: '100000', RECOVERY_PER_USERNAME_PER_HOUR: '100000' });
+      t = await startTestApp(backend, { RECOVERY_PER_CLIENT_PER_HOUR: '100000', RECOVERY_KEY_HOLDER_PER_HOUR: '100000' });
       steps = recoverySteps(t.client);
     });
     after(() => t.close());
@@ -337,68 +338,65 @@ for (const backend of backends) {
       assert.ok(!(await securityLog(t.client, device)).some((e) => isAttempt(e.kind)));
     });
 
-    describe('attempts are limited per username', () => {
+    describe('no stranger can keep the right key out (decision 250)', () => {
       let limited: TestApp;
       before(async () => {
-        limited = await startTestApp(backend, { RECOVERY_PER_USERNAME_PER_HOUR: '2', RECOVERY_PER_CLIENT_PER_HOUR: '100000' });
+        // Behind a proxy, so the test can speak as several client addresses.
+        limited = await startTestApp(backend, { RECOVERY_KEY_HOLDER_PER_HOUR: '2', RECOVERY_PER_CLIENT_PER_HOUR: '20', TRUST_PROXY: '1' });
       });
       after(() => limited.close());
+      const from = (ip: string) => ({ 'x-forwarded-for': ip });
 
-      it('the third attempt within the hour is 429 too_many_attempts with Retry-After, even with the right key; other usernames are not affected', async () => {
+      it('20 wrong attempts from a stranger, then more from other addresses, leave the victim\'s right key working', async () => {
         const s = recoverySteps(limited.client);
-        const alice = await limited.client.signUp(uniqueName('alice'));
-        const bob = await limited.client.signUp(uniqueName('bob'));
-        const aliceKey = await downloadRecoveryKey(limited.client, alice);
-        const bobKey = await downloadRecoveryKey(limited.client, bob);
-
-        expectRefused(await s.begin(alice.username, otherKey(aliceKey)), 'first attempt');
-        expectRefused(await s.begin(alice.username, otherKey(aliceKey)), 'second attempt');
-        for (const [why, username] of [['third attempt', alice.username], ['same name in another case', alice.username.toUpperCase()]] as const) {
-          const third = await s.begin(username, aliceKey);
-          assert.equal(third.status, 429, `${why}: ${JSON.stringify(third.body)}`);
-          assert.equal(third.body.code, 'too_many_attempts');
-          const retryAfter = Number(third.headers.get('retry-after'));
-          assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 3600, `Retry-After ${third.headers.get('retry-after')}`);
-        }
-        // No ceremony was handed out past the limit.
-        assert.equal((await limited.store.handle.db.selectFrom('ceremonies').select('id').where('account_id', '=', alice.accountId).execute()).length, 0);
-        // Another username from the same client is still allowed.
-        assert.equal((await s.begin(bob.username, bobKey)).status, 200);
-        // Both failures are in Alice's log.
-        assert.equal((await securityLog(limited.client, alice)).filter((e) => e.kind === 'recovery_failed').length, 2);
-
-        // A new hour, a new allowance.
-        limited.clock.advance(3600_000);
-        assert.equal((await s.begin(alice.username, aliceKey)).status, 200);
+        const victim = await limited.client.signUp(uniqueName('victim'));
+        const key = await downloadRecoveryKey(limited.client, victim);
+        for (let i = 0; i < 20; i++) expectRefused(await s.begin(victim.username, otherKey(key), undefined, from('203.0.113.7')), `wrong key ${i + 1}`);
+        // Past the address's allowance the stranger is refused...
+        const blocked = await s.begin(victim.username, otherKey(key), undefined, from('203.0.113.7'));
+        assert.equal(blocked.status, 429, JSON.stringify(blocked.body));
+        assert.equal(blocked.body.code, 'too_many_attempts');
+        assert.ok(Number(blocked.headers.get('retry-after')) >= 1, 'Retry-After');
+        // ...and from five more addresses, by the same name in another case too.
+        for (let n = 1; n <= 5; n++) expectRefused(await s.begin(victim.username.toUpperCase(), otherKey(key), undefined, from(`198.51.100.${n}`)), `address ${n}`);
+        // The victim's right key works, from anywhere, at once.
+        const right = await s.begin(victim.username, key, undefined, from('192.0.2.44'));
+        assert.equal(right.status, 200, JSON.stringify(right.body));
+        // Every failure is in the victim's log, where they can see it.
+        assert.equal((await securityLog(limited.client, victim)).filter((e) => e.kind === 'recovery_failed').length, 25);
       });
-    });
 
-    describe('attempts are limited per client', () => {
-      let limited: TestApp;
-      before(async () => {
-        // Behind a proxy, so the test can speak as two client addresses.
-        limited = await startTestApp(backend, { RECOVERY_PER_CLIENT_PER_HOUR: '2', RECOVERY_PER_USERNAME_PER_HOUR: '100000', TRUST_PROXY: '1' });
-      });
-      after(() => limited.close());
-
-      it('the third attempt from one client is 429 whatever the username; another client is still allowed', async () => {
+      it('the right key from an address strangers exhausted still works: only wrong keys count against an address', async () => {
         const s = recoverySteps(limited.client);
         const carol = await limited.client.signUp(uniqueName('carol'));
         const key = await downloadRecoveryKey(limited.client, carol);
-        const from = (ip: string) => ({ 'x-forwarded-for': ip });
-
-        expectRefused(await s.begin(uniqueName('nobody'), key, undefined, from('203.0.113.7')), 'first name');
-        expectRefused(await s.begin(uniqueName('nobody'), key, undefined, from('203.0.113.7')), 'second name');
-        const third = await s.begin(carol.username, key, undefined, from('203.0.113.7'));
-        assert.equal(third.status, 429, JSON.stringify(third.body));
-        assert.equal(third.body.code, 'too_many_attempts');
-        assert.ok(Number(third.headers.get('retry-after')) >= 1);
-
-        const elsewhere = await s.begin(carol.username, key, undefined, from('198.51.100.4'));
-        assert.equal(elsewhere.status, 200, JSON.stringify(elsewhere.body));
+        for (let i = 0; i < 20; i++) expectRefused(await s.begin(uniqueName('nobody'), key, undefined, from('203.0.113.9')), `name ${i + 1}`);
+        assert.equal((await s.begin(carol.username, otherKey(key), undefined, from('203.0.113.9'))).status, 429, 'a wrong key from there is refused');
+        const right = await s.begin(carol.username, key, undefined, from('203.0.113.9'));
+        assert.equal(right.status, 200, JSON.stringify(right.body));
         const logged = (await securityLog(limited.client, carol)).filter((e) => e.kind === 'recovery_succeeded');
-        assert.equal(logged.length, 1);
-        assert.equal(logged[0]!.ip, '198.51.100.4');
+        assert.deepEqual(logged.map((e) => e.ip), ['203.0.113.9']);
+        // A new hour, a new allowance for the address.
+        limited.clock.advance(3600_000);
+        expectRefused(await s.begin(carol.username, otherKey(key), undefined, from('203.0.113.9')), 'the next hour');
+      });
+
+      it('with an authenticator app, the holder of the right key gets a few code guesses an hour, from any address', async () => {
+        const s = recoverySteps(limited.client);
+        const dave = await limited.client.signUp(uniqueName('dave'));
+        const key = await downloadRecoveryKey(limited.client, dave);
+        const { secret } = await activeTotp(limited.client, dave, limited.clock.now());
+        expectRefused(await s.begin(dave.username, key, wrongTotpCode(secret, limited.clock.now()), from('203.0.113.20')), 'first wrong code');
+        expectRefused(await s.begin(dave.username, key, wrongTotpCode(secret, limited.clock.now()), from('203.0.113.21')), 'second wrong code');
+        for (const ip of ['203.0.113.22', '192.0.2.1']) {
+          const third = await s.begin(dave.username, key, totpCode(secret, limited.clock.now()), from(ip));
+          assert.equal(third.status, 429, `${ip}: ${JSON.stringify(third.body)}`);
+          assert.equal(third.body.code, 'too_many_attempts');
+        }
+        // No ceremony was handed out past the limit; strangers' wrong keys never touched this count.
+        assert.equal((await limited.store.handle.db.selectFrom('ceremonies').select('id').where('account_id', '=', dave.accountId).execute()).length, 0);
+        limited.clock.advance(3600_000);
+        assert.equal((await s.begin(dave.username, key, totpCode(secret, limited.clock.now()), from('192.0.2.1'))).status, 200);
       });
     });
 
@@ -442,7 +440,7 @@ for (const backend of backends) {
 /** The service like startTestApp, but logging everything (level trace) into `lines`. */
 async function startLoggedApp(backend: TestBackend, lines: string[]) {
   const database = await backend.open();
-  const config = testConfig(database.databaseUrl, { RECOVERY_PER_CLIENT_PER_HOUR: '100000', RECOVERY_PER_USERNAME_PER_HOUR: '100000' });
+  const config = testConfig(database.databaseUrl, { RECOVERY_PER_CLIENT_PER_HOUR: '100000', RECOVERY_KEY_HOLDER_PER_HOUR: '100000' });
   const clock = createManualClock(Date.now());
   const { app } = await buildApp({ config, store: database.store, clock, logger: { level: 'trace', stream: { write: (line: string) => lines.push(line) } } });
   await app.listen({ host: '127.0.0.1', port: 0 });

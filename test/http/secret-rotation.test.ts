@@ -94,7 +94,7 @@ for (const backend of backends) {
 
     it('keeps everything working across a new key, a rotation under load, and the old key dropped', async () => {
       // Under the old key: a person with a TOTP app, a recovery key, a share link and an idempotent write.
-      let client = await restartWith({ SECRET_KEY: OLD_KEY, RECOVERY_PER_CLIENT_PER_HOUR: '1000', RECOVERY_PER_USERNAME_PER_HOUR: '1000' });
+      let client = await restartWith({ SECRET_KEY: OLD_KEY, RECOVERY_PER_CLIENT_PER_HOUR: '1000', RECOVERY_KEY_HOLDER_PER_HOUR: '1000' });
       alice = await client.signUp(uniqueName('alice'));
       totp = await activeTotp(client, alice, clock.now());
       recoveryKey = await downloadRecoveryKey(client, alice);
@@ -110,7 +110,7 @@ for (const backend of backends) {
       const joinCode = await issueCode(client, alice);
 
       // The new key seals; the old one is accepted. Every value still under the old key works.
-      client = await restartWith({ SECRET_KEY: NEW_KEY, SECRET_KEYS_ACCEPTED: OLD_KEY, RECOVERY_PER_CLIENT_PER_HOUR: '1000', RECOVERY_PER_USERNAME_PER_HOUR: '1000' });
+      client = await restartWith({ SECRET_KEY: NEW_KEY, SECRET_KEYS_ACCEPTED: OLD_KEY, RECOVERY_PER_CLIENT_PER_HOUR: '1000', RECOVERY_KEY_HOLDER_PER_HOUR: '1000' });
       await everythingWorks(client, 'new key, old accepted');
       // A join code issued under the old key still redeems (codes are never re-hashed; they live 2 minutes).
       await redeemOk(client, alice.username, joinCode.code);
@@ -139,7 +139,7 @@ for (const backend of backends) {
       assert.ok((await running!.vid.rotateSecrets()).every((r) => r.resealed === 0 && r.remaining === 0));
 
       // The old key dropped: nothing breaks, and the share link is found by its re-computed hash.
-      client = await restartWith({ SECRET_KEY: NEW_KEY, RECOVERY_PER_CLIENT_PER_HOUR: '1000', RECOVERY_PER_USERNAME_PER_HOUR: '1000' });
+      client = await restartWith({ SECRET_KEY: NEW_KEY, RECOVERY_PER_CLIENT_PER_HOUR: '1000', RECOVERY_KEY_HOLDER_PER_HOUR: '1000' });
       await everythingWorks(client, 'new key only');
     });
 

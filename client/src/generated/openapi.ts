@@ -317,7 +317,7 @@ export interface paths {
         put?: never;
         /**
          * Begin recovery on a new device
-         * @description With at least one active authenticator app the recovery key AND a current code are needed; without one, the key alone. Every failure gets the same 403 recovery_refused, whatever was wrong. Attempts are limited per username and per client.
+         * @description With at least one active authenticator app the recovery key AND a current code are needed; without one, the key alone. Every failure gets the same 403 recovery_refused, whatever was wrong. Attempts with a wrong key are limited per client address; attempts with the right key per account (only its holder can make them), so the failures of others never refuse the right key (429 too_many_attempts with Retry-After past either).
          */
         post: operations["postAuthRecoveryBegin"];
         delete?: never;
@@ -1669,7 +1669,7 @@ export interface components {
         /** SecurityLogEntry */
         SecurityLogEntry: {
             id: string;
-            /** @description account_created, signed_in, passkey_added, passkey_renamed, passkey_removed, totp_added, totp_confirmed, totp_removed, recovery_key_downloaded, recovery_succeeded, recovery_failed, session_revoked, dav_token_created, dav_token_revoked (an address-book password), account_deleted, account_restored, account_locked, account_unlocked */
+            /** @description account_created, signed_in, passkey_added, passkey_renamed, passkey_removed, totp_added, totp_confirmed, totp_removed, recovery_key_downloaded, recovery_succeeded, recovery_failed, join_factor_failed (a wrong authenticator code or recovery key on a new device), session_revoked, dav_token_created, dav_token_revoked (an address-book password), account_deleted, account_restored, account_locked, account_unlocked */
             kind: string;
             /** Format: date-time */
             at: string;

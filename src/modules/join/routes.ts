@@ -120,7 +120,7 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
       body: FactorBody,
       response: { 200: ref(JoinAttempt) },
     },
-  }, async (request) => join.approveWithFactor({ attemptId: request.body.attempt_id, jkt: request.dpopJkt!, totpCode: request.body.totp_code, recoveryKey: request.body.recovery_key }));
+  }, async (request) => join.approveWithFactor({ attemptId: request.body.attempt_id, jkt: request.dpopJkt!, totpCode: request.body.totp_code, recoveryKey: request.body.recovery_key, client: await request.client() }));
 
   r.post('/auth/join/register-options', {
     config: { auth: 'proof', refusals: [...NOT_APPROVED, 'join_attempt_not_found', 'join_attempt_expired'] },

@@ -13,6 +13,7 @@ import type { NewCredential, RelyingParty } from '../../platform/crypto/webauthn
 import { refuse } from '../../platform/errors.js';
 import type { AppError } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
+import { addressBucket } from '../../platform/limits/address-bucket.js';
 import type { AttemptLimiter } from '../../platform/limits/attempt-limiter.js';
 import { countingOutcomes } from '../../platform/metrics/metrics.js';
 import type { Metrics } from '../../platform/metrics/metrics.js';
@@ -37,6 +38,7 @@ export const JOIN_CODE_TTL_MS = 120_000;
 export const JOIN_ATTEMPT_TTL_MS = 10 * 60_000;
 export const WRONG_CODES_BEFORE_VOID = 5;
 const HOUR = 3600_000;
+const DAY = 24 * HOUR;
 
 /** The code a trusted session issued last, as that session sees it (never the digits: only their hash is kept). */
 export interface CodeState {
@@ -294,15 +296,24 @@ export function createJoinService(deps: {
     approve: (auth: AuthContext, attemptId: string) => decide(auth, attemptId, 'approve'),
     deny: (auth: AuthContext, attemptId: string) => decide(auth, attemptId, 'deny'),
 
-    async approveWithFactor(input: { attemptId: string; jkt: string; totpCode?: string; recoveryKey?: string }): Promise<AttemptView> {
+    async approveWithFactor(input: { attemptId: string; jkt: string; totpCode?: string; recoveryKey?: string; client: LocatedClient }): Promise<AttemptView> {
       const row = await redeemersAttempt(input.attemptId, input.jkt);
-      await limiter.enforce(`join-factor:${row.account_id}`, limits.factorPerAccountPerHour, HOUR, 'too many factor attempts; wait before trying again');
+      // Counted against this attempt and the client's address, never the account (decision 250):
+      // a stranger's wrong factors on their own attempts never refuse the person's right one on
+      // theirs. Each attempt takes a few tries; more need new attempts, which join/start counts
+      // per address and per key. The attempt's window is a day, so an attempt (10 minutes) spans
+      // at most two.
+      const detail = 'too many factor attempts; wait before trying again';
+      await limiter.enforce(`join-factor:client:${addressBucket(input.client.ip)}`, limits.factorPerClientPerHour, HOUR, detail);
+      await limiter.enforce(`join-factor:attempt:${row.id}`, limits.factorPerAttempt, DAY, detail);
       const now = clock.now();
       // The refusals are returned, not thrown: the transaction commits what verifying the factor wrote.
       const refused = await db.transaction(async (_, tx) => {
         // Checked before the factor: a factor offered for an attempt that cannot be approved is not verified.
         if (!allows('approve_with_factor', statusOf(row, now))) return refusedNow(tx, row.id, 'approve_with_factor');
         if (!(await factors.verify(tx, row.account_id, { totpCode: input.totpCode, recoveryKey: input.recoveryKey }))) {
+          // The person reads it in their recent activity, as a failed recovery.
+          await securityLog.record(tx, row.account_id, 'join_factor_failed', input.client);
           return refuse('factor_invalid', 'the authenticator code or recovery key is not right (with an authenticator app, its code is required)');
         }
         const refused = await apply(tx, row.id, 'approve_with_factor', now, { decided_by: 'factor' });

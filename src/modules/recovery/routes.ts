@@ -52,7 +52,7 @@ export async function recoveryRoutes(app: FastifyInstance, opts: { recovery: Rec
       tags: ['auth'],
       summary: 'Begin recovery on a new device',
       description:
-        'With at least one active authenticator app the recovery key AND a current code are needed; without one, the key alone. Every failure gets the same 403 recovery_refused, whatever was wrong. Attempts are limited per username and per client.',
+        'With at least one active authenticator app the recovery key AND a current code are needed; without one, the key alone. Every failure gets the same 403 recovery_refused, whatever was wrong. Attempts with a wrong key are limited per client address; attempts with the right key per account (only its holder can make them), so the failures of others never refuse the right key (429 too_many_attempts with Retry-After past either).',
       body: RecoveryBeginBody,
       response: {
         200: Type.Object({ ceremony_id: Type.String(), options: ref(CreationOptions), schema_version: Type.Literal(1) }, { title: 'RecoveryBeginResult', additionalProperties: false }),

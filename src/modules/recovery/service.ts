@@ -9,6 +9,7 @@ import type { SecretBox } from '../../platform/crypto/secret-box.js';
 import { verifyCreation } from '../../platform/crypto/webauthn.js';
 import type { RelyingParty } from '../../platform/crypto/webauthn.js';
 import { refuse } from '../../platform/errors.js';
+import { addressBucket } from '../../platform/limits/address-bucket.js';
 import type { AttemptLimiter } from '../../platform/limits/attempt-limiter.js';
 import { countingOutcomes } from '../../platform/metrics/metrics.js';
 import type { Metrics } from '../../platform/metrics/metrics.js';
@@ -67,7 +68,6 @@ export function createRecoveryService(deps: {
   metrics: Metrics;
 }) {
   const { db, clock, box, limiter, totp, sessions, securityLog, passkeys, limits } = deps;
-  const throttle = (key: string, limit: number) => limiter.enforce(key, limit, HOUR, 'too many recovery attempts; wait before trying again');
 
   return {
     /** Called inside the sign-up transaction: every account has its key from the first moment. */
@@ -108,9 +108,6 @@ export function createRecoveryService(deps: {
 
     async begin(input: { username: string; recoveryKey: string; totpCode?: string; client: LocatedClient }): Promise<Begun<PublicKeyCredentialCreationOptionsJSON>> {
       const canonical = deps.usernames.canonicalOf(input.username);
-      await throttle(`recovery:client:${input.client.ip}`, limits.perClientPerHour);
-      await throttle(`recovery:user:${canonical ?? input.username.toLowerCase()}`, limits.perUsernamePerHour);
-
       // An unknown name does the work of a known one with a wrong key (decision 009): the same
       // two reads, the same hashing, one transaction with the same read and one write. Else the
       // time of the refusal would say whether the name has an account.
@@ -119,6 +116,14 @@ export function createRecoveryService(deps: {
       const stored = await db.direct.keys.find(subject);
       const typed = normalizeRecoveryKey(input.recoveryKey);
       const keyMatches = verifiersMatch(typed ? recoveryKeyVerifier(typed) : DECOY_VERIFIER, stored?.verifier ?? DECOY_VERIFIER) && !!typed && !!stored;
+
+      // One count per attempt, never against the username (decision 250): a wrong key counts
+      // against the client's address, which is all a stranger can spend; the right key counts
+      // against the account, which only its holder can spend (the authenticator-code guesses
+      // of someone who has the key). So no stranger's failures ever refuse the right key.
+      const detail = 'too many recovery attempts; wait before trying again';
+      if (keyMatches && account) await limiter.enforce(`recovery:holder:${account.id}`, limits.keyHolderPerHour, HOUR, detail);
+      else await limiter.enforce(`recovery:client:${addressBucket(input.client.ip)}`, limits.perClientPerHour, HOUR, detail);
 
       const outcome = await db.transaction(async (_, tx) => {
         // Rule 7: with an active authenticator, the key alone is not enough.

@@ -6,7 +6,7 @@ const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.U
 export const SecurityLogEntry = Type.Object(
   {
     id: Type.String(),
-    kind: Type.String({ description: 'account_created, signed_in, passkey_added, passkey_renamed, passkey_removed, totp_added, totp_confirmed, totp_removed, recovery_key_downloaded, recovery_succeeded, recovery_failed, session_revoked, dav_token_created, dav_token_revoked (an address-book password), account_deleted, account_restored, account_locked, account_unlocked' }),
+    kind: Type.String({ description: 'account_created, signed_in, passkey_added, passkey_renamed, passkey_removed, totp_added, totp_confirmed, totp_removed, recovery_key_downloaded, recovery_succeeded, recovery_failed, join_factor_failed (a wrong authenticator code or recovery key on a new device), session_revoked, dav_token_created, dav_token_revoked (an address-book password), account_deleted, account_restored, account_locked, account_unlocked' }),
     at: IsoDateTime,
     ip: Type.String(),
     location: Nullable(Type.String({ description: 'Approximate: "City, CC" from an offline IP database' })),

@@ -21,6 +21,7 @@ export type SecurityEventKind =
   | 'recovery_key_downloaded'
   | 'recovery_succeeded'
   | 'recovery_failed'
+  | 'join_factor_failed'
   | 'session_revoked'
   | 'dav_token_created'
   | 'dav_token_revoked'

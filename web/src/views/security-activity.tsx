@@ -25,6 +25,7 @@ const WHAT: Record<string, string> = {
   recovery_key_downloaded: 'Recovery key downloaded',
   recovery_succeeded: 'Account recovered with the recovery key',
   recovery_failed: 'Someone tried to recover your account and failed',
+  join_factor_failed: 'Someone tried to sign in on a new device with a wrong code or recovery key',
   session_revoked: 'A device was signed out',
   dav_token_created: 'Address-book password made',
   dav_token_revoked: 'Address-book password revoked',
@@ -34,7 +35,7 @@ const WHAT: Record<string, string> = {
   account_unlocked: 'Account unlocked by the service',
 };
 /** Entries that deserve a second look. */
-const WARN = new Set(['recovery_failed', 'account_locked']);
+const WARN = new Set(['recovery_failed', 'join_factor_failed', 'account_locked']);
 
 function Entry({ entry }: { entry: SecurityLogEntry }) {
   const given = (entry as SecurityLogEntry & { place?: Place | null }).place;
