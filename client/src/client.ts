@@ -238,7 +238,12 @@ export function createVidClient(options: VidClientOptions) {
         const { moveTo, ...call } = options;
         await request('DELETE', '/profiles/{id}', { ...call, params: { id }, ...(moveTo ? { query: { move_to: moveTo } } : {}) });
       },
-      exposures: async (id: string, call?: CallOptions): Promise<Exposure[]> => (await request('GET', '/profiles/{id}/exposures', { ...call, params: { id } })).data,
+      /** Every field the profile shows, in its order (the list's pages followed: a profile shows at most 200). */
+      async exposures(id: string, call?: CallOptions): Promise<Exposure[]> {
+        const all: Exposure[] = [];
+        for await (const exposure of list('/profiles/{id}/exposures', { ...call, params: { id }, query: { limit: 200 } })) all.push(exposure);
+        return all;
+      },
       /** Shows a field in the profile (or changes its label or place); answers the exposure. */
       expose: (id: string, fieldId: string, body: RequestBody<Op<'PUT', '/profiles/{id}/exposures/{field_id}'>> = {}, call?: CallOptions): Promise<Exposure> =>
         request('PUT', '/profiles/{id}/exposures/{field_id}', { ifMatch: false, ...call, params: { id, field_id: fieldId }, body }),

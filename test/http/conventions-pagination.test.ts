@@ -270,15 +270,44 @@ for (const backend of backends) {
       await refusesBadPaging(device, '/api/v1/auth/join/pending', initial.length + 1);
     });
 
-    it('GET /field-types is one page: the fixed catalogue, whatever limit is asked', async () => {
-      for (const query of ['', '?limit=2']) {
-        const res = await t.client.call('GET', `/api/v1/field-types${query}`);
-        assert.equal(res.status, 200);
-        assert.deepEqual(Object.keys(res.body).sort(), ['data', 'has_more', 'next_cursor']);
-        assert.ok(res.body.data.length > 2, 'every type at once');
-        assert.equal(res.body.has_more, false);
-        assert.equal(res.body.next_cursor, null);
+    it('GET /field-types pages its fixed order like any list, and refuses bad limits and cursors', async () => {
+      const device = await t.client.signUp(uniqueName('catalog'));
+      const whole = await all(device, '/api/v1/field-types', (f) => f.key);
+      assert.ok(whole.length > 2);
+      assert.deepEqual(await walk(device, '/api/v1/field-types', (f) => f.key), whole);
+      await refusesBadPaging(device, '/api/v1/field-types', whole.length);
+    });
+
+    it('GET /profiles/{id}/exposures pages in the profile\'s order, and refuses bad limits and cursors', async () => {
+      const device = await t.client.signUp(uniqueName('exposures'));
+      const profile = await t.client.as(device, 'POST', '/api/v1/profiles', { body: { name: 'Work' }, headers: { 'idempotency-key': crypto.randomUUID() } });
+      const path = `/api/v1/profiles/${profile.body.id}/exposures`;
+      for (let i = 0; i < 5; i++) {
+        const field = await t.client.as(device, 'POST', '/api/v1/me/fields', { body: { type: 'nickname', value: `Nick ${i}` }, headers: { 'idempotency-key': crypto.randomUUID() } });
+        assert.equal((await t.client.as(device, 'PUT', `${path}/${field.body.id}`, { body: {} })).status, 201);
       }
+      const whole = await all(device, path, (e) => e.field_id);
+      assert.equal(whole.length, 5);
+      assert.deepEqual(await walk(device, path, (e) => e.field_id), whole);
+      await refusesBadPaging(device, path, whole.length);
+    });
+
+    it('every list in the OpenAPI document takes limit and cursor', async () => {
+      const doc = (await t.client.call('GET', '/api/v1/openapi.json', { unchecked: true })).body;
+      const lists: string[] = [];
+      const missing: string[] = [];
+      for (const [template, operations] of Object.entries<Record<string, any>>(doc.paths)) {
+        const get = operations.get;
+        const schema = get?.responses?.['200']?.content?.['application/json']?.schema;
+        const resolved = schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema;
+        if (!resolved?.properties?.next_cursor) continue;
+        lists.push(template);
+        const names = (get.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name);
+        // GET /events pages with `since` (its cursor is a position in the feed) besides `cursor`.
+        for (const name of ['limit', 'cursor']) if (!names.includes(name)) missing.push(`${template}: ${name}`);
+      }
+      assert.ok(lists.length >= 15, `lists found: ${lists.join(', ')}`);
+      assert.deepEqual(missing, []);
     });
   });
 }

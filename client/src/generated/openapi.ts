@@ -654,7 +654,7 @@ export interface paths {
         };
         /**
          * The field catalog
-         * @description Every field type with its label, whether several are allowed, the JSON Schema of its value and its per-country rules, in one page: a fixed catalogue, so limit and cursor are not taken and the answer is always the whole list (next_cursor null, has_more false). Public and cacheable: ETag and Cache-Control: public, max-age=3600; send If-None-Match to get 304 while the catalog is unchanged. Limits: an account holds at most 200 fields; a value takes at most 4096 bytes as JSON.
+         * @description Every field type with its label, whether several are allowed, the JSON Schema of its value and its per-country rules, in a fixed order, paged like every list (limit, cursor); the default page holds the whole catalog today. Public and cacheable: ETag and Cache-Control: public, max-age=3600; send If-None-Match to get 304 while the catalog is unchanged. Limits: an account holds at most 200 fields; a value takes at most 4096 bytes as JSON.
          */
         get: operations["getFieldTypes"];
         put?: never;
@@ -11843,7 +11843,12 @@ export interface operations {
     };
     getFieldTypes: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1 to 200 (default 50) */
+                limit?: number;
+                /** @description Opaque cursor from next_cursor */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -15301,7 +15306,12 @@ export interface operations {
     };
     getProfilesByIdExposures: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1 to 200 (default 50) */
+                limit?: number;
+                /** @description Opaque cursor from next_cursor */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -15335,7 +15345,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Exposure"][];
-                        next_cursor: null;
+                        /** @description Pass as `cursor` for the next page; null on the last */
+                        next_cursor: string | null;
                         has_more: boolean;
                     };
                 };

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FieldCatalog } from './catalog.js';
 import { refuse } from '../../platform/errors.js';
 import { notModified } from '../../platform/http/preconditions.js';
-import { NotModified, PageOf, ref } from '../../platform/http/schemas.js';
+import { NotModified, PageOf, PageQuery, ref } from '../../platform/http/schemas.js';
 import { FieldType, FieldTypeKeyParams, FieldValidateBody, FieldValidation } from './schemas.js';
 
 const CACHE_CONTROL = 'public, max-age=3600';
@@ -32,13 +32,14 @@ export async function catalogRoutes(app: FastifyInstance, opts: { catalog: Field
       summary: 'The field catalog',
       description:
         'Every field type with its label, whether several are allowed, the JSON Schema of its value and its per-country rules, ' +
-        'in one page: a fixed catalogue, so limit and cursor are not taken and the answer is always the whole list (next_cursor ' +
-        'null, has_more false). Public and cacheable: ETag and Cache-Control: public, max-age=3600; send ' +
+        'in a fixed order, paged like every list (limit, cursor); the default page holds the whole catalog today. ' +
+        'Public and cacheable: ETag and Cache-Control: public, max-age=3600; send ' +
         'If-None-Match to get 304 while the catalog is unchanged. Limits: an account holds at most 200 fields; a value takes at ' +
         'most 4096 bytes as JSON.',
+      querystring: PageQuery,
       response: { 200: PageOf(ref(FieldType), 'FieldTypePage'), 304: NotModified },
     },
-  }, async (request, reply) => sendCached(request, reply, catalog.list()));
+  }, async (request, reply) => sendCached(request, reply, catalog.page(request.query.cursor, request.query.limit ?? 50)));
 
   r.get('/field-types/:key', {
     config: { refusals: ['field_type_not_found'] },

@@ -12,16 +12,31 @@ const refusal = (code: string, status = 400) => (e: unknown) => e instanceof App
 
 describe('the field catalog', () => {
   it('has every type of PRODUCT §2, each with a value schema and a content ETag', () => {
-    const keys = JSON.parse(catalog.list().json).data.map((t: { key: string }) => t.key);
+    const keys = JSON.parse(catalog.page(undefined, 50).json).data.map((t: { key: string }) => t.key);
     for (const key of ['name', 'nickname', 'phone', 'email', 'postal_address', 'birthday', 'url', 'social', 'organization', 'job_title', 'pronouns', 'language', 'time_zone', 'note']) {
       assert.ok(keys.includes(key), key);
       assert.match(catalog.entry(key)!.etag, /^"[A-Za-z0-9_-]{27}"$/);
     }
-    assert.equal(createFieldCatalog().list().etag, catalog.list().etag, 'the ETag depends on content only');
+    assert.equal(createFieldCatalog().page(undefined, 50).etag, catalog.page(undefined, 50).etag, 'the ETag depends on content only');
+  });
+
+  it('pages in its fixed order like every list: no repeats, no gaps, a malformed cursor refused', () => {
+    const whole = JSON.parse(catalog.page(undefined, 50).json).data.map((t: { key: string }) => t.key);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const page = JSON.parse(catalog.page(cursor, 4).json);
+      seen.push(...page.data.map((t: { key: string }) => t.key));
+      assert.ok(page.data.length <= 4);
+      if (!page.has_more) break;
+      cursor = page.next_cursor;
+    }
+    assert.deepEqual(seen, whole);
+    assert.throws(() => catalog.page('not-a-cursor', 4), refusal('invalid_cursor'));
   });
 
   it('accepts every example it publishes in value_schema', () => {
-    for (const { definition } of JSON.parse(catalog.list().json).data.map((t: { key: string }) => catalog.entry(t.key)!)) {
+    for (const { definition } of JSON.parse(catalog.page(undefined, 50).json).data.map((t: { key: string }) => catalog.entry(t.key)!)) {
       const country = definition.country === 'required' ? 'US' : definition.key === 'phone' ? 'US' : undefined;
       for (const example of (definition.valueSchema.examples as unknown[]) ?? []) {
         const outcome = check(definition.key, example, country);

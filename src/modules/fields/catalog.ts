@@ -1,4 +1,4 @@
-import { onePage } from '../../platform/store/keyset.js';
+import { listPosition, pageOfList } from '../../platform/store/keyset.js';
 import { createHash } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
@@ -58,6 +58,11 @@ function shapeErrors(issues: ErrorObject[]): FieldError[] {
 const countryProblem = (code: 'invalid_country' | 'country_required' | 'country_not_applicable', message: string) =>
   refuse(code, { detail: message, errors: [{ path: '/country', code, message }] });
 
+/** The catalog's order is the order of FIELD_TYPES: a page's cursor is the last type's place in it, and its key. */
+const ORDINALS = new Map(FIELD_TYPES.map((def, i) => [def.key, i]));
+const ORDER = (view: { key: string }) => [ORDINALS.get(view.key)!, view.key];
+const ORDER_CURSOR = listPosition(['number', 'string']);
+
 function build() {
   const ajv = new Ajv2020({ allErrors: true, strict: false });
   const shapes = new Map<string, ValidateFunction>();
@@ -69,8 +74,8 @@ function build() {
     entries.set(def.key, { definition: def, json, etag: etagOf(json) });
     return view;
   });
-  const listJson = JSON.stringify(onePage(views));
-  return { shapes, entries, list: { json: listJson, etag: etagOf(listJson) } };
+  const listJson = JSON.stringify(pageOfList(views, undefined, views.length, ORDER, ORDER_CURSOR));
+  return { shapes, entries, views, list: { json: listJson, etag: etagOf(listJson) } };
 }
 
 /**
@@ -102,7 +107,16 @@ export function createFieldCatalog(limits: { maxValueBytes: number } = FIELD_LIM
   }
 
   return {
-    list: () => catalog().list,
+    /**
+     * A page of the catalog in its fixed order (PRODUCT §0 paging): the whole catalog, built once,
+     * when one page holds it and no cursor is sent, as nearly every client asks for it.
+     */
+    page(cursor: string | undefined, limit: number): { json: string; etag: string } {
+      const { views, list } = catalog();
+      if (cursor === undefined && limit >= views.length) return list;
+      const json = JSON.stringify(pageOfList(views, cursor, limit, ORDER, ORDER_CURSOR));
+      return { json, etag: etagOf(json) };
+    },
     entry: (key: string) => catalog().entries.get(key),
     definition: (key: string) => definitions.get(key),
     limits,

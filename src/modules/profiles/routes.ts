@@ -6,7 +6,6 @@ import { requireIfMatch, setEtag, versionOf } from '../../platform/http/precondi
 import { NoContent, NotModified, PageOf, PageQuery, ref } from '../../platform/http/schemas.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
 import { ifNoneMatch, sendStored } from '../../platform/http/stored-representation.js';
-import { onePage } from '../../platform/store/keyset.js';
 import { CardSchema, ExposureParams, ExposurePutBody, ExposureSchema, ProfileCreateBody, ProfileDeleteQuery, ProfileIdParams, ProfilePatchBody, ProfileSchema } from './schemas.js';
 import type { ProfileService } from './service.js';
 import type { RouteRefusal } from '../../platform/refusals.js';
@@ -84,11 +83,10 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
       tags: ['profiles'],
       summary: 'The fields a profile shows, in order',
       params: ProfileIdParams,
-      response: {
-        200: Type.Object({ data: Type.Array(ref(ExposureSchema)), next_cursor: Type.Null(), has_more: Type.Boolean() }, { title: 'ExposureList', additionalProperties: false }),
-      },
+      querystring: PageQuery,
+      response: { 200: PageOf(ref(ExposureSchema), 'ExposureList') },
     },
-  }, async (request) => onePage(await profiles.exposures(callerOf(request), request.params.id)));
+  }, async (request) => profiles.exposures(callerOf(request), request.params.id, request.query.cursor, request.query.limit ?? 50));
 
   r.put('/profiles/:id/exposures/:field_id', {
     config: { auth: 'session', refusals: [NOT_FOUND, ['field_not_found', 'you have no field with this id']] },

@@ -9,7 +9,7 @@ import { txHook } from '../../platform/hooks.js';
 import { newId } from '../../platform/ids.js';
 import { signal } from '../../platform/signals/signal.js';
 import type { accountQueries } from '../../platform/store/accounts.js';
-import { keysetPages, page } from '../../platform/store/keyset.js';
+import { keysetPages, listPosition, page, pageOfList } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
@@ -57,6 +57,8 @@ export interface ProfileRemoval {
 const iso = (t: number) => new Date(t).toISOString();
 const notFound = () => refuse('profile_not_found', 'you have no profile with this id');
 const nameKey = (name: string) => name.normalize('NFKC').toLowerCase();
+/** An exposures page ends at (position, field id). */
+const EXPOSURE_CURSOR = listPosition(['number', 'string']);
 
 /**
  * Profiles (PRODUCT §3): named views of the owner's fields. Every change that can alter what a
@@ -320,9 +322,11 @@ export function createProfileService(deps: {
       });
     },
 
-    async exposures(auth: AuthContext, profileId: string): Promise<ExposureView[]> {
+    /** A page of the fields a profile shows, in the profile's order (position, then field id). */
+    async exposures(auth: AuthContext, profileId: string, cursor: string | undefined, limit: number): Promise<Page<ExposureView>> {
       await get(auth, profileId);
-      return (await db.direct.exposures.list(profileId)).map(exposureView);
+      const all = (await db.direct.exposures.list(profileId)).map(exposureView);
+      return pageOfList(all, cursor, limit, (exposure) => [exposure.position, exposure.field_id], EXPOSURE_CURSOR);
     },
 
     /**

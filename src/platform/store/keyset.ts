@@ -111,9 +111,40 @@ export async function page<Row extends KeysetPosition, Out>(
   return toPage(await read(after, limit + 1), limit, map);
 }
 
-/** A list that is always one page (a fixed catalogue, a profile's exposures): the list shape, no cursor. */
-export function onePage<T>(items: T[]): Page<T> & { next_cursor: null } {
-  return { data: items, next_cursor: null, has_more: false };
+/** A position in a list held in order: numbers and strings compared member by member. */
+export type ListPosition = ReadonlyArray<number | string>;
+
+function comparePositions(a: ListPosition, b: ListPosition): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const [x, y] = [a[i], b[i]];
+    if (x === y) continue;
+    if (x === undefined) return -1;
+    if (y === undefined) return 1;
+    return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+/** The cursor of a list ordered by `shape` (a tuple of numbers and strings, each string at most 256 characters). */
+export function listPosition(shape: ReadonlyArray<'number' | 'string'>): CursorCheck<ListPosition> {
+  return (value) =>
+    Array.isArray(value) &&
+    value.length === shape.length &&
+    value.every((member, i) => (shape[i] === 'number' ? Number.isSafeInteger(member) : typeof member === 'string' && member.length <= 256))
+      ? (value as ListPosition)
+      : undefined;
+}
+
+/**
+ * One page of a list held in memory in a stable order (the field catalogue, a profile's
+ * exposures), paged like every other list (PRODUCT §0): the items after the cursor's position,
+ * at most `limit`. The cursor is a position, not an offset, so an item added or removed before
+ * it neither repeats nor skips one after it. `items` are in the order `positionOf` defines.
+ */
+export function pageOfList<T>(items: readonly T[], cursor: string | undefined, limit: number, positionOf: (item: T) => ListPosition, shape: CursorCheck<ListPosition>): Page<T> {
+  const after = decodeCursor(cursor, shape);
+  const rest = after === undefined ? items : items.filter((item) => comparePositions(positionOf(item), after) > 0);
+  return toPage(rest.slice(0, limit + 1), limit, (item) => item, (last) => Buffer.from(JSON.stringify(positionOf(last))).toString('base64url'));
 }
 
 /**

@@ -193,7 +193,7 @@ function Available({ profile, field, typeLabel }: { profile: Profile; field: Fie
 }
 
 function Editor({ profile, all, fields, me, onDeleted }: { profile: Profile; all: Profile[]; fields: Field[]; me: Me; onDeleted: () => void }) {
-  const exposures = useResource<ListPage<Exposure>>(`/profiles/${profile.id}/exposures`);
+  const exposures = useResource<ListPage<Exposure>>(`/profiles/${profile.id}/exposures?limit=200`);
   const preview = useResource<Card>(`/profiles/${profile.id}/preview`);
   const typeLabel = useTypeLabel();
   const byId = new Map(fields.map((f) => [f.id, f]));
