@@ -53,6 +53,22 @@ for (const backend of backends) {
       assert.equal((await check('biiiyqz')).available, true);
     });
 
+    it('two letters that imitate one: "vvendyqz" beside "wendyqz" and "clanaqz" beside "danaqz" are confusable', async () => {
+      await t.client.signUp('wendyqz');
+      await t.client.signUp('danaqz');
+      for (const name of ['vvendyqz', 'VVENDYQZ', 'vv.endyqz', 'clanaqz', 'c1anaqz']) await assertRefused(name, 'confusable');
+    });
+
+    it('a mark or letter Unicode restricts in identifiers (UTS #39) is refused, not registered beside the name it hides in', async () => {
+      await t.client.signUp('aliceqz');
+      for (const mark of ['\u0486', '\u0951', '\u{1D165}', '\u{1CF00}']) {
+        const body = await check(`alic${mark}eqz`);
+        assert.deepEqual([body.available, body.reason], [false, 'invalid'], JSON.stringify(body));
+        const begin = await t.client.call('POST', BEGIN, { body: { username: `alic${mark}eqz` } });
+        assert.equal(begin.status, 400, JSON.stringify(begin.body));
+      }
+    });
+
     it('Cyrillic "ТОРЕХА" and Greek "ΤΟΡΕΧΑ" beside "topexa", in capitals or not; "КОМРОТХ" beside "KOMPOTX"', async () => {
       await t.client.signUp('topexa');
       for (const name of ['ТОРЕХА', 'ΤΟΡΕΧΑ', 'тореха', 'Тореха', 'τορεχα']) await assertRefused(name, 'confusable');
@@ -127,7 +143,8 @@ for (const backend of backends) {
           await t.client.signUp(original);
           const body = await check(variant);
           assert.equal(body.available, false, `${variant} beside ${original}: ${JSON.stringify(body)}`);
-          assert.ok(body.reason === 'confusable' || body.reason === 'taken', `${variant} beside ${original}: ${JSON.stringify(body)}`);
+          // A look-alike made of characters Unicode restricts in identifiers is refused outright (invalid).
+          assert.ok(['confusable', 'taken', 'invalid'].includes(body.reason ?? ''), `${variant} beside ${original}: ${JSON.stringify(body)}`);
         }),
         { numRuns: 50 },
       );

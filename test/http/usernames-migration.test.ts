@@ -1,6 +1,7 @@
-// Migration 013-username-keys (docs/decisions/007-usernames.md, "Look-alikes") on a database that
-// already holds accounts: every held name gets the new keys and is shown in its canonical form,
-// no account loses its name, and two existing names that now look alike both stay.
+// Migrations 013-username-keys and 020-username-sequence-keys (docs/decisions/007-usernames.md,
+// "Look-alikes", "Sequences") on a database that already holds accounts: every held name gets the
+// new keys and is shown in its canonical form, no account loses its name, and two existing names
+// that now look alike both stay.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -34,6 +35,9 @@ const EXISTING = [
   { id: 'acc_mig4', typed: 'PIXEL', canonical: 'pixel', created: 4 },
   { id: 'acc_mig5', typed: 'p1xel', canonical: 'p1xel', created: 5 },
   { id: 'acc_mig6', typed: 'Topexa', canonical: 'topexa', created: 6 },
+  // Apart until 020 (two letters that imitate one): "dana" came first and keeps the key "clana".
+  { id: 'acc_mig9', typed: 'dana', canonical: 'dana', created: 9 },
+  { id: 'acc_mig10', typed: 'clana', canonical: 'clana', created: 10 },
 ];
 
 /** A fresh database of this backend migrated up to (not including) 013, with EXISTING in it, then migrated. */
@@ -117,18 +121,21 @@ for (const backend of backends) {
       assert.deepEqual(byId.get('acc_mig6'), { id: 'acc_mig6', username: 'topexa', username_canonical: 'topexa', username_skeleton: 'topexa', username_skeleton_upper: 'TOPEXA' });
       assert.deepEqual(byId.get('acc_mig7'), { id: 'acc_mig7', username: 'gone.name', username_canonical: 'gone.name', username_skeleton: 'gonenarne', username_skeleton_upper: 'GONENAME' });
       assert.deepEqual(byId.get('acc_mig8'), { id: 'acc_mig8', username: '(deleted account)', username_canonical: '~acc_mig8', username_skeleton: '~acc_mig8', username_skeleton_upper: null });
+      // 020-username-sequence-keys: "clana" now looks like "dana", which had its name first.
+      assert.deepEqual(byId.get('acc_mig9'), { id: 'acc_mig9', username: 'dana', username_canonical: 'dana', username_skeleton: 'clana', username_skeleton_upper: 'DANA' });
+      assert.deepEqual(byId.get('acc_mig10'), { id: 'acc_mig10', username: 'clana', username_canonical: 'clana', username_skeleton: '~acc_mig10', username_skeleton_upper: 'CLANA' });
     });
 
     it('answers with the new rules on the migrated names: taken, confusable, free once released', async () => {
       for (const name of ['Alice', 'A.Lice', 'BILLY', 'p1xel', 'PIXEL', 'Gone.Name']) assert.equal((await check(name)).reason, 'taken', name);
-      for (const name of ['a_lice', 'alíce', 'biIIy', 'ТОРЕХА', 'pixe1', 'gone-name']) assert.equal((await check(name)).reason, 'confusable', name);
+      for (const name of ['a_lice', 'alíce', 'biIIy', 'ТОРЕХА', 'pixe1', 'gone-name', 'c1ana', 'da.na']) assert.equal((await check(name)).reason, 'confusable', name);
       assert.equal((await check('some.one')).available, true);
     });
 
     it('lets a new account in beside the migrated ones, with both keys stored', async () => {
       const device = await t.client.signUp('Newcomer');
       const row = (await rows()).find((r) => r.id === device.accountId);
-      assert.deepEqual(row, { id: device.accountId, username: 'newcomer', username_canonical: 'newcomer', username_skeleton: 'newcorner', username_skeleton_upper: 'NEWCOMER' });
+      assert.deepEqual(row, { id: device.accountId, username: 'newcomer', username_canonical: 'newcomer', username_skeleton: 'nevvcorner', username_skeleton_upper: 'NEVVCOMER' });
     });
   });
 }

