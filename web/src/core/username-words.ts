@@ -7,6 +7,7 @@ const RULES: [RegExp, (match: RegExpMatchArray) => string][] = [
   [/at most (\d+) characters/, (m) => `Too long: use at most ${m[1]} characters.`],
   [/mixes scripts/, () => 'It mixes alphabets: use letters from one alphabet.'],
   [/whose script is not allowed/, () => 'It has letters usernames cannot use.'],
+  [/not allow in identifiers/, () => 'It has a mark or letter usernames cannot use.'],
   [/mixes digits/, () => 'It mixes digits from different numbering systems.'],
   [/which is not allowed/, () => 'Use only letters, digits, dots, dashes and underscores.'],
   [/must start with a letter or digit/, () => 'Start with a letter or a digit.'],
