@@ -117,7 +117,6 @@ export const REFUSALS = {
 
   // Subscriptions, contacts, annotations, share links
   cannot_subscribe_to_self: { status: 422, title: 'Cannot subscribe to yourself' },
-  subscription_refused: { status: 403, title: 'Subscription refused' },
   contact_not_active: { status: 403, title: 'Contact not active' },
   subscription_not_found: { status: 404, title: 'Subscription not found' },
   contact_not_found: { status: 404, title: 'Contact not found' },

@@ -1067,7 +1067,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe to someone
-         * @description A request the owner approves onto one of their profiles. Yourself: 422 cannot_subscribe_to_self; already pending or active: 409 already_subscribed (with contact_id); unknown user: 404 account_not_found; refused: 403 subscription_refused. At most 50 new requests a day (429) and 5,000 contacts (409 contact_limit).
+         * @description A request the owner approves onto one of their profiles. Yourself: 422 cannot_subscribe_to_self; already pending or active: 409 already_subscribed (with contact_id); unknown user: 404 account_not_found. At most 50 new requests a day (429) and 5,000 contacts (409 contact_limit). Refusals are silent: a request the owner declines, or one from a person they blocked, stays pending to you like one not yet answered, and every request left unanswered ends after 30 days.
          */
         post: operations["postContacts"];
         delete?: never;
@@ -1109,7 +1109,7 @@ export interface paths {
         post?: never;
         /**
          * Unsubscribe, or remove an ended contact
-         * @description pending or active → ended; an ended, denied or revoked contact leaves your list. Your annotation of it goes too.
+         * @description pending or active → ended; an ended or revoked contact leaves your list. Your annotation of it goes too.
          */
         delete: operations["deleteContactsById"];
         options?: never;
@@ -2064,8 +2064,8 @@ export interface components {
         Contact: {
             /** @description The same id as the owner's subscription */
             id: string;
-            /** @description unavailable: the owner's account is deleted (it may come back) */
-            status: "pending" | "active" | "denied" | "revoked" | "ended" | "unavailable";
+            /** @description pending: waiting for the owner, who may never answer (a request they declined reads pending too: refusals are silent, and an unanswered request ends after 30 days); unavailable: the owner's account is deleted (it may come back) */
+            status: "pending" | "active" | "revoked" | "ended" | "unavailable";
             owner: {
                 username: string;
                 display_name: string | null;
@@ -19357,7 +19357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description subscription_refused (Subscription refused); account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23241,7 +23241,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description subscription_refused (Subscription refused); account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];

@@ -12,7 +12,7 @@ import type { ProfileService } from '../profiles/service.js';
 import type { VcardForm } from '../profiles/schemas.js';
 import { labelKey } from './queries.js';
 import type { annotationQueries, blockQueries, ContactAccessRow, ContactCardRow, subscriptionQueries } from './queries.js';
-import { TRANSITIONS } from './states.js';
+import { SEEN_BY_SUBSCRIBER, storedAs, TRANSITIONS } from './states.js';
 import type { SubscriptionStatus } from './states.js';
 import { invalidTransition } from './subscriptions.js';
 import type { SubscriptionService } from './subscriptions.js';
@@ -163,14 +163,18 @@ export function createContactService(deps: {
 
     async list(auth: AuthContext, filter: { status?: SubscriptionStatus; label?: string }, cursor: string | undefined, limit: number): Promise<Page<ContactView>> {
       const label = filter.label === undefined ? undefined : labelKey(filter.label);
-      const listed = await page((after, size) => db.direct.subs.list('subscriber', auth.account.id, { status: filter.status, label }, after, size), cursor, limit, (row) => row);
+      // By the status the subscriber reads: pending holds denied and silenced requests, denied nothing (PRODUCT §4).
+      const statuses = filter.status ? storedAs(filter.status) : (Object.keys(SEEN_BY_SUBSCRIBER) as SubscriptionStatus[]);
+      // A status no contact reads (denied) lists nothing; the cursor is still checked (an empty IN list is not SQL).
+      const listed = await page(async (after, size) => (statuses.length ? db.direct.subs.list('subscriber', auth.account.id, { statuses, label }, after, size) : []), cursor, limit, (row) => row);
       const labels = await db.direct.annotations.labelsOf(auth.account.id, listed.data.map((row) => row.id));
       return { ...listed, data: listed.data.map((row) => contactView(row, labels.get(row.id) ?? [])) };
     },
 
     /**
-     * DELETE /contacts/{id}: unsubscribes (pending or active → ended); an ended, denied or revoked
-     * contact leaves the list. Either way the private annotation goes with it (PRODUCT §5).
+     * DELETE /contacts/{id}: unsubscribes (pending or active → ended, and a denied or silenced
+     * request too, which reads pending to its maker); an ended or revoked contact leaves the list.
+     * Either way the private annotation goes with it (PRODUCT §5).
      */
     async remove(auth: AuthContext, id: string): Promise<void> {
       const subscriberId = auth.account.id;
@@ -180,15 +184,16 @@ export function createContactService(deps: {
         const rule = TRANSITIONS.unsubscribe;
         if ((rule.from as readonly string[]).includes(row.status)) {
           const ended = await q.subs.transition('subscriber', subscriberId, id, rule.from, { status: rule.to, hidden_at: clock.now() }, clock.now());
-          if (!ended) throw invalidTransition((await q.subs.find('subscriber', subscriberId, id))!.status, 'unsubscribe');
-          await signal(tx, ended.owner_id, 'subscriptions.changed');
+          if (!ended) throw invalidTransition(SEEN_BY_SUBSCRIBER[(await q.subs.find('subscriber', subscriberId, id))!.status as SubscriptionStatus], 'unsubscribe');
+          // The owner never saw a silenced request: nothing of theirs changed.
+          if (row.status !== 'silenced') await signal(tx, ended.owner_id, 'subscriptions.changed');
         } else {
           await q.subs.hide(subscriberId, id, clock.now());
         }
         await signal(tx, subscriberId, 'contacts.changed');
         if (await q.annotations.remove(subscriberId, id)) await signal(tx, subscriberId, 'annotations.changed', { id });
-        // Last: the owner's card leaves the subscriber's address book (a pending one was never in it: harmless).
-        if ((rule.from as readonly string[]).includes(row.status)) await deps.subscriptions.membershipChanged(tx, { ownerId: row.owner_id, subscriberId });
+        // Last: the owner's card leaves the subscriber's address book.
+        if (row.status === 'active') await deps.subscriptions.membershipChanged(tx, { ownerId: row.owner_id, subscriberId });
       });
     },
 

@@ -17,6 +17,8 @@ export interface SubscriptionsTable {
   /** What changed for the subscriber at card_since, a JSON array of kinds (017-card-changes); null before it. */
   card_changes: string | null;
   hidden_at: number | null;
+  /** Changes the subscriber must not hear of, counted in `version` too: a denial, a block lifted (023, silent refusals). */
+  silent_changes: number;
 }
 
 export interface BlocksTable {

@@ -25,7 +25,6 @@ const LABELS = '/labels?limit=200';
 const listKey = (label: string | undefined) => `/contacts?limit=200${label ? `&label=${encodeURIComponent(label)}` : ''}`;
 
 const ENDED: Record<string, (name: string) => string> = {
-  denied: (name) => `${name} did not approve your request.`,
   revoked: (name) => `${name} stopped sharing their card with you.`,
   ended: () => 'This subscription has ended.',
   unavailable: (name) => `${name} deleted their account. If they restore it, their card comes back.`,
@@ -74,7 +73,6 @@ function Subscribe({ onAdded }: { onAdded: (id: string) => void }) {
       }
       if (isProblem(error, 'account_not_found')) return { boxes: { '/username': `Nobody is called @${name}. Check the spelling, or ask them for their share link.` } };
       if (isProblem(error, 'cannot_subscribe_to_self')) return { boxes: { '/username': 'That is your own username: your cards are under Profiles.' } };
-      if (isProblem(error, 'subscription_refused')) return { boxes: { '/username': `@${name} does not accept requests from this account.` } };
       return undefined;
     },
   });
@@ -230,7 +228,7 @@ function OtherItem({ contact }: { contact: Contact }) {
     <li data-contact={contact.id} data-status={contact.status}>
       <div class="item-main">
         <PersonLine who={contact.owner} meta={pending ? `asked ${ago(contact.created_at)}` : ''} />
-        <p class="hint">{pending ? `${name} has not approved your request yet. Their card appears here as soon as they do.` : (ENDED[contact.status] ?? ENDED.ended!)(name)}</p>
+        <p class="hint">{pending ? `${name} has not approved your request yet. Their card appears here as soon as they do; a request not answered within 30 days ends.` : (ENDED[contact.status] ?? ENDED.ended!)(name)}</p>
         <FormError action={remove} />
       </div>
       <button type="button" disabled={remove.busy} aria-label={label} onClick={() => void remove.run()}>{text}</button>
