@@ -74,7 +74,7 @@ export function createContactService(deps: {
   subscriptions: SubscriptionService;
   canonicalOf(username: string): string | undefined;
   /** The card builder (the profiles service): a card's bytes and tags in each variant. */
-  cards: Pick<ProfileService, 'cardAsOf' | 'cardEtag' | 'vcardOf'>;
+  cards: Pick<ProfileService, 'cardAsOf' | 'cardEtag' | 'vcardOf' | 'vcardPhotosOf'>;
 }) {
   const { db, clock, cards } = deps;
 
@@ -96,13 +96,20 @@ export function createContactService(deps: {
     return { json: since === undefined ? shown.card_json : cards.cardAsOf(shown.card_json, since, changed), etag: etagOf(shown, vcard) };
   }
 
-  /** A shown contact as an address book holds it: the vCard 3.0 the vcard route sends for version=3.0, and its tag. */
-  function addressCard(row: Omit<ContactCardRow, 'card_json'> & { card_json?: string | null }, vcard: boolean): AddressCard {
-    const shown = shownCard(row);
-    const since = movedAt(shown);
-    const card: AddressCard = { ownerId: shown.owner_id, etag: cards.cardEtag(shown.card_etag, { since, vcard: '3.0' }), updatedAt: since ?? shown.card_updated_at };
-    if (vcard) card.vcard = cards.vcardOf(JSON.parse(cardOf({ ...shown, card_json: shown.card_json ?? null }).json), shown.owner_id, '3.0');
-    return card;
+  /**
+   * Shown contacts as an address book holds them: the vCard 3.0 the vcard route sends for
+   * version=3.0 (with the photos of the page read at once), and its tag.
+   */
+  async function addressCardsOf(rows: ReadonlyArray<Omit<ContactCardRow, 'card_json'> & { card_json?: string | null }>, vcard: boolean): Promise<AddressCard[]> {
+    const shown = rows.map((row) => shownCard(row));
+    const parsed = vcard ? shown.map((row) => JSON.parse(cardOf({ ...row, card_json: row.card_json ?? null }).json)) : [];
+    const photos = vcard ? await cards.vcardPhotosOf(parsed) : undefined;
+    return shown.map((row, i) => {
+      const since = movedAt(row);
+      const card: AddressCard = { ownerId: row.owner_id, etag: cards.cardEtag(row.card_etag, { since, vcard: '3.0' }), updatedAt: since ?? row.card_updated_at };
+      if (vcard) card.vcard = cards.vcardOf(parsed[i], row.owner_id, '3.0', { photos });
+      return card;
+    });
   }
 
   async function view(auth: AuthContext, id: string): Promise<ContactView> {
@@ -130,13 +137,19 @@ export function createContactService(deps: {
      */
     async addressCards(subscriberId: string, ownerIds: readonly string[], vcards: boolean): Promise<AddressCard[]> {
       const rows = await db.direct.subs.shownCardsPage(subscriberId, { owners: ownerIds, limit: ownerIds.length, json: vcards });
-      return rows.map((row) => addressCard(row, vcards));
+      return addressCardsOf(rows, vcards);
     },
 
     /** Every card of the subscriber's address book, a page at a time in contact order. */
     async *addressCardPages(subscriberId: string, vcards: boolean, size = 500): AsyncIterable<AddressCard[]> {
       const read = (after: KeysetPosition | undefined, limit: number) => db.direct.subs.shownCardsPage(subscriberId, { after, limit, json: vcards });
-      for await (const rows of keysetPages(read, (row) => row, size)) yield rows.map((row) => addressCard(row, vcards));
+      for await (const rows of keysetPages(read, (row) => row, size)) yield await addressCardsOf(rows, vcards);
+    },
+
+    /** The card the subscriber sees of this owner now, as served (stored JSON), if the audience rule shows it one. */
+    async cardFrom(subscriberId: string, ownerId: string): Promise<string | undefined> {
+      const [row] = await db.direct.subs.shownCardsPage(subscriberId, { owners: [ownerId], limit: 1, json: true });
+      return row ? cardOf({ ...row, card_json: row.card_json ?? null }).json : undefined;
     },
 
     /** The profiles the subscriber receives now, as a subquery: the address book reads the changes of these cards. */
@@ -213,13 +226,21 @@ export function createContactService(deps: {
       const row = await db.direct.subs.card(auth.account.id, id);
       const card = cardOf(row, form);
       const parsed = JSON.parse(card.json);
-      return { text: cards.vcardOf(parsed, row!.owner_id, form.version, { rfc9554: form.rfc9554 }), etag: card.etag, username: parsed.owner.username };
+      const photos = await cards.vcardPhotosOf([parsed]);
+      return { text: cards.vcardOf(parsed, row!.owner_id, form.version, { rfc9554: form.rfc9554, photos }), etag: card.etag, username: parsed.owner.username };
     },
 
     /** Every card the subscriber may see, in one file, each its own BEGIN…END with a stable UID (an import updates). */
     async allVcards(auth: AuthContext, form: VcardForm): Promise<string> {
       const rows = await db.direct.subs.shownCards(auth.account.id);
-      return rows.map((row) => cards.vcardOf(JSON.parse(cardOf(row).json), row.owner_id, form.version, { rfc9554: form.rfc9554 })).join('');
+      const parts: string[] = [];
+      // The photos a few hundred cards at a time: never every contact's photo in memory at once.
+      for (let start = 0; start < rows.length; start += 200) {
+        const chunk = rows.slice(start, start + 200).map((row) => ({ row, card: JSON.parse(cardOf(row).json) }));
+        const photos = await cards.vcardPhotosOf(chunk.map(({ card }) => card));
+        for (const { row, card } of chunk) parts.push(cards.vcardOf(card, row.owner_id, form.version, { rfc9554: form.rfc9554, photos }));
+      }
+      return parts.join('');
     },
   };
 }

@@ -5,7 +5,7 @@ import { preparedQuery } from '../../platform/store/prepared.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
 import type { AccountsTable } from '../../platform/store/schema.js';
 import type { ProfilesTable } from '../profiles/tables.js';
-import { LIVE_TO_SUBSCRIBER } from './states.js';
+import { LIVE_PAIR_STATUSES as LIVE_TO_SUBSCRIBER } from './tables.js';
 import type { SubscriptionsTable, BlocksTable, AnnotationsTable, AnnotationLabelsTable } from './tables.js';
 
 /** The live-pair index's condition as SQL literals (SQLite uses a partial index only when a query repeats it). */

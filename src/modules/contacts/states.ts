@@ -1,3 +1,5 @@
+import { LIVE_PAIR_STATUSES } from './tables.js';
+
 /**
  * The subscription state machine (PRODUCT §4), as a table: each action names the side that
  * may take it, the states it leaves and the state it reaches. The service applies a row with
@@ -56,7 +58,7 @@ export const LOOKS_PENDING = storedAs('pending');
  * Live to the subscriber: waiting (as far as it can tell) or active. One per pair: the unique
  * live-pair index's condition (migration 023), in its order, which queries repeat literally.
  */
-export const LIVE_TO_SUBSCRIBER = ['pending', 'active', 'denied', 'silenced'] as const satisfies readonly SubscriptionStatus[];
+export const LIVE_TO_SUBSCRIBER = LIVE_PAIR_STATUSES satisfies readonly SubscriptionStatus[];
 /** Live to the owner: a request it can answer, or an active subscriber. */
 export const LIVE_TO_OWNER: readonly SubscriptionStatus[] = ['pending', 'active'];
 

@@ -21,6 +21,13 @@ export interface SubscriptionsTable {
   silent_changes: number;
 }
 
+/**
+ * The statuses that hold a pair's one live subscription (the unique index of migration 023, in
+ * its order, which queries repeat literally so SQLite uses it): waiting as far as the subscriber
+ * can tell, or active.
+ */
+export const LIVE_PAIR_STATUSES = ['pending', 'active', 'denied', 'silenced'] as const;
+
 export interface BlocksTable {
   owner_id: string;
   blocked_id: string;
