@@ -2513,7 +2513,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -2708,7 +2708,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -2943,7 +2943,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3195,7 +3195,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3430,7 +3430,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3711,7 +3711,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3946,7 +3946,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4229,7 +4229,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4571,7 +4571,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4837,7 +4837,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5105,7 +5105,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5340,7 +5340,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5622,7 +5622,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5938,7 +5938,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6221,7 +6221,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6446,7 +6446,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6763,7 +6763,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7014,7 +7014,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7262,7 +7262,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7486,7 +7486,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7723,7 +7723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7920,7 +7920,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8166,7 +8166,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8356,7 +8356,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8593,7 +8593,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8854,7 +8854,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9119,7 +9119,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9376,7 +9376,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9638,7 +9638,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9895,7 +9895,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10115,7 +10115,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10347,7 +10347,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10662,7 +10662,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10975,7 +10975,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11257,7 +11257,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11538,7 +11538,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11818,7 +11818,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12004,7 +12004,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12202,7 +12202,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12417,7 +12417,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12651,7 +12651,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12921,7 +12921,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13171,7 +13171,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13502,7 +13502,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13846,7 +13846,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14081,7 +14081,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14351,7 +14351,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14601,7 +14601,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14935,7 +14935,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15278,7 +15278,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15538,7 +15538,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15859,7 +15859,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16141,7 +16141,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16414,7 +16414,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16615,7 +16615,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16821,7 +16821,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17054,7 +17054,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17304,7 +17304,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17595,7 +17595,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17890,7 +17890,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18181,7 +18181,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18476,7 +18476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18716,7 +18716,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18997,7 +18997,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19235,7 +19235,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19550,7 +19550,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19783,7 +19783,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20033,7 +20033,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20314,7 +20314,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20610,7 +20610,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20914,7 +20914,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21164,7 +21164,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21535,7 +21535,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21866,7 +21866,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22104,7 +22104,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22339,7 +22339,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22632,7 +22632,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22913,7 +22913,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23123,7 +23123,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23458,7 +23458,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23693,7 +23693,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23944,7 +23944,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24314,7 +24314,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24646,7 +24646,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24929,7 +24929,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25180,7 +25180,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25525,7 +25525,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25856,7 +25856,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26091,7 +26091,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26360,7 +26360,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26615,7 +26615,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26896,7 +26896,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -27235,7 +27235,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -27460,7 +27460,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -27719,7 +27719,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -27978,7 +27978,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -28240,7 +28240,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -28516,7 +28516,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
