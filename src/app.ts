@@ -75,6 +75,8 @@ export interface VidApp {
   compileSchemas(): void;
   /** Where GET /metrics answers (its own listener) when METRICS_PORT is set. */
   metricsUrl?: string;
+  /** Readiness answers 503 from now on while everything else still serves (SIGTERM, before closing). */
+  drain(): void;
   /** Re-seals every declared sealed value under the current key (npm run rotate-secrets, decision 110). */
   rotateSecrets(options?: { batchSize?: number; onBatch?(column: string, done: number): void }): Promise<ColumnReport[]>;
 }
@@ -264,5 +266,8 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   return { app, store, streams: services.streams, accountData: platform.accountData, services, compileSchemas: compilers.compileAll,
     metricsUrl: metricsListener?.url,
     rotateSecrets: (options = {}) => resealAll({ store, box, sealed, ...options }),
+    drain: () => {
+      for (const part of parts) part.drain?.();
+    },
   };
 }

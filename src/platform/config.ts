@@ -39,6 +39,11 @@ export interface Config {
    * (limits/breaker.ts, docs/deploy.md "When PostgreSQL or Redis goes away").
    */
   redis: { commandTimeoutMs: number; breakerOpenMs: number };
+  /**
+   * Seconds between SIGTERM and closing the port, while /health/ready answers 503 and everything
+   * else is still served: long enough for the balancer's health checks to take the node out.
+   */
+  drainDelaySeconds: number;
   webauthn: { rpId: string; rpName: string; origins: string[] };
   tokens: {
     accessTtlSeconds: number;
@@ -226,6 +231,7 @@ export function loadConfig(env: Env = process.env): Config {
       commandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 50, 1),
       breakerOpenMs: int(env, 'REDIS_BREAKER_OPEN_MS', 2000, 0),
     },
+    drainDelaySeconds: int(env, 'DRAIN_DELAY_S', 5, 0),
     webauthn: {
       rpId: env.RP_ID ?? new URL(publicOrigin).hostname,
       rpName: env.RP_NAME ?? 'VID',
