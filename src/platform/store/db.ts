@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { loadPg } from '../optional-deps.js';
 import { SchemaScopedIntrospector } from './postgres-introspector.js';
 import { readDirectlyOn } from './prepared.js';
+import { createPrivateFile } from './private-file.js';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 import type { GroupCommitStats } from './sqlite-group-commit.js';
 import { walDurability } from './wal-sync.js';
@@ -47,7 +48,12 @@ export interface OpenOptions {
 }
 
 export function openSqlite(path: string): DatabaseHandle {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const replayPath = path === ':memory:' ? ':memory:' : path.replace(/(\.sqlite)?$/, '-replay.sqlite');
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    createPrivateFile(path);
+    createPrivateFile(replayPath);
+  }
   const sqlite = new SQLite(path);
   // WAL lets readers proceed during a write. Every acknowledged commit survives a power loss,
   // not just a process crash: the WAL is synced before anything is acknowledged, off the event
@@ -55,7 +61,7 @@ export function openSqlite(path: string): DatabaseHandle {
   const wal = walDurability(sqlite);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const replayFile = new SQLite(path === ':memory:' ? ':memory:' : path.replace(/(\.sqlite)?$/, '-replay.sqlite'));
+  const replayFile = new SQLite(replayPath);
   // Commits are grouped (sqlite-group-commit.ts): one fsync covers every write that came in meanwhile.
   const dialect = new GroupCommitSqliteDialect(sqlite, wal);
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
