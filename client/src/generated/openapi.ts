@@ -2103,7 +2103,7 @@ export interface components {
             id: string;
             /** @description The secret in the link: whoever holds it may subscribe */
             token: string;
-            /** @description The page for the token, for a QR code: PUBLIC_ORIGIN/s/<token> */
+            /** @description The page for the token, for a QR code: PUBLIC_ORIGIN/s/#<token> (in the fragment, which never reaches a server; PUBLIC_ORIGIN/s/<token> from older links opens the same page) */
             url: string;
             /** @description The profile a subscriber through this link sees */
             profile_id: string;
