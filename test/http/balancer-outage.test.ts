@@ -27,6 +27,7 @@ import { PUBLIC_ORIGIN, testConfig } from '../helpers/app.js';
 import { TestClient, uniqueName } from '../helpers/client.js';
 import type { Device } from '../helpers/client.js';
 import { createContractChecker } from '../helpers/contract.js';
+import { issueCode, redeemOk, RELAXED_JOIN_LIMITS } from '../helpers/join.js';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -105,7 +106,7 @@ describe('two nodes behind the HAProxy example through PostgreSQL and Redis outa
     await migrateToLatest(migrator.handle.db, migrator.handle.schema, allMigrations());
     await migrator.close();
 
-    const config = testConfig(databaseUrl(), { REDIS_URL: `redis://127.0.0.1:${redisPort}`, REDIS_COMMAND_TIMEOUT_MS: '50', REDIS_BREAKER_OPEN_MS: '200', TRUST_PROXY: '1' });
+    const config = testConfig(databaseUrl(), { REDIS_URL: `redis://127.0.0.1:${redisPort}`, REDIS_COMMAND_TIMEOUT_MS: '50', REDIS_BREAKER_OPEN_MS: '200', TRUST_PROXY: '1', ...RELAXED_JOIN_LIMITS });
     // The real clock: the test's client signs its proofs with it, for longer than DPoP's skew.
     for (let i = 0; i < 2; i++) {
       const store = createStore(openPostgres(databaseUrl(), { poolSize: 5, connectTimeoutMs: 1000 }));
@@ -135,6 +136,16 @@ describe('two nodes behind the HAProxy example through PostgreSQL and Redis outa
       // Not running (a failed start): nothing to stop.
     }
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('records the address HAProxy saw with TRUST_PROXY=1, never the X-Forwarded-For a client wrote', async () => {
+    const client = new TestClient(balancerUrl, PUBLIC_ORIGIN, { check() {} }, Date.now);
+    const phone = await client.signUp(uniqueName('forwarded'));
+    const { code } = await issueCode(client, phone);
+    await redeemOk(client, phone.username, code, { headers: { 'x-forwarded-for': '81.2.69.142' } });
+    const pending = await client.as(phone, 'GET', '/api/v1/auth/join/pending');
+    assert.equal(pending.status, 200);
+    assert.equal(pending.body.data[0].ip, '127.0.0.1');
   });
 
   it('answers through every outage with 2xx or 503 + Retry-After, never 500, and serves again within seconds', async () => {
