@@ -15,7 +15,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const projectRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -120,8 +120,9 @@ export function build({ root = projectRoot, targets = TARGETS, mode = 'all', say
     say(`Building ${target.what}${fresh ? '' : built ? ': its sources changed' : ': not built yet'}…`);
     const started = Date.now();
     // An install without dev dependencies (npm ci --omit=dev) has no compiler: say what to do.
-    const compiler = target.command[0] === '--import' ? join(root, 'node_modules', target.command[1]) : target.command[0];
-    if (!existsSync(compiler)) throw new Error(`${target.what} ${built ? 'is out of date' : 'is not built'}, and this install has no compiler (installed with --omit=dev?): run \`npm ci && npm run build\` first, then \`npm ci --omit=dev\``);
+    const [first, second] = target.command;
+    const compiler = first === '--import' ? join(root, 'node_modules', second) : isAbsolute(first) ? first : undefined;
+    if (compiler && !existsSync(compiler)) throw new Error(`${target.what} ${built ? 'is out of date' : 'is not built'}, and this install has no compiler (installed with --omit=dev?): run \`npm ci && npm run build\` first, then \`npm ci --omit=dev\``);
     const result = spawnSync(process.execPath, target.command, { cwd: root, stdio: 'inherit' });
     if (result.status !== 0) throw new Error(`Building ${target.what} failed (exit ${result.status ?? result.signal}); fix the errors above and try again.`);
     mkdirSync(stamps, { recursive: true });
