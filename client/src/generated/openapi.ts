@@ -2188,7 +2188,7 @@ export interface components {
             id: string;
             /** @description The secret in the link: whoever holds it may subscribe */
             token: string;
-            /** @description The page for the token, for a QR code: PUBLIC_ORIGIN/s/<token> */
+            /** @description The page for the token, for a QR code: PUBLIC_ORIGIN/s/#<token> (in the fragment, which never reaches a server; PUBLIC_ORIGIN/s/<token> from older links opens the same page) */
             url: string;
             /** @description The profile a subscriber through this link sees */
             profile_id: string;
@@ -2598,7 +2598,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -2793,7 +2793,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3028,7 +3028,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3280,7 +3280,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3515,7 +3515,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3796,7 +3796,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4031,7 +4031,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4314,7 +4314,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4656,7 +4656,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4922,7 +4922,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5190,7 +5190,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5425,7 +5425,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5707,7 +5707,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6023,7 +6023,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6306,7 +6306,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6531,7 +6531,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6848,7 +6848,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7099,7 +7099,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7347,7 +7347,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7571,7 +7571,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7808,7 +7808,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8005,7 +8005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8251,7 +8251,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8441,7 +8441,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8678,7 +8678,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8939,7 +8939,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9204,7 +9204,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9461,7 +9461,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9723,7 +9723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9980,7 +9980,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10200,7 +10200,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10432,7 +10432,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10747,7 +10747,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11060,7 +11060,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11342,7 +11342,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11623,7 +11623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11903,7 +11903,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13150,7 +13150,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13348,7 +13348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13563,7 +13563,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13797,7 +13797,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14067,7 +14067,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14317,7 +14317,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14648,7 +14648,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14992,7 +14992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15227,7 +15227,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15497,7 +15497,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15747,7 +15747,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16081,7 +16081,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16424,7 +16424,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16684,7 +16684,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17005,7 +17005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17287,7 +17287,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17560,7 +17560,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17761,7 +17761,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17967,7 +17967,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18200,7 +18200,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18450,7 +18450,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18741,7 +18741,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19036,7 +19036,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19327,7 +19327,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19622,7 +19622,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19862,7 +19862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20143,7 +20143,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20381,7 +20381,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20696,7 +20696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20929,7 +20929,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21179,7 +21179,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21460,7 +21460,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21756,7 +21756,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22060,7 +22060,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22310,7 +22310,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22681,7 +22681,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23012,7 +23012,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23250,7 +23250,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23708,7 +23708,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24001,7 +24001,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24282,7 +24282,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24492,7 +24492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24827,7 +24827,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25062,7 +25062,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25313,7 +25313,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25683,7 +25683,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26015,7 +26015,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26298,7 +26298,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26549,7 +26549,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26894,7 +26894,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -27225,7 +27225,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -27460,7 +27460,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -27729,7 +27729,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -27984,7 +27984,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -28265,7 +28265,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -28617,7 +28617,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -28842,7 +28842,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -29101,7 +29101,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -29360,7 +29360,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -29622,7 +29622,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -29898,7 +29898,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
