@@ -12135,7 +12135,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12430,7 +12430,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12680,7 +12680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12961,7 +12961,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23476,7 +23476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
