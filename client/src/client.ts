@@ -40,7 +40,7 @@ import type { CallOptions, FetchLike, VidResponse } from './http.js';
 import { paginate } from './pagination.js';
 import type { Page, Paginated } from './pagination.js';
 import { DEFAULT_RETRY, defaultSleep } from './retry.js';
-import type { RetryPolicy, Sleep } from './retry.js';
+import type { RetryHook, RetryPolicy, Sleep } from './retry.js';
 import { memoryStorage } from './storage.js';
 import type { VidStorage } from './storage.js';
 
@@ -55,7 +55,13 @@ export interface VidClientOptions {
   now?: () => number;
   /** Waits between retries. Default: setTimeout. */
   sleep?: Sleep;
+  /** Retry limits for every call (a call's own `retry` goes over them). Default 3 retries, waits up to 60 s. */
   retry?: Partial<RetryPolicy>;
+  /**
+   * Told before every wait for a retry (429/503 with Retry-After, a network error): say "trying
+   * again in 40 s" to the person. Return false to give up: the call throws the problem at once.
+   */
+  onRetry?: RetryHook;
   /** Renew this many seconds before the access token expires (at most a quarter of its lifetime). Default 60. */
   renewBeforeSeconds?: number;
   /** The session is gone (logout, revoked, refresh refused): show the sign-in screen. */
@@ -92,6 +98,7 @@ export function createVidClient(options: VidClientOptions) {
     retry: { ...DEFAULT_RETRY, ...options.retry },
     renewBeforeMs: (options.renewBeforeSeconds ?? 60) * 1000,
     onSessionEnded: options.onSessionEnded,
+    onRetry: options.onRetry,
   });
   const { storage } = transport.config;
 

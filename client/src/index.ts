@@ -18,5 +18,5 @@ export type { Page, Paginated } from './pagination.js';
 export type { EventPage, StreamOptions, StreamState } from './events.js';
 export { SseParser } from './sse.js';
 export type { SseMessage } from './sse.js';
-export type { RetryPolicy, Sleep } from './retry.js';
+export type { RetryHook, RetryPolicy, RetryWait, Sleep } from './retry.js';
 export type * from './api.js';
