@@ -2,6 +2,10 @@
 // `npm run client:generate`). Nothing here is written by hand except the mapping helpers.
 import type { components, paths } from './generated/openapi.js';
 import type { SIGNAL_RESOURCES } from './generated/signal-kinds.js';
+import type { FieldTypeKey, FieldValues } from './generated/field-values.js';
+import type { OperationProblemCodes, ServerProblemCode } from './generated/problem-codes.js';
+
+export type { FieldTypeKey, FieldValues, OperationProblemCodes, ServerProblemCode };
 
 export type { components, paths };
 export type Schemas = components['schemas'];
@@ -25,7 +29,25 @@ export type CreationOptions = Schemas['CreationOptions'];
 export type RequestOptions = Schemas['RequestOptions'];
 export type RegistrationCredential = Schemas['RegistrationCredential'];
 export type AuthenticationCredential = Schemas['AuthenticationCredential'];
-export type Card = Schemas['Card'];
+/**
+ * One field of yours (`/me/fields`), its `value` (and `original`) typed by its `type`: narrow on
+ * `type` (`if (field.type === 'phone') field.value` is a string) or name the type, `Field<'birthday'>`.
+ */
+export type Field<K extends FieldTypeKey = FieldTypeKey> = {
+  [T in K]: Omit<Schemas['Field'], 'type' | 'value' | 'original'> & { type: T; value: FieldValues[T]; original: FieldValues[T] | null };
+}[K];
+/** POST /me/fields: a new field, its `value` shaped as its `type` needs (a wrong shape does not compile). */
+export type NewField<K extends FieldTypeKey = FieldTypeKey> = {
+  [T in K]: { type: T; value: FieldValues[T]; label?: string | null; country?: string | null };
+}[K];
+/** PATCH /me/fields/{id}: what changes (the type never does). */
+export type FieldChanges<K extends FieldTypeKey = FieldTypeKey> = { value?: FieldValues[K]; label?: string | null; country?: string | null };
+/** One field a card shows, its `value` typed by its `type`. */
+export type CardField<K extends FieldTypeKey = FieldTypeKey> = {
+  [T in K]: Omit<Schemas['Card']['fields'][number], 'type' | 'value'> & { type: T; value: FieldValues[T] };
+}[K];
+/** What one person shows another; each field's `value` typed by its `type`. */
+export type Card = Omit<Schemas['Card'], 'fields'> & { fields: CardField[] };
 export type Profile = Schemas['Profile'];
 export type Exposure = Schemas['Exposure'];
 export type Contact = Schemas['Contact'];
@@ -38,6 +60,12 @@ export type KeyBundle = Schemas['KeyBundle'];
 export type ContactKey = Schemas['ContactKey'];
 /** The server's share of the account's split secret. */
 export type KeyShare = Schemas['KeyShare'];
+
+/**
+ * Every problem `code` the client can throw: the server's (its refusal catalogue) and the client's
+ * own (`unexpected_response`: an answer that was no problem document; `not_signed_in`).
+ */
+export type ProblemCode = ServerProblemCode | 'unexpected_response' | 'not_signed_in';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -94,3 +122,9 @@ export type AccountDeletion = Schemas['AccountDeletion'];
 export type DeletionTerms = Schemas['DeletionTerms'];
 /** GET /account/export, parsed: everything stored about the account, and `left_out`. */
 export type AccountExport = ResponseBody<Operation<'/account/export', 'GET'>>;
+
+/**
+ * The codes the operation `METHOD /path` declares (its route's refusals and those any route may
+ * answer), e.g. `ProblemCodeOf<'POST', '/me/fields'>`; every code when it declares none.
+ */
+export type ProblemCodeOf<M extends HttpMethod, P extends string> = `${M} ${P}` extends keyof OperationProblemCodes ? OperationProblemCodes[`${M} ${P}`] : ProblemCode;

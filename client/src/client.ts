@@ -9,6 +9,10 @@ import type {
   Card,
   Contact,
   ContactKey,
+  Field,
+  FieldChanges,
+  FieldTypeKey,
+  FieldValues,
   KeyBundle,
   KeyShare,
   ShareLink,
@@ -290,6 +294,27 @@ export function createVidClient(options: VidClientOptions) {
       keys: (id: string, call?: CallOptions): Paginated<ContactKey> => list('/contacts/{id}/keys', { ...call, params: { id } }),
     },
 
+    /**
+     * Your identity fields (`/me/fields`, docs/fields.md): each `value` typed by its `type` from
+     * the field catalog, so `create({ type: 'birthday', value: '1990-05-17' })` does not compile.
+     */
+    fields: {
+      /** Your fields in creation order; `type` keeps one type (and types the items). */
+      list: <K extends FieldTypeKey = FieldTypeKey>(query: { type?: K; limit?: number } = {}, call?: CallOptions): Paginated<Field<K>> =>
+        list('/me/fields', { ...call, query }) as unknown as Paginated<Field<K>>,
+      get: (id: string, call?: CallOptions): Promise<Field> => request('GET', '/me/fields/{id}', { ...call, params: { id } }) as Promise<Field>,
+      /** Adds a field; the server normalises it (`+49 30 1234567` for `030 1234567` in DE) and answers it. */
+      create: <K extends FieldTypeKey>(field: { type: K; value: FieldValues[K]; label?: string | null; country?: string | null }, call?: CallOptions): Promise<Field<K>> =>
+        request('POST', '/me/fields', { ...call, body: field }) as Promise<Field<K>>,
+      /** PATCH with If-Match from the last version seen (or `ifMatch`); the type never changes. */
+      update: <K extends FieldTypeKey = FieldTypeKey>(id: string, changes: FieldChanges<K>, call?: CallOptions): Promise<Field<K>> =>
+        request('PATCH', '/me/fields/{id}', { idempotent: true, ...call, params: { id }, body: changes }) as Promise<Field<K>>,
+      /** DELETE with If-Match from the last version seen. */
+      async remove(id: string, call?: CallOptions): Promise<void> {
+        await request('DELETE', '/me/fields/{id}', { ...call, params: { id } });
+      },
+    },
+
     /** Who sees your cards (PRODUCT §4): requests, approvals, moves, revocations, blocks. */
     subscriptions: {
       list: (query: QueryParams<Op<'GET', '/subscriptions'>> = {}, call?: CallOptions): Paginated<Subscription> => list('/subscriptions', { ...call, query }),
@@ -350,7 +375,7 @@ export function createVidClient(options: VidClientOptions) {
 
     /** Public cards: no session needed. */
     public: {
-      card: (username: string, call?: CallOptions): Promise<Card> => request('GET', '/public/{username}', { ...call, auth: 'none', params: { username } }),
+      card: (username: string, call?: CallOptions): Promise<Card> => request('GET', '/public/{username}', { ...call, auth: 'none', params: { username } }) as Promise<Card>,
       /** Where the vCard is (3.0 for phones' address books, 4.0 otherwise): a link to download. */
       vcardUrl: (username: string, version: '3.0' | '4.0' = '3.0'): string =>
         `${transport.config.baseUrl.replace(/\/$/, '')}${fillPath('/public/{username}/vcard', { username })}?version=${version}`,

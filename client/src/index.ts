@@ -8,6 +8,8 @@ export { createResourceCache, pathOfKey, resourceCovers } from './resources.js';
 export type { ResourceCache, ResourceCacheOptions, ResourceState } from './resources.js';
 export { knownSignal } from './events.js';
 export { SIGNAL_RESOURCES } from './generated/signal-kinds.js';
+export { FIELD_TYPE_KEYS } from './generated/field-values.js';
+export { SERVER_PROBLEM_CODES } from './generated/problem-codes.js';
 export type { ContactCards, ContactCardsOptions } from './contact-cards.js';
 export { memoryStorage } from './storage.js';
 export type { StoredSession, VidStorage } from './storage.js';

@@ -20,6 +20,18 @@ const COMMON_RESPONSES: Record<string, ReturnType<typeof problem>> = {
   500: problem('Unexpected failure on our side'),
   503: problem('Load shedding; honour Retry-After'),
 };
+/**
+ * The codes behind COMMON_RESPONSES (the refusal catalogue's conventions and edge refusals): the
+ * problem `code`s any route may answer at that status, beside those it declares.
+ */
+const COMMON_CODES: Record<string, string[]> = {
+  400: ['validation_failed', 'bad_request', 'invalid_json', 'json_too_deep', 'invalid_content_length'],
+  413: ['payload_too_large'],
+  415: ['unsupported_media_type'],
+  429: ['rate_limited', 'quota_exceeded'],
+  500: ['internal_error'],
+  503: ['overloaded', 'shutting_down', 'database_unavailable'],
+};
 /** The refusals of the account's lifecycle, which join a 403 a route writes by hand. */
 const LIFECYCLE: string[] = ['account_deleted', 'account_locked'];
 
@@ -51,6 +63,8 @@ export interface OpenApiOptions {
 export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOptions) => {
   for (const schema of opts.schemas) app.addSchema(schema);
   const facts = new Map<string, RouteFacts>();
+  /** Per operationId, the problem codes each error status answers (x-problem-codes). */
+  const codes = new Map<string, Map<string, string[]>>();
   const generated = new WeakSet<object>();
   const generatedProblem = (description: string) => {
     const response = problem(description);
@@ -123,7 +137,12 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
     route.schema.response = responses;
     route.schema.operationId ??= operationId(String(route.method), route.url);
     // Fastify adds a HEAD route beside each GET with the same operationId: the GET speaks for both.
-    if (String(route.method) !== 'HEAD') facts.set(route.schema.operationId, routeFacts(route, Boolean(idempotency), requiredHeaders));
+    if (String(route.method) !== 'HEAD') {
+      facts.set(route.schema.operationId, routeFacts(route, Boolean(idempotency), requiredHeaders));
+      const byStatus = codesByStatus(refusals);
+      for (const [status, common] of Object.entries(COMMON_CODES)) byStatus.set(status, [...new Set([...(byStatus.get(status) ?? []), ...common])]);
+      codes.set(route.schema.operationId, byStatus);
+    }
     if (Object.keys(headers).length) {
       // Documented here; enforced by the step-up, idempotency and precondition code with their own
       // codes, so the validator does not refuse a missing one first.
@@ -171,7 +190,7 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
       },
       tags: [...opts.tags],
     },
-    transformObject: (documents) => declareResponseHeaders((documents as { openapiObject: Record<string, any> }).openapiObject, facts),
+    transformObject: (documents) => declareProblemCodes(declareResponseHeaders((documents as { openapiObject: Record<string, any> }).openapiObject, facts), codes),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 }, { name: 'openapi' });
@@ -196,6 +215,37 @@ export function documentRefusals(refusals: readonly RouteRefusal[]): Map<string,
     byStatus.get(status_)!.push(`${code} (${title})${note}`);
   }
   return new Map([...byStatus].map(([status, lines]) => [status, lines.join('; ')]));
+}
+
+/** The codes a route's refusals answer, by status, once each, in the order named. */
+export function codesByStatus(refusals: readonly RouteRefusal[]): Map<string, string[]> {
+  const byStatus = new Map<string, string[]>();
+  for (const refusal of refusals) {
+    const { code, status } = refusalEntry(nameOf(refusal));
+    const list = byStatus.get(String(status)) ?? [];
+    if (!list.includes(code)) list.push(code);
+    byStatus.set(String(status), list);
+  }
+  return byStatus;
+}
+
+/**
+ * `x-problem-codes` on each error response: the problem codes it may carry (the route's declared
+ * refusals and those any route may answer), machine-readable beside the prose, for generators
+ * and the client's per-operation code types.
+ */
+function declareProblemCodes(document: Record<string, any>, codes: Map<string, Map<string, string[]>>): Record<string, any> {
+  for (const item of Object.values<Record<string, any>>(document.paths ?? {})) {
+    for (const operation of Object.values<Record<string, any>>(item)) {
+      const byStatus = codes.get(operation?.operationId);
+      if (!byStatus) continue;
+      for (const [status, response] of Object.entries<Record<string, any>>(operation.responses ?? {})) {
+        const list = byStatus.get(status);
+        if (list?.length) response['x-problem-codes'] = list;
+      }
+    }
+  }
+  return document;
 }
 
 /**
