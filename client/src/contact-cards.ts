@@ -3,6 +3,7 @@
 // watched entry, pulled again with If-None-Match on contact.card.changed; on contacts.changed the
 // list is read again; after a gap in the stream (a resync) everything is checked again.
 import type { Card, Signal } from './api.js';
+import type { StreamState } from './events.js';
 import type { VidClient } from './client.js';
 import { isProblem } from './errors.js';
 import { createResourceCache } from './resources.js';
@@ -13,6 +14,8 @@ export interface ContactCardsOptions {
   signal?: AbortSignal;
   /** Something changed: `id` is the contact whose card changed, or undefined after a full sync. */
   onChange?: (id: string | undefined) => void | Promise<void>;
+  /** The stream's state (`streaming` once it is live), e.g. for a "live" mark beside the list. */
+  onStateChange?: (state: StreamState) => void;
 }
 
 const CARD_RESOURCE = /^\/contacts\/([^/]+)\/card$/;
@@ -55,12 +58,18 @@ export function contactCards(client: Pick<VidClient, 'contacts' | 'events' | 'se
     return changed;
   }
 
-  /** Every active contact's card, and none of the others. */
-  async function sync(): Promise<void> {
+  /** Every active contact's card, and none of the others; true when anything held changed. */
+  async function sync(): Promise<boolean> {
     const active = new Set<string>();
+    let changed = false;
     for await (const contact of client.contacts.list({ status: 'active', limit: 200 })) active.add(contact.id);
-    for (const id of [...followed.keys()]) if (!active.has(id)) unfollow(id);
-    for (const id of active) await refresh(id);
+    for (const id of [...followed.keys()]) {
+      if (active.has(id)) continue;
+      unfollow(id);
+      changed = true;
+    }
+    for (const id of active) if (await refresh(id)) changed = true;
+    return changed;
   }
 
   return {
@@ -80,8 +89,18 @@ export function contactCards(client: Pick<VidClient, 'contacts' | 'events' | 'se
     async follow(options: ContactCardsOptions = {}): Promise<void> {
       await sync();
       await options.onChange?.(undefined);
+      // A stream without a cursor starts from now: what changed between that first sync and the
+      // stream's opening position has no signal here. Once the stream has a position, check once
+      // more (a 304 for each card still current).
+      let caughtUp = false;
       await client.events.stream({
         signal: options.signal,
+        onStateChange: options.onStateChange,
+        onCursor: async () => {
+          if (caughtUp) return;
+          caughtUp = true;
+          if (await sync()) await options.onChange?.(undefined);
+        },
         onSignal: async (signal: Signal) => {
           if (signal.kind === 'contact.card.changed') {
             const changed = contactOfCard(signal.resource);
