@@ -9,6 +9,7 @@ import { isProblem } from './errors.js';
 import { createResourceCache } from './resources.js';
 import type { ResourceCache } from './resources.js';
 
+/** How `follow` reports and when it stops. */
 export interface ContactCardsOptions {
   /** Stops following; the promise of follow() then resolves. */
   signal?: AbortSignal;
@@ -31,6 +32,7 @@ export function contactOfCard(resource: string): string | undefined {
 const cardPath = (id: string) => `/contacts/${id}/card`;
 
 /** `cache`: share one with the rest of an app (its entries are then the same). */
+/** Every active contact's card, kept current from the event stream (a use of the resource cache). */
 export function contactCards(client: Pick<VidClient, 'contacts' | 'events' | 'send'>, options: { cache?: ResourceCache } = {}) {
   const cache = options.cache ?? createResourceCache(client);
   /** The contacts followed, and how to stop watching each one's card. */
@@ -82,7 +84,9 @@ export function contactCards(client: Pick<VidClient, 'contacts' | 'events' | 'se
       }
       return cards;
     },
+    /** Reads the contact list and every active contact's card again; true when anything changed. */
     sync,
+    /** Pulls one contact's card again (a 304 keeps the copy); true when it changed. */
     refresh,
 
     /** Syncs, then follows the event stream until options.signal aborts. */
@@ -119,4 +123,5 @@ export function contactCards(client: Pick<VidClient, 'contacts' | 'events' | 'se
   };
 }
 
+/** What `contactCards` answers. */
 export type ContactCards = ReturnType<typeof contactCards>;

@@ -10,6 +10,7 @@ import { backoffMs, retryAfterMs } from './retry.js';
 import type { RetryHook, RetryPolicy, Sleep } from './retry.js';
 import type { StoredSession, VidStorage } from './storage.js';
 
+/** The fetch the client calls (the global one by default; a test's or a proxy's otherwise). */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 export interface TransportConfig {
@@ -63,9 +64,13 @@ export interface SendOptions extends CallOptions {
   noRenew?: boolean;
 }
 
+/** An answer as `send` gives it: status, headers and the parsed body. */
 export interface VidResponse<T> {
+  /** The HTTP status. */
   status: number;
+  /** The response headers (ETag, Location, RateLimit-*, VID-Request-Id, …). */
   headers: Headers;
+  /** The body: parsed JSON, text for other media types, undefined for 204 and 304. */
   data: T;
 }
 

@@ -34,6 +34,7 @@ export type RetryHook = (wait: RetryWait, problem: VidProblemError | VidNetworkE
 
 export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 3, maxDelayMs: 60_000, baseDelayMs: 250 };
 
+/** Waits `ms` milliseconds, rejecting when `signal` aborts (tests pass one that records the waits). */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 /** Retry-After as delay-seconds or an HTTP-date, in milliseconds; undefined when absent or unreadable. */
