@@ -46,6 +46,21 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('describes every response: no "Default Response", error responses name their problem codes', () => {
+    for (const [path, item] of Object.entries<any>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        for (const [status, response] of Object.entries<any>(operation.responses)) {
+          const where = `${method.toUpperCase()} ${path} ${status}`;
+          assert.ok(response.description && response.description !== 'Default Response', `${where} has no description`);
+          if (Number(status) >= 400) assert.ok(response['x-problem-codes']?.length, `${where} names no problem code`);
+        }
+      }
+    }
+    const page = document.paths['/profiles'].get.responses['200'].description;
+    assert.match(page, /^OK: one page of the profile list/);
+    assert.equal(document.paths['/me/fields'].post.responses['201'].description, 'Created: the field');
+  });
+
   it('lints with zero errors under @redocly/cli', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'vid-openapi-')), 'openapi.json');
     writeFileSync(file, JSON.stringify(document));

@@ -6,6 +6,7 @@ import { problem } from '../schemas.js';
 import { RESPONSE_HEADERS, headersFor, routeFacts } from '../response-headers.js';
 import type { RouteFacts } from '../response-headers.js';
 import { idempotencyMode } from './idempotency.js';
+import { finishDocument } from '../openapi-finish.js';
 import { refusalEntry } from '../../refusals.js';
 import type { RouteRefusal } from '../../refusals.js';
 
@@ -190,7 +191,7 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
       },
       tags: [...opts.tags],
     },
-    transformObject: (documents) => declareProblemCodes(declareResponseHeaders((documents as { openapiObject: Record<string, any> }).openapiObject, facts), codes),
+    transformObject: (documents) => finishDocument(declareProblemCodes(declareResponseHeaders((documents as { openapiObject: Record<string, any> }).openapiObject, facts), codes)),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 }, { name: 'openapi' });
