@@ -61,6 +61,18 @@ describe('the OpenAPI document', () => {
     assert.equal(document.paths['/me/fields'].post.responses['201'].description, 'Created: the field');
   });
 
+  it('shows a real answer as an example on every operation that answers a body (recorded by the contract walk)', () => {
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries<any>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        const media = Object.values<any>(operation.responses).flatMap((response) => Object.values<any>(response.content ?? {}));
+        const answersABody = Object.entries<any>(operation.responses).some(([status, response]) => Number(status) < 300 && Object.keys(response.content ?? {}).some((type) => /json|vcard|text\/plain/.test(type)));
+        if (answersABody && !media.some((content) => content.example !== undefined)) missing.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    assert.deepEqual(missing, [], 'record them: VID_RECORD_EXAMPLES=1 VID_TEST_BACKEND=sqlite node scripts/run-tests.mjs test/contract/walk.test.ts');
+  });
+
   it('lints with zero errors under @redocly/cli', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'vid-openapi-')), 'openapi.json');
     writeFileSync(file, JSON.stringify(document));

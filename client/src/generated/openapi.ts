@@ -2341,6 +2341,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "sec_aPyLMQ3m3NCCzZzagTLyeg",
+                     *           "kind": "signed_in",
+                     *           "at": "2026-11-28T16:49:26.531Z",
+                     *           "ip": "127.0.0.1",
+                     *           "location": null,
+                     *           "user_agent": "node",
+                     *           "device_label": "node"
+                     *         },
+                     *         {
+                     *           "id": "sec_aEjEkDvnSoFbV4MnVFj5sw",
+                     *           "kind": "signed_in",
+                     *           "at": "2026-11-28T16:49:26.531Z",
+                     *           "ip": "127.0.0.1",
+                     *           "location": null,
+                     *           "user_agent": "node",
+                     *           "device_label": "node"
+                     *         },
+                     *         {
+                     *           "id": "sec_ZudC-iP6h3CUCvkd0TtzxA",
+                     *           "kind": "signed_in",
+                     *           "at": "2026-11-28T16:49:26.531Z",
+                     *           "ip": "127.0.0.1",
+                     *           "location": null,
+                     *           "user_agent": "node",
+                     *           "device_label": "node"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SecurityLogEntry"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -2578,6 +2613,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "username": "free14154x81gu5",
+                     *       "canonical": "free14154x81gu5",
+                     *       "available": true,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["UsernameCheckResult"];
                 };
             };
@@ -2769,6 +2812,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "session_id": "ses_ANb0ZkYdYLJEBIfNjL4ejw",
+                     *       "token_type": "DPoP",
+                     *       "access_token": "vid_at_dWwMUE5tOsfBGVQiQL-IFLh05qm4XwOa61I07-z1RZg",
+                     *       "expires_in": 600,
+                     *       "refresh_token": "vid_rt_u_ZnidhYr5mf2knl_EZvsgodry_vuOk2lZUQ8VAyYJk",
+                     *       "refresh_expires_in": 2592000,
+                     *       "trusted": true,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Tokens"];
                 };
             };
@@ -3258,6 +3313,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "ses_dK1y-vqgjBBJmAZ2vlwdxw",
+                     *           "device_label": "node",
+                     *           "user_agent": "node",
+                     *           "place": null,
+                     *           "trusted": true,
+                     *           "current": true,
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "last_seen_at": "2026-11-28T16:48:56.531Z",
+                     *           "expires_at": "2026-12-28T16:48:56.531Z"
+                     *         },
+                     *         {
+                     *           "id": "ses_ANb0ZkYdYLJEBIfNjL4ejw",
+                     *           "device_label": "node",
+                     *           "user_agent": "node",
+                     *           "place": null,
+                     *           "trusted": true,
+                     *           "current": false,
+                     *           "created_at": "2026-11-28T16:49:26.531Z",
+                     *           "last_seen_at": "2026-11-28T16:49:26.531Z",
+                     *           "expires_at": "2026-12-28T16:49:26.531Z"
+                     *         },
+                     *         {
+                     *           "id": "ses_GGBEtvVUdkWSzh-HQ1zxsQ",
+                     *           "device_label": "node",
+                     *           "user_agent": "node",
+                     *           "place": null,
+                     *           "trusted": true,
+                     *           "current": false,
+                     *           "created_at": "2026-11-28T16:49:26.531Z",
+                     *           "last_seen_at": "2026-11-28T16:49:26.531Z",
+                     *           "expires_at": "2026-12-28T16:49:26.531Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Session"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -3774,6 +3870,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "pk_4muzf733Q669xgKM6Sxc-w",
+                     *           "name": "Passkey",
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "last_used_at": "2026-11-28T16:49:26.531Z",
+                     *           "backup_eligible": true,
+                     *           "backed_up": true,
+                     *           "dpop_jkt": "yr2RVcoyfb00KyJLeaT32YKTeu4sIPUDt2_lmsETjEg",
+                     *           "flagged": false,
+                     *           "current": true,
+                     *           "version": 1,
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Passkey"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -4301,6 +4418,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "pk_4muzf733Q669xgKM6Sxc-w",
+                     *       "name": "Walk laptop",
+                     *       "created_at": "2026-11-28T16:48:56.531Z",
+                     *       "last_used_at": "2026-11-28T16:49:26.531Z",
+                     *       "backup_eligible": true,
+                     *       "backed_up": true,
+                     *       "dpop_jkt": "yr2RVcoyfb00KyJLeaT32YKTeu4sIPUDt2_lmsETjEg",
+                     *       "flagged": false,
+                     *       "current": true,
+                     *       "version": 2,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Passkey"];
                 };
             };
@@ -4634,6 +4766,59 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ceremony_id": "cer_sGiVX0mWfFKTjyDywyVvKw",
+                     *       "options": {
+                     *         "rp": {
+                     *           "name": "VID",
+                     *           "id": "localhost"
+                     *         },
+                     *         "user": {
+                     *           "id": "r0o-PCQIvvikh-PoCR-kslA6pmgRsilwdNKNSEi1V4M",
+                     *           "name": "wa14154x17wfn",
+                     *           "displayName": "wa14154x17wfn"
+                     *         },
+                     *         "challenge": "VruReJGc4Pdng9N9iTCNMD9JWG7poK-2JWns9ferg-s",
+                     *         "pubKeyCredParams": [
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -7
+                     *           },
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -8
+                     *           },
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -257
+                     *           }
+                     *         ],
+                     *         "timeout": 300000,
+                     *         "excludeCredentials": [
+                     *           {
+                     *             "id": "9igEQOVX4VWBsbZsR67HN9YdDYlv4LhpNq6PQ4d9aJA",
+                     *             "type": "public-key",
+                     *             "transports": [
+                     *               "internal",
+                     *               "hybrid"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "authenticatorSelection": {
+                     *           "residentKey": "required",
+                     *           "requireResidentKey": true,
+                     *           "userVerification": "required"
+                     *         },
+                     *         "hints": [],
+                     *         "attestation": "none",
+                     *         "extensions": {
+                     *           "credProps": true
+                     *         }
+                     *       },
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": {
                         ceremony_id: string;
                         options: components["schemas"]["CreationOptions"];
@@ -4907,6 +5092,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "pk_-36ZC795m8syYpliy4hjMQ",
+                     *       "name": "Passkey",
+                     *       "created_at": "2026-11-28T16:49:26.531Z",
+                     *       "last_used_at": null,
+                     *       "backup_eligible": true,
+                     *       "backed_up": true,
+                     *       "dpop_jkt": "lZsLjp0j0VQYCcFAhld-6BssnfUdoHvEXY1seNBiIZY",
+                     *       "flagged": false,
+                     *       "current": false,
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Passkey"];
                 };
             };
@@ -5168,6 +5368,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "totp_G3PepbOru7LPMNSBezKsNA",
+                     *           "name": "Phone app",
+                     *           "active": true,
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "confirmed_at": "2026-11-28T16:48:56.531Z",
+                     *           "last_used_at": "2026-11-28T16:48:56.531Z",
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "totp_xz-foDMATvarF6SZnJbRNA",
+                     *           "name": "Walk app",
+                     *           "active": true,
+                     *           "created_at": "2026-11-28T16:49:26.531Z",
+                     *           "confirmed_at": "2026-11-28T16:49:56.531Z",
+                     *           "last_used_at": "2026-11-28T16:49:56.531Z",
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["TotpAuthenticator"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -5410,6 +5636,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "totp_xz-foDMATvarF6SZnJbRNA",
+                     *       "name": "Walk app",
+                     *       "active": false,
+                     *       "created_at": "2026-11-28T16:49:26.531Z",
+                     *       "confirmed_at": null,
+                     *       "last_used_at": null,
+                     *       "schema_version": 1,
+                     *       "secret": "NDFBBWSOTXO5OD5YMXFBNE46BB3ZQC5H",
+                     *       "otpauth_uri": "otpauth://totp/VID:wa14154x17wfn?issuer=VID&secret=NDFBBWSOTXO5OD5YMXFBNE46BB3ZQC5H&algorithm=SHA1&digits=6&period=30"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         name: string;
@@ -5692,6 +5931,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "totp_xz-foDMATvarF6SZnJbRNA",
+                     *       "name": "Walk app",
+                     *       "active": true,
+                     *       "created_at": "2026-11-28T16:49:26.531Z",
+                     *       "confirmed_at": "2026-11-28T16:49:56.531Z",
+                     *       "last_used_at": "2026-11-28T16:49:56.531Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["TotpAuthenticator"];
                 };
             };
@@ -6279,6 +6529,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "acc_lsgaFV4FMD1OOrkv21uJyQ",
+                     *       "username": "wa14154x17wfn",
+                     *       "display_name": null,
+                     *       "locale": null,
+                     *       "default_country": null,
+                     *       "region": "eu",
+                     *       "created_at": "2026-11-28T16:48:56.531Z",
+                     *       "status": "active",
+                     *       "deleted_at": null,
+                     *       "purge_at": null,
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Me"];
                 };
             };
@@ -6517,6 +6783,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "acc_lsgaFV4FMD1OOrkv21uJyQ",
+                     *       "username": "wa14154x17wfn",
+                     *       "display_name": "Alice Walker",
+                     *       "locale": null,
+                     *       "default_country": "DE",
+                     *       "region": "eu",
+                     *       "created_at": "2026-11-28T16:48:56.531Z",
+                     *       "status": "active",
+                     *       "deleted_at": null,
+                     *       "purge_at": null,
+                     *       "version": 2,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Me"];
                 };
             };
@@ -6824,6 +7106,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example VID recovery key for wa14154x17wfn
+                     *
+                     *     X4QZ-JVVP-19RY-YYN0-57TR-YPCX-X8CZ-92Y9
+                     *
+                     *     Keep it somewhere safe and offline. Anyone with this key (and your authenticator app, if you use one) can take over your account.
+                     */
                     "text/plain": string;
                 };
             };
@@ -7072,6 +7361,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "created_at": "2026-11-28T16:48:56.531Z",
+                     *       "downloaded_at": "2026-11-28T16:49:56.531Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["RecoveryKeyState"];
                 };
             };
@@ -7330,6 +7626,59 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ceremony_id": "cer_RWydYQdJv8C2dhh5f8SyIA",
+                     *       "options": {
+                     *         "rp": {
+                     *           "name": "VID",
+                     *           "id": "localhost"
+                     *         },
+                     *         "user": {
+                     *           "id": "_wsjuIecoJQgQ7AplOkNvsEGBv-HVDmSiVINOCTw16Q",
+                     *           "name": "wr14154x65y5m",
+                     *           "displayName": "wr14154x65y5m"
+                     *         },
+                     *         "challenge": "LkUoO1sYAYctQ2JUhM-U_vX2hMU3uAhsDJ9bJHALPkg",
+                     *         "pubKeyCredParams": [
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -7
+                     *           },
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -8
+                     *           },
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -257
+                     *           }
+                     *         ],
+                     *         "timeout": 300000,
+                     *         "excludeCredentials": [
+                     *           {
+                     *             "id": "hfp6CgO71vAKbyHBRcERXG9AiAD3aQAgW5KfsfOmpeg",
+                     *             "type": "public-key",
+                     *             "transports": [
+                     *               "internal",
+                     *               "hybrid"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "authenticatorSelection": {
+                     *           "residentKey": "required",
+                     *           "requireResidentKey": true,
+                     *           "userVerification": "required"
+                     *         },
+                     *         "hints": [],
+                     *         "attestation": "none",
+                     *         "extensions": {
+                     *           "credProps": true
+                     *         }
+                     *       },
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": {
                         ceremony_id: string;
                         options: components["schemas"]["CreationOptions"];
@@ -7549,6 +7898,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "session_id": "ses_VFNBLX8dD10duVT70MeNzg",
+                     *       "token_type": "DPoP",
+                     *       "access_token": "vid_at_prSHxCPC9cmepfKcezxpXKtba7aqRVeupxHDlQZlZdo",
+                     *       "expires_in": 600,
+                     *       "refresh_token": "vid_rt_2qb2-sn1BuA2qy0tm1P8dXH5T8hB9Wq8VNmN6sGLWzM",
+                     *       "refresh_expires_in": 2592000,
+                     *       "trusted": true,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Tokens"];
                 };
             };
@@ -7785,6 +8146,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ceremony_id": "cer_OM5TidKpUeKYhsIEOdr48A",
+                     *       "options": {
+                     *         "rp": {
+                     *           "name": "VID",
+                     *           "id": "localhost"
+                     *         },
+                     *         "user": {
+                     *           "id": "q9PmaTXgfjTYuIeeCkTEUS_VYbia4HHR4ZGap4z6oNU",
+                     *           "name": "wn14154x9rl06",
+                     *           "displayName": "wn14154x9rl06"
+                     *         },
+                     *         "challenge": "NFz624EXqU6UQVDvcVnGuAh0uSa6WotVx7UYizlrjRE",
+                     *         "pubKeyCredParams": [
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -7
+                     *           },
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -8
+                     *           },
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -257
+                     *           }
+                     *         ],
+                     *         "timeout": 300000,
+                     *         "excludeCredentials": [],
+                     *         "authenticatorSelection": {
+                     *           "residentKey": "required",
+                     *           "requireResidentKey": true,
+                     *           "userVerification": "required"
+                     *         },
+                     *         "hints": [],
+                     *         "attestation": "none",
+                     *         "extensions": {
+                     *           "credProps": true
+                     *         }
+                     *       },
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": {
                         ceremony_id: string;
                         options: components["schemas"]["CreationOptions"];
@@ -7986,6 +8391,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "account": {
+                     *         "id": "acc_zR2W0mNFm1gVU1_XObQ87Q",
+                     *         "username": "wn14154x9rl06",
+                     *         "display_name": null,
+                     *         "locale": null,
+                     *         "default_country": null,
+                     *         "region": "eu",
+                     *         "created_at": "2026-11-28T16:49:26.531Z",
+                     *         "status": "active",
+                     *         "deleted_at": null,
+                     *         "purge_at": null,
+                     *         "version": 1,
+                     *         "schema_version": 1
+                     *       },
+                     *       "passkey_id": "pk_NDq6DEIx8Vg35C3ug6vMYg",
+                     *       "tokens": {
+                     *         "session_id": "ses_2g3pP8UUJ93L0sXm_OwfDg",
+                     *         "token_type": "DPoP",
+                     *         "access_token": "vid_at_G5NmjayZ0obaBtXHAQjuGaG5BhT-_BvcJ1-DdCPihhE",
+                     *         "expires_in": 600,
+                     *         "refresh_token": "vid_rt_oFkpu5YjmsqLT3b0fCjrbl6C8-yMfrr0sf6JjIMxEgQ",
+                     *         "refresh_expires_in": 2592000,
+                     *         "trusted": true,
+                     *         "schema_version": 1
+                     *       },
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": {
                         account: components["schemas"]["Me"];
                         passkey_id: string;
@@ -8221,6 +8656,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ceremony_id": "cer_Mhuqolz79FMLSssj0-M3Ww",
+                     *       "options": {
+                     *         "challenge": "V4eNGViUYGvBzmYUaSgLmCL78WNdvvySe6hFOvGCGMg",
+                     *         "timeout": 300000,
+                     *         "rpId": "localhost",
+                     *         "allowCredentials": [],
+                     *         "userVerification": "required"
+                     *       },
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": {
                         ceremony_id: string;
                         options: components["schemas"]["RequestOptions"];
@@ -8419,6 +8867,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "session_id": "ses_Kt3Rq-G4Ehx_HzhjK3M3dQ",
+                     *       "token_type": "DPoP",
+                     *       "access_token": "vid_at_4-HuROcZcRTvmY-9Ws0isAmGtdfz0dULyEWIa3mDpp4",
+                     *       "expires_in": 600,
+                     *       "refresh_token": "vid_rt_nii_Nncw4ppwy5Mm-iJNTZZUwxXr-2GOsFS3ybuM4nE",
+                     *       "refresh_expires_in": 2592000,
+                     *       "trusted": true,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Tokens"];
                 };
             };
@@ -8651,6 +9111,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ceremony_id": "cer_yQYJthrsIqk3VwhKKBp79w",
+                     *       "options": {
+                     *         "challenge": "2D05ERWZ3tTPbvZvOn1HZpXYGbG-IYFCzRx2uEjiW4s",
+                     *         "timeout": 300000,
+                     *         "rpId": "localhost",
+                     *         "allowCredentials": [
+                     *           {
+                     *             "id": "9igEQOVX4VWBsbZsR67HN9YdDYlv4LhpNq6PQ4d9aJA",
+                     *             "type": "public-key",
+                     *             "transports": [
+                     *               "internal",
+                     *               "hybrid"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "userVerification": "required"
+                     *       },
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": {
                         ceremony_id: string;
                         options: components["schemas"]["RequestOptions"];
@@ -8915,6 +9397,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "749993",
+                     *       "expires_at": "2026-11-28T16:51:56.531Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": {
                         code: string;
                         /** Format: date-time */
@@ -9177,6 +9666,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "active",
+                     *       "wrong_guesses": 0,
+                     *       "expires_at": "2026-11-28T16:51:56.531Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": {
                         /** @description voided: five wrong guesses were made against the code, so even its right digits are refused; issue a new one */
                         status: "active" | "used" | "expired" | "voided";
@@ -9443,6 +9940,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "attempt_id": "join_VddehVNX5rrfusTSHtGz8Q",
+                     *       "status": "awaiting_approval",
+                     *       "expires_at": "2026-11-28T16:59:56.531Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["JoinAttempt"];
                 };
             };
@@ -9700,6 +10205,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "attempt_id": "join_g4SW2_r0_tBl3OIVBqn9Hw",
+                     *       "status": "awaiting_approval",
+                     *       "expires_at": "2026-11-28T16:59:56.531Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["JoinAttempt"];
                 };
             };
@@ -9949,6 +10462,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "attempt_id": "join_VddehVNX5rrfusTSHtGz8Q",
+                     *       "status": "awaiting_approval",
+                     *       "expires_at": "2026-11-28T16:59:56.531Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["JoinAttempt"];
                 };
             };
@@ -10175,6 +10696,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "attempt_id": "join_VddehVNX5rrfusTSHtGz8Q",
+                     *           "via": "code",
+                     *           "created_at": "2026-11-28T16:49:56.531Z",
+                     *           "expires_at": "2026-11-28T16:59:56.531Z",
+                     *           "ip": "127.0.0.1",
+                     *           "location": null,
+                     *           "place": null,
+                     *           "user_agent": "node",
+                     *           "device_label": "node"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PendingJoin"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -10416,6 +10956,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "attempt_id": "join_VddehVNX5rrfusTSHtGz8Q",
+                     *       "status": "approved",
+                     *       "expires_at": "2026-11-28T16:59:56.531Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["JoinAttempt"];
                 };
             };
@@ -10729,6 +11277,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "attempt_id": "join_NzElendDIhvueExKX4Xq4w",
+                     *       "status": "denied",
+                     *       "expires_at": "2026-11-28T16:59:56.531Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["JoinAttempt"];
                 };
             };
@@ -11041,6 +11597,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "attempt_id": "join_g4SW2_r0_tBl3OIVBqn9Hw",
+                     *       "status": "approved",
+                     *       "expires_at": "2026-11-28T16:59:56.531Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["JoinAttempt"];
                 };
             };
@@ -11318,6 +11882,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "options": {
+                     *         "rp": {
+                     *           "name": "VID",
+                     *           "id": "localhost"
+                     *         },
+                     *         "user": {
+                     *           "id": "r0o-PCQIvvikh-PoCR-kslA6pmgRsilwdNKNSEi1V4M",
+                     *           "name": "wa14154x17wfn",
+                     *           "displayName": "wa14154x17wfn"
+                     *         },
+                     *         "challenge": "3Ehuq0p72ZSVmdgciBTXohLGxDmJkpq6bU7dUNHLakI",
+                     *         "pubKeyCredParams": [
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -7
+                     *           },
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -8
+                     *           },
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -257
+                     *           }
+                     *         ],
+                     *         "timeout": 300000,
+                     *         "excludeCredentials": [
+                     *           {
+                     *             "id": "9igEQOVX4VWBsbZsR67HN9YdDYlv4LhpNq6PQ4d9aJA",
+                     *             "type": "public-key",
+                     *             "transports": [
+                     *               "internal",
+                     *               "hybrid"
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "VeSYdoOE7PNQyTm8qLaRlOVGBuxcwjahAQIif9vzpLY",
+                     *             "type": "public-key",
+                     *             "transports": [
+                     *               "internal",
+                     *               "hybrid"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "authenticatorSelection": {
+                     *           "residentKey": "required",
+                     *           "requireResidentKey": true,
+                     *           "userVerification": "required"
+                     *         },
+                     *         "hints": [],
+                     *         "attestation": "none",
+                     *         "extensions": {
+                     *           "credProps": true
+                     *         }
+                     *       },
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": {
                         options: components["schemas"]["CreationOptions"];
                         /** @enum {number} */
@@ -11602,6 +12226,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "session_id": "ses_1ctUfCSXY53H2RXWa4Vfgg",
+                     *       "token_type": "DPoP",
+                     *       "access_token": "vid_at_V2w6LoqDPFyHx6-PVHLkPsus6pp2GstJo3s8G8aYHEY",
+                     *       "expires_in": 600,
+                     *       "refresh_token": "vid_rt_EnInK7zo-jHAG7mO4XHmf5qo53V9vZ6IWuU0YlSXfzg",
+                     *       "refresh_expires_in": 2592000,
+                     *       "trusted": true,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Tokens"];
                 };
             };
@@ -11875,6 +12511,127 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "key": "name",
+                     *           "label": "Name",
+                     *           "description": "Full name in parts: prefix, given, middle, family, suffix. A given or a family name is required.",
+                     *           "multiple": false,
+                     *           "country": "none",
+                     *           "suggested_labels": [],
+                     *           "value_schema": {
+                     *             "type": "object",
+                     *             "properties": {
+                     *               "prefix": {
+                     *                 "type": "string",
+                     *                 "maxLength": 100,
+                     *                 "description": "Honorific before the name (Dr., Ms.)"
+                     *               },
+                     *               "given": {
+                     *                 "type": "string",
+                     *                 "maxLength": 100,
+                     *                 "description": "Given (first) name"
+                     *               },
+                     *               "middle": {
+                     *                 "type": "string",
+                     *                 "maxLength": 100,
+                     *                 "description": "Middle name(s)"
+                     *               },
+                     *               "family": {
+                     *                 "type": "string",
+                     *                 "maxLength": 100,
+                     *                 "description": "Family name(s)"
+                     *               },
+                     *               "suffix": {
+                     *                 "type": "string",
+                     *                 "maxLength": 100,
+                     *                 "description": "Honorific after the name (Jr., PhD)"
+                     *               }
+                     *             },
+                     *             "additionalProperties": false,
+                     *             "minProperties": 1,
+                     *             "examples": [
+                     *               {
+                     *                 "given": "Ada",
+                     *                 "family": "Lovelace"
+                     *               },
+                     *               {
+                     *                 "prefix": "Dr.",
+                     *                 "given": "José",
+                     *                 "middle": "María",
+                     *                 "family": "García Márquez"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "countries": null,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "key": "nickname",
+                     *           "label": "Nickname",
+                     *           "description": "A name the person likes to be called by (vCard NICKNAME, RFC 6350 §6.2.3).",
+                     *           "multiple": true,
+                     *           "country": "none",
+                     *           "suggested_labels": [],
+                     *           "value_schema": {
+                     *             "type": "string",
+                     *             "minLength": 1,
+                     *             "maxLength": 64,
+                     *             "examples": [
+                     *               "Bob",
+                     *               "Mimi"
+                     *             ]
+                     *           },
+                     *           "countries": null,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "key": "phone",
+                     *           "label": "Phone",
+                     *           "description": "A phone number, in international form (+49 30 1234567) or national form (030 1234567) read with the field's country (default: the account's default_country). Stored in E.164, optionally with \";ext=\" and digits; the number's own country becomes the field's country. details.line_type tells mobile from fixed line where the numbering plan knows.",
+                     *           "multiple": true,
+                     *           "country": "optional",
+                     *           "suggested_labels": [
+                     *             "mobile",
+                     *             "home",
+                     *             "work"
+                     *           ],
+                     *           "value_schema": {
+                     *             "type": "string",
+                     *             "minLength": 1,
+                     *             "maxLength": 64,
+                     *             "examples": [
+                     *               "+49 30 1234567",
+                     *               "(415) 555-2671",
+                     *               "+44 20 7946 0958 ext. 12"
+                     *             ]
+                     *           },
+                     *           "countries": {
+                     *             "AD": {
+                     *               "name": "Andorra",
+                     *               "calling_code": "376",
+                     *               "example": "+376 312 345"
+                     *             },
+                     *             "AE": {
+                     *               "name": "United Arab Emirates",
+                     *               "calling_code": "971",
+                     *               "example": "+971 50 123 4567"
+                     *             },
+                     *             "AF": {
+                     *               "name": "Afghanistan",
+                     *               "calling_code": "93",
+                     *               "example": "+93 70 123 4567"
+                     *             }
+                     *           },
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["FieldType"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -12058,6 +12815,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": "phone",
+                     *       "label": "Phone",
+                     *       "description": "A phone number, in international form (+49 30 1234567) or national form (030 1234567) read with the field's country (default: the account's default_country). Stored in E.164, optionally with \";ext=\" and digits; the number's own country becomes the field's country. details.line_type tells mobile from fixed line where the numbering plan knows.",
+                     *       "multiple": true,
+                     *       "country": "optional",
+                     *       "suggested_labels": [
+                     *         "mobile",
+                     *         "home",
+                     *         "work"
+                     *       ],
+                     *       "value_schema": {
+                     *         "type": "string",
+                     *         "minLength": 1,
+                     *         "maxLength": 64,
+                     *         "examples": [
+                     *           "+49 30 1234567",
+                     *           "(415) 555-2671",
+                     *           "+44 20 7946 0958 ext. 12"
+                     *         ]
+                     *       },
+                     *       "countries": {
+                     *         "AD": {
+                     *           "name": "Andorra",
+                     *           "calling_code": "376",
+                     *           "example": "+376 312 345"
+                     *         },
+                     *         "AE": {
+                     *           "name": "United Arab Emirates",
+                     *           "calling_code": "971",
+                     *           "example": "+971 50 123 4567"
+                     *         },
+                     *         "AF": {
+                     *           "name": "Afghanistan",
+                     *           "calling_code": "93",
+                     *           "example": "+93 70 123 4567"
+                     *         }
+                     *       },
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["FieldType"];
                 };
             };
@@ -12266,6 +13065,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "valid": true,
+                     *       "normalized": "+493022732152",
+                     *       "original": "030 22732152",
+                     *       "country": "DE",
+                     *       "details": {
+                     *         "line_type": "fixed_line",
+                     *         "national": "030 22732152",
+                     *         "international": "+49 30 22732152",
+                     *         "uri": "tel:+493022732152"
+                     *       },
+                     *       "errors": [],
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["FieldValidation"];
                 };
             };
@@ -12479,6 +13294,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "fld_5C2o1jdfEYVjVSnDT0goVQ",
+                     *           "type": "job_title",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": "Engineer",
+                     *           "original": null,
+                     *           "details": {},
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "updated_at": "2026-11-28T16:48:56.531Z"
+                     *         },
+                     *         {
+                     *           "id": "fld_BY2CvWnMz_OwVzmk1HjpUQ",
+                     *           "type": "name",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": {
+                     *             "given": "Alice",
+                     *             "family": "Walker"
+                     *           },
+                     *           "original": null,
+                     *           "details": {
+                     *             "formatted": "Alice Walker"
+                     *           },
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "updated_at": "2026-11-28T16:48:56.531Z"
+                     *         },
+                     *         {
+                     *           "id": "fld_HUd-lc1o__2pHTa5Vqi7Sg",
+                     *           "type": "birthday",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": {
+                     *             "year": 1990,
+                     *             "month": 5,
+                     *             "day": 17
+                     *           },
+                     *           "original": null,
+                     *           "details": {
+                     *             "formatted": "1990-05-17"
+                     *           },
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "updated_at": "2026-11-28T16:48:56.531Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Field"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -12723,6 +13596,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "fld_eA3YJAwqBBC5YrDHofmFvA",
+                     *       "type": "email",
+                     *       "label": "spare",
+                     *       "country": null,
+                     *       "value": "spare@example.org",
+                     *       "original": null,
+                     *       "details": {
+                     *         "ascii": "spare@example.org"
+                     *       },
+                     *       "version": 1,
+                     *       "schema_version": 1,
+                     *       "created_at": "2026-11-28T16:49:56.531Z",
+                     *       "updated_at": "2026-11-28T16:49:56.531Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Field"];
                 };
             };
@@ -12981,6 +13871,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "fld_eA3YJAwqBBC5YrDHofmFvA",
+                     *       "type": "email",
+                     *       "label": "spare",
+                     *       "country": null,
+                     *       "value": "spare@example.org",
+                     *       "original": null,
+                     *       "details": {
+                     *         "ascii": "spare@example.org"
+                     *       },
+                     *       "version": 1,
+                     *       "schema_version": 1,
+                     *       "created_at": "2026-11-28T16:49:56.531Z",
+                     *       "updated_at": "2026-11-28T16:49:56.531Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Field"];
                 };
             };
@@ -13576,6 +14483,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "fld_eA3YJAwqBBC5YrDHofmFvA",
+                     *       "type": "email",
+                     *       "label": "old",
+                     *       "country": null,
+                     *       "value": "spare@example.org",
+                     *       "original": null,
+                     *       "details": {
+                     *         "ascii": "spare@example.org"
+                     *       },
+                     *       "version": 2,
+                     *       "schema_version": 1,
+                     *       "created_at": "2026-11-28T16:49:56.531Z",
+                     *       "updated_at": "2026-11-28T16:49:56.531Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Field"];
                 };
             };
@@ -13909,6 +14833,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "prf_0n2c0nK4SldirProudv4Lg",
+                     *           "name": "Work",
+                     *           "description": null,
+                     *           "public": true,
+                     *           "field_count": 14,
+                     *           "subscriber_count": 1,
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "updated_at": "2026-11-28T16:48:56.531Z",
+                     *           "version": 1,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "prf_UKCm9Se57EgFwKF6yrYNww",
+                     *           "name": "Family",
+                     *           "description": null,
+                     *           "public": false,
+                     *           "field_count": 3,
+                     *           "subscriber_count": 0,
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "updated_at": "2026-11-28T16:48:56.531Z",
+                     *           "version": 1,
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Profile"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -14153,6 +15109,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "prf_daPUgK3wCf_cp_xxb8Muhw",
+                     *       "name": "Walk temp",
+                     *       "description": "For a moment",
+                     *       "public": false,
+                     *       "field_count": 0,
+                     *       "subscriber_count": 0,
+                     *       "created_at": "2026-11-28T16:49:56.531Z",
+                     *       "updated_at": "2026-11-28T16:49:56.531Z",
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Profile"];
                 };
             };
@@ -14411,6 +15381,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "prf_0n2c0nK4SldirProudv4Lg",
+                     *       "name": "Work",
+                     *       "description": null,
+                     *       "public": true,
+                     *       "field_count": 14,
+                     *       "subscriber_count": 1,
+                     *       "created_at": "2026-11-28T16:48:56.531Z",
+                     *       "updated_at": "2026-11-28T16:48:56.531Z",
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Profile"];
                 };
             };
@@ -15008,6 +15992,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "prf_daPUgK3wCf_cp_xxb8Muhw",
+                     *       "name": "Walk temp",
+                     *       "description": "Still for a moment",
+                     *       "public": false,
+                     *       "field_count": 0,
+                     *       "subscriber_count": 0,
+                     *       "created_at": "2026-11-28T16:49:56.531Z",
+                     *       "updated_at": "2026-11-28T16:49:56.531Z",
+                     *       "version": 2,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Profile"];
                 };
             };
@@ -15343,6 +16341,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "field_id": "fld_BY2CvWnMz_OwVzmk1HjpUQ",
+                     *           "label": null,
+                     *           "position": 0,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "field_id": "fld_IohJthA1qqYVzTivi-ep-w",
+                     *           "label": null,
+                     *           "position": 1,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "field_id": "fld_aXrN5DkiLBPh-OCFYHu1zA",
+                     *           "label": null,
+                     *           "position": 2,
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Exposure"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -15637,6 +16661,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "field_id": "fld_eA3YJAwqBBC5YrDHofmFvA",
+                     *       "label": "mail",
+                     *       "position": 0,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Exposure"];
                 };
             };
@@ -16201,6 +17233,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "owner": {
+                     *         "username": "wa14154x17wfn",
+                     *         "display_name": "Alice Walker"
+                     *       },
+                     *       "fields": [
+                     *         {
+                     *           "id": "fld_BY2CvWnMz_OwVzmk1HjpUQ",
+                     *           "type": "name",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": {
+                     *             "given": "Alice",
+                     *             "family": "Walker"
+                     *           },
+                     *           "details": {
+                     *             "formatted": "Alice Walker"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "fld_IohJthA1qqYVzTivi-ep-w",
+                     *           "type": "nickname",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": "Al",
+                     *           "details": {}
+                     *         },
+                     *         {
+                     *           "id": "fld_aXrN5DkiLBPh-OCFYHu1zA",
+                     *           "type": "phone",
+                     *           "label": "work",
+                     *           "country": "DE",
+                     *           "value": "+493022732152",
+                     *           "details": {
+                     *             "line_type": "fixed_line",
+                     *             "national": "030 22732152",
+                     *             "international": "+49 30 22732152",
+                     *             "uri": "tel:+493022732152"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "updated_at": "2026-11-28T16:49:56.531Z",
+                     *       "changed": [
+                     *         "display_name"
+                     *       ],
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Card"];
                 };
             };
@@ -16471,6 +17552,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "owner": {
+                     *         "username": "wa14154x17wfn",
+                     *         "display_name": "Alice Walker"
+                     *       },
+                     *       "fields": [
+                     *         {
+                     *           "id": "fld_BY2CvWnMz_OwVzmk1HjpUQ",
+                     *           "type": "name",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": {
+                     *             "given": "Alice",
+                     *             "family": "Walker"
+                     *           },
+                     *           "details": {
+                     *             "formatted": "Alice Walker"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "fld_IohJthA1qqYVzTivi-ep-w",
+                     *           "type": "nickname",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": "Al",
+                     *           "details": {}
+                     *         },
+                     *         {
+                     *           "id": "fld_aXrN5DkiLBPh-OCFYHu1zA",
+                     *           "type": "phone",
+                     *           "label": "work",
+                     *           "country": "DE",
+                     *           "value": "+493022732152",
+                     *           "details": {
+                     *             "line_type": "fixed_line",
+                     *             "national": "030 22732152",
+                     *             "international": "+49 30 22732152",
+                     *             "uri": "tel:+493022732152"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "updated_at": "2026-11-28T16:49:56.531Z",
+                     *       "changed": [
+                     *         "display_name"
+                     *       ],
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Card"];
                 };
             };
@@ -16677,6 +17807,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example BEGIN:VCARD
+                     *     VERSION:3.0
+                     *     PRODID:-//VID//Identity cards//EN
+                     *     UID:urn:uuid:51f64985-fcde-83d3-99c9-99ba48a010d7
+                     *     FN:Alice Walker
+                     *     N:Walker;Alice;;;
+                     *     NICKNAME:Al
+                     *     TEL;TYPE=VOICE,WORK:+493022732152
+                     *     EMAIL;TYPE=INTERNET:alice@example.org
+                     *     ADR:;;Platz der Republik 1;Berlin;;11011;Germany
+                     *     BDAY:1990-05-17
+                     *     URL:https://example.org/alice
+                     *     X-SOCIALPROFILE;TYPE=bluesky;X-USER=alice.bsky.social:https://bsky.app/prof
+                     *      ile/alice.bsky.social
+                     *     ORG:Acme;R&D
+                     *     TITLE:Engineer
+                     *     X-PRONOUNS:she/her
+                     *     X-LANGUAGE:en
+                     *     TZ;VALUE=text:Europe/Berlin
+                     *     NOTE:Met at the walk.
+                     *     REV:2026-11-28T16:49:56Z
+                     *     END:VCARD
+                     */
                     "text/vcard": string;
                 };
             };
@@ -16882,6 +18036,56 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "sub_cgEYnjyB7LEEwXiYocgkdw",
+                     *           "status": "active",
+                     *           "subscriber": {
+                     *             "username": "wb14154x2slvz",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": "prf_0n2c0nK4SldirProudv4Lg",
+                     *           "message": "Hello from Bob",
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "updated_at": "2026-11-28T16:48:56.531Z",
+                     *           "version": 2,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_dS4hBj0se4aZa28cl8BXLg",
+                     *           "status": "pending",
+                     *           "subscriber": {
+                     *             "username": "wc14154x3ax9l",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": null,
+                     *           "message": null,
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "updated_at": "2026-11-28T16:48:56.531Z",
+                     *           "version": 1,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_hJOXHvo_HI-f3J-nCbMWOg",
+                     *           "status": "pending",
+                     *           "subscriber": {
+                     *             "username": "wd14154x4osnz",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": null,
+                     *           "message": null,
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "updated_at": "2026-11-28T16:48:56.531Z",
+                     *           "version": 1,
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Subscription"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -17114,6 +18318,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "sub_cgEYnjyB7LEEwXiYocgkdw",
+                     *       "status": "active",
+                     *       "subscriber": {
+                     *         "username": "wb14154x2slvz",
+                     *         "display_name": null
+                     *       },
+                     *       "profile_id": "prf_0n2c0nK4SldirProudv4Lg",
+                     *       "message": "Hello from Bob",
+                     *       "created_at": "2026-11-28T16:48:56.531Z",
+                     *       "updated_at": "2026-11-28T16:48:56.531Z",
+                     *       "version": 2,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -17373,6 +18593,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "sub_dS4hBj0se4aZa28cl8BXLg",
+                     *       "status": "active",
+                     *       "subscriber": {
+                     *         "username": "wc14154x3ax9l",
+                     *         "display_name": null
+                     *       },
+                     *       "profile_id": "prf_UKCm9Se57EgFwKF6yrYNww",
+                     *       "message": null,
+                     *       "created_at": "2026-11-28T16:48:56.531Z",
+                     *       "updated_at": "2026-11-28T16:49:56.531Z",
+                     *       "version": 2,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -17668,6 +18904,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "sub_hJOXHvo_HI-f3J-nCbMWOg",
+                     *       "status": "denied",
+                     *       "subscriber": {
+                     *         "username": "wd14154x4osnz",
+                     *         "display_name": null
+                     *       },
+                     *       "profile_id": null,
+                     *       "message": null,
+                     *       "created_at": "2026-11-28T16:48:56.531Z",
+                     *       "updated_at": "2026-11-28T16:49:56.531Z",
+                     *       "version": 2,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -17959,6 +19211,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "sub_cgEYnjyB7LEEwXiYocgkdw",
+                     *       "status": "active",
+                     *       "subscriber": {
+                     *         "username": "wb14154x2slvz",
+                     *         "display_name": null
+                     *       },
+                     *       "profile_id": "prf_UKCm9Se57EgFwKF6yrYNww",
+                     *       "message": "Hello from Bob",
+                     *       "created_at": "2026-11-28T16:48:56.531Z",
+                     *       "updated_at": "2026-11-28T16:49:56.531Z",
+                     *       "version": 3,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -18254,6 +19522,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "sub_dS4hBj0se4aZa28cl8BXLg",
+                     *       "status": "revoked",
+                     *       "subscriber": {
+                     *         "username": "wc14154x3ax9l",
+                     *         "display_name": null
+                     *       },
+                     *       "profile_id": "prf_UKCm9Se57EgFwKF6yrYNww",
+                     *       "message": null,
+                     *       "created_at": "2026-11-28T16:48:56.531Z",
+                     *       "updated_at": "2026-11-28T16:50:26.531Z",
+                     *       "version": 3,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -18539,6 +19823,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "username": "wd14154x4osnz",
+                     *           "display_name": null,
+                     *           "blocked_at": "2026-11-28T16:49:56.531Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             username: string;
@@ -19063,6 +20360,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "sub_cgEYnjyB7LEEwXiYocgkdw",
+                     *           "status": "active",
+                     *           "owner": {
+                     *             "username": "wa14154x17wfn",
+                     *             "display_name": "Alice Walker"
+                     *           },
+                     *           "message": "Hello from Bob",
+                     *           "labels": [],
+                     *           "card_updated_at": "2026-11-28T16:49:56.531Z",
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "updated_at": "2026-11-28T16:49:56.531Z",
+                     *           "version": 3,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_hoE0gaYdk3zoBEKyaSoWqw",
+                     *           "status": "pending",
+                     *           "owner": {
+                     *             "username": "wc14154x3ax9l",
+                     *             "display_name": null
+                     *           },
+                     *           "message": "Hi Carol",
+                     *           "labels": [],
+                     *           "card_updated_at": null,
+                     *           "created_at": "2026-11-28T16:49:56.531Z",
+                     *           "updated_at": "2026-11-28T16:49:56.531Z",
+                     *           "version": 1,
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Contact"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -19304,6 +20639,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "sub_hoE0gaYdk3zoBEKyaSoWqw",
+                     *       "status": "pending",
+                     *       "owner": {
+                     *         "username": "wc14154x3ax9l",
+                     *         "display_name": null
+                     *       },
+                     *       "message": "Hi Carol",
+                     *       "labels": [],
+                     *       "card_updated_at": null,
+                     *       "created_at": "2026-11-28T16:49:56.531Z",
+                     *       "updated_at": "2026-11-28T16:49:56.531Z",
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Contact"];
                 };
             };
@@ -19616,6 +20968,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example BEGIN:VCARD
+                     *     VERSION:3.0
+                     *     PRODID:-//VID//Identity cards//EN
+                     *     UID:urn:uuid:51f64985-fcde-83d3-99c9-99ba48a010d7
+                     *     FN:Alice Walker
+                     *     N:Walker;Alice;;;
+                     *     NICKNAME:Al
+                     *     TEL;TYPE=VOICE,WORK:+493022732152
+                     *     REV:2026-11-28T16:49:56Z
+                     *     END:VCARD
+                     */
                     "text/vcard": string;
                 };
             };
@@ -19843,6 +21207,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "sub_cgEYnjyB7LEEwXiYocgkdw",
+                     *       "status": "active",
+                     *       "owner": {
+                     *         "username": "wa14154x17wfn",
+                     *         "display_name": "Alice Walker"
+                     *       },
+                     *       "message": "Hello from Bob",
+                     *       "labels": [],
+                     *       "card_updated_at": "2026-11-28T16:49:56.531Z",
+                     *       "created_at": "2026-11-28T16:48:56.531Z",
+                     *       "updated_at": "2026-11-28T16:49:56.531Z",
+                     *       "version": 3,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Contact"];
                 };
             };
@@ -20374,6 +21755,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "owner": {
+                     *         "username": "wa14154x17wfn",
+                     *         "display_name": "Alice Walker"
+                     *       },
+                     *       "fields": [
+                     *         {
+                     *           "id": "fld_BY2CvWnMz_OwVzmk1HjpUQ",
+                     *           "type": "name",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": {
+                     *             "given": "Alice",
+                     *             "family": "Walker"
+                     *           },
+                     *           "details": {
+                     *             "formatted": "Alice Walker"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "fld_IohJthA1qqYVzTivi-ep-w",
+                     *           "type": "nickname",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": "Al",
+                     *           "details": {}
+                     *         },
+                     *         {
+                     *           "id": "fld_aXrN5DkiLBPh-OCFYHu1zA",
+                     *           "type": "phone",
+                     *           "label": "work",
+                     *           "country": "DE",
+                     *           "value": "+493022732152",
+                     *           "details": {
+                     *             "line_type": "fixed_line",
+                     *             "national": "030 22732152",
+                     *             "international": "+49 30 22732152",
+                     *             "uri": "tel:+493022732152"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "updated_at": "2026-11-28T16:49:56.531Z",
+                     *       "changed": [
+                     *         "birthday",
+                     *         "email",
+                     *         "job_title"
+                     *       ],
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Card"];
                 };
             };
@@ -20678,6 +22110,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example BEGIN:VCARD
+                     *     VERSION:3.0
+                     *     PRODID:-//VID//Identity cards//EN
+                     *     UID:urn:uuid:51f64985-fcde-83d3-99c9-99ba48a010d7
+                     *     FN:Alice Walker
+                     *     N:Walker;Alice;;;
+                     *     NICKNAME:Al
+                     *     TEL;TYPE=VOICE,WORK:+493022732152
+                     *     REV:2026-11-28T16:49:56Z
+                     *     END:VCARD
+                     */
                     "text/vcard": string;
                 };
             };
@@ -20974,6 +22418,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "contact_id": "sub_cgEYnjyB7LEEwXiYocgkdw",
+                     *       "note": "Met at the walk",
+                     *       "labels": [
+                     *         "friends",
+                     *         "work"
+                     *       ],
+                     *       "updated_at": "2026-11-28T16:49:56.531Z",
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Annotation"];
                 };
             };
@@ -21265,6 +22722,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "contact_id": "sub_cgEYnjyB7LEEwXiYocgkdw",
+                     *       "note": "Met at the walk",
+                     *       "labels": [
+                     *         "friends",
+                     *         "work"
+                     *       ],
+                     *       "updated_at": "2026-11-28T16:49:56.531Z",
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Annotation"];
                 };
             };
@@ -21929,6 +23399,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "label": "friends",
+                     *           "count": 1
+                     *         },
+                     *         {
+                     *           "label": "work",
+                     *           "count": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             label: string;
@@ -22167,6 +23653,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "shl_00DeqXtiYcksSf8g1IzQTw",
+                     *           "token": "cGJkTC8nNycRguo2UhzF7fPAhuT9qFOS",
+                     *           "url": "http://localhost:8080/s/cGJkTC8nNycRguo2UhzF7fPAhuT9qFOS",
+                     *           "profile_id": "prf_0n2c0nK4SldirProudv4Lg",
+                     *           "expires_at": "2026-11-29T16:49:56.531Z",
+                     *           "max_uses": 5,
+                     *           "uses": 0,
+                     *           "auto_approve": true,
+                     *           "state": "active",
+                     *           "created_at": "2026-11-28T16:49:56.531Z",
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ShareLink"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -22410,6 +23917,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "shl_00DeqXtiYcksSf8g1IzQTw",
+                     *       "token": "cGJkTC8nNycRguo2UhzF7fPAhuT9qFOS",
+                     *       "url": "http://localhost:8080/s/cGJkTC8nNycRguo2UhzF7fPAhuT9qFOS",
+                     *       "profile_id": "prf_0n2c0nK4SldirProudv4Lg",
+                     *       "expires_at": "2026-11-29T16:49:56.531Z",
+                     *       "max_uses": 5,
+                     *       "uses": 0,
+                     *       "auto_approve": true,
+                     *       "state": "active",
+                     *       "created_at": "2026-11-28T16:49:56.531Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["ShareLink"];
                 };
             };
@@ -22970,6 +24492,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "owner": {
+                     *         "username": "wa14154x17wfn",
+                     *         "display_name": "Alice Walker"
+                     *       },
+                     *       "auto_approve": true,
+                     *       "expires_at": "2026-11-29T16:49:56.531Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": {
                         owner: {
                             username: string;
@@ -23188,6 +24721,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "sub_owD7LSIfz8oiCgMNNOOZNQ",
+                     *       "status": "active",
+                     *       "owner": {
+                     *         "username": "wa14154x17wfn",
+                     *         "display_name": "Alice Walker"
+                     *       },
+                     *       "message": null,
+                     *       "labels": [],
+                     *       "card_updated_at": "2026-11-28T16:49:56.531Z",
+                     *       "created_at": "2026-11-28T16:49:56.531Z",
+                     *       "updated_at": "2026-11-28T16:49:56.531Z",
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Contact"];
                 };
             };
@@ -23521,6 +25071,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "key_PM0hO_XJ6Fck0Knda_mh7Q",
+                     *           "method_id": "pk_4muzf733Q669xgKM6Sxc-w",
+                     *           "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
+                     *           "created_at": "2026-11-28T16:49:56.531Z",
+                     *           "updated_at": "2026-11-28T16:49:56.531Z",
+                     *           "version": 1,
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["KeyBundle"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -23754,6 +25321,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key_PM0hO_XJ6Fck0Knda_mh7Q",
+                     *       "method_id": "pk_4muzf733Q669xgKM6Sxc-w",
+                     *       "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
+                     *       "created_at": "2026-11-28T16:49:56.531Z",
+                     *       "updated_at": "2026-11-28T16:49:56.531Z",
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["KeyBundle"];
                 };
             };
@@ -24044,6 +25622,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key_PM0hO_XJ6Fck0Knda_mh7Q",
+                     *       "method_id": "pk_4muzf733Q669xgKM6Sxc-w",
+                     *       "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
+                     *       "created_at": "2026-11-28T16:49:56.531Z",
+                     *       "updated_at": "2026-11-28T16:49:56.531Z",
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["KeyBundle"];
                 };
             };
@@ -24711,6 +26300,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "key_PM0hO_XJ6Fck0Knda_mh7Q",
+                     *           "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
+                     *           "updated_at": "2026-11-28T16:49:56.531Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ContactKey"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -24990,6 +26592,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "share": "d2FsayBzZXJ2ZXIgc2hhcmU",
+                     *       "updated_at": "2026-11-28T16:49:56.531Z",
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["KeyShare"];
                 };
             };
@@ -25279,6 +26889,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "share": "d2FsayBzZXJ2ZXIgc2hhcmU",
+                     *       "updated_at": "2026-11-28T16:49:56.531Z",
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["KeyShare"];
                 };
             };
@@ -25919,6 +27537,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "dav_DMajXlWpVjvoH4t4g2sYJQ",
+                     *           "label": "Walk phone",
+                     *           "created_at": "2026-11-28T16:49:56.531Z",
+                     *           "last_used_at": null,
+                     *           "last_user_agent": null,
+                     *           "device_label": null,
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DavToken"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -26162,6 +27797,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dav_DMajXlWpVjvoH4t4g2sYJQ",
+                     *       "label": "Walk phone",
+                     *       "secret": "vidcd_dav_DMajXlWpVjvoH4t4g2sYJQ_he5FaRpNXln9IRn2OTD6xtG73fqnRYRwf3PhY2-rAm8",
+                     *       "username": "wa14154x17wfn",
+                     *       "server_url": "http://localhost:8080/dav/",
+                     *       "created_at": "2026-11-28T16:49:56.531Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreatedDavToken"];
                 };
             };
@@ -26957,6 +28603,454 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schema_version": 1,
+                     *       "exported_at": "2026-11-28T16:50:26.531Z",
+                     *       "left_out": [
+                     *         {
+                     *           "table": "sessions",
+                     *           "columns": [
+                     *             "access_hash",
+                     *             "jkt"
+                     *           ],
+                     *           "reason": "token hashes and device-key thumbprints: secrets, or of use only to the server"
+                     *         },
+                     *         {
+                     *           "table": "refresh_tokens",
+                     *           "reason": "refresh tokens are secrets (stored only as hashes), useless outside the server"
+                     *         },
+                     *         {
+                     *           "table": "passkeys",
+                     *           "columns": [
+                     *             "public_key",
+                     *             "counter",
+                     *             "credential_id"
+                     *           ],
+                     *           "reason": "the credential itself: of use only to the server that checks your signatures"
+                     *         }
+                     *       ],
+                     *       "account": {
+                     *         "id": "acc_lsgaFV4FMD1OOrkv21uJyQ",
+                     *         "username": "wa14154x17wfn",
+                     *         "display_name": "Alice Walker",
+                     *         "locale": null,
+                     *         "default_country": "DE",
+                     *         "region": "eu",
+                     *         "created_at": "2026-11-28T16:48:56.531Z",
+                     *         "status": "active",
+                     *         "deleted_at": null,
+                     *         "purge_at": null,
+                     *         "version": 2,
+                     *         "schema_version": 1
+                     *       },
+                     *       "security_log": [
+                     *         {
+                     *           "id": "sec_upBsz67G3MlFVoFoqHtClA",
+                     *           "kind": "signed_in",
+                     *           "at": "2026-11-28T16:50:26.531Z",
+                     *           "ip": "127.0.0.1",
+                     *           "location": null,
+                     *           "user_agent": "node",
+                     *           "device_label": "node"
+                     *         },
+                     *         {
+                     *           "id": "sec_Wo6sxnvtWTHx-FS6yUN1QQ",
+                     *           "kind": "passkey_added",
+                     *           "at": "2026-11-28T16:50:26.531Z",
+                     *           "ip": "127.0.0.1",
+                     *           "location": null,
+                     *           "user_agent": "node",
+                     *           "device_label": "node"
+                     *         },
+                     *         {
+                     *           "id": "sec_xj81bO47Nf8OuHcNoyNUmQ",
+                     *           "kind": "totp_confirmed",
+                     *           "at": "2026-11-28T16:49:56.531Z",
+                     *           "ip": "127.0.0.1",
+                     *           "location": null,
+                     *           "user_agent": "node",
+                     *           "device_label": "node"
+                     *         }
+                     *       ],
+                     *       "sessions": [
+                     *         {
+                     *           "id": "ses_dK1y-vqgjBBJmAZ2vlwdxw",
+                     *           "device_label": "node",
+                     *           "user_agent": "node",
+                     *           "ip": "127.0.0.1",
+                     *           "location": null,
+                     *           "passkey_id": "pk_4muzf733Q669xgKM6Sxc-w",
+                     *           "trusted": true,
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "last_seen_at": "2026-11-28T16:50:26.531Z",
+                     *           "expires_at": "2026-12-28T16:48:56.531Z",
+                     *           "revoked_at": null
+                     *         },
+                     *         {
+                     *           "id": "ses_ANb0ZkYdYLJEBIfNjL4ejw",
+                     *           "device_label": "node",
+                     *           "user_agent": "node",
+                     *           "ip": "127.0.0.1",
+                     *           "location": null,
+                     *           "passkey_id": "pk_4muzf733Q669xgKM6Sxc-w",
+                     *           "trusted": true,
+                     *           "created_at": "2026-11-28T16:49:26.531Z",
+                     *           "last_seen_at": "2026-11-28T16:49:26.531Z",
+                     *           "expires_at": "2026-12-28T16:49:26.531Z",
+                     *           "revoked_at": null
+                     *         },
+                     *         {
+                     *           "id": "ses_GGBEtvVUdkWSzh-HQ1zxsQ",
+                     *           "device_label": "node",
+                     *           "user_agent": "node",
+                     *           "ip": "127.0.0.1",
+                     *           "location": null,
+                     *           "passkey_id": "pk_4muzf733Q669xgKM6Sxc-w",
+                     *           "trusted": true,
+                     *           "created_at": "2026-11-28T16:49:26.531Z",
+                     *           "last_seen_at": "2026-11-28T16:49:26.531Z",
+                     *           "expires_at": "2026-12-28T16:49:26.531Z",
+                     *           "revoked_at": null
+                     *         }
+                     *       ],
+                     *       "passkeys": [
+                     *         {
+                     *           "id": "pk_4muzf733Q669xgKM6Sxc-w",
+                     *           "name": "Walk laptop",
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "last_used_at": "2026-11-28T16:50:26.531Z",
+                     *           "backup_eligible": true,
+                     *           "backed_up": true,
+                     *           "dpop_jkt": "yr2RVcoyfb00KyJLeaT32YKTeu4sIPUDt2_lmsETjEg",
+                     *           "version": 2,
+                     *           "flagged": false,
+                     *           "current": false,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "pk_-36ZC795m8syYpliy4hjMQ",
+                     *           "name": "Passkey",
+                     *           "created_at": "2026-11-28T16:49:26.531Z",
+                     *           "last_used_at": null,
+                     *           "backup_eligible": true,
+                     *           "backed_up": true,
+                     *           "dpop_jkt": "lZsLjp0j0VQYCcFAhld-6BssnfUdoHvEXY1seNBiIZY",
+                     *           "version": 1,
+                     *           "flagged": false,
+                     *           "current": false,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "pk__vDqQSDKHrAxgoyAZaCccw",
+                     *           "name": "Passkey",
+                     *           "created_at": "2026-11-28T16:50:26.531Z",
+                     *           "last_used_at": null,
+                     *           "backup_eligible": true,
+                     *           "backed_up": true,
+                     *           "dpop_jkt": "5K-scB7Aa-ssJdaOkycrBa2qxVl4ZG45W3A--VABsas",
+                     *           "version": 1,
+                     *           "flagged": false,
+                     *           "current": false,
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "totp": [
+                     *         {
+                     *           "id": "totp_G3PepbOru7LPMNSBezKsNA",
+                     *           "name": "Phone app",
+                     *           "active": true,
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "confirmed_at": "2026-11-28T16:48:56.531Z",
+                     *           "last_used_at": "2026-11-28T16:50:26.531Z",
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "totp_xz-foDMATvarF6SZnJbRNA",
+                     *           "name": "Walk app",
+                     *           "active": true,
+                     *           "created_at": "2026-11-28T16:49:26.531Z",
+                     *           "confirmed_at": "2026-11-28T16:49:56.531Z",
+                     *           "last_used_at": "2026-11-28T16:49:56.531Z",
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "fields": [
+                     *         {
+                     *           "id": "fld_5C2o1jdfEYVjVSnDT0goVQ",
+                     *           "type": "job_title",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": "Engineer",
+                     *           "original": null,
+                     *           "details": {},
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "updated_at": "2026-11-28T16:48:56.531Z"
+                     *         },
+                     *         {
+                     *           "id": "fld_BY2CvWnMz_OwVzmk1HjpUQ",
+                     *           "type": "name",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": {
+                     *             "given": "Alice",
+                     *             "family": "Walker"
+                     *           },
+                     *           "original": null,
+                     *           "details": {
+                     *             "formatted": "Alice Walker"
+                     *           },
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "updated_at": "2026-11-28T16:48:56.531Z"
+                     *         },
+                     *         {
+                     *           "id": "fld_HUd-lc1o__2pHTa5Vqi7Sg",
+                     *           "type": "birthday",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": {
+                     *             "year": 1990,
+                     *             "month": 5,
+                     *             "day": 17
+                     *           },
+                     *           "original": null,
+                     *           "details": {
+                     *             "formatted": "1990-05-17"
+                     *           },
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "updated_at": "2026-11-28T16:48:56.531Z"
+                     *         }
+                     *       ],
+                     *       "profiles": [
+                     *         {
+                     *           "id": "prf_0n2c0nK4SldirProudv4Lg",
+                     *           "name": "Work",
+                     *           "description": null,
+                     *           "public": true,
+                     *           "field_count": 14,
+                     *           "subscriber_count": 1,
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "updated_at": "2026-11-28T16:48:56.531Z",
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "exposures": [
+                     *             {
+                     *               "field_id": "fld_BY2CvWnMz_OwVzmk1HjpUQ",
+                     *               "label": null,
+                     *               "position": 0,
+                     *               "schema_version": 1
+                     *             },
+                     *             {
+                     *               "field_id": "fld_IohJthA1qqYVzTivi-ep-w",
+                     *               "label": null,
+                     *               "position": 1,
+                     *               "schema_version": 1
+                     *             },
+                     *             {
+                     *               "field_id": "fld_aXrN5DkiLBPh-OCFYHu1zA",
+                     *               "label": null,
+                     *               "position": 2,
+                     *               "schema_version": 1
+                     *             }
+                     *           ],
+                     *           "card": {
+                     *             "owner": {
+                     *               "username": "wa14154x17wfn",
+                     *               "display_name": "Alice Walker"
+                     *             },
+                     *             "fields": [
+                     *               {
+                     *                 "id": "fld_BY2CvWnMz_OwVzmk1HjpUQ",
+                     *                 "type": "name",
+                     *                 "label": null,
+                     *                 "country": null,
+                     *                 "value": {
+                     *                   "given": "Alice",
+                     *                   "family": "Walker"
+                     *                 },
+                     *                 "details": {
+                     *                   "formatted": "Alice Walker"
+                     *                 }
+                     *               },
+                     *               {
+                     *                 "id": "fld_IohJthA1qqYVzTivi-ep-w",
+                     *                 "type": "nickname",
+                     *                 "label": null,
+                     *                 "country": null,
+                     *                 "value": "Al",
+                     *                 "details": {}
+                     *               },
+                     *               {
+                     *                 "id": "fld_aXrN5DkiLBPh-OCFYHu1zA",
+                     *                 "type": "phone",
+                     *                 "label": "work",
+                     *                 "country": "DE",
+                     *                 "value": "+493022732152",
+                     *                 "details": {
+                     *                   "line_type": "fixed_line",
+                     *                   "national": "030 22732152",
+                     *                   "international": "+49 30 22732152",
+                     *                   "uri": "tel:+493022732152"
+                     *                 }
+                     *               }
+                     *             ],
+                     *             "updated_at": "2026-11-28T16:49:56.531Z",
+                     *             "changed": [
+                     *               "display_name"
+                     *             ],
+                     *             "schema_version": 1
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "prf_UKCm9Se57EgFwKF6yrYNww",
+                     *           "name": "Family",
+                     *           "description": null,
+                     *           "public": false,
+                     *           "field_count": 3,
+                     *           "subscriber_count": 2,
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "updated_at": "2026-11-28T16:48:56.531Z",
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "exposures": [
+                     *             {
+                     *               "field_id": "fld_BY2CvWnMz_OwVzmk1HjpUQ",
+                     *               "label": null,
+                     *               "position": 0,
+                     *               "schema_version": 1
+                     *             },
+                     *             {
+                     *               "field_id": "fld_IohJthA1qqYVzTivi-ep-w",
+                     *               "label": null,
+                     *               "position": 1,
+                     *               "schema_version": 1
+                     *             },
+                     *             {
+                     *               "field_id": "fld_aXrN5DkiLBPh-OCFYHu1zA",
+                     *               "label": null,
+                     *               "position": 2,
+                     *               "schema_version": 1
+                     *             }
+                     *           ],
+                     *           "card": {
+                     *             "owner": {
+                     *               "username": "wa14154x17wfn",
+                     *               "display_name": "Alice Walker"
+                     *             },
+                     *             "fields": [
+                     *               {
+                     *                 "id": "fld_BY2CvWnMz_OwVzmk1HjpUQ",
+                     *                 "type": "name",
+                     *                 "label": null,
+                     *                 "country": null,
+                     *                 "value": {
+                     *                   "given": "Alice",
+                     *                   "family": "Walker"
+                     *                 },
+                     *                 "details": {
+                     *                   "formatted": "Alice Walker"
+                     *                 }
+                     *               },
+                     *               {
+                     *                 "id": "fld_IohJthA1qqYVzTivi-ep-w",
+                     *                 "type": "nickname",
+                     *                 "label": null,
+                     *                 "country": null,
+                     *                 "value": "Al",
+                     *                 "details": {}
+                     *               },
+                     *               {
+                     *                 "id": "fld_aXrN5DkiLBPh-OCFYHu1zA",
+                     *                 "type": "phone",
+                     *                 "label": "work",
+                     *                 "country": "DE",
+                     *                 "value": "+493022732152",
+                     *                 "details": {
+                     *                   "line_type": "fixed_line",
+                     *                   "national": "030 22732152",
+                     *                   "international": "+49 30 22732152",
+                     *                   "uri": "tel:+493022732152"
+                     *                 }
+                     *               }
+                     *             ],
+                     *             "updated_at": "2026-11-28T16:49:56.531Z",
+                     *             "changed": [
+                     *               "display_name"
+                     *             ],
+                     *             "schema_version": 1
+                     *           }
+                     *         }
+                     *       ],
+                     *       "subscriptions": [
+                     *         {
+                     *           "id": "sub_cgEYnjyB7LEEwXiYocgkdw",
+                     *           "status": "active",
+                     *           "subscriber": {
+                     *             "username": "wb14154x2slvz",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": "prf_UKCm9Se57EgFwKF6yrYNww",
+                     *           "message": "Hello from Bob",
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "updated_at": "2026-11-28T16:49:56.531Z",
+                     *           "version": 3,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_dS4hBj0se4aZa28cl8BXLg",
+                     *           "status": "active",
+                     *           "subscriber": {
+                     *             "username": "wc14154x3ax9l",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": "prf_UKCm9Se57EgFwKF6yrYNww",
+                     *           "message": null,
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "updated_at": "2026-11-28T16:49:56.531Z",
+                     *           "version": 2,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_hJOXHvo_HI-f3J-nCbMWOg",
+                     *           "status": "denied",
+                     *           "subscriber": {
+                     *             "username": "wd14154x4osnz",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": null,
+                     *           "message": null,
+                     *           "created_at": "2026-11-28T16:48:56.531Z",
+                     *           "updated_at": "2026-11-28T16:49:56.531Z",
+                     *           "version": 2,
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "contacts": [],
+                     *       "annotations": [],
+                     *       "blocks": [],
+                     *       "share_links": [
+                     *         {
+                     *           "id": "shl_00DeqXtiYcksSf8g1IzQTw",
+                     *           "profile_id": "prf_0n2c0nK4SldirProudv4Lg",
+                     *           "expires_at": "2026-11-29T16:49:56.531Z",
+                     *           "max_uses": 5,
+                     *           "uses": 1,
+                     *           "auto_approve": true,
+                     *           "state": "revoked",
+                     *           "created_at": "2026-11-28T16:49:56.531Z",
+                     *           "revoked_at": "2026-11-28T16:49:56.531Z"
+                     *         }
+                     *       ],
+                     *       "key_bundles": [],
+                     *       "dav_tokens": []
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {number} */
                         schema_version: 1;
@@ -27293,6 +29387,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "grace_days": 30,
+                     *       "username_hold_days": 365,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeletionTerms"];
                 };
             };
@@ -27521,6 +29622,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "deleted",
+                     *       "deleted_at": "2026-11-28T16:50:26.531Z",
+                     *       "purge_at": "2026-12-28T16:50:26.531Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["AccountDeletion"];
                 };
             };
@@ -27780,6 +29889,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "acc_oV6RTvgPnGhDnAbOwuwAbw",
+                     *       "username": "wz14154x7cqku",
+                     *       "display_name": null,
+                     *       "locale": null,
+                     *       "default_country": null,
+                     *       "region": "eu",
+                     *       "created_at": "2026-11-28T16:48:56.531Z",
+                     *       "status": "active",
+                     *       "deleted_at": null,
+                     *       "purge_at": null,
+                     *       "version": 3,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Me"];
                 };
             };
@@ -28043,6 +30168,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Mi4xLjAudzUxRTludFNFcWk",
+                     *           "kind": "sessions.changed",
+                     *           "resource": "/auth/sessions",
+                     *           "at": "2026-11-28T16:48:56.531Z"
+                     *         },
+                     *         {
+                     *           "id": "Mi4yLjAudzUxRTludFNFcWk",
+                     *           "kind": "fields.changed",
+                     *           "resource": "/me/fields",
+                     *           "at": "2026-11-28T16:48:56.531Z"
+                     *         },
+                     *         {
+                     *           "id": "Mi4zLjAudzUxRTludFNFcWk",
+                     *           "kind": "fields.changed",
+                     *           "resource": "/me/fields",
+                     *           "at": "2026-11-28T16:48:56.531Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "Mi4yMC4wLnc1MUU5bnRTRXFp",
+                     *       "has_more": true
+                     *     }
+                     */
                     "application/json": {
                         /** @description Oldest first */
                         data: components["schemas"]["Signal"][];

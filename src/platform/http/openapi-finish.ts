@@ -2,7 +2,13 @@
 // said in words a reader (and a generator's doc comments) can use. A success response whose
 // route gave no description reads "Default Response" from @fastify/swagger; here it says what
 // comes back, from its status and the schema it answers (OpenAPI 3.1 §4.8.17: description is
-// REQUIRED, and it is what generators put above the method).
+// REQUIRED, and it is what generators put above the method). And each operation shows a real
+// answer as its example: the contract walk records them (VID_RECORD_EXAMPLES=1, one per operation,
+// of the status it walks to) into openapi-examples.json, so they cannot drift from what is served.
+import recordedExamples from './openapi-examples.json' with { type: 'json' };
+
+/** Per `METHOD /path/{template}`, per status: the media type answered and the body. */
+type RecordedExamples = Record<string, Record<string, { mediaType: string; value: unknown }>>;
 
 /** `SecurityLogPage` → `security log page`. */
 function wordsOf(name: string): string {
@@ -49,12 +55,17 @@ export function successDescription(status: string, response: Record<string, any>
   }
 }
 
-/** Replaces every "Default Response" with what the response answers. */
-export function finishDocument(document: Record<string, any>): Record<string, any> {
-  for (const item of Object.values<Record<string, any>>(document.paths ?? {})) {
-    for (const operation of Object.values<Record<string, any>>(item)) {
+/** Replaces every "Default Response" with what the response answers, and adds the recorded examples. */
+export function finishDocument(document: Record<string, any>, examples: RecordedExamples = recordedExamples as RecordedExamples): Record<string, any> {
+  for (const [path, item] of Object.entries<Record<string, any>>(document.paths ?? {})) {
+    for (const [method, operation] of Object.entries<Record<string, any>>(item)) {
+      const recorded = examples[`${method.toUpperCase()} ${path}`] ?? {};
       for (const [status, response] of Object.entries<Record<string, any>>(operation?.responses ?? {})) {
         if (!response.description || response.description === 'Default Response') response.description = successDescription(status, response);
+        const example = recorded[status];
+        const media = example && response.content?.[example.mediaType];
+        // OpenAPI 3.1 §4.8.14: a Media Type Object's `example`, beside (never inside) its schema.
+        if (media) response.content[example.mediaType] = { ...media, example: example.value };
       }
     }
   }
