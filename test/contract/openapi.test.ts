@@ -6,6 +6,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/platform/config.js';
+import { modules } from '../../src/modules/index.js';
+
+/** Every module's operations.ts, merged. */
+const OPERATION_NAMES: Record<string, string> = Object.assign({}, ...modules.map((module) => module.operations ?? {}));
 
 /** The contract itself: generated from the route schemas, lint-clean, and complete. */
 describe('the OpenAPI document', () => {
@@ -37,6 +41,9 @@ describe('the OpenAPI document', () => {
       for (const [method, operation] of Object.entries<any>(item)) {
         const where = `${method.toUpperCase()} ${path}`;
         assert.ok(operation.operationId, `${where} has no operationId`);
+        // Named in its module's operations.ts, not spelled out from the path (postAuthJoinApproveWithFactor).
+        assert.equal(operation.operationId, OPERATION_NAMES[where], `${where} has no name in its module's operations.ts`);
+        assert.match(operation.operationId, /^[a-z]+[A-Za-z]*$/, where);
         assert.ok(Array.isArray(operation.security), `${where} states no security`);
         for (const [status, response] of Object.entries<any>(operation.responses)) {
           if (Number(status) >= 400) assert.ok(response.content?.['application/problem+json'], `${where} ${status} is not problem+json`);

@@ -12,7 +12,7 @@ export interface paths {
             cookie?: never;
         };
         /** Your account's security log, newest first */
-        get: operations["getAuthSecurityLog"];
+        get: operations["listSecurityLog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -34,7 +34,7 @@ export interface paths {
          * Is this username available?
          * @description Applies every username rule (normalisation, reserved list, confusable skeleton) and reserves nothing: uniqueness is enforced atomically at /auth/register/finish.
          */
-        post: operations["postAuthUsernameCheck"];
+        post: operations["checkUsername"];
         delete?: never;
         options?: never;
         head?: never;
@@ -54,7 +54,7 @@ export interface paths {
          * Renew tokens (refresh-token rotation)
          * @description The proof must be made by the key the session is bound to. Each refresh token works once; presenting a used one revokes the whole session (401 refresh_token_reused).
          */
-        post: operations["postAuthTokenRenew"];
+        post: operations["renewTokens"];
         delete?: never;
         options?: never;
         head?: never;
@@ -71,7 +71,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Revoke the current session */
-        post: operations["postAuthLogout"];
+        post: operations["logout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -86,7 +86,7 @@ export interface paths {
             cookie?: never;
         };
         /** List your live sessions */
-        get: operations["getAuthSessions"];
+        get: operations["listSessions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -106,7 +106,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke one of your sessions */
-        delete: operations["deleteAuthSessionsById"];
+        delete: operations["revokeSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -120,7 +120,7 @@ export interface paths {
             cookie?: never;
         };
         /** List your passkeys */
-        get: operations["getAuthMethods"];
+        get: operations["listPasskeys"];
         put?: never;
         post?: never;
         delete?: never;
@@ -143,11 +143,11 @@ export interface paths {
          * Remove a passkey (step-up)
          * @description The last passkey cannot be removed: 409 last_method.
          */
-        delete: operations["deleteAuthMethodsById"];
+        delete: operations["removePasskey"];
         options?: never;
         head?: never;
         /** Rename a passkey */
-        patch: operations["patchAuthMethodsById"];
+        patch: operations["renamePasskey"];
         trace?: never;
     };
     "/auth/methods/passkeys/begin": {
@@ -163,7 +163,7 @@ export interface paths {
          * Begin adding another passkey (step-up)
          * @description Creation options excluding your existing passkeys; finish from this same session within 5 minutes.
          */
-        post: operations["postAuthMethodsPasskeysBegin"];
+        post: operations["beginAddPasskey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -180,7 +180,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Finish adding a passkey */
-        post: operations["postAuthMethodsPasskeysFinish"];
+        post: operations["finishAddPasskey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -198,13 +198,13 @@ export interface paths {
          * List your authenticator apps (no secrets)
          * @description Oldest first, a page at a time (limit and cursor).
          */
-        get: operations["getAuthTotp"];
+        get: operations["listTotp"];
         put?: never;
         /**
          * Start enrolling an authenticator app (step-up)
          * @description Returns the secret and otpauth:// URI once; the authenticator stays pending until POST /auth/totp/{id}/confirm with a first valid code.
          */
-        post: operations["postAuthTotp"];
+        post: operations["enrollTotp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -221,7 +221,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Activate an authenticator with a first valid code */
-        post: operations["postAuthTotpByIdConfirm"];
+        post: operations["confirmTotp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -239,7 +239,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Remove an authenticator app (step-up) */
-        delete: operations["deleteAuthTotpById"];
+        delete: operations["removeTotp"];
         options?: never;
         head?: never;
         patch?: never;
@@ -263,7 +263,7 @@ export interface paths {
          * Change display name, locale or default country
          * @description Needs If-Match with the ETag of the last GET. Idempotency-Key is honoured when sent.
          */
-        patch: operations["patchMe"];
+        patch: operations["updateMe"];
         trace?: never;
     };
     "/auth/recovery-key": {
@@ -277,7 +277,7 @@ export interface paths {
          * Download your recovery key (step-up)
          * @description A text attachment holding the key made at sign-up. Keep it offline; with it (and a code from your authenticator app, if you have one) you can get back in without any passkey.
          */
-        get: operations["getAuthRecoveryKey"];
+        get: operations["downloadRecoveryKey"];
         put?: never;
         post?: never;
         delete?: never;
@@ -297,7 +297,7 @@ export interface paths {
          * When your recovery key was made and last downloaded
          * @description No step-up: dates only, never the key. The key is made once, at sign-up, and a download gives that same key each time (it replaces nothing). The signal recovery_key.changed names this resource after every download.
          */
-        get: operations["getAuthRecoveryKeyState"];
+        get: operations["getRecoveryKeyState"];
         put?: never;
         post?: never;
         delete?: never;
@@ -319,7 +319,7 @@ export interface paths {
          * Begin recovery on a new device
          * @description With at least one active authenticator app the recovery key AND a current code are needed; without one, the key alone. Every failure gets the same 403 recovery_refused, whatever was wrong. Attempts with a wrong key are limited per client address; attempts with the right key per account (only its holder can make them), so the failures of others never refuse the right key (429 too_many_attempts with Retry-After past either).
          */
-        post: operations["postAuthRecoveryBegin"];
+        post: operations["beginRecovery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -336,7 +336,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Finish recovery: a new passkey on this device and a trusted session */
-        post: operations["postAuthRecoveryFinish"];
+        post: operations["finishRecovery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -356,7 +356,7 @@ export interface paths {
          * Begin sign-up: WebAuthn creation options
          * @description Checks the username and returns creation options (resident key and user verification required, 300 s) and a single-use ceremony id.
          */
-        post: operations["postAuthRegisterBegin"];
+        post: operations["beginSignUp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -376,7 +376,7 @@ export interface paths {
          * Finish sign-up: create the account and log in
          * @description Verifies the attestation, creates the account, stores the passkey with the DPoP key thumbprint and opens a trusted session bound to that key. When two sign-ups race for one name, exactly one wins; the other gets 409 username_taken.
          */
-        post: operations["postAuthRegisterFinish"];
+        post: operations["finishSignUp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -396,7 +396,7 @@ export interface paths {
          * Begin sign-in: WebAuthn request options
          * @description Discoverable login: allowCredentials is empty, user verification required.
          */
-        post: operations["postAuthLoginBegin"];
+        post: operations["beginSignIn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -413,7 +413,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Finish sign-in: tokens bound to a fresh DPoP key */
-        post: operations["postAuthLoginFinish"];
+        post: operations["finishSignIn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -433,7 +433,7 @@ export interface paths {
          * Begin a step-up: a challenge for one of your passkeys
          * @description Sign the options with navigator.credentials.get() (user verification required), then send base64url(JSON of the assertion) as the VID-Step-Up header of the sensitive request, within 5 minutes, from this same session. Each assertion works once. Ephemeral sessions cannot step up.
          */
-        post: operations["postAuthStepUpBegin"];
+        post: operations["beginStepUp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -453,7 +453,7 @@ export interface paths {
          * Issue a 6-digit join code (trusted device)
          * @description Single use, valid 120 s; issuing again voids this session's previous code. Show it to the person, who types it on the new device.
          */
-        post: operations["postAuthJoinIssue"];
+        post: operations["issueJoinCode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -471,7 +471,7 @@ export interface paths {
          * What became of the code this session issued last (trusted device)
          * @description active, used (redeemed: the attempt is in GET /auth/join/pending), expired, or voided: five wrong guesses were made against it, so even its right digits are refused; issue a new one. The signal join.code.changed says when wrong guesses void a code.
          */
-        get: operations["getAuthJoinCode"];
+        get: operations["getJoinCodeState"];
         put?: never;
         post?: never;
         delete?: never;
@@ -493,7 +493,7 @@ export interface paths {
          * Redeem a code on the new device (never logs in)
          * @description Binds a new attempt to the DPoP key of this proof. Wrong, expired and used codes all answer 422 join_code_invalid; five wrong codes for a username void its live code (GET /auth/join/code shows it to the trusted device). Limited per client address and per DPoP key, never per username.
          */
-        post: operations["postAuthJoinRedeem"];
+        post: operations["redeemJoinCode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -513,7 +513,7 @@ export interface paths {
          * Start a join with no trusted device (factor path)
          * @description Creates an attempt to approve with POST /auth/join/approve-with-factor: a TOTP code when the account has an authenticator app, else the recovery key. Limited per client address and per DPoP key.
          */
-        post: operations["postAuthJoinStart"];
+        post: operations["startJoinWithoutDevice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -528,7 +528,7 @@ export interface paths {
             cookie?: never;
         };
         /** Poll an attempt (the redeeming device) */
-        get: operations["getAuthJoinAttemptsById"];
+        get: operations["getJoinAttempt"];
         put?: never;
         post?: never;
         delete?: never;
@@ -548,7 +548,7 @@ export interface paths {
          * Attempts waiting for your approval (trusted device)
          * @description Newest first, a page at a time (limit and cursor).
          */
-        get: operations["getAuthJoinPending"];
+        get: operations["listPendingJoins"];
         put?: never;
         post?: never;
         delete?: never;
@@ -567,7 +567,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Approve an attempt (trusted device, step-up) */
-        post: operations["postAuthJoinApprove"];
+        post: operations["approveJoin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -584,7 +584,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Deny an attempt (trusted device) */
-        post: operations["postAuthJoinDeny"];
+        post: operations["denyJoin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -601,7 +601,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Approve your own attempt with a factor (no trusted device) */
-        post: operations["postAuthJoinApproveWithFactor"];
+        post: operations["approveOwnJoinWithFactor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -618,7 +618,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Creation options to keep this device (persist_device true) */
-        post: operations["postAuthJoinRegisterOptions"];
+        post: operations["getJoinPasskeyOptions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -638,7 +638,7 @@ export interface paths {
          * Finish the join: a DPoP-bound session for this device
          * @description persist_device false (the default): an ephemeral session (12 h cap, no step-up, cannot approve others) and no credential. true: the WebAuthn create ceremony from register-options, exactly one passkey stored, a trusted session.
          */
-        post: operations["postAuthJoinFinish"];
+        post: operations["finishJoin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -656,7 +656,7 @@ export interface paths {
          * The field catalog
          * @description Every field type with its label, whether several are allowed, the JSON Schema of its value and its per-country rules, in a fixed order, paged like every list (limit, cursor); the default page holds the whole catalog today. Public and cacheable: ETag and Cache-Control: public, max-age=3600; send If-None-Match to get 304 while the catalog is unchanged. Limits: an account holds at most 200 fields; a value takes at most 4096 bytes as JSON.
          */
-        get: operations["getFieldTypes"];
+        get: operations["listFieldTypes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -676,7 +676,7 @@ export interface paths {
          * One field type
          * @description Cacheable like the catalog (ETag, If-None-Match → 304).
          */
-        get: operations["getFieldTypesByKey"];
+        get: operations["getFieldType"];
         put?: never;
         post?: never;
         delete?: never;
@@ -698,7 +698,7 @@ export interface paths {
          * Check a value against a field type
          * @description Judges a value exactly as POST /me/fields would and answers what would be stored; creates nothing. A value that breaks the rules is 200 with valid: false and errors[] ({path, code, message}). Request-level refusals are problems: 400 invalid_country, country_required (types whose rules need a country; there is no account default here) or country_not_applicable; 413 field_value_too_large (more than 4096 bytes as JSON).
          */
-        post: operations["postFieldTypesByKeyValidate"];
+        post: operations["validateFieldValue"];
         delete?: never;
         options?: never;
         head?: never;
@@ -716,13 +716,13 @@ export interface paths {
          * List your fields
          * @description In creation order. `type` narrows to one field type (unknown: 400 unknown_field_type).
          */
-        get: operations["getMeFields"];
+        get: operations["listFields"];
         put?: never;
         /**
          * Add a field
          * @description Needs Idempotency-Key. The value is judged by the catalog (GET /field-types): 400 validation_failed with errors[] ({path, code, message}) when it breaks a rule; 400 unknown_field_type, invalid_country, country_required or country_not_applicable; 413 field_value_too_large past 4096 bytes as JSON. Stored normalised; what was typed is kept in `original` when it differs. An account holds at most 200 fields (409 field_limit_reached); types that are not `multiple` allow one field (409 single_field_exists).
          */
-        post: operations["postMeFields"];
+        post: operations["createField"];
         delete?: never;
         options?: never;
         head?: never;
@@ -737,21 +737,21 @@ export interface paths {
             cookie?: never;
         };
         /** One of your fields */
-        get: operations["getMeFieldsById"];
+        get: operations["getField"];
         put?: never;
         post?: never;
         /**
          * Delete a field
          * @description Needs If-Match with the ETag of the last GET.
          */
-        delete: operations["deleteMeFieldsById"];
+        delete: operations["deleteField"];
         options?: never;
         head?: never;
         /**
          * Change a field's label, value or country
          * @description Needs If-Match with the ETag of the last GET. The value is judged by the catalog (GET /field-types): 400 validation_failed with errors[] ({path, code, message}) when it breaks a rule; 400 unknown_field_type, invalid_country, country_required or country_not_applicable; 413 field_value_too_large past 4096 bytes as JSON. Stored normalised; what was typed is kept in `original` when it differs. A new country alone re-reads what was typed. Idempotency-Key is honoured when sent.
          */
-        patch: operations["patchMeFieldsById"];
+        patch: operations["updateField"];
         trace?: never;
     };
     "/profiles": {
@@ -765,13 +765,13 @@ export interface paths {
          * List your profiles
          * @description In creation order.
          */
-        get: operations["getProfiles"];
+        get: operations["listProfiles"];
         put?: never;
         /**
          * Create a profile
          * @description A named view of your fields ("Work", "Family"). At most 20 (409 profile_limit); names are unique ignoring case (409 profile_name_taken); at most one is public (409 public_profile_exists). It starts showing no field.
          */
-        post: operations["postProfiles"];
+        post: operations["createProfile"];
         delete?: never;
         options?: never;
         head?: never;
@@ -786,21 +786,21 @@ export interface paths {
             cookie?: never;
         };
         /** One of your profiles */
-        get: operations["getProfilesById"];
+        get: operations["getProfile"];
         put?: never;
         post?: never;
         /**
          * Delete a profile
          * @description Needs If-Match. A profile active subscribers see is 409 profile_in_use unless move_to names another of your profiles: they move there first (their cards change, they are signalled).
          */
-        delete: operations["deleteProfilesById"];
+        delete: operations["deleteProfile"];
         options?: never;
         head?: never;
         /**
          * Rename a profile, describe it, make it public or private
          * @description Needs If-Match with the ETag of the last GET.
          */
-        patch: operations["patchProfilesById"];
+        patch: operations["updateProfile"];
         trace?: never;
     };
     "/profiles/{id}/exposures": {
@@ -811,7 +811,7 @@ export interface paths {
             cookie?: never;
         };
         /** The fields a profile shows, in order */
-        get: operations["getProfilesByIdExposures"];
+        get: operations["listExposures"];
         put?: never;
         post?: never;
         delete?: never;
@@ -832,10 +832,10 @@ export interface paths {
          * Show a field in a profile, or change its label or place
          * @description Creates the exposure (201, last unless `position` says where) or changes it (200). `position` is 0-based in the profile's order (out of range: 400 position_out_of_range); the others keep their order. `label` is shown instead of the field's own (null: the field's).
          */
-        put: operations["putProfilesByIdExposuresByFieldId"];
+        put: operations["exposeField"];
         post?: never;
         /** Stop showing a field in a profile */
-        delete: operations["deleteProfilesByIdExposuresByFieldId"];
+        delete: operations["hideField"];
         options?: never;
         head?: never;
         patch?: never;
@@ -852,7 +852,7 @@ export interface paths {
          * The card exactly as this profile's audience receives it
          * @description Strong ETag of the card; If-None-Match answers 304 while it is unchanged.
          */
-        get: operations["getProfilesByIdPreview"];
+        get: operations["previewProfileCard"];
         put?: never;
         post?: never;
         delete?: never;
@@ -872,7 +872,7 @@ export interface paths {
          * A person's public card
          * @description No authentication, any origin (CORS *). Cache-Control: public, max-age=60; strong ETag, If-None-Match answers 304.
          */
-        get: operations["getPublicByUsername"];
+        get: operations["getPublicCard"];
         put?: never;
         post?: never;
         delete?: never;
@@ -892,7 +892,7 @@ export interface paths {
          * A person's public card as a vCard file
          * @description text/vcard; charset=utf-8, as an attachment named after the person (an ASCII `filename` beside the UTF-8 `filename*`). 3.0 (RFC 2426) by default, which iPhone and Android contacts apps import ("Add to contacts"); 4.0 (RFC 6350) on ?version=4.0 or Accept: text/vcard; version=4.0, with RFC 9554's properties only on rfc9554=true. Each version has its own ETag (Vary: Accept). UID is stable per person, so a re-import updates the contact. Cacheable like the card.
          */
-        get: operations["getPublicByUsernameVcard"];
+        get: operations["getPublicVcard"];
         put?: never;
         post?: never;
         delete?: never;
@@ -912,7 +912,7 @@ export interface paths {
          * Subscriptions to you
          * @description `status` narrows the list (pending: requests waiting for you).
          */
-        get: operations["getSubscriptions"];
+        get: operations["listSubscriptions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -929,7 +929,7 @@ export interface paths {
             cookie?: never;
         };
         /** One subscription to you */
-        get: operations["getSubscriptionsById"];
+        get: operations["getSubscription"];
         put?: never;
         post?: never;
         delete?: never;
@@ -951,7 +951,7 @@ export interface paths {
          * Approve a request onto one of your profiles
          * @description pending → active: from now on the subscriber sees that profile's card.
          */
-        post: operations["postSubscriptionsByIdApprove"];
+        post: operations["approveSubscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -971,7 +971,7 @@ export interface paths {
          * Deny a request
          * @description pending → denied; `block` keeps them from asking again.
          */
-        post: operations["postSubscriptionsByIdDeny"];
+        post: operations["denySubscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -991,7 +991,7 @@ export interface paths {
          * Show a subscriber another profile
          * @description active → active on another profile: their card changes and they are told (contact.card.changed).
          */
-        post: operations["postSubscriptionsByIdMove"];
+        post: operations["moveSubscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1011,7 +1011,7 @@ export interface paths {
          * Revoke a subscriber
          * @description active → revoked: they no longer get your card; `block` keeps them from asking again.
          */
-        post: operations["postSubscriptionsByIdRevoke"];
+        post: operations["revokeSubscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1026,7 +1026,7 @@ export interface paths {
             cookie?: never;
         };
         /** People you blocked */
-        get: operations["getBlocks"];
+        get: operations["listBlocks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1046,7 +1046,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Unblock someone */
-        delete: operations["deleteBlocksByUsername"];
+        delete: operations["unblock"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1063,13 +1063,13 @@ export interface paths {
          * The people you subscribe to
          * @description `status` and `label` (your own labels, ignoring case) narrow the list.
          */
-        get: operations["getContacts"];
+        get: operations["listContacts"];
         put?: never;
         /**
          * Subscribe to someone
          * @description A request the owner approves onto one of their profiles. Yourself: 422 cannot_subscribe_to_self; already pending or active: 409 already_subscribed (with contact_id); unknown user: 404 account_not_found; refused: 403 subscription_refused. At most 50 new requests a day (429) and 5,000 contacts (409 contact_limit).
          */
-        post: operations["postContacts"];
+        post: operations["subscribe"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1087,7 +1087,7 @@ export interface paths {
          * Every active contact as one vCard file
          * @description For an address-book import: each contact its own BEGIN…END with a stable UID, so importing again updates instead of duplicating. 3.0 (RFC 2426) by default, which iPhone and Android contacts apps import; 4.0 (RFC 6350) on ?version=4.0 or Accept: text/vcard; version=4.0, with RFC 9554's properties only on rfc9554=true (Vary: Accept).
          */
-        get: operations["getContactsVcard"];
+        get: operations["getAllContactsVcard"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1104,14 +1104,14 @@ export interface paths {
             cookie?: never;
         };
         /** One contact */
-        get: operations["getContactsById"];
+        get: operations["getContact"];
         put?: never;
         post?: never;
         /**
          * Unsubscribe, or remove an ended contact
          * @description pending or active → ended; an ended, denied or revoked contact leaves your list. Your annotation of it goes too.
          */
-        delete: operations["deleteContactsById"];
+        delete: operations["removeContact"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1128,7 +1128,7 @@ export interface paths {
          * The card this person shows you
          * @description The card of the profile they chose for you (you never learn which). Strong ETag; If-None-Match answers 304. Only while active (403 contact_not_active).
          */
-        get: operations["getContactsByIdCard"];
+        get: operations["getContactCard"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1148,7 +1148,7 @@ export interface paths {
          * A contact's card as a vCard file
          * @description The card GET /contacts/{id}/card shows, as a vCard named after the person. 3.0 (RFC 2426) by default, which iPhone and Android contacts apps import; 4.0 (RFC 6350) on ?version=4.0 or Accept: text/vcard; version=4.0, with RFC 9554's properties only on rfc9554=true (Vary: Accept). Each version has its own strong ETag; If-None-Match answers 304.
          */
-        get: operations["getContactsByIdVcard"];
+        get: operations["getContactVcard"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1165,18 +1165,18 @@ export interface paths {
             cookie?: never;
         };
         /** Your private note and labels on a contact */
-        get: operations["getContactsByIdAnnotation"];
+        get: operations["getAnnotation"];
         /**
          * Write your note and labels on a contact
          * @description The first PUT creates it (201, no If-Match); later ones need If-Match (428 without, 412 when stale). Note ≤ 4000 characters; ≤ 20 labels of 1-32 characters, unique ignoring case.
          */
-        put: operations["putContactsByIdAnnotation"];
+        put: operations["putAnnotation"];
         post?: never;
         /**
          * Delete your annotation of a contact
          * @description Needs If-Match.
          */
-        delete: operations["deleteContactsByIdAnnotation"];
+        delete: operations["deleteAnnotation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1193,7 +1193,7 @@ export interface paths {
          * Your labels, with how many contacts carry each
          * @description In the order of the labels ignoring case, a page at a time (limit and cursor).
          */
-        get: operations["getLabels"];
+        get: operations["listLabels"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1210,13 +1210,13 @@ export interface paths {
             cookie?: never;
         };
         /** Your share links (not revoked) */
-        get: operations["getShareLinks"];
+        get: operations["listShareLinks"];
         put?: never;
         /**
          * Create a share link to one of your profiles
          * @description Show its url as a QR code or send it. Whoever opens it can subscribe: active at once with auto_approve, else waiting for you. The token is kept sealed so you can show it again.
          */
-        post: operations["postShareLinks"];
+        post: operations["createShareLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1234,7 +1234,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke a share link */
-        delete: operations["deleteShareLinksById"];
+        delete: operations["revokeShareLink"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1251,7 +1251,7 @@ export interface paths {
          * Whose link is this? (no sign-in)
          * @description The owner's name, whether the link approves at once and until when, nothing more: what the person scanning the code sees before subscribing ("Alice wants to share her card with you"). Never the profile's name, which is the owner's private word for an audience, nor its fields.
          */
-        get: operations["getShareLinksResolve"];
+        get: operations["resolveShareLink"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1273,7 +1273,7 @@ export interface paths {
          * Subscribe through a share link
          * @description A new contact, active at once when the link approves automatically, else pending. Uses are counted atomically: a one-use link lets exactly one person in.
          */
-        post: operations["postShareLinksRedeem"];
+        post: operations["redeemShareLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1291,7 +1291,7 @@ export interface paths {
          * Your devices' key bundles
          * @description One per passkey that has one, oldest first.
          */
-        get: operations["getKeysDevices"];
+        get: operations["listKeyBundles"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1308,18 +1308,18 @@ export interface paths {
             cookie?: never;
         };
         /** One device's key bundle */
-        get: operations["getKeysDevicesByMethodId"];
+        get: operations["getKeyBundle"];
         /**
          * Store a device's key bundle
          * @description `method_id` is one of your passkeys. The first PUT creates the bundle (201, no If-Match); later ones replace it and need If-Match (428 without, 412 when stale). The bundle is opaque base64url of at most 8192 characters (else 400 invalid_key_bundle): stored, handed to your active contacts, never read. It goes when its passkey is removed. Your devices get keys.changed, your active subscribers contact.keys.changed; the same bundle again changes nothing.
          */
-        put: operations["putKeysDevicesByMethodId"];
+        put: operations["putKeyBundle"];
         post?: never;
         /**
          * Delete a device's key bundle
          * @description Needs If-Match. Your devices get keys.changed, your active subscribers contact.keys.changed.
          */
-        delete: operations["deleteKeysDevicesByMethodId"];
+        delete: operations["deleteKeyBundle"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1336,7 +1336,7 @@ export interface paths {
          * A contact's device key bundles
          * @description The bundles of the person you subscribe to, oldest first, while the contact is active (else 403 contact_not_active). Each `id` is opaque and stays while the bundle lives; it is never their passkey's id. contact.keys.changed says when to pull again.
          */
-        get: operations["getContactsByIdKeys"];
+        get: operations["listContactKeys"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1353,18 +1353,18 @@ export interface paths {
             cookie?: never;
         };
         /** The server's share of your split secret (step-up) */
-        get: operations["getKeysShare"];
+        get: operations["getKeyShare"];
         /**
          * Store the server's share of your split secret (step-up)
          * @description The first PUT creates it (201, no If-Match); later ones replace it and need If-Match (428 without, 412 when stale). Opaque base64url of at most 8192 characters (else 400 invalid_key_share), never read, never exported. Only your devices are told (keys.changed).
          */
-        put: operations["putKeysShare"];
+        put: operations["putKeyShare"];
         post?: never;
         /**
          * Delete the server's share of your split secret (step-up)
          * @description Needs If-Match.
          */
-        delete: operations["deleteKeysShare"];
+        delete: operations["deleteKeyShare"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1381,15 +1381,15 @@ export interface paths {
          * Your address-book passwords (never the passwords)
          * @description Oldest first, with when and by which client each was last used.
          */
-        get: operations["getDavTokens"];
+        get: operations["listAddressBookPasswords"];
         put?: never;
         /**
          * Create an address-book password (step-up)
          * @description For a phone or desktop address book (CardDAV, read-only: the people you follow). Enter server_url, username and secret there; the secret is shown in this answer only (a replay of the same Idempotency-Key shows it again for 24 hours). At most 10 per account.
          */
-        post: operations["postDavTokens"];
+        post: operations["createAddressBookPassword"];
         /** Revoke every address-book password */
-        delete: operations["deleteDavTokens"];
+        delete: operations["revokeAllAddressBookPasswords"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1409,7 +1409,7 @@ export interface paths {
          * Revoke an address-book password
          * @description The address book using it is refused from its next request on.
          */
-        delete: operations["deleteDavTokensById"];
+        delete: operations["revokeAddressBookPassword"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1426,7 +1426,7 @@ export interface paths {
          * Download everything stored about your account
          * @description A JSON attachment, streamed. No secrets: `left_out` lists what is kept out and why. Works while the account is deleted.
          */
-        get: operations["getAccountExport"];
+        get: operations["exportAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1446,7 +1446,7 @@ export interface paths {
          * What deleting your account means here: the days to restore it, the days your username stays held
          * @description The operator sets both (ACCOUNT_GRACE_DAYS, USERNAME_HOLD_DAYS); a client shows them before asking for the confirmation. Works while the account is deleted.
          */
-        get: operations["getAccountDeletionTerms"];
+        get: operations["getDeletionTerms"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1488,7 +1488,7 @@ export interface paths {
          * Restore your deleted account
          * @description Everything comes back as it was (other devices sign in again); subscribers see your card again.
          */
-        post: operations["postAccountUndelete"];
+        post: operations["undeleteAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1506,7 +1506,7 @@ export interface paths {
          * Signals after a cursor, oldest first (polling)
          * @description The same signals, in the same order, as GET /events/stream delivers: your own, and the edits of the cards you receive now (contact.card.changed; several edits of one card since your cursor are one signal). Keep next_cursor and send it as `since` next time; has_more says to ask again at once. Signals are kept 30 days: a cursor whose successors are gone is 410 cursor_expired (pull your resources again, then continue from the new next_cursor). A cursor that was not issued to your account is 400 invalid_cursor.
          */
-        get: operations["getEvents"];
+        get: operations["listSignals"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1543,7 +1543,7 @@ export interface paths {
          *     disconnected once its buffer has stayed full too long; it resumes from its last signal id. Each account may hold a limited
          *     number of streams per server node (429 too_many_streams; a session at the limit replaces its own oldest stream).
          */
-        get: operations["getEventsStream"];
+        get: operations["streamSignals"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2304,7 +2304,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getAuthSecurityLog: {
+    listSecurityLog: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -2574,7 +2574,7 @@ export interface operations {
             };
         };
     };
-    postAuthUsernameCheck: {
+    checkUsername: {
         parameters: {
             query?: never;
             header?: {
@@ -2774,7 +2774,7 @@ export interface operations {
             };
         };
     };
-    postAuthTokenRenew: {
+    renewTokens: {
         parameters: {
             query?: never;
             header?: {
@@ -3021,7 +3021,7 @@ export interface operations {
             };
         };
     };
-    postAuthLogout: {
+    logout: {
         parameters: {
             query?: never;
             header?: {
@@ -3276,7 +3276,7 @@ export interface operations {
             };
         };
     };
-    getAuthSessions: {
+    listSessions: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -3552,7 +3552,7 @@ export interface operations {
             };
         };
     };
-    deleteAuthSessionsById: {
+    revokeSession: {
         parameters: {
             query?: never;
             header?: {
@@ -3833,7 +3833,7 @@ export interface operations {
             };
         };
     };
-    getAuthMethods: {
+    listPasskeys: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -4089,7 +4089,7 @@ export interface operations {
             };
         };
     };
-    deleteAuthMethodsById: {
+    removePasskey: {
         parameters: {
             query?: never;
             header: {
@@ -4372,7 +4372,7 @@ export interface operations {
             };
         };
     };
-    patchAuthMethodsById: {
+    renamePasskey: {
         parameters: {
             query?: never;
             header: {
@@ -4729,7 +4729,7 @@ export interface operations {
             };
         };
     };
-    postAuthMethodsPasskeysBegin: {
+    beginAddPasskey: {
         parameters: {
             query?: never;
             header: {
@@ -5048,7 +5048,7 @@ export interface operations {
             };
         };
     };
-    postAuthMethodsPasskeysFinish: {
+    finishAddPasskey: {
         parameters: {
             query?: never;
             header: {
@@ -5331,7 +5331,7 @@ export interface operations {
             };
         };
     };
-    getAuthTotp: {
+    listTotp: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -5592,7 +5592,7 @@ export interface operations {
             };
         };
     };
-    postAuthTotp: {
+    enrollTotp: {
         parameters: {
             query?: never;
             header: {
@@ -5887,7 +5887,7 @@ export interface operations {
             };
         };
     };
-    postAuthTotpByIdConfirm: {
+    confirmTotp: {
         parameters: {
             query?: never;
             header?: {
@@ -6214,7 +6214,7 @@ export interface operations {
             };
         };
     };
-    deleteAuthTotpById: {
+    removeTotp: {
         parameters: {
             query?: never;
             header: {
@@ -6738,7 +6738,7 @@ export interface operations {
             };
         };
     };
-    patchMe: {
+    updateMe: {
         parameters: {
             query?: never;
             header: {
@@ -7071,7 +7071,7 @@ export interface operations {
             };
         };
     };
-    getAuthRecoveryKey: {
+    downloadRecoveryKey: {
         parameters: {
             query?: never;
             header: {
@@ -7329,7 +7329,7 @@ export interface operations {
             };
         };
     };
-    getAuthRecoveryKeyState: {
+    getRecoveryKeyState: {
         parameters: {
             query?: never;
             header?: never;
@@ -7584,7 +7584,7 @@ export interface operations {
             };
         };
     };
-    postAuthRecoveryBegin: {
+    beginRecovery: {
         parameters: {
             query?: never;
             header?: {
@@ -7858,7 +7858,7 @@ export interface operations {
             };
         };
     };
-    postAuthRecoveryFinish: {
+    finishRecovery: {
         parameters: {
             query?: never;
             header: {
@@ -8107,7 +8107,7 @@ export interface operations {
             };
         };
     };
-    postAuthRegisterBegin: {
+    beginSignUp: {
         parameters: {
             query?: never;
             header?: {
@@ -8348,7 +8348,7 @@ export interface operations {
             };
         };
     };
-    postAuthRegisterFinish: {
+    finishSignUp: {
         parameters: {
             query?: never;
             header?: {
@@ -8624,7 +8624,7 @@ export interface operations {
             };
         };
     };
-    postAuthLoginBegin: {
+    beginSignIn: {
         parameters: {
             query?: never;
             header?: {
@@ -8827,7 +8827,7 @@ export interface operations {
             };
         };
     };
-    postAuthLoginFinish: {
+    finishSignIn: {
         parameters: {
             query?: never;
             header?: {
@@ -9076,7 +9076,7 @@ export interface operations {
             };
         };
     };
-    postAuthStepUpBegin: {
+    beginStepUp: {
         parameters: {
             query?: never;
             header?: {
@@ -9362,7 +9362,7 @@ export interface operations {
             };
         };
     };
-    postAuthJoinIssue: {
+    issueJoinCode: {
         parameters: {
             query?: never;
             header: {
@@ -9634,7 +9634,7 @@ export interface operations {
             };
         };
     };
-    getAuthJoinCode: {
+    getJoinCodeState: {
         parameters: {
             query?: never;
             header?: never;
@@ -9899,7 +9899,7 @@ export interface operations {
             };
         };
     };
-    postAuthJoinRedeem: {
+    redeemJoinCode: {
         parameters: {
             query?: never;
             header: {
@@ -10166,7 +10166,7 @@ export interface operations {
             };
         };
     };
-    postAuthJoinStart: {
+    startJoinWithoutDevice: {
         parameters: {
             query?: never;
             header: {
@@ -10431,7 +10431,7 @@ export interface operations {
             };
         };
     };
-    getAuthJoinAttemptsById: {
+    getJoinAttempt: {
         parameters: {
             query?: never;
             header?: never;
@@ -10659,7 +10659,7 @@ export interface operations {
             };
         };
     };
-    getAuthJoinPending: {
+    listPendingJoins: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -10913,7 +10913,7 @@ export interface operations {
             };
         };
     };
-    postAuthJoinApprove: {
+    approveJoin: {
         parameters: {
             query?: never;
             header: {
@@ -11236,7 +11236,7 @@ export interface operations {
             };
         };
     };
-    postAuthJoinDeny: {
+    denyJoin: {
         parameters: {
             query?: never;
             header?: {
@@ -11557,7 +11557,7 @@ export interface operations {
             };
         };
     };
-    postAuthJoinApproveWithFactor: {
+    approveOwnJoinWithFactor: {
         parameters: {
             query?: never;
             header?: {
@@ -11844,7 +11844,7 @@ export interface operations {
             };
         };
     };
-    postAuthJoinRegisterOptions: {
+    getJoinPasskeyOptions: {
         parameters: {
             query?: never;
             header?: {
@@ -12185,7 +12185,7 @@ export interface operations {
             };
         };
     };
-    postAuthJoinFinish: {
+    finishJoin: {
         parameters: {
             query?: never;
             header?: {
@@ -12477,7 +12477,7 @@ export interface operations {
             };
         };
     };
-    getFieldTypes: {
+    listFieldTypes: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -12784,7 +12784,7 @@ export interface operations {
             };
         };
     };
-    getFieldTypesByKey: {
+    getFieldType: {
         parameters: {
             query?: never;
             header?: never;
@@ -13024,7 +13024,7 @@ export interface operations {
             };
         };
     };
-    postFieldTypesByKeyValidate: {
+    validateFieldValue: {
         parameters: {
             query?: never;
             header?: {
@@ -13255,7 +13255,7 @@ export interface operations {
             };
         };
     };
-    getMeFields: {
+    listFields: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -13550,7 +13550,7 @@ export interface operations {
             };
         };
     };
-    postMeFields: {
+    createField: {
         parameters: {
             query?: never;
             header: {
@@ -13837,7 +13837,7 @@ export interface operations {
             };
         };
     };
-    getMeFieldsById: {
+    getField: {
         parameters: {
             query?: never;
             header?: never;
@@ -14104,7 +14104,7 @@ export interface operations {
             };
         };
     };
-    deleteMeFieldsById: {
+    deleteField: {
         parameters: {
             query?: never;
             header: {
@@ -14435,7 +14435,7 @@ export interface operations {
             };
         };
     };
-    patchMeFieldsById: {
+    updateField: {
         parameters: {
             query?: never;
             header: {
@@ -14796,7 +14796,7 @@ export interface operations {
             };
         };
     };
-    getProfiles: {
+    listProfiles: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -15063,7 +15063,7 @@ export interface operations {
             };
         };
     };
-    postProfiles: {
+    createProfile: {
         parameters: {
             query?: never;
             header: {
@@ -15347,7 +15347,7 @@ export interface operations {
             };
         };
     };
-    getProfilesById: {
+    getProfile: {
         parameters: {
             query?: never;
             header?: never;
@@ -15611,7 +15611,7 @@ export interface operations {
             };
         };
     };
-    deleteProfilesById: {
+    deleteProfile: {
         parameters: {
             query?: {
                 /** @description Another of your profiles: its subscribers move there first */
@@ -15945,7 +15945,7 @@ export interface operations {
             };
         };
     };
-    patchProfilesById: {
+    updateProfile: {
         parameters: {
             query?: never;
             header: {
@@ -16302,7 +16302,7 @@ export interface operations {
             };
         };
     };
-    getProfilesByIdExposures: {
+    listExposures: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -16588,7 +16588,7 @@ export interface operations {
             };
         };
     };
-    putProfilesByIdExposuresByFieldId: {
+    exposeField: {
         parameters: {
             query?: never;
             header?: {
@@ -16917,7 +16917,7 @@ export interface operations {
             };
         };
     };
-    deleteProfilesByIdExposuresByFieldId: {
+    hideField: {
         parameters: {
             query?: never;
             header?: {
@@ -17199,7 +17199,7 @@ export interface operations {
             };
         };
     };
-    getProfilesByIdPreview: {
+    previewProfileCard: {
         parameters: {
             query?: never;
             header?: never;
@@ -17521,7 +17521,7 @@ export interface operations {
             };
         };
     };
-    getPublicByUsername: {
+    getPublicCard: {
         parameters: {
             query?: never;
             header?: never;
@@ -17768,7 +17768,7 @@ export interface operations {
             };
         };
     };
-    getPublicByUsernameVcard: {
+    getPublicVcard: {
         parameters: {
             query?: {
                 /** @description 3.0 (RFC 2426) when left out, which iPhone and Android contacts apps import; 4.0 (RFC 6350) for readers that want it. Wins over Accept. Anything else: 400 validation_failed */
@@ -17998,7 +17998,7 @@ export interface operations {
             };
         };
     };
-    getSubscriptions: {
+    listSubscriptions: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -18284,7 +18284,7 @@ export interface operations {
             };
         };
     };
-    getSubscriptionsById: {
+    getSubscription: {
         parameters: {
             query?: never;
             header?: never;
@@ -18550,7 +18550,7 @@ export interface operations {
             };
         };
     };
-    postSubscriptionsByIdApprove: {
+    approveSubscription: {
         parameters: {
             query?: never;
             header: {
@@ -18857,7 +18857,7 @@ export interface operations {
             };
         };
     };
-    postSubscriptionsByIdDeny: {
+    denySubscription: {
         parameters: {
             query?: never;
             header?: {
@@ -19168,7 +19168,7 @@ export interface operations {
             };
         };
     };
-    postSubscriptionsByIdMove: {
+    moveSubscription: {
         parameters: {
             query?: never;
             header?: {
@@ -19475,7 +19475,7 @@ export interface operations {
             };
         };
     };
-    postSubscriptionsByIdRevoke: {
+    revokeSubscription: {
         parameters: {
             query?: never;
             header?: {
@@ -19786,7 +19786,7 @@ export interface operations {
             };
         };
     };
-    getBlocks: {
+    listBlocks: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -20039,7 +20039,7 @@ export interface operations {
             };
         };
     };
-    deleteBlocksByUsername: {
+    unblock: {
         parameters: {
             query?: never;
             header?: {
@@ -20320,7 +20320,7 @@ export interface operations {
             };
         };
     };
-    getContacts: {
+    listContacts: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -20596,7 +20596,7 @@ export interface operations {
             };
         };
     };
-    postContacts: {
+    subscribe: {
         parameters: {
             query?: never;
             header: {
@@ -20928,7 +20928,7 @@ export interface operations {
             };
         };
     };
-    getContactsVcard: {
+    getAllContactsVcard: {
         parameters: {
             query?: {
                 /** @description 3.0 (RFC 2426) when left out, which iPhone and Android contacts apps import; 4.0 (RFC 6350) for readers that want it. Wins over Accept. Anything else: 400 validation_failed */
@@ -21173,7 +21173,7 @@ export interface operations {
             };
         };
     };
-    getContactsById: {
+    getContact: {
         parameters: {
             query?: never;
             header?: never;
@@ -21440,7 +21440,7 @@ export interface operations {
             };
         };
     };
-    deleteContactsById: {
+    removeContact: {
         parameters: {
             query?: never;
             header?: {
@@ -21721,7 +21721,7 @@ export interface operations {
             };
         };
     };
-    getContactsByIdCard: {
+    getContactCard: {
         parameters: {
             query?: never;
             header?: never;
@@ -22068,7 +22068,7 @@ export interface operations {
             };
         };
     };
-    getContactsByIdVcard: {
+    getContactVcard: {
         parameters: {
             query?: {
                 /** @description 3.0 (RFC 2426) when left out, which iPhone and Android contacts apps import; 4.0 (RFC 6350) for readers that want it. Wins over Accept. Anything else: 400 validation_failed */
@@ -22384,7 +22384,7 @@ export interface operations {
             };
         };
     };
-    getContactsByIdAnnotation: {
+    getAnnotation: {
         parameters: {
             query?: never;
             header?: never;
@@ -22647,7 +22647,7 @@ export interface operations {
             };
         };
     };
-    putContactsByIdAnnotation: {
+    putAnnotation: {
         parameters: {
             query?: never;
             header?: {
@@ -23031,7 +23031,7 @@ export interface operations {
             };
         };
     };
-    deleteContactsByIdAnnotation: {
+    deleteAnnotation: {
         parameters: {
             query?: never;
             header: {
@@ -23362,7 +23362,7 @@ export interface operations {
             };
         };
     };
-    getLabels: {
+    listLabels: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -23616,7 +23616,7 @@ export interface operations {
             };
         };
     };
-    getShareLinks: {
+    listShareLinks: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -23872,7 +23872,7 @@ export interface operations {
             };
         };
     };
-    postShareLinks: {
+    createShareLink: {
         parameters: {
             query?: never;
             header: {
@@ -24180,7 +24180,7 @@ export interface operations {
             };
         };
     };
-    deleteShareLinksById: {
+    revokeShareLink: {
         parameters: {
             query?: never;
             header?: {
@@ -24461,7 +24461,7 @@ export interface operations {
             };
         };
     };
-    getShareLinksResolve: {
+    resolveShareLink: {
         parameters: {
             query: {
                 token: string;
@@ -24679,7 +24679,7 @@ export interface operations {
             };
         };
     };
-    postShareLinksRedeem: {
+    redeemShareLink: {
         parameters: {
             query?: never;
             header: {
@@ -25034,7 +25034,7 @@ export interface operations {
             };
         };
     };
-    getKeysDevices: {
+    listKeyBundles: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -25286,7 +25286,7 @@ export interface operations {
             };
         };
     };
-    getKeysDevicesByMethodId: {
+    getKeyBundle: {
         parameters: {
             query?: never;
             header?: never;
@@ -25548,7 +25548,7 @@ export interface operations {
             };
         };
     };
-    putKeysDevicesByMethodId: {
+    putKeyBundle: {
         parameters: {
             query?: never;
             header?: {
@@ -25929,7 +25929,7 @@ export interface operations {
             };
         };
     };
-    deleteKeysDevicesByMethodId: {
+    deleteKeyBundle: {
         parameters: {
             query?: never;
             header: {
@@ -26261,7 +26261,7 @@ export interface operations {
             };
         };
     };
-    getContactsByIdKeys: {
+    listContactKeys: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -26557,7 +26557,7 @@ export interface operations {
             };
         };
     };
-    getKeysShare: {
+    getKeyShare: {
         parameters: {
             query?: never;
             header: {
@@ -26816,7 +26816,7 @@ export interface operations {
             };
         };
     };
-    putKeysShare: {
+    putKeyShare: {
         parameters: {
             query?: never;
             header: {
@@ -27169,7 +27169,7 @@ export interface operations {
             };
         };
     };
-    deleteKeysShare: {
+    deleteKeyShare: {
         parameters: {
             query?: never;
             header: {
@@ -27500,7 +27500,7 @@ export interface operations {
             };
         };
     };
-    getDavTokens: {
+    listAddressBookPasswords: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -27752,7 +27752,7 @@ export interface operations {
             };
         };
     };
-    postDavTokens: {
+    createAddressBookPassword: {
         parameters: {
             query?: never;
             header: {
@@ -28032,7 +28032,7 @@ export interface operations {
             };
         };
     };
-    deleteDavTokens: {
+    revokeAllAddressBookPasswords: {
         parameters: {
             query?: never;
             header?: {
@@ -28287,7 +28287,7 @@ export interface operations {
             };
         };
     };
-    deleteDavTokensById: {
+    revokeAddressBookPassword: {
         parameters: {
             query?: never;
             header?: {
@@ -28568,7 +28568,7 @@ export interface operations {
             };
         };
     };
-    getAccountExport: {
+    exportAccount: {
         parameters: {
             query?: never;
             header: {
@@ -29355,7 +29355,7 @@ export interface operations {
             };
         };
     };
-    getAccountDeletionTerms: {
+    getDeletionTerms: {
         parameters: {
             query?: never;
             header?: never;
@@ -29854,7 +29854,7 @@ export interface operations {
             };
         };
     };
-    postAccountUndelete: {
+    undeleteAccount: {
         parameters: {
             query?: never;
             header?: {
@@ -30129,7 +30129,7 @@ export interface operations {
             };
         };
     };
-    getEvents: {
+    listSignals: {
         parameters: {
             query?: {
                 /** @description Cursor (a signal id or next_cursor); signals after it. Without it: from the oldest retained signal */
@@ -30417,7 +30417,7 @@ export interface operations {
             };
         };
     };
-    getEventsStream: {
+    streamSignals: {
         parameters: {
             query?: {
                 /** @description Resume after this cursor (Last-Event-ID wins when both are sent). Without either: from now on */

@@ -9,6 +9,7 @@ import { idempotencyMode } from './idempotency.js';
 import { finishDocument } from '../openapi-finish.js';
 import { refusalEntry } from '../../refusals.js';
 import type { RouteRefusal } from '../../refusals.js';
+import type { OperationNames } from '../../module.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -48,6 +49,11 @@ export function operationId(method: string, url: string): string {
   return method.toLowerCase() + words.join('');
 }
 
+/** `POST /api/v1/auth/sessions/:id` → `POST /auth/sessions/{id}`: how the document and operations.ts name it. */
+export function operationKey(method: string, url: string): string {
+  return `${method.toUpperCase()} ${url.replace(API_PREFIX, '').replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`;
+}
+
 /**
  * The route schemas are the contract: every route's params, body and responses generate the
  * OpenAPI 3.1 document served at /api/v1/openapi.json. Error responses every route can give
@@ -59,6 +65,8 @@ export interface OpenApiOptions {
   /** Every schema with an $id (the platform's and each module's): OpenAPI components. */
   schemas: readonly TSchema[];
   tags: ReadonlyArray<{ name: string; description: string }>;
+  /** Each module's operationIds (its operations.ts); a route without one gets a path-derived id. */
+  operations?: OperationNames;
 }
 
 export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOptions) => {
@@ -136,7 +144,7 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
       else if (written.has(status)) responses[status] = generatedProblem(`${(responses[status] as { description: string }).description}; or ${schema.description.charAt(0).toLowerCase()}${schema.description.slice(1)}`);
     }
     route.schema.response = responses;
-    route.schema.operationId ??= operationId(String(route.method), route.url);
+    route.schema.operationId ??= opts.operations?.[operationKey(String(route.method), route.url)] ?? operationId(String(route.method), route.url);
     // Fastify adds a HEAD route beside each GET with the same operationId: the GET speaks for both.
     if (String(route.method) !== 'HEAD') {
       facts.set(route.schema.operationId, routeFacts(route, Boolean(idempotency), requiredHeaders));
