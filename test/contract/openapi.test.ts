@@ -63,6 +63,14 @@ describe('the OpenAPI document', () => {
         }
       }
     }
+    // Request bodies are named components: generators emit CreateFieldBody, not an anonymous type.
+    for (const [path, item] of Object.entries<any>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        const schema = operation.requestBody?.content?.['application/json']?.schema;
+        if (schema) assert.match(schema.$ref ?? '', /^#\/components\/schemas\/\w+$/, `${method.toUpperCase()} ${path}: an inline request body`);
+      }
+    }
+    assert.deepEqual(document.components.schemas.CreateFieldBody.required, ['type', 'value']);
     const page = document.paths['/profiles'].get.responses['200'].description;
     assert.match(page, /^OK: one page of the profile list/);
     assert.equal(document.paths['/me/fields'].post.responses['201'].description, 'Created: the field');

@@ -2250,6 +2250,213 @@ export interface components {
             /** Format: date-time */
             at: string;
         };
+        /** CheckUsernameBody */
+        CheckUsernameBody: {
+            /** @description As the person typed it; 3-32 characters once normalised */
+            username: string;
+        };
+        /** RenewTokensBody */
+        RenewTokensBody: {
+            refresh_token: string;
+        };
+        /** RenamePasskeyBody */
+        RenamePasskeyBody: {
+            /** @description 1-64 characters; spaces around it are trimmed */
+            name: string;
+        };
+        /** FinishAddPasskeyBody */
+        FinishAddPasskeyBody: {
+            /** @description From the matching /begin response */
+            ceremony_id: string;
+            credential: components["schemas"]["RegistrationCredential"];
+        };
+        /** EnrollTotpBody */
+        EnrollTotpBody: {
+            name: string;
+        };
+        /** ConfirmTotpBody */
+        ConfirmTotpBody: {
+            /** @description The 6 digits the app shows */
+            code: string;
+        };
+        /** UpdateMeBody */
+        UpdateMeBody: {
+            display_name?: string | null;
+            locale?: string | null;
+            default_country?: string | null;
+        };
+        /** BeginRecoveryBody */
+        BeginRecoveryBody: {
+            username: string;
+            /** @description As written down; case, spaces and dashes do not matter */
+            recovery_key: string;
+            /** @description Required when the account has an active authenticator */
+            totp_code?: string;
+        };
+        /** FinishRecoveryBody */
+        FinishRecoveryBody: {
+            /** @description From the matching /begin response */
+            ceremony_id: string;
+            credential: components["schemas"]["RegistrationCredential"];
+        };
+        /** BeginSignUpBody */
+        BeginSignUpBody: {
+            /** @description As the person typed it; 3-32 characters once normalised */
+            username: string;
+        };
+        /** FinishSignUpBody */
+        FinishSignUpBody: {
+            /** @description From the matching /begin response */
+            ceremony_id: string;
+            /** @description As the person typed it; 3-32 characters once normalised */
+            username: string;
+            credential: components["schemas"]["RegistrationCredential"];
+        };
+        /** FinishSignInBody */
+        FinishSignInBody: {
+            /** @description From the matching /begin response */
+            ceremony_id: string;
+            credential: components["schemas"]["AuthenticationCredential"];
+        };
+        /** RedeemJoinCodeBody */
+        RedeemJoinCodeBody: {
+            username: string;
+            /** @description The 6 digits shown on the trusted device */
+            code: string;
+        };
+        /** StartJoinWithoutDeviceBody */
+        StartJoinWithoutDeviceBody: {
+            username: string;
+        };
+        /** ApproveJoinBody */
+        ApproveJoinBody: {
+            attempt_id: string;
+        };
+        /** DenyJoinBody */
+        DenyJoinBody: {
+            attempt_id: string;
+        };
+        /** ApproveOwnJoinWithFactorBody */
+        ApproveOwnJoinWithFactorBody: {
+            attempt_id: string;
+            totp_code?: string;
+            recovery_key?: string;
+        };
+        /** GetJoinPasskeyOptionsBody */
+        GetJoinPasskeyOptionsBody: {
+            attempt_id: string;
+        };
+        /** FinishJoinBody */
+        FinishJoinBody: {
+            attempt_id: string;
+            /** @default false */
+            persist_device?: boolean;
+            credential?: components["schemas"]["RegistrationCredential"];
+        };
+        /** ValidateFieldValueBody */
+        ValidateFieldValueBody: {
+            value: unknown;
+            country?: string | null;
+        };
+        /** CreateFieldBody */
+        CreateFieldBody: {
+            type: string;
+            label?: string | null;
+            /** @description Shaped by the type's value_schema; at most 4096 bytes as JSON */
+            value: unknown;
+            country?: string | null;
+        };
+        /**
+         * UpdateFieldBody
+         * @description The type of a field cannot change; a new value or country is judged again
+         */
+        UpdateFieldBody: {
+            label?: string | null;
+            value?: unknown;
+            country?: string | null;
+        };
+        /** CreateProfileBody */
+        CreateProfileBody: {
+            /** @description 1-64 characters once trimmed; unique among your profiles ignoring case */
+            name: string;
+            description?: string | null;
+            /** @default false */
+            public?: boolean;
+        };
+        /** UpdateProfileBody */
+        UpdateProfileBody: {
+            name?: string;
+            description?: string | null;
+            public?: boolean;
+        };
+        /** ExposeFieldBody */
+        ExposeFieldBody: {
+            label?: string | null;
+            /** @description Where in the profile's order (0 is first); default: last for a new exposure, unchanged otherwise */
+            position?: number;
+        };
+        /** ApproveSubscriptionBody */
+        ApproveSubscriptionBody: {
+            profile_id: string;
+        };
+        /** DenySubscriptionBody */
+        DenySubscriptionBody: {
+            /**
+             * @description They cannot ask again until you unblock them
+             * @default false
+             */
+            block?: boolean;
+        };
+        /** MoveSubscriptionBody */
+        MoveSubscriptionBody: {
+            profile_id: string;
+        };
+        /** RevokeSubscriptionBody */
+        RevokeSubscriptionBody: {
+            /**
+             * @description They cannot ask again until you unblock them
+             * @default false
+             */
+            block?: boolean;
+        };
+        /** SubscribeBody */
+        SubscribeBody: {
+            username: string;
+            message?: string | null;
+        };
+        /** PutAnnotationBody */
+        PutAnnotationBody: {
+            /** @description At most 4000 characters */
+            note?: string;
+            /** @description At most 20, each 1-32 characters, unique ignoring case */
+            labels?: string[];
+        };
+        /** CreateShareLinkBody */
+        CreateShareLinkBody: {
+            profile_id: string;
+            expires_at?: string | null;
+            max_uses?: number | null;
+            auto_approve: boolean;
+        };
+        /** RedeemShareLinkBody */
+        RedeemShareLinkBody: {
+            token: string;
+        };
+        /** PutKeyBundleBody */
+        PutKeyBundleBody: {
+            /** @description The device's key bundle: opaque base64url (A–Z a–z 0–9 - _, no padding), 1 to 8192 characters; the server stores it and never reads it. Otherwise 400 invalid_key_bundle. */
+            bundle: string;
+        };
+        /** PutKeyShareBody */
+        PutKeyShareBody: {
+            /** @description The server's share of your split secret: opaque base64url (A–Z a–z 0–9 - _, no padding), 1 to 8192 characters; the server stores it and never reads it. Otherwise 400 invalid_key_share. */
+            share: string;
+        };
+        /** CreateAddressBookPasswordBody */
+        CreateAddressBookPasswordBody: {
+            /** @description 1-64 characters once trimmed; no control characters */
+            label: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -2586,10 +2793,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description As the person typed it; 3-32 characters once normalised */
-                    username: string;
-                };
+                "application/json": components["schemas"]["CheckUsernameBody"];
             };
         };
         responses: {
@@ -2786,9 +2990,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    refresh_token: string;
-                };
+                "application/json": components["schemas"]["RenewTokensBody"];
             };
         };
         responses: {
@@ -4388,10 +4590,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description 1-64 characters; spaces around it are trimmed */
-                    name: string;
-                };
+                "application/json": components["schemas"]["RenamePasskeyBody"];
             };
         };
         responses: {
@@ -5060,11 +5259,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description From the matching /begin response */
-                    ceremony_id: string;
-                    credential: components["schemas"]["RegistrationCredential"];
-                };
+                "application/json": components["schemas"]["FinishAddPasskeyBody"];
             };
         };
         responses: {
@@ -5606,9 +5801,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                };
+                "application/json": components["schemas"]["EnrollTotpBody"];
             };
         };
         responses: {
@@ -5901,10 +6094,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The 6 digits the app shows */
-                    code: string;
-                };
+                "application/json": components["schemas"]["ConfirmTotpBody"];
             };
         };
         responses: {
@@ -6752,11 +6942,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    display_name?: string | null;
-                    locale?: string | null;
-                    default_country?: string | null;
-                };
+                "application/json": components["schemas"]["UpdateMeBody"];
             };
         };
         responses: {
@@ -7596,13 +7782,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    username: string;
-                    /** @description As written down; case, spaces and dashes do not matter */
-                    recovery_key: string;
-                    /** @description Required when the account has an active authenticator */
-                    totp_code?: string;
-                };
+                "application/json": components["schemas"]["BeginRecoveryBody"];
             };
         };
         responses: {
@@ -7870,11 +8050,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description From the matching /begin response */
-                    ceremony_id: string;
-                    credential: components["schemas"]["RegistrationCredential"];
-                };
+                "application/json": components["schemas"]["FinishRecoveryBody"];
             };
         };
         responses: {
@@ -8119,10 +8295,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description As the person typed it; 3-32 characters once normalised */
-                    username: string;
-                };
+                "application/json": components["schemas"]["BeginSignUpBody"];
             };
         };
         responses: {
@@ -8360,13 +8533,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description From the matching /begin response */
-                    ceremony_id: string;
-                    /** @description As the person typed it; 3-32 characters once normalised */
-                    username: string;
-                    credential: components["schemas"]["RegistrationCredential"];
-                };
+                "application/json": components["schemas"]["FinishSignUpBody"];
             };
         };
         responses: {
@@ -8839,11 +9006,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description From the matching /begin response */
-                    ceremony_id: string;
-                    credential: components["schemas"]["AuthenticationCredential"];
-                };
+                "application/json": components["schemas"]["FinishSignInBody"];
             };
         };
         responses: {
@@ -9911,11 +10074,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    username: string;
-                    /** @description The 6 digits shown on the trusted device */
-                    code: string;
-                };
+                "application/json": components["schemas"]["RedeemJoinCodeBody"];
             };
         };
         responses: {
@@ -10178,9 +10337,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    username: string;
-                };
+                "application/json": components["schemas"]["StartJoinWithoutDeviceBody"];
             };
         };
         responses: {
@@ -10927,9 +11084,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    attempt_id: string;
-                };
+                "application/json": components["schemas"]["ApproveJoinBody"];
             };
         };
         responses: {
@@ -11248,9 +11403,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    attempt_id: string;
-                };
+                "application/json": components["schemas"]["DenyJoinBody"];
             };
         };
         responses: {
@@ -11569,11 +11722,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    attempt_id: string;
-                    totp_code?: string;
-                    recovery_key?: string;
-                };
+                "application/json": components["schemas"]["ApproveOwnJoinWithFactorBody"];
             };
         };
         responses: {
@@ -11856,9 +12005,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    attempt_id: string;
-                };
+                "application/json": components["schemas"]["GetJoinPasskeyOptionsBody"];
             };
         };
         responses: {
@@ -12197,12 +12344,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    attempt_id: string;
-                    /** @default false */
-                    persist_device?: boolean;
-                    credential?: components["schemas"]["RegistrationCredential"];
-                };
+                "application/json": components["schemas"]["FinishJoinBody"];
             };
         };
         responses: {
@@ -13038,10 +13180,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    value: unknown;
-                    country?: string | null;
-                };
+                "application/json": components["schemas"]["ValidateFieldValueBody"];
             };
         };
         responses: {
@@ -13562,13 +13701,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    type: string;
-                    label?: string | null;
-                    /** @description Shaped by the type's value_schema; at most 4096 bytes as JSON */
-                    value: unknown;
-                    country?: string | null;
-                };
+                "application/json": components["schemas"]["CreateFieldBody"];
             };
         };
         responses: {
@@ -14452,11 +14585,7 @@ export interface operations {
         /** @description The type of a field cannot change; a new value or country is judged again */
         requestBody: {
             content: {
-                "application/json": {
-                    label?: string | null;
-                    value?: unknown;
-                    country?: string | null;
-                };
+                "application/json": components["schemas"]["UpdateFieldBody"];
             };
         };
         responses: {
@@ -15075,13 +15204,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description 1-64 characters once trimmed; unique among your profiles ignoring case */
-                    name: string;
-                    description?: string | null;
-                    /** @default false */
-                    public?: boolean;
-                };
+                "application/json": components["schemas"]["CreateProfileBody"];
             };
         };
         responses: {
@@ -15961,11 +16084,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    description?: string | null;
-                    public?: boolean;
-                };
+                "application/json": components["schemas"]["UpdateProfileBody"];
             };
         };
         responses: {
@@ -16603,11 +16722,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    label?: string | null;
-                    /** @description Where in the profile's order (0 is first); default: last for a new exposure, unchanged otherwise */
-                    position?: number;
-                };
+                "application/json": components["schemas"]["ExposeFieldBody"];
             };
         };
         responses: {
@@ -18564,9 +18679,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    profile_id: string;
-                };
+                "application/json": components["schemas"]["ApproveSubscriptionBody"];
             };
         };
         responses: {
@@ -18871,13 +18984,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description They cannot ask again until you unblock them
-                     * @default false
-                     */
-                    block?: boolean;
-                };
+                "application/json": components["schemas"]["DenySubscriptionBody"];
             };
         };
         responses: {
@@ -19182,9 +19289,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    profile_id: string;
-                };
+                "application/json": components["schemas"]["MoveSubscriptionBody"];
             };
         };
         responses: {
@@ -19489,13 +19594,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description They cannot ask again until you unblock them
-                     * @default false
-                     */
-                    block?: boolean;
-                };
+                "application/json": components["schemas"]["RevokeSubscriptionBody"];
             };
         };
         responses: {
@@ -20608,10 +20707,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    username: string;
-                    message?: string | null;
-                };
+                "application/json": components["schemas"]["SubscribeBody"];
             };
         };
         responses: {
@@ -22663,12 +22759,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description At most 4000 characters */
-                    note?: string;
-                    /** @description At most 20, each 1-32 characters, unique ignoring case */
-                    labels?: string[];
-                };
+                "application/json": components["schemas"]["PutAnnotationBody"];
             };
         };
         responses: {
@@ -23884,12 +23975,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    profile_id: string;
-                    expires_at?: string | null;
-                    max_uses?: number | null;
-                    auto_approve: boolean;
-                };
+                "application/json": components["schemas"]["CreateShareLinkBody"];
             };
         };
         responses: {
@@ -24691,9 +24777,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    token: string;
-                };
+                "application/json": components["schemas"]["RedeemShareLinkBody"];
             };
         };
         responses: {
@@ -25565,10 +25649,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The device's key bundle: opaque base64url (A–Z a–z 0–9 - _, no padding), 1 to 8192 characters; the server stores it and never reads it. Otherwise 400 invalid_key_bundle. */
-                    bundle: string;
-                };
+                "application/json": components["schemas"]["PutKeyBundleBody"];
             };
         };
         responses: {
@@ -26832,10 +26913,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The server's share of your split secret: opaque base64url (A–Z a–z 0–9 - _, no padding), 1 to 8192 characters; the server stores it and never reads it. Otherwise 400 invalid_key_share. */
-                    share: string;
-                };
+                "application/json": components["schemas"]["PutKeyShareBody"];
             };
         };
         responses: {
@@ -27766,10 +27844,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description 1-64 characters once trimmed; no control characters */
-                    label: string;
-                };
+                "application/json": components["schemas"]["CreateAddressBookPasswordBody"];
             };
         };
         responses: {

@@ -2,7 +2,8 @@
 // said in words a reader (and a generator's doc comments) can use. A success response whose
 // route gave no description reads "Default Response" from @fastify/swagger; here it says what
 // comes back, from its status and the schema it answers (OpenAPI 3.1 §4.8.17: description is
-// REQUIRED, and it is what generators put above the method). And each operation shows a real
+// REQUIRED, and it is what generators put above the method). Inline request bodies get names.
+// And each operation shows a real
 // answer as its example: the contract walk records them (VID_RECORD_EXAMPLES=1, one per operation,
 // of the status it walks to) into openapi-examples.json, so they cannot drift from what is served.
 import recordedExamples from './openapi-examples.json' with { type: 'json' };
@@ -55,8 +56,29 @@ export function successDescription(status: string, response: Record<string, any>
   }
 }
 
+/**
+ * Request bodies written inline by the routes become named components (`createField` →
+ * `CreateFieldBody`), so generators emit a named type (CreateFieldBody) instead of an anonymous
+ * one per method, and other languages can name what they build.
+ */
+function nameRequestBodies(document: Record<string, any>): void {
+  document.components ??= {};
+  document.components.schemas ??= {};
+  for (const item of Object.values<Record<string, any>>(document.paths ?? {})) {
+    for (const operation of Object.values<Record<string, any>>(item)) {
+      const media = operation?.requestBody?.content?.['application/json'];
+      if (!media?.schema || media.schema.$ref || typeof operation.operationId !== 'string') continue;
+      const name = `${operation.operationId.charAt(0).toUpperCase()}${operation.operationId.slice(1)}Body`;
+      if (document.components.schemas[name]) continue;
+      document.components.schemas[name] = { title: name, ...media.schema };
+      media.schema = { $ref: `#/components/schemas/${name}` };
+    }
+  }
+}
+
 /** Replaces every "Default Response" with what the response answers, and adds the recorded examples. */
 export function finishDocument(document: Record<string, any>, examples: RecordedExamples = recordedExamples as RecordedExamples): Record<string, any> {
+  nameRequestBodies(document);
   for (const [path, item] of Object.entries<Record<string, any>>(document.paths ?? {})) {
     for (const [method, operation] of Object.entries<Record<string, any>>(item)) {
       const recorded = examples[`${method.toUpperCase()} ${path}`] ?? {};
