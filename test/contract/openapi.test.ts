@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { modules } from '../../src/modules/index.js';
+import { createContractChecker } from '../helpers/contract.js';
 
 /** Every module's operations.ts, merged. */
 const OPERATION_NAMES: Record<string, string> = Object.assign({}, ...modules.map((module) => module.operations ?? {}));
@@ -86,6 +87,18 @@ describe('the OpenAPI document', () => {
       }
     }
     assert.deepEqual(missing, [], 'record them: VID_RECORD_EXAMPLES=1 VID_TEST_BACKEND=sqlite node scripts/run-tests.mjs test/contract/walk.test.ts');
+    // And each still matches its schema: a changed response shape asks for the examples to be recorded again.
+    const contract = createContractChecker(document);
+    for (const [path, item] of Object.entries<any>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        for (const [status, response] of Object.entries<any>(operation.responses)) {
+          for (const [type, content] of Object.entries<any>(response.content ?? {})) {
+            if (content.example === undefined || !/json/.test(type)) continue;
+            assert.doesNotThrow(() => contract.check(method.toUpperCase(), path, Number(status), type, content.example), `${method.toUpperCase()} ${path} ${status}: the example no longer matches; record the examples again`);
+          }
+        }
+      }
+    }
   });
 
   it('lints with zero errors under @redocly/cli', () => {
