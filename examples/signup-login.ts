@@ -7,10 +7,10 @@
  *
  * base_url is the server's PUBLIC_ORIGIN (http://localhost:8080 by default): proofs and passkeys
  * are bound to it. A browser would create the passkey with navigator.credentials; Node has none,
- * so ./software-authenticator.ts stands in for one.
+ * so the software passkey of @vid/client/testing stands in for one.
  */
 import { createVidClient, isProblem } from '../client/src/index.js';
-import { softwareAuthenticator } from './software-authenticator.js';
+import { softwareAuthenticator } from '../client/src/testing/index.js';
 
 const origin = new URL(process.argv[2] ?? 'http://localhost:8080').origin;
 const username = process.argv[3] ?? `demo${Math.floor(Math.random() * 1e6)}`;

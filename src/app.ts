@@ -185,6 +185,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
 
   const schemas = [...PLATFORM_SCHEMAS, ...modules.flatMap((module) => module.schemas ?? [])];
   const tags = [...modules.flatMap((module) => module.tags ?? []), ...PLATFORM_TAGS];
+  const operations = Object.assign({}, ...modules.map((module) => module.operations ?? {}));
   // PRODUCT §0: every body is JSON; anything else is 415, not a string for the validator to refuse.
   app.removeContentTypeParser('text/plain');
   // Strict UTF-8, a depth cap and well-formed strings, for every route (decision 130).
@@ -203,7 +204,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   await app.register(corsPlugin, { origins: config.corsOrigins });
   await app.register(loadSheddingPlugin, { ...config.shedding, metrics });
   await app.register(deprecationPlugin, { routes: config.deprecatedRoutes });
-  await app.register(openApiPlugin, { version: config.apiVersion, description: API_DESCRIPTION, schemas, tags });
+  await app.register(openApiPlugin, { version: config.apiVersion, description: API_DESCRIPTION, schemas, tags, operations });
   await app.register(clientPlugin, { locate: locateIp });
   // Order matters: authentication, then per-account limits, then idempotency (scoped by principal).
   const authFailures = createAuthFailures(shared.limiter, clock.now, config.authFailures);

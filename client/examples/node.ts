@@ -5,10 +5,10 @@
  *   npx tsx client/examples/node.ts [base_url] [username]
  *
  * base_url is the server's PUBLIC_ORIGIN: proofs and passkeys are bound to it. Node has no
- * platform authenticator: the examples' software authenticator (examples/software-authenticator.ts)
+ * platform authenticator: the software passkey of @vid/client/testing
  * stands in for one, making genuine WebAuthn registrations and assertions.
  */
-import { softwareAuthenticator } from '../../examples/software-authenticator.js';
+import { softwareAuthenticator } from '../src/testing/index.js';
 import { createVidClient, isProblem } from '../src/index.js';
 
 const origin = new URL(process.argv[2] ?? 'http://localhost:8080').origin;

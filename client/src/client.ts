@@ -10,6 +10,10 @@ import type {
   Contact,
   Photo,
   ContactKey,
+  Field,
+  FieldChanges,
+  FieldTypeKey,
+  FieldValues,
   KeyBundle,
   KeyShare,
   ShareLink,
@@ -41,10 +45,11 @@ import type { CallOptions, FetchLike, VidResponse } from './http.js';
 import { paginate } from './pagination.js';
 import type { Page, Paginated } from './pagination.js';
 import { DEFAULT_RETRY, defaultSleep } from './retry.js';
-import type { RetryPolicy, Sleep } from './retry.js';
+import type { RetryHook, RetryPolicy, Sleep } from './retry.js';
 import { memoryStorage } from './storage.js';
 import type { VidStorage } from './storage.js';
 
+/** How a client is made: where the API is, and where the device key and the session live. */
 export interface VidClientOptions {
   /** The API base URL, e.g. https://id.example.com/api/v1. */
   baseUrl: string;
@@ -56,7 +61,13 @@ export interface VidClientOptions {
   now?: () => number;
   /** Waits between retries. Default: setTimeout. */
   sleep?: Sleep;
+  /** Retry limits for every call (a call's own `retry` goes over them). Default 3 retries, waits up to 60 s. */
   retry?: Partial<RetryPolicy>;
+  /**
+   * Told before every wait for a retry (429/503 with Retry-After, a network error): say "trying
+   * again in 40 s" to the person. Return false to give up: the call throws the problem at once.
+   */
+  onRetry?: RetryHook;
   /** Renew this many seconds before the access token expires (at most a quarter of its lifetime). Default 60. */
   renewBeforeSeconds?: number;
   /** The session is gone (logout, revoked, refresh refused): show the sign-in screen. */
@@ -65,7 +76,8 @@ export interface VidClientOptions {
 
 export type { CreateCredential, GetAssertion };
 
-type Op<M extends HttpMethod, P extends PathsWith<M>> = Operation<P, M>;
+/** The operation of `method` on `path`, in the order `request` names them. */
+export type Op<M extends HttpMethod, P extends PathsWith<M>> = Operation<P, M>;
 
 /** Options of `request`/`send`: path parameters, query and body typed from the OpenAPI document. */
 export type RequestArgs<M extends HttpMethod, P extends PathsWith<M>> = CallOptions & {
@@ -74,6 +86,7 @@ export type RequestArgs<M extends HttpMethod, P extends PathsWith<M>> = CallOpti
   body?: RequestBody<Op<M, P>>;
 };
 
+/** The current session, as `session()` answers it. */
 export interface SessionInfo {
   sessionId: string;
   trusted: boolean;
@@ -81,8 +94,10 @@ export interface SessionInfo {
   expiresAt: number;
 }
 
+/** A client, as `createVidClient` makes it. */
 export type VidClient = ReturnType<typeof createVidClient>;
 
+/** A client of one VID server: DPoP, renewal, Idempotency-Key, If-Match and retries are its business (README). */
 export function createVidClient(options: VidClientOptions) {
   const transport = new Transport({
     baseUrl: options.baseUrl,
@@ -93,6 +108,7 @@ export function createVidClient(options: VidClientOptions) {
     retry: { ...DEFAULT_RETRY, ...options.retry },
     renewBeforeMs: (options.renewBeforeSeconds ?? 60) * 1000,
     onSessionEnded: options.onSessionEnded,
+    onRetry: options.onRetry,
   });
   const { storage } = transport.config;
 
@@ -126,10 +142,14 @@ export function createVidClient(options: VidClientOptions) {
   }
 
   return {
+    /** Any operation of the API, typed from the OpenAPI document; answers the parsed body. */
     request,
+    /** Like `request`, but answers `{ status, headers, data }`. */
     send,
+    /** Iterates any list endpoint (`{data, next_cursor, has_more}`) page by page. */
     list,
 
+    /** Usernames before sign-up. */
     usernames: {
       /** Availability as the person types; reserves nothing. */
       check: (username: string, call?: CallOptions): Promise<UsernameCheckResult> =>
@@ -197,6 +217,7 @@ export function createVidClient(options: VidClientOptions) {
       return thumbprint(await publicJwk((await transport.key(true))!));
     },
 
+    /** The signed-in account. */
     me: {
       /** GET /me; remembers its version for the next patch. */
       get: (call?: CallOptions): Promise<Me> => request('GET', '/me', call),
@@ -205,6 +226,7 @@ export function createVidClient(options: VidClientOptions) {
         request('PATCH', '/me', { idempotent: true, ...call, body: changes }),
     },
 
+    /** The account's signed-in devices. */
     sessions: {
       /** Your live sessions, following cursors: `for await (const s of sessions.list())`, or `.pages()`. */
       list: (query: { limit?: number } = {}, call?: CallOptions): Paginated<Session> => list('/auth/sessions', { ...call, query }),
@@ -225,11 +247,18 @@ export function createVidClient(options: VidClientOptions) {
      * Cards (the preview, a contact's card, a public card) are pulled with If-None-Match from the
      * copy held: the server answers 304 while it is current, and this returns that same copy.
      */
-    cards: { get: cardsGet },
+    cards: {
+      /** A card by path, with If-None-Match from `held`: `changed: false` and the same copy on a 304. */
+      get: cardsGet,
+    },
 
+    /** Profiles (PRODUCT §3): audiences, each showing some of your fields. */
     profiles: {
+      /** Your profiles, in the order you made them. */
       list: (call?: CallOptions): Paginated<Profile> => list('/profiles', { ...call }),
+      /** One profile; remembers its version for the next update. */
       get: (id: string, call?: CallOptions): Promise<Profile> => request('GET', '/profiles/{id}', { ...call, params: { id } }),
+      /** A new profile (an audience), showing nothing yet. */
       create: (body: RequestBody<Op<'POST', '/profiles'>>, call?: CallOptions): Promise<Profile> => request('POST', '/profiles', { ...call, body }),
       /** PATCH with If-Match from the last version seen (or `ifMatch`). */
       update: (id: string, body: RequestBody<Op<'PATCH', '/profiles/{id}'>>, call?: CallOptions): Promise<Profile> =>
@@ -248,6 +277,7 @@ export function createVidClient(options: VidClientOptions) {
       /** Shows a field in the profile (or changes its label or place); answers the exposure. */
       expose: (id: string, fieldId: string, body: RequestBody<Op<'PUT', '/profiles/{id}/exposures/{field_id}'>> = {}, call?: CallOptions): Promise<Exposure> =>
         request('PUT', '/profiles/{id}/exposures/{field_id}', { ifMatch: false, ...call, params: { id, field_id: fieldId }, body }),
+      /** Stops showing a field in the profile (the field itself stays). */
       async hide(id: string, fieldId: string, call?: CallOptions): Promise<void> {
         await request('DELETE', '/profiles/{id}/exposures/{field_id}', { ifMatch: false, ...call, params: { id, field_id: fieldId } });
       },
@@ -278,8 +308,11 @@ export function createVidClient(options: VidClientOptions) {
 
     /** The people you subscribe to (PRODUCT §4), their cards and your private annotations (§5). */
     contacts: {
+      /** The people you follow (`status` keeps one state, `label` one of your labels). */
       list: (query: QueryParams<Op<'GET', '/contacts'>> = {}, call?: CallOptions): Paginated<Contact> => list('/contacts', { ...call, query }),
+      /** One contact. */
       get: (id: string, call?: CallOptions): Promise<Contact> => request('GET', '/contacts/{id}', { ...call, params: { id } }),
+      /** Asks to follow someone by username, with an optional message; pending until they approve. */
       subscribe: (username: string, message?: string, call?: CallOptions): Promise<Contact> => request('POST', '/contacts', { ...call, body: { username, ...(message ? { message } : {}) } }),
       /** Unsubscribes (pending or active), or removes an ended contact from the list. */
       async remove(id: string, call?: CallOptions): Promise<void> {
@@ -292,11 +325,14 @@ export function createVidClient(options: VidClientOptions) {
         request('GET', '/contacts/{id}/vcard', { ...call, params: { id }, query: { version } }) as Promise<string>,
       /** Every active contact in one vCard file. */
       allVcards: (version: '3.0' | '4.0' = '3.0', call?: CallOptions): Promise<string> => request('GET', '/contacts/vcard', { ...call, query: { version } }) as Promise<string>,
+      /** Your private note and labels on a contact. */
       annotation: {
+        /** Your note and labels on a contact (404 annotation_not_found when there are none). */
         get: (id: string, call?: CallOptions): Promise<Annotation> => request('GET', '/contacts/{id}/annotation', { ...call, params: { id } }),
         /** Creates it (no If-Match the first time) or updates it (If-Match from the last read). */
         put: (id: string, body: RequestBody<Op<'PUT', '/contacts/{id}/annotation'>>, call?: CallOptions): Promise<Annotation> =>
           request('PUT', '/contacts/{id}/annotation', { ...call, params: { id }, body }),
+        /** Deletes your note and labels on a contact. */
         async remove(id: string, call?: CallOptions): Promise<void> {
           await request('DELETE', '/contacts/{id}/annotation', { ...call, params: { id } });
         },
@@ -307,23 +343,53 @@ export function createVidClient(options: VidClientOptions) {
       keys: (id: string, call?: CallOptions): Paginated<ContactKey> => list('/contacts/{id}/keys', { ...call, params: { id } }),
     },
 
+    /**
+     * Your identity fields (`/me/fields`, docs/fields.md): each `value` typed by its `type` from
+     * the field catalog, so `create({ type: 'birthday', value: '1990-05-17' })` does not compile.
+     */
+    fields: {
+      /** Your fields in creation order; `type` keeps one type (and types the items). */
+      list: <K extends FieldTypeKey = FieldTypeKey>(query: { type?: K; limit?: number } = {}, call?: CallOptions): Paginated<Field<K>> =>
+        list('/me/fields', { ...call, query }) as unknown as Paginated<Field<K>>,
+      /** One of your fields; remembers its version for the next update. */
+      get: (id: string, call?: CallOptions): Promise<Field> => request('GET', '/me/fields/{id}', { ...call, params: { id } }) as Promise<Field>,
+      /** Adds a field; the server normalises it (`+49 30 1234567` for `030 1234567` in DE) and answers it. */
+      create: <K extends FieldTypeKey>(field: { type: K; value: FieldValues[K]; label?: string | null; country?: string | null }, call?: CallOptions): Promise<Field<K>> =>
+        request('POST', '/me/fields', { ...call, body: field }) as Promise<Field<K>>,
+      /** PATCH with If-Match from the last version seen (or `ifMatch`); the type never changes. */
+      update: <K extends FieldTypeKey = FieldTypeKey>(id: string, changes: FieldChanges<K>, call?: CallOptions): Promise<Field<K>> =>
+        request('PATCH', '/me/fields/{id}', { idempotent: true, ...call, params: { id }, body: changes }) as Promise<Field<K>>,
+      /** DELETE with If-Match from the last version seen. */
+      async remove(id: string, call?: CallOptions): Promise<void> {
+        await request('DELETE', '/me/fields/{id}', { ...call, params: { id } });
+      },
+    },
+
     /** Who sees your cards (PRODUCT §4): requests, approvals, moves, revocations, blocks. */
     subscriptions: {
+      /** Who follows you or asked to (`status: 'pending'` for the requests to answer). */
       list: (query: QueryParams<Op<'GET', '/subscriptions'>> = {}, call?: CallOptions): Paginated<Subscription> => list('/subscriptions', { ...call, query }),
+      /** One subscription. */
       get: (id: string, call?: CallOptions): Promise<Subscription> => request('GET', '/subscriptions/{id}', { ...call, params: { id } }),
+      /** Lets a pending request in, showing them this profile. */
       approve: (id: string, profileId: string, call?: CallOptions): Promise<Subscription> =>
         request('POST', '/subscriptions/{id}/approve', { ...call, params: { id }, body: { profile_id: profileId } }),
+      /** Turns a pending request down (silently); `block` refuses their later requests too. */
       deny: (id: string, options: { block?: boolean } & CallOptions = {}): Promise<Subscription> => {
         const { block, ...call } = options;
         return request('POST', '/subscriptions/{id}/deny', { ...call, params: { id }, body: { block: block ?? false } });
       },
+      /** Shows a follower another profile. */
       move: (id: string, profileId: string, call?: CallOptions): Promise<Subscription> =>
         request('POST', '/subscriptions/{id}/move', { ...call, params: { id }, body: { profile_id: profileId } }),
+      /** Ends an approved subscription (silently); `block` refuses their later requests too. */
       revoke: (id: string, options: { block?: boolean } & CallOptions = {}): Promise<Subscription> => {
         const { block, ...call } = options;
         return request('POST', '/subscriptions/{id}/revoke', { ...call, params: { id }, body: { block: block ?? false } });
       },
+      /** The usernames you block. */
       blocks: (call?: CallOptions) => list('/blocks', { ...call }),
+      /** Lets a blocked username ask again. */
       async unblock(username: string, call?: CallOptions): Promise<void> {
         await request('DELETE', '/blocks/{username}', { ...call, params: { username } });
       },
@@ -331,13 +397,17 @@ export function createVidClient(options: VidClientOptions) {
 
     /** Share links (PRODUCT §6): a QR code or link that lets someone subscribe to one profile. */
     shareLinks: {
+      /** A link to one profile: `auto_approve` lets holders in at once; `expires_at` and `max_uses` limit it. */
       create: (body: RequestBody<Op<'POST', '/share-links'>>, call?: CallOptions): Promise<ShareLink> => request('POST', '/share-links', { ...call, body }),
+      /** Your share links. */
       list: (call?: CallOptions): Paginated<ShareLink> => list('/share-links', { ...call }),
+      /** Ends a share link: holders can no longer use it. */
       async revoke(id: string, call?: CallOptions): Promise<void> {
         await request('DELETE', '/share-links/{id}', { ...call, params: { id } });
       },
       /** Whose link is it (no session needed)? */
       resolve: (token: string, call?: CallOptions) => request('GET', '/share-links/resolve', { ...call, auth: 'none', query: { token } }),
+      /** Follows the profile a link names: active at once with auto_approve, else pending. */
       redeem: (token: string, call?: CallOptions): Promise<Contact> => request('POST', '/share-links/redeem', { ...call, body: { token } }),
     },
 
@@ -345,20 +415,25 @@ export function createVidClient(options: VidClientOptions) {
     keys: {
       /** One bundle per passkey (`methodId`, from GET /auth/methods), which your active contacts read. */
       devices: {
+        /** Your devices' key bundles. */
         list: (call?: CallOptions): Paginated<KeyBundle> => list('/keys/devices', { ...call }),
+        /** One passkey's key bundle. */
         get: (methodId: string, call?: CallOptions): Promise<KeyBundle> => request('GET', '/keys/devices/{method_id}', { ...call, params: { method_id: methodId } }),
         /** Creates the bundle (no If-Match the first time) or replaces it (If-Match from the last read or write). */
         put: (methodId: string, bundle: string, call?: CallOptions): Promise<KeyBundle> =>
           request('PUT', '/keys/devices/{method_id}', { ...call, params: { method_id: methodId }, body: { bundle } }),
+        /** Deletes one passkey's key bundle. */
         async remove(methodId: string, call?: CallOptions): Promise<void> {
           await request('DELETE', '/keys/devices/{method_id}', { ...call, params: { method_id: methodId } });
         },
       },
       /** The server's share of your split secret: every call needs a step-up (`stepUp`). */
       share: {
+        /** The server's share of your secret (step-up needed). */
         get: (call?: CallOptions): Promise<KeyShare> => request('GET', '/keys/share', { ...call }),
         /** Creates the share (no If-Match the first time) or replaces it (If-Match from the last read or write). */
         put: (share: string, call?: CallOptions): Promise<KeyShare> => request('PUT', '/keys/share', { ...call, body: { share } }),
+        /** Deletes the server's share (step-up needed). */
         async remove(call?: CallOptions): Promise<void> {
           await request('DELETE', '/keys/share', { ...call });
         },
@@ -367,7 +442,8 @@ export function createVidClient(options: VidClientOptions) {
 
     /** Public cards: no session needed. */
     public: {
-      card: (username: string, call?: CallOptions): Promise<Card> => request('GET', '/public/{username}', { ...call, auth: 'none', params: { username } }),
+      /** Someone's public card (their public profile), without a session. */
+      card: (username: string, call?: CallOptions): Promise<Card> => request('GET', '/public/{username}', { ...call, auth: 'none', params: { username } }) as Promise<Card>,
       /** Where the vCard is (3.0 for phones' address books, 4.0 otherwise): a link to download. */
       vcardUrl: (username: string, version: '3.0' | '4.0' = '3.0'): string =>
         `${transport.config.baseUrl.replace(/\/$/, '')}${fillPath('/public/{username}/vcard', { username })}?version=${version}`,
@@ -396,6 +472,7 @@ export function createVidClient(options: VidClientOptions) {
       },
     },
 
+    /** Signals (docs/events.md): `stream` follows them live, `list` polls one page. */
     events,
   };
 }

@@ -5,9 +5,11 @@
 /** A WebCrypto CryptoKey, named without relying on the DOM lib (the client also builds for Node). */
 export type WebCryptoKey = Parameters<typeof globalThis.crypto.subtle.sign>[1];
 
+/** The device key (ES256) that proofs are signed with and the session is bound to (RFC 9449). */
 export interface DpopKeyPair {
   /** Non-extractable: script can sign with it, nobody can read it (stays in IndexedDB in browsers). */
   privateKey: WebCryptoKey;
+  /** Sent in every proof's header as a JWK. */
   publicKey: WebCryptoKey;
 }
 

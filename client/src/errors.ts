@@ -1,32 +1,41 @@
 // Every refusal surfaces as a VidProblemError carrying the RFC 9457 problem document; transport
 // failures as VidNetworkError.
-import type { Problem } from './api.js';
+import type { Problem, ProblemCode } from './api.js';
 
-export class VidProblemError extends Error {
+/**
+ * A refusal: the RFC 9457 problem document the server answered, with its headers. `C` narrows
+ * `code` (isProblem(error, 'field_not_found') gives a `VidProblemError<'field_not_found'>`).
+ */
+export class VidProblemError<C extends ProblemCode = ProblemCode> extends Error {
   override readonly name = 'VidProblemError';
   readonly problem: Problem;
   /** The response headers (Retry-After, WWW-Authenticate, RateLimit-*, VID-Request-Id). */
   readonly headers: Headers;
 
+  /** Made by the client from an answer; `problemFrom` reads a Response into one. */
   constructor(problem: Problem, headers: Headers) {
     super(`${problem.status} ${problem.code}: ${problem.detail}`);
     this.problem = problem;
     this.headers = headers;
   }
 
+  /** The HTTP status (the problem's `status`). */
   get status(): number {
     return this.problem.status;
   }
   /** Stable, machine-readable (snake_case; JOIN_NOT_APPROVED is the spec's own). */
-  get code(): string {
-    return this.problem.code;
+  get code(): C {
+    return this.problem.code as C;
   }
+  /** The problem type URI (RFC 9457 §3.1.1). */
   get type(): string {
     return this.problem.type;
   }
+  /** The same short summary for every occurrence of this code. */
   get title(): string {
     return this.problem.title;
   }
+  /** What went wrong this time, in a sentence for developers (not for the person). */
   get detail(): string {
     return this.problem.detail;
   }
@@ -43,13 +52,17 @@ export class VidProblemError extends Error {
 /** The request never got an HTTP answer (connection refused, reset, DNS, timeout). */
 export class VidNetworkError extends Error {
   override readonly name = 'VidNetworkError';
+  /** `cause`: the error fetch threw. */
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
   }
 }
 
-/** `error` is a problem (with this code, when given). */
-export function isProblem(error: unknown, code?: string): error is VidProblemError {
+/**
+ * `error` is a problem (with this code, when given). The code is checked at compile time against
+ * every code a server answers: `isProblem(error, 'feild_not_found')` does not compile.
+ */
+export function isProblem<C extends ProblemCode = ProblemCode>(error: unknown, code?: C): error is VidProblemError<C> {
   return error instanceof VidProblemError && (code === undefined || error.code === code);
 }
 

@@ -7,9 +7,12 @@ import { SIGNAL_RESOURCES } from './generated/signal-kinds.js';
 import type { Transport } from './http.js';
 import { SseParser } from './sse.js';
 
+/** One page of `GET /events`: signals, oldest first, and the cursor after them. */
 export type EventPage = ResponseBody<Operation<'/events', 'GET'>>;
+/** Where the stream is: connecting, live (`streaming`), polling instead, or waiting to reconnect. */
 export type StreamState = 'connecting' | 'streaming' | 'polling' | 'waiting';
 
+/** How to follow the signals: what to call, where to resume, when to stop. */
 export interface StreamOptions {
   /** Called once per signal, in order; the next waits for it. Pull `signal.resource` for the new state. */
   onSignal: (signal: Signal) => void | Promise<void>;
@@ -24,6 +27,7 @@ export interface StreamOptions {
    * pull your resources again. The stream then continues from now on.
    */
   onResync?: () => void | Promise<void>;
+  /** Told when the state changes (`streaming` once live), e.g. for a "live" mark. */
   onStateChange?: (state: StreamState) => void;
   /** `auto` (default) streams and falls back to polling; `stream` or `poll` force one. */
   mode?: 'auto' | 'stream' | 'poll';
@@ -202,7 +206,12 @@ export function createEvents(transport: Transport) {
     }
   }
 
-  return { list, stream };
+  return {
+    /** One page of signals after `since` (polling); without `since`, every retained signal. */
+    list,
+    /** Follows the signals live until `options.signal` aborts (then resolves). */
+    stream,
+  };
 }
 
 /** The `data:` of a signal event of a known kind; anything else is passed over. */

@@ -7,9 +7,10 @@ import type { DpopKeyPair, PublicJwk } from './dpop.js';
 import { challengeError, problemFrom, VidNetworkError, VidProblemError } from './errors.js';
 import { idempotencyKeyFor, resendableAfterNetworkError } from './idempotency.js';
 import { backoffMs, retryAfterMs } from './retry.js';
-import type { RetryPolicy, Sleep } from './retry.js';
+import type { RetryHook, RetryPolicy, Sleep } from './retry.js';
 import type { StoredSession, VidStorage } from './storage.js';
 
+/** The fetch the client calls (the global one by default; a test's or a proxy's otherwise). */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 export interface TransportConfig {
@@ -23,6 +24,8 @@ export interface TransportConfig {
   /** Renew this long before the access token expires (at most a quarter of its lifetime). */
   renewBeforeMs: number;
   onSessionEnded?: (reason: VidProblemError | undefined) => void;
+  /** Told before every retry's wait (see RetryHook). */
+  onRetry?: RetryHook;
 }
 
 /** Per-call options of the pipeline (the typed client builds them). */
@@ -42,6 +45,10 @@ export interface CallOptions {
   ifMatch?: number | string | false;
   /** Sensitive operation: answer a step-up challenge (VID-Step-Up) with this authenticator callback. */
   stepUp?: GetAssertion;
+  /** This call's retry limits, over the client's (`{ maxRetries: 0 }`: never retry). */
+  retry?: Partial<RetryPolicy>;
+  /** Told before each of this call's retries, after the client's own `onRetry`; `false` gives up. */
+  onRetry?: RetryHook;
   signal?: AbortSignal;
 }
 
@@ -59,9 +66,13 @@ export interface SendOptions extends CallOptions {
   noRenew?: boolean;
 }
 
+/** An answer as `send` gives it: status, headers and the parsed body. */
 export interface VidResponse<T> {
+  /** The HTTP status. */
   status: number;
+  /** The response headers (ETag, Location, RateLimit-*, VID-Request-Id, …). */
   headers: Headers;
+  /** The body: parsed JSON, text for other media types, undefined for 204 and 304. */
   data: T;
 }
 
@@ -210,7 +221,12 @@ export class Transport {
     const url = this.url(options.path, options.query);
     const idempotencyKey = idempotencyKeyFor(method, options.idempotencyKey);
     const resendable = resendableAfterNetworkError(method, options.idempotent);
-    const { retry } = this.config;
+    const retry: RetryPolicy = { ...this.config.retry, ...options.retry };
+    /** Tells the hooks about the wait ahead; false when one of them gives up. */
+    const announce = (ms: number, problem: VidProblemError | VidNetworkError): boolean => {
+      const wait = { ms, attempt: retries + 1, of: retry.maxRetries };
+      return this.config.onRetry?.(wait, problem) !== false && options.onRetry?.(wait, problem) !== false;
+    };
     let stepUp = options.stepUp ? await this.stepUpHeader(options.stepUp, signal) : undefined;
     let retries = 0;
     const once = { renewed: false, nonce: false, skew: false, stepUp: false };
@@ -243,11 +259,16 @@ export class Transport {
         });
       } catch (error) {
         if (signal?.aborted) throw signal.reason ?? error;
+        const failure = new VidNetworkError(`${method} ${options.path}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
         if (resendable && retries < retry.maxRetries) {
-          await this.config.sleep(backoffMs(retries++, retry), signal);
-          continue;
+          const delay = backoffMs(retries, retry);
+          if (announce(delay, failure)) {
+            retries++;
+            await this.config.sleep(delay, signal);
+            continue;
+          }
         }
-        throw new VidNetworkError(`${method} ${options.path}: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+        throw failure;
       }
       const nonce = response.headers.get('dpop-nonce');
       if (nonce) this.nonce = nonce;
@@ -284,13 +305,15 @@ export class Transport {
       const retryable = RETRYABLE_STATUSES.has(response.status) || problem.code === 'idempotency_request_in_progress';
       if (retryable && retries < retry.maxRetries) {
         const delay = retryAfterMs(response.headers.get('retry-after'), Date.now()) ?? backoffMs(retries, retry);
-        if (delay <= retry.maxDelayMs) {
+        if (delay <= retry.maxDelayMs && announce(delay, problem)) {
           retries++;
           await this.config.sleep(delay, signal);
           continue;
         }
       }
-      if (problem.code === 'version_mismatch') this.versions.delete(options.path);
+      // 412 version_mismatch: the version held is stale and stays so until the caller reads again
+      // (a GET records the current one). A write resent unread answers 412 again, never 428, and
+      // never overwrites the change made elsewhere.
       // The operator locked the account: its sessions are revoked, this one is of no more use.
       if (problem.code === 'account_locked' && session) await this.endSession(problem);
       throw problem;

@@ -1,13 +1,15 @@
 // @vid/client: a TypeScript client for the VID API (browsers and Node 20). See ../README.md.
 export { createVidClient, fillPath } from './client.js';
-export type { CardPath, CreateCredential, GetAssertion, HeldCard, RequestArgs, SessionInfo, VidClient, VidClientOptions } from './client.js';
+export type { CardPath, CreateCredential, GetAssertion, HeldCard, Op, RequestArgs, SessionInfo, VidClient, VidClientOptions } from './client.js';
 export type { CallOptions, FetchLike, VidResponse } from './http.js';
 export { isProblem, VidNetworkError, VidProblemError } from './errors.js';
 export { contactCards, contactOfCard } from './contact-cards.js';
 export { createResourceCache, pathOfKey, resourceCovers } from './resources.js';
-export type { ResourceCache, ResourceCacheOptions, ResourceState } from './resources.js';
+export type { Listener, ResourceCache, ResourceCacheOptions, ResourceState } from './resources.js';
 export { knownSignal } from './events.js';
 export { SIGNAL_RESOURCES } from './generated/signal-kinds.js';
+export { FIELD_TYPE_KEYS } from './generated/field-values.js';
+export { SERVER_PROBLEM_CODES } from './generated/problem-codes.js';
 export type { ContactCards, ContactCardsOptions } from './contact-cards.js';
 export { memoryStorage } from './storage.js';
 export type { StoredSession, VidStorage } from './storage.js';
@@ -18,5 +20,5 @@ export type { Page, Paginated } from './pagination.js';
 export type { EventPage, StreamOptions, StreamState } from './events.js';
 export { SseParser } from './sse.js';
 export type { SseMessage } from './sse.js';
-export type { RetryPolicy, Sleep } from './retry.js';
+export type { RetryHook, RetryPolicy, RetryWait, Sleep } from './retry.js';
 export type * from './api.js';

@@ -1,12 +1,14 @@
 // Cursor pagination (PRODUCT §0): `{data, next_cursor, has_more}`, `cursor` is opaque. Iterate
 // items with `for await`, or whole pages with `.pages()`; each iteration starts from the first page.
 
+/** One page of a list: its items, the cursor of the next page, and whether there is one. */
 export interface Page<T> {
   data: T[];
   next_cursor: string | null;
   has_more: boolean;
 }
 
+/** A list endpoint followed page by page: `for await` over the items, `.pages()` over the pages. */
 export interface Paginated<T> extends AsyncIterable<T> {
   /** Page after page, following next_cursor until has_more is false. */
   pages(): AsyncIterableIterator<Page<T>>;
@@ -14,6 +16,7 @@ export interface Paginated<T> extends AsyncIterable<T> {
   toArray(): Promise<T[]>;
 }
 
+/** Makes a `Paginated` from a function that fetches the page after a cursor. */
 export function paginate<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>): Paginated<T> {
   async function* pages(): AsyncIterableIterator<Page<T>> {
     let cursor: string | undefined;

@@ -8,6 +8,7 @@ import type { Signal } from './api.js';
 import type { VidClient } from './client.js';
 import { isProblem } from './errors.js';
 
+/** What the cache holds for one key, as a view renders it. */
 export interface ResourceState<T = unknown> {
   /** The last answer, kept through revalidation and failures; undefined until one arrives. */
   readonly data: T | undefined;
@@ -21,6 +22,7 @@ export interface ResourceState<T = unknown> {
   readonly settled: boolean;
 }
 
+/** How a resource cache relates signals to resources, and how it retries. */
 export interface ResourceCacheOptions {
   /**
    * Resources a signal's resource also touches, beyond its own path and the paths below it: e.g.
@@ -31,10 +33,12 @@ export interface ResourceCacheOptions {
   retryDelayMs?: (failures: number) => number;
   /** Timers (tests pass their own). */
   setTimeout?: (run: () => void, ms: number) => unknown;
+  /** Cancels a timer `setTimeout` made. */
   clearTimeout?: (timer: unknown) => void;
 }
 
-type Listener = () => void;
+/** Called after every change of a watched entry; read it with `peek`. */
+export type Listener = () => void;
 
 interface Entry {
   state: ResourceState;
@@ -60,6 +64,7 @@ export function resourceCovers(resource: string, key: string): boolean {
 /** Refusals that say the resource is not there (any more): the copy held goes too. */
 const GONE = new Set([404, 410]);
 
+/** A live cache of GET answers keyed by path and query, kept current by signals (README). */
 export function createResourceCache(client: Pick<VidClient, 'send'>, options: ResourceCacheOptions = {}) {
   const entries = new Map<string, Entry>();
   const retryDelay = options.retryDelayMs ?? ((failures: number) => Math.min(30_000, 2_000 * 2 ** Math.max(0, failures - 1)));
@@ -180,7 +185,9 @@ export function createResourceCache(client: Pick<VidClient, 'send'>, options: Re
       return data as T;
     },
 
+    /** Reads the key again now (If-None-Match from the copy held); true when the copy changed. */
     revalidate,
+    /** What a signal's resource names (its path, the paths below it, its `related`): read again while watched, dropped otherwise. */
     invalidate,
 
     /** An update answered the resource's new state: hold it without reading again. */
@@ -225,4 +232,5 @@ export function createResourceCache(client: Pick<VidClient, 'send'>, options: Re
   };
 }
 
+/** A cache as `createResourceCache` makes it. */
 export type ResourceCache = ReturnType<typeof createResourceCache>;

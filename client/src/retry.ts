@@ -1,6 +1,9 @@
 // When and how long to wait before trying a call again: Retry-After on 429/503 (RFC 9110
 // §10.2.3, STANDARDS "Rate limits and retries"), jittered backoff after network errors.
 
+import type { VidNetworkError, VidProblemError } from './errors.js';
+
+/** How many retries a call makes and how long it waits (`retry` of the client or of one call). */
 export interface RetryPolicy {
   /** Retries after the first attempt (429/503, network errors on idempotent calls). Default 3. */
   maxRetries: number;
@@ -10,8 +13,28 @@ export interface RetryPolicy {
   baseDelayMs: number;
 }
 
+/**
+ * What the client is about to wait for, given to `onRetry` before each retry, so a UI can say
+ * "trying again in 40 s".
+ */
+export interface RetryWait {
+  /** Milliseconds until the next attempt (Retry-After when the server sent one). */
+  ms: number;
+  /** The retry about to be made: 1 for the first. */
+  attempt: number;
+  /** The most retries this call makes (`maxRetries`). */
+  of: number;
+}
+
+/**
+ * Called before each wait: `problem` is the refusal (429, 503, 409 idempotency_request_in_progress)
+ * or the network error that caused it. Return `false` to give up now: the call then throws it.
+ */
+export type RetryHook = (wait: RetryWait, problem: VidProblemError | VidNetworkError) => void | boolean;
+
 export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 3, maxDelayMs: 60_000, baseDelayMs: 250 };
 
+/** Waits `ms` milliseconds, rejecting when `signal` aborts (tests pass one that records the waits). */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 /** Retry-After as delay-seconds or an HTTP-date, in milliseconds; undefined when absent or unreadable. */

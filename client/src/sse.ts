@@ -1,6 +1,7 @@
 // A Server-Sent Events parser (WHATWG HTML §9.2.6 "Event stream interpretation") for streams read
 // with fetch: EventSource cannot send the Authorization and DPoP headers (STANDARDS, SSE).
 
+/** What the parser hands back, one message per completed block or line. */
 export type SseMessage =
   /** A dispatched event; `id` is the last event id after it (the resume cursor). */
   | { kind: 'event'; id: string; event: string; data: string }
@@ -11,6 +12,7 @@ export type SseMessage =
   /** `: text`, e.g. heartbeats. */
   | { kind: 'comment'; text: string };
 
+/** An incremental `text/event-stream` parser: push decoded text, get completed messages. */
 export class SseParser {
   private buffer = '';
   private started = false;

@@ -17,10 +17,15 @@ export interface StoredSession {
   trusted: boolean;
 }
 
+/** Where a client keeps its device key and its session: memory by default, IndexedDB in a browser app that should survive reloads. */
 export interface VidStorage {
+  /** The device key, if one was made. */
   getKey(): Promise<DpopKeyPair | undefined>;
+  /** Keeps the device key (undefined: forget it). Store the CryptoKey pair itself (structured clone), never an export. */
   setKey(key: DpopKeyPair | undefined): Promise<void>;
+  /** The session, if signed in. */
   getSession(): Promise<StoredSession | undefined>;
+  /** Keeps the session (undefined: signed out). */
   setSession(session: StoredSession | undefined): Promise<void>;
 }
 

@@ -20,6 +20,12 @@ import type { Store } from './store/store.js';
  * in that order. See docs/decisions/060-feature-modules.md.
  */
 
+/**
+ * Readable OpenAPI operationIds, keyed by `METHOD /path/{param}` as the document writes the
+ * operation (without the /api/v1 prefix): `'POST /auth/join/approve-with-factor': 'approveOwnJoinWithFactor'`.
+ */
+export type OperationNames = Readonly<Record<string, string>>;
+
 /** What every module may use: the shared platform, never another module's internals. */
 export interface Platform {
   config: Config;
@@ -84,6 +90,8 @@ export interface VidModule {
   schemas?: TSchema[];
   /** OpenAPI tags this module's routes use. */
   tags?: Array<{ name: string; description: string }>;
+  /** The operationId of each of its routes (its operations.ts). */
+  operations?: OperationNames;
   build(platform: Platform, services: ModuleServices): ModuleParts;
 }
 

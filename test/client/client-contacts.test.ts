@@ -39,9 +39,13 @@ for (const backend of backends) {
       const cards = contactCards(bob.client);
       const changes: Array<string | undefined> = [];
       const controller = new AbortController();
-      const following = cards.follow({ signal: controller.signal, onChange: (id) => void changes.push(id) });
+      let state: string | undefined;
+      const following = cards.follow({ signal: controller.signal, onChange: (id) => void changes.push(id), onStateChange: (next) => (state = next) });
       await eventually(() => changes.length >= 1, 3000, 'the first sync');
       assert.equal(cards.cards.get(contact.id)?.fields[0]?.value, '+493022732152');
+      // Live, and the catch-up check made once the stream has its position is done: the change
+      // below then reaches Bob by its signal.
+      await eventually(() => state === 'streaming' && bob.calls('GET', `/contacts/${contact.id}/card`).filter((call) => call.status).length >= 2, 3000, 'the stream to be live');
 
       await alice.client.request('PATCH', '/me/fields/{id}', { params: { id: phone.id }, body: { value: '+49 30 22730' }, ifMatch: phone.version });
       await eventually(() => cards.cards.get(contact.id)?.fields[0]?.value === '+493022730', 5000, 'the new number');
@@ -61,6 +65,37 @@ for (const backend of backends) {
       const blocks = [];
       for await (const b of alice.client.subscriptions.blocks()) blocks.push(b);
       assert.equal(blocks.length, 1);
+    });
+
+    it('a change made while the stream is still connecting is not lost (the list is checked once the stream has a position)', async () => {
+      const alice = clientFor(t);
+      const bob = clientFor(t);
+      await signUp(alice, uniqueName('alice'));
+      await signUp(bob, uniqueName('bob'));
+      const phone = await alice.client.fields.create({ type: 'phone', value: '+49 30 22732152' });
+      const home = await alice.client.profiles.create({ name: 'Home' });
+      await alice.client.profiles.expose(home.id, phone.id);
+      const contact = await bob.client.shareLinks.redeem((await alice.client.shareLinks.create({ profile_id: home.id, auto_approve: true })).token);
+
+      // Bob's stream is held back until Alice's change is made: its signal comes before the stream's start.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      bob.intercept(async (request) => {
+        if (request.path.startsWith('/events/stream')) await held;
+        return undefined;
+      });
+      const cards = contactCards(bob.client);
+      const controller = new AbortController();
+      const changes: Array<string | undefined> = [];
+      const following = cards.follow({ signal: controller.signal, onChange: (id) => void changes.push(id) });
+      await eventually(() => changes.length >= 1, 3000, 'the first sync');
+      assert.equal(cards.cards.get(contact.id)?.fields[0]?.value, '+493022732152');
+      await alice.client.fields.update(phone.id, { value: '+49 30 22730' });
+      release();
+      await eventually(() => cards.cards.get(contact.id)?.fields[0]?.value === '+493022730', 5000, 'the change made before the stream opened');
+      assert.deepEqual(changes, [undefined, undefined], 'told once for the first sync and once for the catch-up');
+      controller.abort();
+      await following;
     });
   });
 }

@@ -75,6 +75,41 @@ for (const backend of backends) {
       assert.deepEqual(h.sleeps, []);
     });
 
+    it('tells onRetry each wait and its cause before it sleeps; a call sets its own cap, and false gives up', async () => {
+      const told: string[] = [];
+      const h = clientFor(t, { onRetry: (wait, problem) => void told.push(`client ${wait.ms} ${wait.attempt}/${wait.of} ${isProblem(problem) ? problem.code : problem.name}`) });
+      await signUp(h, uniqueName('or'));
+      let refusals = 2;
+      h.intercept((request) => (request.path === '/me' && refusals-- > 0 ? syntheticProblem(429, 'rate_limited', { 'retry-after': '40' }) : undefined));
+      assert.ok((await h.client.me.get()).id);
+      assert.deepEqual(told, ['client 40000 1/3 rate_limited', 'client 40000 2/3 rate_limited']);
+      assert.deepEqual(h.sleeps, [40000, 40000]);
+
+      // One call's cap goes over the client's: no retry at all, the problem at once.
+      told.length = 0;
+      h.sleeps.length = 0;
+      h.intercept((request) => (request.path === '/me' ? syntheticProblem(503, 'overloaded', { 'retry-after': '1' }) : undefined));
+      assert.ok(isProblem(await h.client.me.get({ retry: { maxRetries: 0 } }).catch((e: unknown) => e), 'overloaded'));
+      assert.deepEqual([told, h.sleeps], [[], []]);
+
+      // A person who would rather not wait: the call's hook answers false, nothing is slept.
+      const perCall: number[] = [];
+      const error = await h.client.me.get({ onRetry: (wait) => (perCall.push(wait.ms), false) }).catch((e: unknown) => e);
+      assert.ok(isProblem(error, 'overloaded'));
+      assert.deepEqual([told, perCall, h.sleeps], [['client 1000 1/3 overloaded'], [1000], []]);
+
+      // Network errors are announced too, with the backoff about to be slept.
+      told.length = 0;
+      let failures = 1;
+      h.intercept((request) => {
+        if (request.path === '/me' && failures-- > 0) throw new TypeError('fetch failed');
+        return undefined;
+      });
+      assert.ok((await h.client.me.get()).id);
+      assert.equal(told.length, 1);
+      assert.match(told[0]!, /^client \d+ 1\/3 VidNetworkError$/);
+    });
+
     it('resends idempotent calls after a network error, never a plain POST', async () => {
       const h = clientFor(t);
       await signUp(h, uniqueName('net'));
@@ -108,6 +143,9 @@ for (const backend of backends) {
       const stale = await h.client.me.patch({ display_name: 'Mine' }).catch((e: unknown) => e);
       assert.ok(isProblem(stale, 'version_mismatch'));
       assert.equal(stale.status, 412);
+      // Until the person reads again, the stale version is what the client holds: 412 again, not 428.
+      assert.ok(isProblem(await h.client.me.patch({ display_name: 'Mine' }).catch((e: unknown) => e), 'version_mismatch'));
+      assert.equal(h.calls('PATCH', '/me').at(-1)!.headers.get('if-match'), `"${second.version}"`);
       await h.client.me.get();
       assert.equal((await h.client.me.patch({ display_name: 'Mine' })).display_name, 'Mine');
 

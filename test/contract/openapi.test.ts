@@ -6,6 +6,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/platform/config.js';
+import { modules } from '../../src/modules/index.js';
+import { createContractChecker } from '../helpers/contract.js';
+
+/** Every module's operations.ts, merged. */
+const OPERATION_NAMES: Record<string, string> = Object.assign({}, ...modules.map((module) => module.operations ?? {}));
 
 /** The contract itself: generated from the route schemas, lint-clean, and complete. */
 describe('the OpenAPI document', () => {
@@ -37,11 +42,61 @@ describe('the OpenAPI document', () => {
       for (const [method, operation] of Object.entries<any>(item)) {
         const where = `${method.toUpperCase()} ${path}`;
         assert.ok(operation.operationId, `${where} has no operationId`);
+        // Named in its module's operations.ts, not spelled out from the path (postAuthJoinApproveWithFactor).
+        assert.equal(operation.operationId, OPERATION_NAMES[where], `${where} has no name in its module's operations.ts`);
+        assert.match(operation.operationId, /^[a-z]+[A-Za-z]*$/, where);
         assert.ok(Array.isArray(operation.security), `${where} states no security`);
         for (const [status, response] of Object.entries<any>(operation.responses)) {
           if (Number(status) >= 400) assert.ok(response.content?.['application/problem+json'], `${where} ${status} is not problem+json`);
         }
         if (operation.security.length) assert.ok(operation.responses['401'], `${where} is authenticated but documents no 401`);
+      }
+    }
+  });
+
+  it('describes every response: no "Default Response", error responses name their problem codes', () => {
+    for (const [path, item] of Object.entries<any>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        for (const [status, response] of Object.entries<any>(operation.responses)) {
+          const where = `${method.toUpperCase()} ${path} ${status}`;
+          assert.ok(response.description && response.description !== 'Default Response', `${where} has no description`);
+          if (Number(status) >= 400) assert.ok(response['x-problem-codes']?.length, `${where} names no problem code`);
+        }
+      }
+    }
+    // Request bodies are named components: generators emit CreateFieldBody, not an anonymous type.
+    for (const [path, item] of Object.entries<any>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        const schema = operation.requestBody?.content?.['application/json']?.schema;
+        if (schema) assert.match(schema.$ref ?? '', /^#\/components\/schemas\/\w+$/, `${method.toUpperCase()} ${path}: an inline request body`);
+      }
+    }
+    assert.deepEqual(document.components.schemas.CreateFieldBody.required, ['type', 'value']);
+    const page = document.paths['/profiles'].get.responses['200'].description;
+    assert.match(page, /^OK: one page of the profile list/);
+    assert.equal(document.paths['/me/fields'].post.responses['201'].description, 'Created: the field');
+  });
+
+  it('shows a real answer as an example on every operation that answers a body (recorded by the contract walk)', () => {
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries<any>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        const media = Object.values<any>(operation.responses).flatMap((response) => Object.values<any>(response.content ?? {}));
+        const answersABody = Object.entries<any>(operation.responses).some(([status, response]) => Number(status) < 300 && Object.keys(response.content ?? {}).some((type) => /json|vcard|text\/plain/.test(type)));
+        if (answersABody && !media.some((content) => content.example !== undefined)) missing.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    assert.deepEqual(missing, [], 'record them: VID_RECORD_EXAMPLES=1 VID_TEST_BACKEND=sqlite node scripts/run-tests.mjs test/contract/walk.test.ts');
+    // And each still matches its schema: a changed response shape asks for the examples to be recorded again.
+    const contract = createContractChecker(document);
+    for (const [path, item] of Object.entries<any>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        for (const [status, response] of Object.entries<any>(operation.responses)) {
+          for (const [type, content] of Object.entries<any>(response.content ?? {})) {
+            if (content.example === undefined || !/json/.test(type)) continue;
+            assert.doesNotThrow(() => contract.check(method.toUpperCase(), path, Number(status), type, content.example), `${method.toUpperCase()} ${path} ${status}: the example no longer matches; record the examples again`);
+          }
+        }
       }
     }
   });

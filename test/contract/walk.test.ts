@@ -6,6 +6,7 @@
 // fails the coverage check, so the table grows with the API.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import sharp from 'sharp';
@@ -22,6 +23,29 @@ import { RELAXED_JOIN_LIMITS } from '../helpers/join.js';
 import { STEP_UP_HEADER, activeTotp, addPasskeyDetailed, downloadRecoveryKey, logInAs, stepUp, totpCode } from '../helpers/step-up.js';
 
 const API = '/api/v1';
+
+/**
+ * `VID_RECORD_EXAMPLES=1`: every answer the walk gets (one per operation, of the status it aims
+ * for) is written to src/platform/http/openapi-examples.json, which the OpenAPI document shows as
+ * that response's example. So the examples are real answers and are recorded again, never edited.
+ */
+const RECORD_EXAMPLES = process.env.VID_RECORD_EXAMPLES === '1';
+const EXAMPLES_FILE = new URL('../../src/platform/http/openapi-examples.json', import.meta.url);
+const recorded: Record<string, Record<string, { mediaType: string; value: unknown }>> = {};
+
+/**
+ * An example short enough to read: lists keep their first three items, maps keyed by data (more
+ * than 20 keys: the catalog's per-country rules) their first three entries, texts 600 characters.
+ */
+function abridged(value: unknown): unknown {
+  if (typeof value === 'string') return value.length > 600 ? `${value.slice(0, 600)}…` : value;
+  if (Array.isArray(value)) return value.slice(0, 3).map(abridged);
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value);
+    return Object.fromEntries((entries.length > 20 ? entries.slice(0, 3) : entries).map(([key, item]) => [key, abridged(item)]));
+  }
+  return value;
+}
 
 /**
  * Response headers no API declares per operation: how the message is framed and carried
@@ -664,6 +688,11 @@ async function walk(doc: Doc, w: World): Promise<Findings> {
       }
     }
 
+    // Bytes (a photo) make no example a reader could use: only text and JSON answers are recorded.
+    if (RECORD_EXAMPLES && answer.hasBody && answer.body !== null && content?.[mediaType] && !mediaType.startsWith('image/')) {
+      recorded[entry.op] = { ...recorded[entry.op], [documented.key]: { mediaType, value: abridged(answer.body) } };
+    }
+
     // Headers: every header not of the transport must be declared on this response.
     const declared = new Set(Object.keys(documented.response.headers ?? {}).map((name) => name.toLowerCase()));
     for (const name of answer.headers.keys()) {
@@ -702,6 +731,10 @@ for (const backend of backends) {
       assert.equal(res.status, 200);
       doc = (await res.json()) as Doc;
       findings = await walk(doc, await buildWorld(t, client));
+      if (RECORD_EXAMPLES && backend === backends[0]) {
+        const sorted = Object.fromEntries(Object.entries(recorded).sort(([a], [b]) => a.localeCompare(b)));
+        writeFileSync(EXAMPLES_FILE, `${JSON.stringify(sorted, null, 2)}\n`);
+      }
     });
     after(() => t?.close());
 

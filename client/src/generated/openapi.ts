@@ -12,7 +12,7 @@ export interface paths {
             cookie?: never;
         };
         /** Your account's security log, newest first */
-        get: operations["getAuthSecurityLog"];
+        get: operations["listSecurityLog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -34,7 +34,7 @@ export interface paths {
          * Is this username available?
          * @description Applies every username rule (normalisation, reserved list, confusable skeleton) and reserves nothing: uniqueness is enforced atomically at /auth/register/finish.
          */
-        post: operations["postAuthUsernameCheck"];
+        post: operations["checkUsername"];
         delete?: never;
         options?: never;
         head?: never;
@@ -54,7 +54,7 @@ export interface paths {
          * Renew tokens (refresh-token rotation)
          * @description The proof must be made by the key the session is bound to. Each refresh token works once; presenting a used one revokes the whole session (401 refresh_token_reused).
          */
-        post: operations["postAuthTokenRenew"];
+        post: operations["renewTokens"];
         delete?: never;
         options?: never;
         head?: never;
@@ -71,7 +71,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Revoke the current session */
-        post: operations["postAuthLogout"];
+        post: operations["logout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -86,7 +86,7 @@ export interface paths {
             cookie?: never;
         };
         /** List your live sessions */
-        get: operations["getAuthSessions"];
+        get: operations["listSessions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -106,7 +106,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke one of your sessions */
-        delete: operations["deleteAuthSessionsById"];
+        delete: operations["revokeSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -120,7 +120,7 @@ export interface paths {
             cookie?: never;
         };
         /** List your passkeys */
-        get: operations["getAuthMethods"];
+        get: operations["listPasskeys"];
         put?: never;
         post?: never;
         delete?: never;
@@ -143,11 +143,11 @@ export interface paths {
          * Remove a passkey (step-up)
          * @description The last passkey cannot be removed: 409 last_method.
          */
-        delete: operations["deleteAuthMethodsById"];
+        delete: operations["removePasskey"];
         options?: never;
         head?: never;
         /** Rename a passkey */
-        patch: operations["patchAuthMethodsById"];
+        patch: operations["renamePasskey"];
         trace?: never;
     };
     "/auth/methods/passkeys/begin": {
@@ -163,7 +163,7 @@ export interface paths {
          * Begin adding another passkey (step-up)
          * @description Creation options excluding your existing passkeys; finish from this same session within 5 minutes.
          */
-        post: operations["postAuthMethodsPasskeysBegin"];
+        post: operations["beginAddPasskey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -180,7 +180,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Finish adding a passkey */
-        post: operations["postAuthMethodsPasskeysFinish"];
+        post: operations["finishAddPasskey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -198,13 +198,13 @@ export interface paths {
          * List your authenticator apps (no secrets)
          * @description Oldest first, a page at a time (limit and cursor).
          */
-        get: operations["getAuthTotp"];
+        get: operations["listTotp"];
         put?: never;
         /**
          * Start enrolling an authenticator app (step-up)
          * @description Returns the secret and otpauth:// URI once; the authenticator stays pending until POST /auth/totp/{id}/confirm with a first valid code.
          */
-        post: operations["postAuthTotp"];
+        post: operations["enrollTotp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -221,7 +221,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Activate an authenticator with a first valid code */
-        post: operations["postAuthTotpByIdConfirm"];
+        post: operations["confirmTotp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -239,7 +239,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Remove an authenticator app (step-up) */
-        delete: operations["deleteAuthTotpById"];
+        delete: operations["removeTotp"];
         options?: never;
         head?: never;
         patch?: never;
@@ -263,7 +263,7 @@ export interface paths {
          * Change display name, locale or default country
          * @description Needs If-Match with the ETag of the last GET. Idempotency-Key is honoured when sent.
          */
-        patch: operations["patchMe"];
+        patch: operations["updateMe"];
         trace?: never;
     };
     "/auth/recovery-key": {
@@ -277,7 +277,7 @@ export interface paths {
          * Download your recovery key (step-up)
          * @description A text attachment holding the key made at sign-up. Keep it offline; with it (and a code from your authenticator app, if you have one) you can get back in without any passkey.
          */
-        get: operations["getAuthRecoveryKey"];
+        get: operations["downloadRecoveryKey"];
         put?: never;
         post?: never;
         delete?: never;
@@ -297,7 +297,7 @@ export interface paths {
          * When your recovery key was made and last downloaded
          * @description No step-up: dates only, never the key. The key is made once, at sign-up, and a download gives that same key each time (it replaces nothing). The signal recovery_key.changed names this resource after every download.
          */
-        get: operations["getAuthRecoveryKeyState"];
+        get: operations["getRecoveryKeyState"];
         put?: never;
         post?: never;
         delete?: never;
@@ -319,7 +319,7 @@ export interface paths {
          * Begin recovery on a new device
          * @description With at least one active authenticator app the recovery key AND a current code are needed; without one, the key alone. Every failure gets the same 403 recovery_refused, whatever was wrong. Attempts with a wrong key are limited per client address; attempts with the right key per account (only its holder can make them), so the failures of others never refuse the right key (429 too_many_attempts with Retry-After past either).
          */
-        post: operations["postAuthRecoveryBegin"];
+        post: operations["beginRecovery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -336,7 +336,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Finish recovery: a new passkey on this device and a trusted session */
-        post: operations["postAuthRecoveryFinish"];
+        post: operations["finishRecovery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -356,7 +356,7 @@ export interface paths {
          * Begin sign-up: WebAuthn creation options
          * @description Checks the username and returns creation options (resident key and user verification required, 300 s) and a single-use ceremony id.
          */
-        post: operations["postAuthRegisterBegin"];
+        post: operations["beginSignUp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -376,7 +376,7 @@ export interface paths {
          * Finish sign-up: create the account and log in
          * @description Verifies the attestation, creates the account, stores the passkey with the DPoP key thumbprint and opens a trusted session bound to that key. When two sign-ups race for one name, exactly one wins; the other gets 409 username_taken.
          */
-        post: operations["postAuthRegisterFinish"];
+        post: operations["finishSignUp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -396,7 +396,7 @@ export interface paths {
          * Begin sign-in: WebAuthn request options
          * @description Discoverable login: allowCredentials is empty, user verification required.
          */
-        post: operations["postAuthLoginBegin"];
+        post: operations["beginSignIn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -413,7 +413,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Finish sign-in: tokens bound to a fresh DPoP key */
-        post: operations["postAuthLoginFinish"];
+        post: operations["finishSignIn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -433,7 +433,7 @@ export interface paths {
          * Begin a step-up: a challenge for one of your passkeys
          * @description Sign the options with navigator.credentials.get() (user verification required), then send base64url(JSON of the assertion) as the VID-Step-Up header of the sensitive request, within 5 minutes, from this same session. Each assertion works once. Ephemeral sessions cannot step up.
          */
-        post: operations["postAuthStepUpBegin"];
+        post: operations["beginStepUp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -453,7 +453,7 @@ export interface paths {
          * Issue a 6-digit join code (trusted device)
          * @description Single use, valid 120 s; issuing again voids this session's previous code. Show it to the person, who types it on the new device.
          */
-        post: operations["postAuthJoinIssue"];
+        post: operations["issueJoinCode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -471,7 +471,7 @@ export interface paths {
          * What became of the code this session issued last (trusted device)
          * @description active, used (redeemed: the attempt is in GET /auth/join/pending), expired, or voided: five wrong guesses were made against it, so even its right digits are refused; issue a new one. The signal join.code.changed says when wrong guesses void a code.
          */
-        get: operations["getAuthJoinCode"];
+        get: operations["getJoinCodeState"];
         put?: never;
         post?: never;
         delete?: never;
@@ -493,7 +493,7 @@ export interface paths {
          * Redeem a code on the new device (never logs in)
          * @description Binds a new attempt to the DPoP key of this proof. Wrong, expired and used codes all answer 422 join_code_invalid; five wrong codes for a username void its live code (GET /auth/join/code shows it to the trusted device). Limited per client address and per DPoP key, never per username.
          */
-        post: operations["postAuthJoinRedeem"];
+        post: operations["redeemJoinCode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -513,7 +513,7 @@ export interface paths {
          * Start a join with no trusted device (factor path)
          * @description Creates an attempt to approve with POST /auth/join/approve-with-factor: a TOTP code when the account has an authenticator app, else the recovery key. Limited per client address and per DPoP key.
          */
-        post: operations["postAuthJoinStart"];
+        post: operations["startJoinWithoutDevice"];
         delete?: never;
         options?: never;
         head?: never;
@@ -528,7 +528,7 @@ export interface paths {
             cookie?: never;
         };
         /** Poll an attempt (the redeeming device) */
-        get: operations["getAuthJoinAttemptsById"];
+        get: operations["getJoinAttempt"];
         put?: never;
         post?: never;
         delete?: never;
@@ -548,7 +548,7 @@ export interface paths {
          * Attempts waiting for your approval (trusted device)
          * @description Newest first, a page at a time (limit and cursor).
          */
-        get: operations["getAuthJoinPending"];
+        get: operations["listPendingJoins"];
         put?: never;
         post?: never;
         delete?: never;
@@ -567,7 +567,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Approve an attempt (trusted device, step-up) */
-        post: operations["postAuthJoinApprove"];
+        post: operations["approveJoin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -584,7 +584,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Deny an attempt (trusted device) */
-        post: operations["postAuthJoinDeny"];
+        post: operations["denyJoin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -601,7 +601,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Approve your own attempt with a factor (no trusted device) */
-        post: operations["postAuthJoinApproveWithFactor"];
+        post: operations["approveOwnJoinWithFactor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -618,7 +618,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Creation options to keep this device (persist_device true) */
-        post: operations["postAuthJoinRegisterOptions"];
+        post: operations["getJoinPasskeyOptions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -638,7 +638,7 @@ export interface paths {
          * Finish the join: a DPoP-bound session for this device
          * @description persist_device false (the default): an ephemeral session (12 h cap, no step-up, cannot approve others) and no credential. true: the WebAuthn create ceremony from register-options, exactly one passkey stored, a trusted session.
          */
-        post: operations["postAuthJoinFinish"];
+        post: operations["finishJoin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -656,13 +656,13 @@ export interface paths {
          * Your photos
          * @description Oldest first.
          */
-        get: operations["getMePhotos"];
+        get: operations["listPhotos"];
         put?: never;
         /**
          * Upload a photo
          * @description The body is the image itself (image/jpeg, image/png, image/webp or image/avif; at most 10 MiB and 40 megapixels). The server decodes it, applies its orientation, keeps a square (`crop`, else the centre) and re-encodes it as JPEG squares of 64, 256 and 512 px with no metadata at all (no EXIF, GPS or comments): the upload itself is never kept or served. Show it on your cards through a field of type photo (`value: {photo_id}`), exposed per profile like any field. At most 8 photos per account.
          */
-        post: operations["postMePhotos"];
+        post: operations["uploadPhoto"];
         delete?: never;
         options?: never;
         head?: never;
@@ -677,14 +677,14 @@ export interface paths {
             cookie?: never;
         };
         /** One of your photos */
-        get: operations["getMePhotosById"];
+        get: operations["getPhoto"];
         put?: never;
         post?: never;
         /**
          * Delete a photo
          * @description The photo goes, and with it every field that shows it: every card that showed it changes (its followers are told), and its URL answers 404 to everyone.
          */
-        delete: operations["deleteMePhotosById"];
+        delete: operations["deletePhoto"];
         options?: never;
         head?: never;
         patch?: never;
@@ -701,7 +701,7 @@ export interface paths {
          * The field catalog
          * @description Every field type with its label, whether several are allowed, the JSON Schema of its value and its per-country rules, in a fixed order, paged like every list (limit, cursor); the default page holds the whole catalog today. Public and cacheable: ETag and Cache-Control: public, max-age=3600; send If-None-Match to get 304 while the catalog is unchanged. Limits: an account holds at most 200 fields; a value takes at most 4096 bytes as JSON.
          */
-        get: operations["getFieldTypes"];
+        get: operations["listFieldTypes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -721,7 +721,7 @@ export interface paths {
          * One field type
          * @description Cacheable like the catalog (ETag, If-None-Match → 304).
          */
-        get: operations["getFieldTypesByKey"];
+        get: operations["getFieldType"];
         put?: never;
         post?: never;
         delete?: never;
@@ -743,7 +743,7 @@ export interface paths {
          * Check a value against a field type
          * @description Judges a value exactly as POST /me/fields would and answers what would be stored; creates nothing. A value that breaks the rules is 200 with valid: false and errors[] ({path, code, message}). Request-level refusals are problems: 400 invalid_country, country_required (types whose rules need a country; there is no account default here) or country_not_applicable; 413 field_value_too_large (more than 4096 bytes as JSON).
          */
-        post: operations["postFieldTypesByKeyValidate"];
+        post: operations["validateFieldValue"];
         delete?: never;
         options?: never;
         head?: never;
@@ -761,13 +761,13 @@ export interface paths {
          * List your fields
          * @description In creation order. `type` narrows to one field type (unknown: 400 unknown_field_type).
          */
-        get: operations["getMeFields"];
+        get: operations["listFields"];
         put?: never;
         /**
          * Add a field
          * @description Needs Idempotency-Key. The value is judged by the catalog (GET /field-types): 400 validation_failed with errors[] ({path, code, message}) when it breaks a rule; 400 unknown_field_type, invalid_country, country_required or country_not_applicable; 413 field_value_too_large past 4096 bytes as JSON. Stored normalised; what was typed is kept in `original` when it differs. An account holds at most 200 fields (409 field_limit_reached); types that are not `multiple` allow one field (409 single_field_exists).
          */
-        post: operations["postMeFields"];
+        post: operations["createField"];
         delete?: never;
         options?: never;
         head?: never;
@@ -782,21 +782,21 @@ export interface paths {
             cookie?: never;
         };
         /** One of your fields */
-        get: operations["getMeFieldsById"];
+        get: operations["getField"];
         put?: never;
         post?: never;
         /**
          * Delete a field
          * @description Needs If-Match with the ETag of the last GET.
          */
-        delete: operations["deleteMeFieldsById"];
+        delete: operations["deleteField"];
         options?: never;
         head?: never;
         /**
          * Change a field's label, value or country
          * @description Needs If-Match with the ETag of the last GET. The value is judged by the catalog (GET /field-types): 400 validation_failed with errors[] ({path, code, message}) when it breaks a rule; 400 unknown_field_type, invalid_country, country_required or country_not_applicable; 413 field_value_too_large past 4096 bytes as JSON. Stored normalised; what was typed is kept in `original` when it differs. A new country alone re-reads what was typed. Idempotency-Key is honoured when sent.
          */
-        patch: operations["patchMeFieldsById"];
+        patch: operations["updateField"];
         trace?: never;
     };
     "/profiles": {
@@ -810,13 +810,13 @@ export interface paths {
          * List your profiles
          * @description In creation order.
          */
-        get: operations["getProfiles"];
+        get: operations["listProfiles"];
         put?: never;
         /**
          * Create a profile
          * @description A named view of your fields ("Work", "Family"). At most 20 (409 profile_limit); names are unique ignoring case (409 profile_name_taken); at most one is public (409 public_profile_exists). It starts showing no field.
          */
-        post: operations["postProfiles"];
+        post: operations["createProfile"];
         delete?: never;
         options?: never;
         head?: never;
@@ -831,21 +831,21 @@ export interface paths {
             cookie?: never;
         };
         /** One of your profiles */
-        get: operations["getProfilesById"];
+        get: operations["getProfile"];
         put?: never;
         post?: never;
         /**
          * Delete a profile
          * @description Needs If-Match. A profile active subscribers see is 409 profile_in_use unless move_to names another of your profiles: they move there first (their cards change, they are signalled).
          */
-        delete: operations["deleteProfilesById"];
+        delete: operations["deleteProfile"];
         options?: never;
         head?: never;
         /**
          * Rename a profile, describe it, make it public or private
          * @description Needs If-Match with the ETag of the last GET.
          */
-        patch: operations["patchProfilesById"];
+        patch: operations["updateProfile"];
         trace?: never;
     };
     "/profiles/{id}/exposures": {
@@ -856,7 +856,7 @@ export interface paths {
             cookie?: never;
         };
         /** The fields a profile shows, in order */
-        get: operations["getProfilesByIdExposures"];
+        get: operations["listExposures"];
         put?: never;
         post?: never;
         delete?: never;
@@ -877,10 +877,10 @@ export interface paths {
          * Show a field in a profile, or change its label or place
          * @description Creates the exposure (201, last unless `position` says where) or changes it (200). `position` is 0-based in the profile's order (out of range: 400 position_out_of_range); the others keep their order. `label` is shown instead of the field's own (null: the field's).
          */
-        put: operations["putProfilesByIdExposuresByFieldId"];
+        put: operations["exposeField"];
         post?: never;
         /** Stop showing a field in a profile */
-        delete: operations["deleteProfilesByIdExposuresByFieldId"];
+        delete: operations["hideField"];
         options?: never;
         head?: never;
         patch?: never;
@@ -897,7 +897,7 @@ export interface paths {
          * The card exactly as this profile's audience receives it
          * @description Strong ETag of the card; If-None-Match answers 304 while it is unchanged.
          */
-        get: operations["getProfilesByIdPreview"];
+        get: operations["previewProfileCard"];
         put?: never;
         post?: never;
         delete?: never;
@@ -917,7 +917,7 @@ export interface paths {
          * A person's public card
          * @description No authentication, any origin (CORS *). Cache-Control: public, max-age=60; strong ETag, If-None-Match answers 304.
          */
-        get: operations["getPublicByUsername"];
+        get: operations["getPublicCard"];
         put?: never;
         post?: never;
         delete?: never;
@@ -937,7 +937,7 @@ export interface paths {
          * A person's public card as a vCard file
          * @description text/vcard; charset=utf-8, as an attachment named after the person (an ASCII `filename` beside the UTF-8 `filename*`). 3.0 (RFC 2426) by default, which iPhone and Android contacts apps import ("Add to contacts"); 4.0 (RFC 6350) on ?version=4.0 or Accept: text/vcard; version=4.0, with RFC 9554's properties only on rfc9554=true. Each version has its own ETag (Vary: Accept). UID is stable per person, so a re-import updates the contact. Cacheable like the card.
          */
-        get: operations["getPublicByUsernameVcard"];
+        get: operations["getPublicVcard"];
         put?: never;
         post?: never;
         delete?: never;
@@ -957,7 +957,7 @@ export interface paths {
          * Subscriptions to you
          * @description `status` narrows the list (pending: requests waiting for you).
          */
-        get: operations["getSubscriptions"];
+        get: operations["listSubscriptions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -974,7 +974,7 @@ export interface paths {
             cookie?: never;
         };
         /** One subscription to you */
-        get: operations["getSubscriptionsById"];
+        get: operations["getSubscription"];
         put?: never;
         post?: never;
         delete?: never;
@@ -996,7 +996,7 @@ export interface paths {
          * Approve a request onto one of your profiles
          * @description pending → active: from now on the subscriber sees that profile's card.
          */
-        post: operations["postSubscriptionsByIdApprove"];
+        post: operations["approveSubscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1016,7 +1016,7 @@ export interface paths {
          * Deny a request
          * @description pending → denied; `block` keeps them from asking again.
          */
-        post: operations["postSubscriptionsByIdDeny"];
+        post: operations["denySubscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1036,7 +1036,7 @@ export interface paths {
          * Show a subscriber another profile
          * @description active → active on another profile: their card changes and they are told (contact.card.changed).
          */
-        post: operations["postSubscriptionsByIdMove"];
+        post: operations["moveSubscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1056,7 +1056,7 @@ export interface paths {
          * Revoke a subscriber
          * @description active → revoked: they no longer get your card; `block` keeps them from asking again.
          */
-        post: operations["postSubscriptionsByIdRevoke"];
+        post: operations["revokeSubscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1071,7 +1071,7 @@ export interface paths {
             cookie?: never;
         };
         /** People you blocked */
-        get: operations["getBlocks"];
+        get: operations["listBlocks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1091,7 +1091,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Unblock someone */
-        delete: operations["deleteBlocksByUsername"];
+        delete: operations["unblock"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1108,13 +1108,13 @@ export interface paths {
          * The people you subscribe to
          * @description `status` and `label` (your own labels, ignoring case) narrow the list.
          */
-        get: operations["getContacts"];
+        get: operations["listContacts"];
         put?: never;
         /**
          * Subscribe to someone
          * @description A request the owner approves onto one of their profiles. Yourself: 422 cannot_subscribe_to_self; already pending or active: 409 already_subscribed (with contact_id); unknown user: 404 account_not_found. At most 50 new requests a day (429) and 5,000 contacts (409 contact_limit). Refusals are silent: a request the owner declines, or one from a person they blocked, stays pending to you like one not yet answered, and every request left unanswered ends after 30 days.
          */
-        post: operations["postContacts"];
+        post: operations["subscribe"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1132,7 +1132,7 @@ export interface paths {
          * Every active contact as one vCard file
          * @description For an address-book import: each contact its own BEGIN…END with a stable UID, so importing again updates instead of duplicating. 3.0 (RFC 2426) by default, which iPhone and Android contacts apps import; 4.0 (RFC 6350) on ?version=4.0 or Accept: text/vcard; version=4.0, with RFC 9554's properties only on rfc9554=true (Vary: Accept).
          */
-        get: operations["getContactsVcard"];
+        get: operations["getAllContactsVcard"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1149,14 +1149,14 @@ export interface paths {
             cookie?: never;
         };
         /** One contact */
-        get: operations["getContactsById"];
+        get: operations["getContact"];
         put?: never;
         post?: never;
         /**
          * Unsubscribe, or remove an ended contact
          * @description pending or active → ended; an ended or revoked contact leaves your list. Your annotation of it goes too.
          */
-        delete: operations["deleteContactsById"];
+        delete: operations["removeContact"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1173,7 +1173,7 @@ export interface paths {
          * The card this person shows you
          * @description The card of the profile they chose for you (you never learn which). Strong ETag; If-None-Match answers 304. Only while active (403 contact_not_active).
          */
-        get: operations["getContactsByIdCard"];
+        get: operations["getContactCard"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1193,7 +1193,7 @@ export interface paths {
          * A contact's card as a vCard file
          * @description The card GET /contacts/{id}/card shows, as a vCard named after the person. 3.0 (RFC 2426) by default, which iPhone and Android contacts apps import; 4.0 (RFC 6350) on ?version=4.0 or Accept: text/vcard; version=4.0, with RFC 9554's properties only on rfc9554=true (Vary: Accept). Each version has its own strong ETag; If-None-Match answers 304.
          */
-        get: operations["getContactsByIdVcard"];
+        get: operations["getContactVcard"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1210,18 +1210,18 @@ export interface paths {
             cookie?: never;
         };
         /** Your private note and labels on a contact */
-        get: operations["getContactsByIdAnnotation"];
+        get: operations["getAnnotation"];
         /**
          * Write your note and labels on a contact
          * @description The first PUT creates it (201, no If-Match); later ones need If-Match (428 without, 412 when stale). Note ≤ 4000 characters; ≤ 20 labels of 1-32 characters, unique ignoring case.
          */
-        put: operations["putContactsByIdAnnotation"];
+        put: operations["putAnnotation"];
         post?: never;
         /**
          * Delete your annotation of a contact
          * @description Needs If-Match.
          */
-        delete: operations["deleteContactsByIdAnnotation"];
+        delete: operations["deleteAnnotation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1238,7 +1238,7 @@ export interface paths {
          * Your labels, with how many contacts carry each
          * @description In the order of the labels ignoring case, a page at a time (limit and cursor).
          */
-        get: operations["getLabels"];
+        get: operations["listLabels"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1258,7 +1258,7 @@ export interface paths {
          * A photo, to those a card shows it to
          * @description The JPEG square in `size` px (64, 256 or 512; default 256). Without credentials: only a photo the public card shows, cacheable by anyone (Cache-Control public, max-age=60). With a session (DPoP): also your own photos and those the cards you receive show, private to you (private, no-cache: revalidate with If-None-Match). Everyone else, and every photo that does not exist, gets 404. The ETag is strong and changes with the bytes. A card's photo field carries a 64 px thumbnail, so lists show faces without calling this.
          */
-        get: operations["getPhotosById"];
+        get: operations["fetchPhoto"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1275,13 +1275,13 @@ export interface paths {
             cookie?: never;
         };
         /** Your share links (not revoked) */
-        get: operations["getShareLinks"];
+        get: operations["listShareLinks"];
         put?: never;
         /**
          * Create a share link to one of your profiles
          * @description Show its url as a QR code or send it. Whoever opens it can subscribe: active at once with auto_approve, else waiting for you. The token is kept sealed so you can show it again.
          */
-        post: operations["postShareLinks"];
+        post: operations["createShareLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1299,7 +1299,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke a share link */
-        delete: operations["deleteShareLinksById"];
+        delete: operations["revokeShareLink"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1316,7 +1316,7 @@ export interface paths {
          * Whose link is this? (no sign-in)
          * @description The owner's name, whether the link approves at once and until when, nothing more: what the person scanning the code sees before subscribing ("Alice wants to share her card with you"). Never the profile's name, which is the owner's private word for an audience, nor its fields.
          */
-        get: operations["getShareLinksResolve"];
+        get: operations["resolveShareLink"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1338,7 +1338,7 @@ export interface paths {
          * Subscribe through a share link
          * @description A new contact, active at once when the link approves automatically, else pending. Uses are counted atomically: a one-use link lets exactly one person in.
          */
-        post: operations["postShareLinksRedeem"];
+        post: operations["redeemShareLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1356,7 +1356,7 @@ export interface paths {
          * Your devices' key bundles
          * @description One per passkey that has one, oldest first.
          */
-        get: operations["getKeysDevices"];
+        get: operations["listKeyBundles"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1373,18 +1373,18 @@ export interface paths {
             cookie?: never;
         };
         /** One device's key bundle */
-        get: operations["getKeysDevicesByMethodId"];
+        get: operations["getKeyBundle"];
         /**
          * Store a device's key bundle
          * @description `method_id` is one of your passkeys. The first PUT creates the bundle (201, no If-Match); later ones replace it and need If-Match (428 without, 412 when stale). The bundle is opaque base64url of at most 8192 characters (else 400 invalid_key_bundle): stored, handed to your active contacts, never read. It goes when its passkey is removed. Your devices get keys.changed, your active subscribers contact.keys.changed; the same bundle again changes nothing.
          */
-        put: operations["putKeysDevicesByMethodId"];
+        put: operations["putKeyBundle"];
         post?: never;
         /**
          * Delete a device's key bundle
          * @description Needs If-Match. Your devices get keys.changed, your active subscribers contact.keys.changed.
          */
-        delete: operations["deleteKeysDevicesByMethodId"];
+        delete: operations["deleteKeyBundle"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1401,7 +1401,7 @@ export interface paths {
          * A contact's device key bundles
          * @description The bundles of the person you subscribe to, oldest first, while the contact is active (else 403 contact_not_active). Each `id` is opaque and stays while the bundle lives; it is never their passkey's id. contact.keys.changed says when to pull again.
          */
-        get: operations["getContactsByIdKeys"];
+        get: operations["listContactKeys"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1418,18 +1418,18 @@ export interface paths {
             cookie?: never;
         };
         /** The server's share of your split secret (step-up) */
-        get: operations["getKeysShare"];
+        get: operations["getKeyShare"];
         /**
          * Store the server's share of your split secret (step-up)
          * @description The first PUT creates it (201, no If-Match); later ones replace it and need If-Match (428 without, 412 when stale). Opaque base64url of at most 8192 characters (else 400 invalid_key_share), never read, never exported. Only your devices are told (keys.changed).
          */
-        put: operations["putKeysShare"];
+        put: operations["putKeyShare"];
         post?: never;
         /**
          * Delete the server's share of your split secret (step-up)
          * @description Needs If-Match.
          */
-        delete: operations["deleteKeysShare"];
+        delete: operations["deleteKeyShare"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1446,15 +1446,15 @@ export interface paths {
          * Your address-book passwords (never the passwords)
          * @description Oldest first, with when and by which client each was last used.
          */
-        get: operations["getDavTokens"];
+        get: operations["listAddressBookPasswords"];
         put?: never;
         /**
          * Create an address-book password (step-up)
          * @description For a phone or desktop address book (CardDAV, read-only: the people you follow). Enter server_url, username and secret there; the secret is shown in this answer only (a replay of the same Idempotency-Key shows it again for 24 hours). At most 10 per account.
          */
-        post: operations["postDavTokens"];
+        post: operations["createAddressBookPassword"];
         /** Revoke every address-book password */
-        delete: operations["deleteDavTokens"];
+        delete: operations["revokeAllAddressBookPasswords"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1474,7 +1474,7 @@ export interface paths {
          * Revoke an address-book password
          * @description The address book using it is refused from its next request on.
          */
-        delete: operations["deleteDavTokensById"];
+        delete: operations["revokeAddressBookPassword"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1491,7 +1491,7 @@ export interface paths {
          * Download everything stored about your account
          * @description A JSON attachment, streamed. No secrets: `left_out` lists what is kept out and why. Works while the account is deleted.
          */
-        get: operations["getAccountExport"];
+        get: operations["exportAccount"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1511,7 +1511,7 @@ export interface paths {
          * What deleting your account means here: the days to restore it, the days your username stays held
          * @description The operator sets both (ACCOUNT_GRACE_DAYS, USERNAME_HOLD_DAYS); a client shows them before asking for the confirmation. Works while the account is deleted.
          */
-        get: operations["getAccountDeletionTerms"];
+        get: operations["getDeletionTerms"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1553,7 +1553,7 @@ export interface paths {
          * Restore your deleted account
          * @description Everything comes back as it was (other devices sign in again); subscribers see your card again.
          */
-        post: operations["postAccountUndelete"];
+        post: operations["undeleteAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1571,7 +1571,7 @@ export interface paths {
          * Signals after a cursor, oldest first (polling)
          * @description The same signals, in the same order, as GET /events/stream delivers: your own, and the edits of the cards you receive now (contact.card.changed; several edits of one card since your cursor are one signal). Keep next_cursor and send it as `since` next time; has_more says to ask again at once. Signals are kept 30 days: a cursor whose successors are gone is 410 cursor_expired (pull your resources again, then continue from the new next_cursor). A cursor that was not issued to your account is 400 invalid_cursor.
          */
-        get: operations["getEvents"];
+        get: operations["listSignals"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1608,7 +1608,7 @@ export interface paths {
          *     disconnected once its buffer has stayed full too long; it resumes from its last signal id. Each account may hold a limited
          *     number of streams per server node (429 too_many_streams; a session at the limit replaces its own oldest stream).
          */
-        get: operations["getEventsStream"];
+        get: operations["streamSignals"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2335,6 +2335,213 @@ export interface components {
             /** Format: date-time */
             at: string;
         };
+        /** CheckUsernameBody */
+        CheckUsernameBody: {
+            /** @description As the person typed it; 3-32 characters once normalised */
+            username: string;
+        };
+        /** RenewTokensBody */
+        RenewTokensBody: {
+            refresh_token: string;
+        };
+        /** RenamePasskeyBody */
+        RenamePasskeyBody: {
+            /** @description 1-64 characters; spaces around it are trimmed */
+            name: string;
+        };
+        /** FinishAddPasskeyBody */
+        FinishAddPasskeyBody: {
+            /** @description From the matching /begin response */
+            ceremony_id: string;
+            credential: components["schemas"]["RegistrationCredential"];
+        };
+        /** EnrollTotpBody */
+        EnrollTotpBody: {
+            name: string;
+        };
+        /** ConfirmTotpBody */
+        ConfirmTotpBody: {
+            /** @description The 6 digits the app shows */
+            code: string;
+        };
+        /** UpdateMeBody */
+        UpdateMeBody: {
+            display_name?: string | null;
+            locale?: string | null;
+            default_country?: string | null;
+        };
+        /** BeginRecoveryBody */
+        BeginRecoveryBody: {
+            username: string;
+            /** @description As written down; case, spaces and dashes do not matter */
+            recovery_key: string;
+            /** @description Required when the account has an active authenticator */
+            totp_code?: string;
+        };
+        /** FinishRecoveryBody */
+        FinishRecoveryBody: {
+            /** @description From the matching /begin response */
+            ceremony_id: string;
+            credential: components["schemas"]["RegistrationCredential"];
+        };
+        /** BeginSignUpBody */
+        BeginSignUpBody: {
+            /** @description As the person typed it; 3-32 characters once normalised */
+            username: string;
+        };
+        /** FinishSignUpBody */
+        FinishSignUpBody: {
+            /** @description From the matching /begin response */
+            ceremony_id: string;
+            /** @description As the person typed it; 3-32 characters once normalised */
+            username: string;
+            credential: components["schemas"]["RegistrationCredential"];
+        };
+        /** FinishSignInBody */
+        FinishSignInBody: {
+            /** @description From the matching /begin response */
+            ceremony_id: string;
+            credential: components["schemas"]["AuthenticationCredential"];
+        };
+        /** RedeemJoinCodeBody */
+        RedeemJoinCodeBody: {
+            username: string;
+            /** @description The 6 digits shown on the trusted device */
+            code: string;
+        };
+        /** StartJoinWithoutDeviceBody */
+        StartJoinWithoutDeviceBody: {
+            username: string;
+        };
+        /** ApproveJoinBody */
+        ApproveJoinBody: {
+            attempt_id: string;
+        };
+        /** DenyJoinBody */
+        DenyJoinBody: {
+            attempt_id: string;
+        };
+        /** ApproveOwnJoinWithFactorBody */
+        ApproveOwnJoinWithFactorBody: {
+            attempt_id: string;
+            totp_code?: string;
+            recovery_key?: string;
+        };
+        /** GetJoinPasskeyOptionsBody */
+        GetJoinPasskeyOptionsBody: {
+            attempt_id: string;
+        };
+        /** FinishJoinBody */
+        FinishJoinBody: {
+            attempt_id: string;
+            /** @default false */
+            persist_device?: boolean;
+            credential?: components["schemas"]["RegistrationCredential"];
+        };
+        /** ValidateFieldValueBody */
+        ValidateFieldValueBody: {
+            value: unknown;
+            country?: string | null;
+        };
+        /** CreateFieldBody */
+        CreateFieldBody: {
+            type: string;
+            label?: string | null;
+            /** @description Shaped by the type's value_schema; at most 4096 bytes as JSON */
+            value: unknown;
+            country?: string | null;
+        };
+        /**
+         * UpdateFieldBody
+         * @description The type of a field cannot change; a new value or country is judged again
+         */
+        UpdateFieldBody: {
+            label?: string | null;
+            value?: unknown;
+            country?: string | null;
+        };
+        /** CreateProfileBody */
+        CreateProfileBody: {
+            /** @description 1-64 characters once trimmed; unique among your profiles ignoring case */
+            name: string;
+            description?: string | null;
+            /** @default false */
+            public?: boolean;
+        };
+        /** UpdateProfileBody */
+        UpdateProfileBody: {
+            name?: string;
+            description?: string | null;
+            public?: boolean;
+        };
+        /** ExposeFieldBody */
+        ExposeFieldBody: {
+            label?: string | null;
+            /** @description Where in the profile's order (0 is first); default: last for a new exposure, unchanged otherwise */
+            position?: number;
+        };
+        /** ApproveSubscriptionBody */
+        ApproveSubscriptionBody: {
+            profile_id: string;
+        };
+        /** DenySubscriptionBody */
+        DenySubscriptionBody: {
+            /**
+             * @description They cannot ask again until you unblock them
+             * @default false
+             */
+            block?: boolean;
+        };
+        /** MoveSubscriptionBody */
+        MoveSubscriptionBody: {
+            profile_id: string;
+        };
+        /** RevokeSubscriptionBody */
+        RevokeSubscriptionBody: {
+            /**
+             * @description They cannot ask again until you unblock them
+             * @default false
+             */
+            block?: boolean;
+        };
+        /** SubscribeBody */
+        SubscribeBody: {
+            username: string;
+            message?: string | null;
+        };
+        /** PutAnnotationBody */
+        PutAnnotationBody: {
+            /** @description At most 4000 characters */
+            note?: string;
+            /** @description At most 20, each 1-32 characters, unique ignoring case */
+            labels?: string[];
+        };
+        /** CreateShareLinkBody */
+        CreateShareLinkBody: {
+            profile_id: string;
+            expires_at?: string | null;
+            max_uses?: number | null;
+            auto_approve: boolean;
+        };
+        /** RedeemShareLinkBody */
+        RedeemShareLinkBody: {
+            token: string;
+        };
+        /** PutKeyBundleBody */
+        PutKeyBundleBody: {
+            /** @description The device's key bundle: opaque base64url (A–Z a–z 0–9 - _, no padding), 1 to 8192 characters; the server stores it and never reads it. Otherwise 400 invalid_key_bundle. */
+            bundle: string;
+        };
+        /** PutKeyShareBody */
+        PutKeyShareBody: {
+            /** @description The server's share of your split secret: opaque base64url (A–Z a–z 0–9 - _, no padding), 1 to 8192 characters; the server stores it and never reads it. Otherwise 400 invalid_key_share. */
+            share: string;
+        };
+        /** CreateAddressBookPasswordBody */
+        CreateAddressBookPasswordBody: {
+            /** @description 1-64 characters once trimmed; no control characters */
+            label: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -2389,7 +2596,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getAuthSecurityLog: {
+    listSecurityLog: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -2403,7 +2610,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: one page of the security log list ({data, next_cursor, has_more}; follow next_cursor while has_more) */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -2426,6 +2633,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "sec_eCetQs_f1_3ff9RSqkJ9xg",
+                     *           "kind": "signed_in",
+                     *           "at": "2026-11-28T17:17:27.944Z",
+                     *           "ip": "127.0.0.1",
+                     *           "location": null,
+                     *           "user_agent": "node",
+                     *           "device_label": "node"
+                     *         },
+                     *         {
+                     *           "id": "sec_dw4hvI07WJgzl4zRVI2DJA",
+                     *           "kind": "signed_in",
+                     *           "at": "2026-11-28T17:17:27.944Z",
+                     *           "ip": "127.0.0.1",
+                     *           "location": null,
+                     *           "user_agent": "node",
+                     *           "device_label": "node"
+                     *         },
+                     *         {
+                     *           "id": "sec_MR-hNYM779u1dr3p9dVXAA",
+                     *           "kind": "signed_in",
+                     *           "at": "2026-11-28T17:17:27.944Z",
+                     *           "ip": "127.0.0.1",
+                     *           "location": null,
+                     *           "user_agent": "node",
+                     *           "device_label": "node"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SecurityLogEntry"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -2624,7 +2866,7 @@ export interface operations {
             };
         };
     };
-    postAuthUsernameCheck: {
+    checkUsername: {
         parameters: {
             query?: never;
             header?: {
@@ -2636,14 +2878,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description As the person typed it; 3-32 characters once normalised */
-                    username: string;
-                };
+                "application/json": components["schemas"]["CheckUsernameBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the username check result */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -2663,6 +2902,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "username": "free3292x8otvn",
+                     *       "canonical": "free3292x8otvn",
+                     *       "available": true,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["UsernameCheckResult"];
                 };
             };
@@ -2816,7 +3063,7 @@ export interface operations {
             };
         };
     };
-    postAuthTokenRenew: {
+    renewTokens: {
         parameters: {
             query?: never;
             header?: {
@@ -2828,13 +3075,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    refresh_token: string;
-                };
+                "application/json": components["schemas"]["RenewTokensBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the tokens */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -2854,6 +3099,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "session_id": "ses_3iQ8RGB72wX3FButrxiLng",
+                     *       "token_type": "DPoP",
+                     *       "access_token": "vid_at_8roC9-0_FaFLzdaMs6W5iSMgZ7Z4PewLobXV3ItPHcU",
+                     *       "expires_in": 600,
+                     *       "refresh_token": "vid_rt_WyWuglQ8YN2ShiRBJX7BMDU0Zd_3i4-mWE7ZYn6ip-c",
+                     *       "refresh_expires_in": 2592000,
+                     *       "trusted": true,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Tokens"];
                 };
             };
@@ -3051,7 +3308,7 @@ export interface operations {
             };
         };
     };
-    postAuthLogout: {
+    logout: {
         parameters: {
             query?: never;
             header?: {
@@ -3306,7 +3563,7 @@ export interface operations {
             };
         };
     };
-    getAuthSessions: {
+    listSessions: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -3320,7 +3577,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: one page of the session list ({data, next_cursor, has_more}; follow next_cursor while has_more) */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3343,6 +3600,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "ses_gzB-WHGvm9fWzuAy07yRnw",
+                     *           "device_label": "node",
+                     *           "user_agent": "node",
+                     *           "place": null,
+                     *           "trusted": true,
+                     *           "current": true,
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "last_seen_at": "2026-11-28T17:16:57.944Z",
+                     *           "expires_at": "2026-12-28T17:16:57.944Z"
+                     *         },
+                     *         {
+                     *           "id": "ses_3iQ8RGB72wX3FButrxiLng",
+                     *           "device_label": "node",
+                     *           "user_agent": "node",
+                     *           "place": null,
+                     *           "trusted": true,
+                     *           "current": false,
+                     *           "created_at": "2026-11-28T17:17:27.944Z",
+                     *           "last_seen_at": "2026-11-28T17:17:27.944Z",
+                     *           "expires_at": "2026-12-28T17:17:27.944Z"
+                     *         },
+                     *         {
+                     *           "id": "ses_UdhXmr3bp8zv3UHrwPT8EA",
+                     *           "device_label": "node",
+                     *           "user_agent": "node",
+                     *           "place": null,
+                     *           "trusted": true,
+                     *           "current": false,
+                     *           "created_at": "2026-11-28T17:17:27.944Z",
+                     *           "last_seen_at": "2026-11-28T17:17:27.944Z",
+                     *           "expires_at": "2026-12-28T17:17:27.944Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Session"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -3541,7 +3839,7 @@ export interface operations {
             };
         };
     };
-    deleteAuthSessionsById: {
+    revokeSession: {
         parameters: {
             query?: never;
             header?: {
@@ -3822,7 +4120,7 @@ export interface operations {
             };
         };
     };
-    getAuthMethods: {
+    listPasskeys: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -3836,7 +4134,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: one page of the passkey list ({data, next_cursor, has_more}; follow next_cursor while has_more) */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3859,6 +4157,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "pk_83Xg08L3Avs7wg8NvzVMyg",
+                     *           "name": "Passkey",
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "last_used_at": "2026-11-28T17:17:27.944Z",
+                     *           "backup_eligible": true,
+                     *           "backed_up": true,
+                     *           "dpop_jkt": "n4qHqPHcXAzErlf_kWhozV37YemNN2ovs3GHqopGkvI",
+                     *           "flagged": false,
+                     *           "current": true,
+                     *           "version": 1,
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Passkey"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -4057,7 +4376,7 @@ export interface operations {
             };
         };
     };
-    deleteAuthMethodsById: {
+    removePasskey: {
         parameters: {
             query?: never;
             header: {
@@ -4340,7 +4659,7 @@ export interface operations {
             };
         };
     };
-    patchAuthMethodsById: {
+    renamePasskey: {
         parameters: {
             query?: never;
             header: {
@@ -4356,14 +4675,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description 1-64 characters; spaces around it are trimmed */
-                    name: string;
-                };
+                "application/json": components["schemas"]["RenamePasskeyBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the passkey */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4386,6 +4702,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "pk_83Xg08L3Avs7wg8NvzVMyg",
+                     *       "name": "Walk laptop",
+                     *       "created_at": "2026-11-28T17:16:57.944Z",
+                     *       "last_used_at": "2026-11-28T17:17:27.944Z",
+                     *       "backup_eligible": true,
+                     *       "backed_up": true,
+                     *       "dpop_jkt": "n4qHqPHcXAzErlf_kWhozV37YemNN2ovs3GHqopGkvI",
+                     *       "flagged": false,
+                     *       "current": true,
+                     *       "version": 2,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Passkey"];
                 };
             };
@@ -4682,7 +5013,7 @@ export interface operations {
             };
         };
     };
-    postAuthMethodsPasskeysBegin: {
+    beginAddPasskey: {
         parameters: {
             query?: never;
             header: {
@@ -4696,7 +5027,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the add passkey begin result */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4719,6 +5050,59 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ceremony_id": "cer_rIq-22tdTosHERNVMTwWEA",
+                     *       "options": {
+                     *         "rp": {
+                     *           "name": "VID",
+                     *           "id": "localhost"
+                     *         },
+                     *         "user": {
+                     *           "id": "OyOdxN5AnNU6FX-m3dOG8EbIlDZ2cFdFIPCFFEhQlmg",
+                     *           "name": "wa3292x1fg75",
+                     *           "displayName": "wa3292x1fg75"
+                     *         },
+                     *         "challenge": "6yE3xnjZCi_WnNgz8r0-ESuPuJ7UuOwdYq2osBKuENU",
+                     *         "pubKeyCredParams": [
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -7
+                     *           },
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -8
+                     *           },
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -257
+                     *           }
+                     *         ],
+                     *         "timeout": 300000,
+                     *         "excludeCredentials": [
+                     *           {
+                     *             "id": "q7vVraOlIwPeox3CU3WpW_6hoNgiGpk0IGZCa9vRb0Q",
+                     *             "type": "public-key",
+                     *             "transports": [
+                     *               "internal",
+                     *               "hybrid"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "authenticatorSelection": {
+                     *           "residentKey": "required",
+                     *           "requireResidentKey": true,
+                     *           "userVerification": "required"
+                     *         },
+                     *         "hints": [],
+                     *         "attestation": "none",
+                     *         "extensions": {
+                     *           "credProps": true
+                     *         }
+                     *       },
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": {
                         ceremony_id: string;
                         options: components["schemas"]["CreationOptions"];
@@ -4948,7 +5332,7 @@ export interface operations {
             };
         };
     };
-    postAuthMethodsPasskeysFinish: {
+    finishAddPasskey: {
         parameters: {
             query?: never;
             header: {
@@ -4960,15 +5344,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description From the matching /begin response */
-                    ceremony_id: string;
-                    credential: components["schemas"]["RegistrationCredential"];
-                };
+                "application/json": components["schemas"]["FinishAddPasskeyBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the passkey */
             201: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4992,6 +5372,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "pk_8gydS8Bax7t7R-CvISZkjA",
+                     *       "name": "Passkey",
+                     *       "created_at": "2026-11-28T17:17:27.944Z",
+                     *       "last_used_at": null,
+                     *       "backup_eligible": true,
+                     *       "backed_up": true,
+                     *       "dpop_jkt": "eL8zd94m18LHY3xclYf3x8L07q5MEuIpLuxgb1xLnpw",
+                     *       "flagged": false,
+                     *       "current": false,
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Passkey"];
                 };
             };
@@ -5216,7 +5611,7 @@ export interface operations {
             };
         };
     };
-    getAuthTotp: {
+    listTotp: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -5230,7 +5625,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the whole totp list */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5253,6 +5648,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "totp_FkmTXsEHgk-L9Q5Vo9HbaA",
+                     *           "name": "Phone app",
+                     *           "active": true,
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "confirmed_at": "2026-11-28T17:16:57.944Z",
+                     *           "last_used_at": "2026-11-28T17:16:57.944Z",
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "totp_iVNadn2B6nSd-9kH6aH3Ow",
+                     *           "name": "Walk app",
+                     *           "active": true,
+                     *           "created_at": "2026-11-28T17:17:27.944Z",
+                     *           "confirmed_at": "2026-11-28T17:17:57.944Z",
+                     *           "last_used_at": "2026-11-28T17:17:57.944Z",
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["TotpAuthenticator"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -5451,7 +5872,7 @@ export interface operations {
             };
         };
     };
-    postAuthTotp: {
+    enrollTotp: {
         parameters: {
             query?: never;
             header: {
@@ -5465,13 +5886,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                };
+                "application/json": components["schemas"]["EnrollTotpBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the totp enrollment */
             201: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5495,6 +5914,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "totp_iVNadn2B6nSd-9kH6aH3Ow",
+                     *       "name": "Walk app",
+                     *       "active": false,
+                     *       "created_at": "2026-11-28T17:17:27.944Z",
+                     *       "confirmed_at": null,
+                     *       "last_used_at": null,
+                     *       "schema_version": 1,
+                     *       "secret": "7HW5KFR2GNLFCAQOYJX6JE256YZBXM7W",
+                     *       "otpauth_uri": "otpauth://totp/VID:wa3292x1fg75?issuer=VID&secret=7HW5KFR2GNLFCAQOYJX6JE256YZBXM7W&algorithm=SHA1&digits=6&period=30"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         name: string;
@@ -5733,7 +6165,7 @@ export interface operations {
             };
         };
     };
-    postAuthTotpByIdConfirm: {
+    confirmTotp: {
         parameters: {
             query?: never;
             header?: {
@@ -5747,14 +6179,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The 6 digits the app shows */
-                    code: string;
-                };
+                "application/json": components["schemas"]["ConfirmTotpBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the totp authenticator */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5777,6 +6206,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "totp_iVNadn2B6nSd-9kH6aH3Ow",
+                     *       "name": "Walk app",
+                     *       "active": true,
+                     *       "created_at": "2026-11-28T17:17:27.944Z",
+                     *       "confirmed_at": "2026-11-28T17:17:57.944Z",
+                     *       "last_used_at": "2026-11-28T17:17:57.944Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["TotpAuthenticator"];
                 };
             };
@@ -6049,7 +6489,7 @@ export interface operations {
             };
         };
     };
-    deleteAuthTotpById: {
+    removeTotp: {
         parameters: {
             query?: never;
             header: {
@@ -6341,7 +6781,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the me */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6364,6 +6804,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "acc_NjbFOETwaHjDWrV4za7TPQ",
+                     *       "username": "wa3292x1fg75",
+                     *       "display_name": null,
+                     *       "locale": null,
+                     *       "default_country": null,
+                     *       "region": "eu",
+                     *       "created_at": "2026-11-28T17:16:57.944Z",
+                     *       "status": "active",
+                     *       "deleted_at": null,
+                     *       "purge_at": null,
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Me"];
                 };
             };
@@ -6557,7 +7013,7 @@ export interface operations {
             };
         };
     };
-    patchMe: {
+    updateMe: {
         parameters: {
             query?: never;
             header: {
@@ -6571,15 +7027,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    display_name?: string | null;
-                    locale?: string | null;
-                    default_country?: string | null;
-                };
+                "application/json": components["schemas"]["UpdateMeBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the me */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6602,6 +7054,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "acc_NjbFOETwaHjDWrV4za7TPQ",
+                     *       "username": "wa3292x1fg75",
+                     *       "display_name": "Alice Walker",
+                     *       "locale": null,
+                     *       "default_country": "DE",
+                     *       "region": "eu",
+                     *       "created_at": "2026-11-28T17:16:57.944Z",
+                     *       "status": "active",
+                     *       "deleted_at": null,
+                     *       "purge_at": null,
+                     *       "version": 2,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Me"];
                 };
             };
@@ -6874,7 +7342,7 @@ export interface operations {
             };
         };
     };
-    getAuthRecoveryKey: {
+    downloadRecoveryKey: {
         parameters: {
             query?: never;
             header: {
@@ -6909,6 +7377,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example VID recovery key for wa3292x1fg75
+                     *
+                     *     ADJY-G3S1-GARN-3GHQ-0BKV-0N3V-11KR-TC0Z
+                     *
+                     *     Keep it somewhere safe and offline. Anyone with this key (and your authenticator app, if you use one) can take over your account.
+                     */
                     "text/plain": string;
                 };
             };
@@ -7125,7 +7600,7 @@ export interface operations {
             };
         };
     };
-    getAuthRecoveryKeyState: {
+    getRecoveryKeyState: {
         parameters: {
             query?: never;
             header?: never;
@@ -7134,7 +7609,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the recovery key state */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7157,6 +7632,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "created_at": "2026-11-28T17:16:57.944Z",
+                     *       "downloaded_at": "2026-11-28T17:17:57.944Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["RecoveryKeyState"];
                 };
             };
@@ -7373,7 +7855,7 @@ export interface operations {
             };
         };
     };
-    postAuthRecoveryBegin: {
+    beginRecovery: {
         parameters: {
             query?: never;
             header?: {
@@ -7385,17 +7867,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    username: string;
-                    /** @description As written down; case, spaces and dashes do not matter */
-                    recovery_key: string;
-                    /** @description Required when the account has an active authenticator */
-                    totp_code?: string;
-                };
+                "application/json": components["schemas"]["BeginRecoveryBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the recovery begin result */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7415,6 +7891,59 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ceremony_id": "cer_BLxzcN-Y8QzmHYJaCjEuYg",
+                     *       "options": {
+                     *         "rp": {
+                     *           "name": "VID",
+                     *           "id": "localhost"
+                     *         },
+                     *         "user": {
+                     *           "id": "17lQqdaL0P7pbm-uwy0uxmvNCKGJLLctmwxuSn2SWYI",
+                     *           "name": "wr3292x640l0",
+                     *           "displayName": "wr3292x640l0"
+                     *         },
+                     *         "challenge": "-Mz0eP0_IEZdrpcH8bZNlUC1NKjle4KjmUWzPX0-d0w",
+                     *         "pubKeyCredParams": [
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -7
+                     *           },
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -8
+                     *           },
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -257
+                     *           }
+                     *         ],
+                     *         "timeout": 300000,
+                     *         "excludeCredentials": [
+                     *           {
+                     *             "id": "YOkgMnJsmCsPKG83oOLYW52Dx6qf-aPmcLlNO9g5ebc",
+                     *             "type": "public-key",
+                     *             "transports": [
+                     *               "internal",
+                     *               "hybrid"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "authenticatorSelection": {
+                     *           "residentKey": "required",
+                     *           "requireResidentKey": true,
+                     *           "userVerification": "required"
+                     *         },
+                     *         "hints": [],
+                     *         "attestation": "none",
+                     *         "extensions": {
+                     *           "credProps": true
+                     *         }
+                     *       },
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": {
                         ceremony_id: string;
                         options: components["schemas"]["CreationOptions"];
@@ -7594,7 +8123,7 @@ export interface operations {
             };
         };
     };
-    postAuthRecoveryFinish: {
+    finishRecovery: {
         parameters: {
             query?: never;
             header: {
@@ -7606,15 +8135,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description From the matching /begin response */
-                    ceremony_id: string;
-                    credential: components["schemas"]["RegistrationCredential"];
-                };
+                "application/json": components["schemas"]["FinishRecoveryBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the tokens */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7634,6 +8159,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "session_id": "ses_416791KZjkRF-lhDrJcRzw",
+                     *       "token_type": "DPoP",
+                     *       "access_token": "vid_at_AEdDXzYXiRZSmrMbU9mqSv3KaoUjBlqEeuuLslHpddY",
+                     *       "expires_in": 600,
+                     *       "refresh_token": "vid_rt_qcskMT8Tl21SzG8EGe08C2P-LQfuQZok06lJvCNhtkc",
+                     *       "refresh_expires_in": 2592000,
+                     *       "trusted": true,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Tokens"];
                 };
             };
@@ -7831,7 +8368,7 @@ export interface operations {
             };
         };
     };
-    postAuthRegisterBegin: {
+    beginSignUp: {
         parameters: {
             query?: never;
             header?: {
@@ -7843,14 +8380,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description As the person typed it; 3-32 characters once normalised */
-                    username: string;
-                };
+                "application/json": components["schemas"]["BeginSignUpBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the register begin result */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7870,6 +8404,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ceremony_id": "cer_X1lSiYbf2XwdYd-8a-d-3g",
+                     *       "options": {
+                     *         "rp": {
+                     *           "name": "VID",
+                     *           "id": "localhost"
+                     *         },
+                     *         "user": {
+                     *           "id": "0JpYfAykU0iU4kUH8ugUpb7_MN0w6FvakRZARWqbI4M",
+                     *           "name": "wn3292x990og",
+                     *           "displayName": "wn3292x990og"
+                     *         },
+                     *         "challenge": "hDb3vO3Ju4SiXq3CltaSB-Cexf3x4Bn2iGuQZvjtKec",
+                     *         "pubKeyCredParams": [
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -7
+                     *           },
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -8
+                     *           },
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -257
+                     *           }
+                     *         ],
+                     *         "timeout": 300000,
+                     *         "excludeCredentials": [],
+                     *         "authenticatorSelection": {
+                     *           "residentKey": "required",
+                     *           "requireResidentKey": true,
+                     *           "userVerification": "required"
+                     *         },
+                     *         "hints": [],
+                     *         "attestation": "none",
+                     *         "extensions": {
+                     *           "credProps": true
+                     *         }
+                     *       },
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": {
                         ceremony_id: string;
                         options: components["schemas"]["CreationOptions"];
@@ -8028,7 +8606,7 @@ export interface operations {
             };
         };
     };
-    postAuthRegisterFinish: {
+    finishSignUp: {
         parameters: {
             query?: never;
             header?: {
@@ -8040,17 +8618,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description From the matching /begin response */
-                    ceremony_id: string;
-                    /** @description As the person typed it; 3-32 characters once normalised */
-                    username: string;
-                    credential: components["schemas"]["RegistrationCredential"];
-                };
+                "application/json": components["schemas"]["FinishSignUpBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the registration */
             201: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8071,6 +8643,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "account": {
+                     *         "id": "acc_oU8iAR0-B7HCJ0Tun0s1tw",
+                     *         "username": "wn3292x990og",
+                     *         "display_name": null,
+                     *         "locale": null,
+                     *         "default_country": null,
+                     *         "region": "eu",
+                     *         "created_at": "2026-11-28T17:17:27.944Z",
+                     *         "status": "active",
+                     *         "deleted_at": null,
+                     *         "purge_at": null,
+                     *         "version": 1,
+                     *         "schema_version": 1
+                     *       },
+                     *       "passkey_id": "pk_bPza4NpcTYcESYe7Akxq0w",
+                     *       "tokens": {
+                     *         "session_id": "ses_CUrZBwLL_WFSpLJIvbtRNQ",
+                     *         "token_type": "DPoP",
+                     *         "access_token": "vid_at_Frau8TNS6HKY43WtlHQJdUZbzc2PmJfgYXhmkhUpqQE",
+                     *         "expires_in": 600,
+                     *         "refresh_token": "vid_rt_wdQ3scI5N8qBpoW9UtXyTYy9-S0luSN1X-Hpx8UzMfg",
+                     *         "refresh_expires_in": 2592000,
+                     *         "trusted": true,
+                     *         "schema_version": 1
+                     *       },
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": {
                         account: components["schemas"]["Me"];
                         passkey_id: string;
@@ -8274,7 +8876,7 @@ export interface operations {
             };
         };
     };
-    postAuthLoginBegin: {
+    beginSignIn: {
         parameters: {
             query?: never;
             header?: {
@@ -8286,7 +8888,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the login begin result */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8306,6 +8908,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ceremony_id": "cer_iCLTAKAvbBy4r2oFHVeq3Q",
+                     *       "options": {
+                     *         "challenge": "ZX3ngGo6SMW9TDrMwQITHMsXs0bMEb2flBLFIRuLoFs",
+                     *         "timeout": 300000,
+                     *         "rpId": "localhost",
+                     *         "allowCredentials": [],
+                     *         "userVerification": "required"
+                     *       },
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": {
                         ceremony_id: string;
                         options: components["schemas"]["RequestOptions"];
@@ -8464,7 +9079,7 @@ export interface operations {
             };
         };
     };
-    postAuthLoginFinish: {
+    finishSignIn: {
         parameters: {
             query?: never;
             header?: {
@@ -8476,15 +9091,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description From the matching /begin response */
-                    ceremony_id: string;
-                    credential: components["schemas"]["AuthenticationCredential"];
-                };
+                "application/json": components["schemas"]["FinishSignInBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the tokens */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8504,6 +9115,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "session_id": "ses_UdhXmr3bp8zv3UHrwPT8EA",
+                     *       "token_type": "DPoP",
+                     *       "access_token": "vid_at_g9WWKqnc858mJm4AhOx2XqSOY-lp1JegMarKjpVybZ0",
+                     *       "expires_in": 600,
+                     *       "refresh_token": "vid_rt_pQdvBvpSZUiQdCPEZpATJ9lHIGQ0W6u6vaF5CvJdeV8",
+                     *       "refresh_expires_in": 2592000,
+                     *       "trusted": true,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Tokens"];
                 };
             };
@@ -8701,7 +9324,7 @@ export interface operations {
             };
         };
     };
-    postAuthStepUpBegin: {
+    beginStepUp: {
         parameters: {
             query?: never;
             header?: {
@@ -8713,7 +9336,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the step up begin result */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8736,6 +9359,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ceremony_id": "cer_uMS-zvMUA8LIkhZ-Z86gXA",
+                     *       "options": {
+                     *         "challenge": "z64NlkfsEgJhoQOoUhl0IShBSXM1tDALdkjHvlaBEH4",
+                     *         "timeout": 300000,
+                     *         "rpId": "localhost",
+                     *         "allowCredentials": [
+                     *           {
+                     *             "id": "q7vVraOlIwPeox3CU3WpW_6hoNgiGpk0IGZCa9vRb0Q",
+                     *             "type": "public-key",
+                     *             "transports": [
+                     *               "internal",
+                     *               "hybrid"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "userVerification": "required"
+                     *       },
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": {
                         ceremony_id: string;
                         options: components["schemas"]["RequestOptions"];
@@ -8965,7 +9610,7 @@ export interface operations {
             };
         };
     };
-    postAuthJoinIssue: {
+    issueJoinCode: {
         parameters: {
             query?: never;
             header: {
@@ -8977,7 +9622,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the join code */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9000,6 +9645,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "091392",
+                     *       "expires_at": "2026-11-28T17:19:57.944Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": {
                         code: string;
                         /** Format: date-time */
@@ -9230,7 +9882,7 @@ export interface operations {
             };
         };
     };
-    getAuthJoinCode: {
+    getJoinCodeState: {
         parameters: {
             query?: never;
             header?: never;
@@ -9239,7 +9891,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the join code state */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9262,6 +9914,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "active",
+                     *       "wrong_guesses": 0,
+                     *       "expires_at": "2026-11-28T17:19:57.944Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": {
                         /** @description voided: five wrong guesses were made against the code, so even its right digits are refused; issue a new one */
                         status: "active" | "used" | "expired" | "voided";
@@ -9487,7 +10147,7 @@ export interface operations {
             };
         };
     };
-    postAuthJoinRedeem: {
+    redeemJoinCode: {
         parameters: {
             query?: never;
             header: {
@@ -9499,15 +10159,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    username: string;
-                    /** @description The 6 digits shown on the trusted device */
-                    code: string;
-                };
+                "application/json": components["schemas"]["RedeemJoinCodeBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the join attempt */
             201: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9528,6 +10184,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "attempt_id": "join_iax7r5lQn_Q6eIm0g2STOA",
+                     *       "status": "awaiting_approval",
+                     *       "expires_at": "2026-11-28T17:27:57.944Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["JoinAttempt"];
                 };
             };
@@ -9746,7 +10410,7 @@ export interface operations {
             };
         };
     };
-    postAuthJoinStart: {
+    startJoinWithoutDevice: {
         parameters: {
             query?: never;
             header: {
@@ -9758,13 +10422,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    username: string;
-                };
+                "application/json": components["schemas"]["StartJoinWithoutDeviceBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the join attempt */
             201: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9785,6 +10447,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "attempt_id": "join_cSH_nv5-MScdlM-rDNo_Gg",
+                     *       "status": "awaiting_approval",
+                     *       "expires_at": "2026-11-28T17:27:57.944Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["JoinAttempt"];
                 };
             };
@@ -10003,7 +10673,7 @@ export interface operations {
             };
         };
     };
-    getAuthJoinAttemptsById: {
+    getJoinAttempt: {
         parameters: {
             query?: never;
             header?: never;
@@ -10014,7 +10684,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the join attempt */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10034,6 +10704,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "attempt_id": "join_iax7r5lQn_Q6eIm0g2STOA",
+                     *       "status": "awaiting_approval",
+                     *       "expires_at": "2026-11-28T17:27:57.944Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["JoinAttempt"];
                 };
             };
@@ -10223,7 +10901,7 @@ export interface operations {
             };
         };
     };
-    getAuthJoinPending: {
+    listPendingJoins: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -10237,7 +10915,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the whole pending join list */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10260,6 +10938,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "attempt_id": "join_iax7r5lQn_Q6eIm0g2STOA",
+                     *           "via": "code",
+                     *           "created_at": "2026-11-28T17:17:57.944Z",
+                     *           "expires_at": "2026-11-28T17:27:57.944Z",
+                     *           "ip": "127.0.0.1",
+                     *           "location": null,
+                     *           "place": null,
+                     *           "user_agent": "node",
+                     *           "device_label": "node"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PendingJoin"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -10458,7 +11155,7 @@ export interface operations {
             };
         };
     };
-    postAuthJoinApprove: {
+    approveJoin: {
         parameters: {
             query?: never;
             header: {
@@ -10472,13 +11169,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    attempt_id: string;
-                };
+                "application/json": components["schemas"]["ApproveJoinBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the join attempt */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10501,6 +11196,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "attempt_id": "join_iax7r5lQn_Q6eIm0g2STOA",
+                     *       "status": "approved",
+                     *       "expires_at": "2026-11-28T17:27:57.944Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["JoinAttempt"];
                 };
             };
@@ -10773,7 +11476,7 @@ export interface operations {
             };
         };
     };
-    postAuthJoinDeny: {
+    denyJoin: {
         parameters: {
             query?: never;
             header?: {
@@ -10785,13 +11488,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    attempt_id: string;
-                };
+                "application/json": components["schemas"]["DenyJoinBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the join attempt */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10814,6 +11515,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "attempt_id": "join_F9AIg-yfdZKd6NZ_tmbMEw",
+                     *       "status": "denied",
+                     *       "expires_at": "2026-11-28T17:27:57.944Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["JoinAttempt"];
                 };
             };
@@ -11086,7 +11795,7 @@ export interface operations {
             };
         };
     };
-    postAuthJoinApproveWithFactor: {
+    approveOwnJoinWithFactor: {
         parameters: {
             query?: never;
             header?: {
@@ -11098,15 +11807,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    attempt_id: string;
-                    totp_code?: string;
-                    recovery_key?: string;
-                };
+                "application/json": components["schemas"]["ApproveOwnJoinWithFactorBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the join attempt */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11126,6 +11831,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "attempt_id": "join_cSH_nv5-MScdlM-rDNo_Gg",
+                     *       "status": "approved",
+                     *       "expires_at": "2026-11-28T17:27:57.944Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["JoinAttempt"];
                 };
             };
@@ -11365,7 +12078,7 @@ export interface operations {
             };
         };
     };
-    postAuthJoinRegisterOptions: {
+    getJoinPasskeyOptions: {
         parameters: {
             query?: never;
             header?: {
@@ -11377,13 +12090,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    attempt_id: string;
-                };
+                "application/json": components["schemas"]["GetJoinPasskeyOptionsBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the join register options */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11403,6 +12114,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "options": {
+                     *         "rp": {
+                     *           "name": "VID",
+                     *           "id": "localhost"
+                     *         },
+                     *         "user": {
+                     *           "id": "OyOdxN5AnNU6FX-m3dOG8EbIlDZ2cFdFIPCFFEhQlmg",
+                     *           "name": "wa3292x1fg75",
+                     *           "displayName": "wa3292x1fg75"
+                     *         },
+                     *         "challenge": "fTqjsD7JuCSt9qqad-ezceniVPdgd9_rAou2uGYs6iY",
+                     *         "pubKeyCredParams": [
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -7
+                     *           },
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -8
+                     *           },
+                     *           {
+                     *             "type": "public-key",
+                     *             "alg": -257
+                     *           }
+                     *         ],
+                     *         "timeout": 300000,
+                     *         "excludeCredentials": [
+                     *           {
+                     *             "id": "q7vVraOlIwPeox3CU3WpW_6hoNgiGpk0IGZCa9vRb0Q",
+                     *             "type": "public-key",
+                     *             "transports": [
+                     *               "internal",
+                     *               "hybrid"
+                     *             ]
+                     *           },
+                     *           {
+                     *             "id": "F7uOy_hzc7UvMfSyGDhOG2AskO1SY9ZPQaQ-N_GVp8A",
+                     *             "type": "public-key",
+                     *             "transports": [
+                     *               "internal",
+                     *               "hybrid"
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "authenticatorSelection": {
+                     *           "residentKey": "required",
+                     *           "requireResidentKey": true,
+                     *           "userVerification": "required"
+                     *         },
+                     *         "hints": [],
+                     *         "attestation": "none",
+                     *         "extensions": {
+                     *           "credProps": true
+                     *         }
+                     *       },
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": {
                         options: components["schemas"]["CreationOptions"];
                         /** @enum {number} */
@@ -11646,7 +12417,7 @@ export interface operations {
             };
         };
     };
-    postAuthJoinFinish: {
+    finishJoin: {
         parameters: {
             query?: never;
             header?: {
@@ -11658,16 +12429,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    attempt_id: string;
-                    /** @default false */
-                    persist_device?: boolean;
-                    credential?: components["schemas"]["RegistrationCredential"];
-                };
+                "application/json": components["schemas"]["FinishJoinBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the tokens */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11687,6 +12453,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "session_id": "ses_RP4jd6T1t2Qy-WTeBr8vRg",
+                     *       "token_type": "DPoP",
+                     *       "access_token": "vid_at_1vFC302u06SeZeogLed9s0ZKbS8PzjhBZZpyZe6T2v0",
+                     *       "expires_in": 600,
+                     *       "refresh_token": "vid_rt_xKDvHnodpPpjQ_uyA_kuJwCw2Hxf9RtYuQ-xKklrAfI",
+                     *       "refresh_expires_in": 2592000,
+                     *       "trusted": true,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Tokens"];
                 };
             };
@@ -11926,7 +12704,7 @@ export interface operations {
             };
         };
     };
-    getMePhotos: {
+    listPhotos: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -11940,7 +12718,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: one page of the photo list ({data, next_cursor, has_more}; follow next_cursor while has_more) */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11963,6 +12741,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "pho_8OLIul1OKFlmCe8NDzG1Ag",
+                     *           "sizes": [
+                     *             64,
+                     *             256,
+                     *             512
+                     *           ],
+                     *           "created_at": "2026-11-28T17:17:57.944Z",
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Photo"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -12161,7 +12957,7 @@ export interface operations {
             };
         };
     };
-    postMePhotos: {
+    uploadPhoto: {
         parameters: {
             query?: {
                 /** @description A square to keep, `x,y,size` in pixels of the image as it is shown (after its EXIF orientation); the centre square when absent */
@@ -12208,6 +13004,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "pho_8OLIul1OKFlmCe8NDzG1Ag",
+                     *       "sizes": [
+                     *         64,
+                     *         256,
+                     *         512
+                     *       ],
+                     *       "created_at": "2026-11-28T17:17:57.944Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Photo"];
                 };
             };
@@ -12456,7 +13264,7 @@ export interface operations {
             };
         };
     };
-    getMePhotosById: {
+    getPhoto: {
         parameters: {
             query?: never;
             header?: never;
@@ -12490,6 +13298,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "pho_8OLIul1OKFlmCe8NDzG1Ag",
+                     *       "sizes": [
+                     *         64,
+                     *         256,
+                     *         512
+                     *       ],
+                     *       "created_at": "2026-11-28T17:17:57.944Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Photo"];
                 };
             };
@@ -12706,7 +13526,7 @@ export interface operations {
             };
         };
     };
-    deleteMePhotosById: {
+    deletePhoto: {
         parameters: {
             query?: never;
             header?: {
@@ -12987,7 +13807,7 @@ export interface operations {
             };
         };
     };
-    getFieldTypes: {
+    listFieldTypes: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -13001,7 +13821,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: one page of the field type list ({data, next_cursor, has_more}; follow next_cursor while has_more) */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13021,6 +13841,127 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "key": "name",
+                     *           "label": "Name",
+                     *           "description": "Full name in parts: prefix, given, middle, family, suffix. A given or a family name is required.",
+                     *           "multiple": false,
+                     *           "country": "none",
+                     *           "suggested_labels": [],
+                     *           "value_schema": {
+                     *             "type": "object",
+                     *             "properties": {
+                     *               "prefix": {
+                     *                 "type": "string",
+                     *                 "maxLength": 100,
+                     *                 "description": "Honorific before the name (Dr., Ms.)"
+                     *               },
+                     *               "given": {
+                     *                 "type": "string",
+                     *                 "maxLength": 100,
+                     *                 "description": "Given (first) name"
+                     *               },
+                     *               "middle": {
+                     *                 "type": "string",
+                     *                 "maxLength": 100,
+                     *                 "description": "Middle name(s)"
+                     *               },
+                     *               "family": {
+                     *                 "type": "string",
+                     *                 "maxLength": 100,
+                     *                 "description": "Family name(s)"
+                     *               },
+                     *               "suffix": {
+                     *                 "type": "string",
+                     *                 "maxLength": 100,
+                     *                 "description": "Honorific after the name (Jr., PhD)"
+                     *               }
+                     *             },
+                     *             "additionalProperties": false,
+                     *             "minProperties": 1,
+                     *             "examples": [
+                     *               {
+                     *                 "given": "Ada",
+                     *                 "family": "Lovelace"
+                     *               },
+                     *               {
+                     *                 "prefix": "Dr.",
+                     *                 "given": "José",
+                     *                 "middle": "María",
+                     *                 "family": "García Márquez"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "countries": null,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "key": "nickname",
+                     *           "label": "Nickname",
+                     *           "description": "A name the person likes to be called by (vCard NICKNAME, RFC 6350 §6.2.3).",
+                     *           "multiple": true,
+                     *           "country": "none",
+                     *           "suggested_labels": [],
+                     *           "value_schema": {
+                     *             "type": "string",
+                     *             "minLength": 1,
+                     *             "maxLength": 64,
+                     *             "examples": [
+                     *               "Bob",
+                     *               "Mimi"
+                     *             ]
+                     *           },
+                     *           "countries": null,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "key": "phone",
+                     *           "label": "Phone",
+                     *           "description": "A phone number, in international form (+49 30 1234567) or national form (030 1234567) read with the field's country (default: the account's default_country). Stored in E.164, optionally with \";ext=\" and digits; the number's own country becomes the field's country. details.line_type tells mobile from fixed line where the numbering plan knows.",
+                     *           "multiple": true,
+                     *           "country": "optional",
+                     *           "suggested_labels": [
+                     *             "mobile",
+                     *             "home",
+                     *             "work"
+                     *           ],
+                     *           "value_schema": {
+                     *             "type": "string",
+                     *             "minLength": 1,
+                     *             "maxLength": 64,
+                     *             "examples": [
+                     *               "+49 30 1234567",
+                     *               "(415) 555-2671",
+                     *               "+44 20 7946 0958 ext. 12"
+                     *             ]
+                     *           },
+                     *           "countries": {
+                     *             "AD": {
+                     *               "name": "Andorra",
+                     *               "calling_code": "376",
+                     *               "example": "+376 312 345"
+                     *             },
+                     *             "AE": {
+                     *               "name": "United Arab Emirates",
+                     *               "calling_code": "971",
+                     *               "example": "+971 50 123 4567"
+                     *             },
+                     *             "AF": {
+                     *               "name": "Afghanistan",
+                     *               "calling_code": "93",
+                     *               "example": "+93 70 123 4567"
+                     *             }
+                     *           },
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["FieldType"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -13173,7 +14114,7 @@ export interface operations {
             };
         };
     };
-    getFieldTypesByKey: {
+    getFieldType: {
         parameters: {
             query?: never;
             header?: never;
@@ -13184,7 +14125,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the field type */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13204,6 +14145,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": "phone",
+                     *       "label": "Phone",
+                     *       "description": "A phone number, in international form (+49 30 1234567) or national form (030 1234567) read with the field's country (default: the account's default_country). Stored in E.164, optionally with \";ext=\" and digits; the number's own country becomes the field's country. details.line_type tells mobile from fixed line where the numbering plan knows.",
+                     *       "multiple": true,
+                     *       "country": "optional",
+                     *       "suggested_labels": [
+                     *         "mobile",
+                     *         "home",
+                     *         "work"
+                     *       ],
+                     *       "value_schema": {
+                     *         "type": "string",
+                     *         "minLength": 1,
+                     *         "maxLength": 64,
+                     *         "examples": [
+                     *           "+49 30 1234567",
+                     *           "(415) 555-2671",
+                     *           "+44 20 7946 0958 ext. 12"
+                     *         ]
+                     *       },
+                     *       "countries": {
+                     *         "AD": {
+                     *           "name": "Andorra",
+                     *           "calling_code": "376",
+                     *           "example": "+376 312 345"
+                     *         },
+                     *         "AE": {
+                     *           "name": "United Arab Emirates",
+                     *           "calling_code": "971",
+                     *           "example": "+971 50 123 4567"
+                     *         },
+                     *         "AF": {
+                     *           "name": "Afghanistan",
+                     *           "calling_code": "93",
+                     *           "example": "+93 70 123 4567"
+                     *         }
+                     *       },
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["FieldType"];
                 };
             };
@@ -13371,7 +14354,7 @@ export interface operations {
             };
         };
     };
-    postFieldTypesByKeyValidate: {
+    validateFieldValue: {
         parameters: {
             query?: never;
             header?: {
@@ -13385,14 +14368,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    value: unknown;
-                    country?: string | null;
-                };
+                "application/json": components["schemas"]["ValidateFieldValueBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the field validation */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13412,6 +14392,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "valid": true,
+                     *       "normalized": "+493022732152",
+                     *       "original": "030 22732152",
+                     *       "country": "DE",
+                     *       "details": {
+                     *         "line_type": "fixed_line",
+                     *         "national": "030 22732152",
+                     *         "international": "+49 30 22732152",
+                     *         "uri": "tel:+493022732152"
+                     *       },
+                     *       "errors": [],
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["FieldValidation"];
                 };
             };
@@ -13586,7 +14582,7 @@ export interface operations {
             };
         };
     };
-    getMeFields: {
+    listFields: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -13602,7 +14598,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: one page of the field list ({data, next_cursor, has_more}; follow next_cursor while has_more) */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13625,6 +14621,68 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "fld_1kkRIao74iDjpkUuDqJRVw",
+                     *           "type": "postal_address",
+                     *           "label": null,
+                     *           "country": "DE",
+                     *           "value": {
+                     *             "street_lines": [
+                     *               "Platz der Republik 1"
+                     *             ],
+                     *             "locality": "Berlin",
+                     *             "postal_code": "11011"
+                     *           },
+                     *           "original": null,
+                     *           "details": {
+                     *             "formatted": "Platz der Republik 1\n11011 Berlin\nGERMANY"
+                     *           },
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "updated_at": "2026-11-28T17:16:57.944Z"
+                     *         },
+                     *         {
+                     *           "id": "fld_3JwnBVlOaJi_4cCkj02u2Q",
+                     *           "type": "organization",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": {
+                     *             "name": "Acme",
+                     *             "unit": "R&D"
+                     *           },
+                     *           "original": null,
+                     *           "details": {
+                     *             "formatted": "Acme, R&D"
+                     *           },
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "updated_at": "2026-11-28T17:16:57.944Z"
+                     *         },
+                     *         {
+                     *           "id": "fld_40rSOlOL61APABWccxvlDw",
+                     *           "type": "language",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": "en",
+                     *           "original": null,
+                     *           "details": {
+                     *             "formatted": "English"
+                     *           },
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "updated_at": "2026-11-28T17:16:57.944Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Field"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -13823,7 +14881,7 @@ export interface operations {
             };
         };
     };
-    postMeFields: {
+    createField: {
         parameters: {
             query?: never;
             header: {
@@ -13835,17 +14893,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    type: string;
-                    label?: string | null;
-                    /** @description Shaped by the type's value_schema; at most 4096 bytes as JSON */
-                    value: unknown;
-                    country?: string | null;
-                };
+                "application/json": components["schemas"]["CreateFieldBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the field */
             201: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13869,6 +14921,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "fld_y7e5x3XeD8kUpKE5Jt94kw",
+                     *       "type": "email",
+                     *       "label": "spare",
+                     *       "country": null,
+                     *       "value": "spare@example.org",
+                     *       "original": null,
+                     *       "details": {
+                     *         "ascii": "spare@example.org"
+                     *       },
+                     *       "version": 1,
+                     *       "schema_version": 1,
+                     *       "created_at": "2026-11-28T17:17:57.944Z",
+                     *       "updated_at": "2026-11-28T17:17:57.944Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Field"];
                 };
             };
@@ -14093,7 +15162,7 @@ export interface operations {
             };
         };
     };
-    getMeFieldsById: {
+    getField: {
         parameters: {
             query?: never;
             header?: never;
@@ -14104,7 +15173,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the field */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14127,6 +15196,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "fld_y7e5x3XeD8kUpKE5Jt94kw",
+                     *       "type": "email",
+                     *       "label": "spare",
+                     *       "country": null,
+                     *       "value": "spare@example.org",
+                     *       "original": null,
+                     *       "details": {
+                     *         "ascii": "spare@example.org"
+                     *       },
+                     *       "version": 1,
+                     *       "schema_version": 1,
+                     *       "created_at": "2026-11-28T17:17:57.944Z",
+                     *       "updated_at": "2026-11-28T17:17:57.944Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Field"];
                 };
             };
@@ -14343,7 +15429,7 @@ export interface operations {
             };
         };
     };
-    deleteMeFieldsById: {
+    deleteField: {
         parameters: {
             query?: never;
             header: {
@@ -14674,7 +15760,7 @@ export interface operations {
             };
         };
     };
-    patchMeFieldsById: {
+    updateField: {
         parameters: {
             query?: never;
             header: {
@@ -14691,15 +15777,11 @@ export interface operations {
         /** @description The type of a field cannot change; a new value or country is judged again */
         requestBody: {
             content: {
-                "application/json": {
-                    label?: string | null;
-                    value?: unknown;
-                    country?: string | null;
-                };
+                "application/json": components["schemas"]["UpdateFieldBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the field */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14722,6 +15804,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "fld_y7e5x3XeD8kUpKE5Jt94kw",
+                     *       "type": "email",
+                     *       "label": "old",
+                     *       "country": null,
+                     *       "value": "spare@example.org",
+                     *       "original": null,
+                     *       "details": {
+                     *         "ascii": "spare@example.org"
+                     *       },
+                     *       "version": 2,
+                     *       "schema_version": 1,
+                     *       "created_at": "2026-11-28T17:17:57.944Z",
+                     *       "updated_at": "2026-11-28T17:17:57.944Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Field"];
                 };
             };
@@ -15018,7 +16117,7 @@ export interface operations {
             };
         };
     };
-    getProfiles: {
+    listProfiles: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -15032,7 +16131,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: one page of the profile list ({data, next_cursor, has_more}; follow next_cursor while has_more) */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15055,6 +16154,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "prf_JBRV-Gb4QJd-pWjUn10Z6Q",
+                     *           "name": "Work",
+                     *           "description": null,
+                     *           "public": true,
+                     *           "field_count": 14,
+                     *           "subscriber_count": 1,
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "updated_at": "2026-11-28T17:16:57.944Z",
+                     *           "version": 1,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "prf_cBFnAgCPur8pCBCqodLPdw",
+                     *           "name": "Family",
+                     *           "description": null,
+                     *           "public": false,
+                     *           "field_count": 3,
+                     *           "subscriber_count": 0,
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "updated_at": "2026-11-28T17:16:57.944Z",
+                     *           "version": 1,
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Profile"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -15253,7 +16384,7 @@ export interface operations {
             };
         };
     };
-    postProfiles: {
+    createProfile: {
         parameters: {
             query?: never;
             header: {
@@ -15265,17 +16396,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description 1-64 characters once trimmed; unique among your profiles ignoring case */
-                    name: string;
-                    description?: string | null;
-                    /** @default false */
-                    public?: boolean;
-                };
+                "application/json": components["schemas"]["CreateProfileBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the profile */
             201: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15299,6 +16424,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "prf_kbqvepvpglFz_iRrqpYrqw",
+                     *       "name": "Walk temp",
+                     *       "description": "For a moment",
+                     *       "public": false,
+                     *       "field_count": 0,
+                     *       "subscriber_count": 0,
+                     *       "created_at": "2026-11-28T17:17:57.944Z",
+                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Profile"];
                 };
             };
@@ -15523,7 +16662,7 @@ export interface operations {
             };
         };
     };
-    getProfilesById: {
+    getProfile: {
         parameters: {
             query?: never;
             header?: never;
@@ -15534,7 +16673,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the profile */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15557,6 +16696,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "prf_JBRV-Gb4QJd-pWjUn10Z6Q",
+                     *       "name": "Work",
+                     *       "description": null,
+                     *       "public": true,
+                     *       "field_count": 14,
+                     *       "subscriber_count": 1,
+                     *       "created_at": "2026-11-28T17:16:57.944Z",
+                     *       "updated_at": "2026-11-28T17:16:57.944Z",
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Profile"];
                 };
             };
@@ -15773,7 +16926,7 @@ export interface operations {
             };
         };
     };
-    deleteProfilesById: {
+    deleteProfile: {
         parameters: {
             query?: {
                 /** @description Another of your profiles: its subscribers move there first */
@@ -16107,7 +17260,7 @@ export interface operations {
             };
         };
     };
-    patchProfilesById: {
+    updateProfile: {
         parameters: {
             query?: never;
             header: {
@@ -16123,15 +17276,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    description?: string | null;
-                    public?: boolean;
-                };
+                "application/json": components["schemas"]["UpdateProfileBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the profile */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16154,6 +17303,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "prf_kbqvepvpglFz_iRrqpYrqw",
+                     *       "name": "Walk temp",
+                     *       "description": "Still for a moment",
+                     *       "public": false,
+                     *       "field_count": 0,
+                     *       "subscriber_count": 0,
+                     *       "created_at": "2026-11-28T17:17:57.944Z",
+                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "version": 2,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Profile"];
                 };
             };
@@ -16450,7 +17613,7 @@ export interface operations {
             };
         };
     };
-    getProfilesByIdExposures: {
+    listExposures: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -16466,7 +17629,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the whole exposure list */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16489,6 +17652,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "field_id": "fld_7_jlgWgv9J10HDCTzgqhJA",
+                     *           "label": null,
+                     *           "position": 0,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "field_id": "fld_Biu-WX7CD5IbedUA5fiDrA",
+                     *           "label": null,
+                     *           "position": 1,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "field_id": "fld_cy2omz9pulcSnQaNOeHq7A",
+                     *           "label": null,
+                     *           "position": 2,
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Exposure"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -16710,7 +17899,7 @@ export interface operations {
             };
         };
     };
-    putProfilesByIdExposuresByFieldId: {
+    exposeField: {
         parameters: {
             query?: never;
             header?: {
@@ -16725,15 +17914,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    label?: string | null;
-                    /** @description Where in the profile's order (0 is first); default: last for a new exposure, unchanged otherwise */
-                    position?: number;
-                };
+                "application/json": components["schemas"]["ExposeFieldBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the exposure */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16759,7 +17944,7 @@ export interface operations {
                     "application/json": components["schemas"]["Exposure"];
                 };
             };
-            /** @description Default Response */
+            /** @description Created: the exposure */
             201: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16783,6 +17968,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "field_id": "fld_y7e5x3XeD8kUpKE5Jt94kw",
+                     *       "label": "mail",
+                     *       "position": 0,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Exposure"];
                 };
             };
@@ -17031,7 +18224,7 @@ export interface operations {
             };
         };
     };
-    deleteProfilesByIdExposuresByFieldId: {
+    hideField: {
         parameters: {
             query?: never;
             header?: {
@@ -17313,7 +18506,7 @@ export interface operations {
             };
         };
     };
-    getProfilesByIdPreview: {
+    previewProfileCard: {
         parameters: {
             query?: never;
             header?: never;
@@ -17347,6 +18540,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "owner": {
+                     *         "username": "wa3292x1fg75",
+                     *         "display_name": "Alice Walker"
+                     *       },
+                     *       "fields": [
+                     *         {
+                     *           "id": "fld_7_jlgWgv9J10HDCTzgqhJA",
+                     *           "type": "name",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": {
+                     *             "given": "Alice",
+                     *             "family": "Walker"
+                     *           },
+                     *           "details": {
+                     *             "formatted": "Alice Walker"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "fld_Biu-WX7CD5IbedUA5fiDrA",
+                     *           "type": "nickname",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": "Al",
+                     *           "details": {}
+                     *         },
+                     *         {
+                     *           "id": "fld_cy2omz9pulcSnQaNOeHq7A",
+                     *           "type": "phone",
+                     *           "label": "work",
+                     *           "country": "DE",
+                     *           "value": "+493022732152",
+                     *           "details": {
+                     *             "line_type": "fixed_line",
+                     *             "national": "030 22732152",
+                     *             "international": "+49 30 22732152",
+                     *             "uri": "tel:+493022732152"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "changed": [
+                     *         "display_name"
+                     *       ],
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Card"];
                 };
             };
@@ -17586,7 +18828,7 @@ export interface operations {
             };
         };
     };
-    getPublicByUsername: {
+    getPublicCard: {
         parameters: {
             query?: never;
             header?: never;
@@ -17617,6 +18859,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "owner": {
+                     *         "username": "wa3292x1fg75",
+                     *         "display_name": "Alice Walker"
+                     *       },
+                     *       "fields": [
+                     *         {
+                     *           "id": "fld_7_jlgWgv9J10HDCTzgqhJA",
+                     *           "type": "name",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": {
+                     *             "given": "Alice",
+                     *             "family": "Walker"
+                     *           },
+                     *           "details": {
+                     *             "formatted": "Alice Walker"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "fld_Biu-WX7CD5IbedUA5fiDrA",
+                     *           "type": "nickname",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": "Al",
+                     *           "details": {}
+                     *         },
+                     *         {
+                     *           "id": "fld_cy2omz9pulcSnQaNOeHq7A",
+                     *           "type": "phone",
+                     *           "label": "work",
+                     *           "country": "DE",
+                     *           "value": "+493022732152",
+                     *           "details": {
+                     *             "line_type": "fixed_line",
+                     *             "national": "030 22732152",
+                     *             "international": "+49 30 22732152",
+                     *             "uri": "tel:+493022732152"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "changed": [
+                     *         "display_name"
+                     *       ],
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Card"];
                 };
             };
@@ -17784,7 +19075,7 @@ export interface operations {
             };
         };
     };
-    getPublicByUsernameVcard: {
+    getPublicVcard: {
         parameters: {
             query?: {
                 /** @description 3.0 (RFC 2426) when left out, which iPhone and Android contacts apps import; 4.0 (RFC 6350) for readers that want it. Wins over Accept. Anything else: 400 validation_failed */
@@ -17823,6 +19114,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example BEGIN:VCARD
+                     *     VERSION:3.0
+                     *     PRODID:-//VID//Identity cards//EN
+                     *     UID:urn:uuid:2f11647b-3855-8b11-b7a1-ee306993b900
+                     *     FN:Alice Walker
+                     *     N:Walker;Alice;;;
+                     *     NICKNAME:Al
+                     *     TEL;TYPE=VOICE,WORK:+493022732152
+                     *     EMAIL;TYPE=INTERNET:alice@example.org
+                     *     ADR:;;Platz der Republik 1;Berlin;;11011;Germany
+                     *     BDAY:1990-05-17
+                     *     URL:https://example.org/alice
+                     *     X-SOCIALPROFILE;TYPE=bluesky;X-USER=alice.bsky.social:https://bsky.app/prof
+                     *      ile/alice.bsky.social
+                     *     ORG:Acme;R&D
+                     *     TITLE:Engineer
+                     *     X-PRONOUNS:she/her
+                     *     X-LANGUAGE:en
+                     *     TZ;VALUE=text:Europe/Berlin
+                     *     NOTE:Met at the walk.
+                     *     REV:2026-11-28T17:17:57Z
+                     *     END:VCARD
+                     */
                     "text/vcard": string;
                 };
             };
@@ -17990,7 +19305,7 @@ export interface operations {
             };
         };
     };
-    getSubscriptions: {
+    listSubscriptions: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -18005,7 +19320,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: one page of the subscription list ({data, next_cursor, has_more}; follow next_cursor while has_more) */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18028,6 +19343,56 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "sub_4YzW0WI434IJ1ESMKqKvQA",
+                     *           "status": "pending",
+                     *           "subscriber": {
+                     *             "username": "wc3292x3gvce",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": null,
+                     *           "message": null,
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "updated_at": "2026-11-28T17:16:57.944Z",
+                     *           "version": 1,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_FXgHzVOGBQtAKhVulDQpKg",
+                     *           "status": "active",
+                     *           "subscriber": {
+                     *             "username": "wb3292x20pyo",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": "prf_JBRV-Gb4QJd-pWjUn10Z6Q",
+                     *           "message": "Hello from Bob",
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "updated_at": "2026-11-28T17:16:57.944Z",
+                     *           "version": 2,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_rnQ8ppkHTV3C0dI7JMvqGg",
+                     *           "status": "pending",
+                     *           "subscriber": {
+                     *             "username": "wd3292x4kpa0",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": null,
+                     *           "message": null,
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "updated_at": "2026-11-28T17:16:57.944Z",
+                     *           "version": 1,
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Subscription"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -18226,7 +19591,7 @@ export interface operations {
             };
         };
     };
-    getSubscriptionsById: {
+    getSubscription: {
         parameters: {
             query?: never;
             header?: never;
@@ -18260,6 +19625,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "sub_FXgHzVOGBQtAKhVulDQpKg",
+                     *       "status": "active",
+                     *       "subscriber": {
+                     *         "username": "wb3292x20pyo",
+                     *         "display_name": null
+                     *       },
+                     *       "profile_id": "prf_JBRV-Gb4QJd-pWjUn10Z6Q",
+                     *       "message": "Hello from Bob",
+                     *       "created_at": "2026-11-28T17:16:57.944Z",
+                     *       "updated_at": "2026-11-28T17:16:57.944Z",
+                     *       "version": 2,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -18476,7 +19857,7 @@ export interface operations {
             };
         };
     };
-    postSubscriptionsByIdApprove: {
+    approveSubscription: {
         parameters: {
             query?: never;
             header: {
@@ -18490,9 +19871,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    profile_id: string;
-                };
+                "application/json": components["schemas"]["ApproveSubscriptionBody"];
             };
         };
         responses: {
@@ -18519,6 +19898,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "sub_4YzW0WI434IJ1ESMKqKvQA",
+                     *       "status": "active",
+                     *       "subscriber": {
+                     *         "username": "wc3292x3gvce",
+                     *         "display_name": null
+                     *       },
+                     *       "profile_id": "prf_cBFnAgCPur8pCBCqodLPdw",
+                     *       "message": null,
+                     *       "created_at": "2026-11-28T17:16:57.944Z",
+                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "version": 2,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -18767,7 +20162,7 @@ export interface operations {
             };
         };
     };
-    postSubscriptionsByIdDeny: {
+    denySubscription: {
         parameters: {
             query?: never;
             header?: {
@@ -18781,13 +20176,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description They cannot ask again until you unblock them
-                     * @default false
-                     */
-                    block?: boolean;
-                };
+                "application/json": components["schemas"]["DenySubscriptionBody"];
             };
         };
         responses: {
@@ -18814,6 +20203,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "sub_rnQ8ppkHTV3C0dI7JMvqGg",
+                     *       "status": "denied",
+                     *       "subscriber": {
+                     *         "username": "wd3292x4kpa0",
+                     *         "display_name": null
+                     *       },
+                     *       "profile_id": null,
+                     *       "message": null,
+                     *       "created_at": "2026-11-28T17:16:57.944Z",
+                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "version": 2,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -19062,7 +20467,7 @@ export interface operations {
             };
         };
     };
-    postSubscriptionsByIdMove: {
+    moveSubscription: {
         parameters: {
             query?: never;
             header?: {
@@ -19076,9 +20481,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    profile_id: string;
-                };
+                "application/json": components["schemas"]["MoveSubscriptionBody"];
             };
         };
         responses: {
@@ -19105,6 +20508,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "sub_FXgHzVOGBQtAKhVulDQpKg",
+                     *       "status": "active",
+                     *       "subscriber": {
+                     *         "username": "wb3292x20pyo",
+                     *         "display_name": null
+                     *       },
+                     *       "profile_id": "prf_cBFnAgCPur8pCBCqodLPdw",
+                     *       "message": "Hello from Bob",
+                     *       "created_at": "2026-11-28T17:16:57.944Z",
+                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "version": 3,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -19353,7 +20772,7 @@ export interface operations {
             };
         };
     };
-    postSubscriptionsByIdRevoke: {
+    revokeSubscription: {
         parameters: {
             query?: never;
             header?: {
@@ -19367,13 +20786,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description They cannot ask again until you unblock them
-                     * @default false
-                     */
-                    block?: boolean;
-                };
+                "application/json": components["schemas"]["RevokeSubscriptionBody"];
             };
         };
         responses: {
@@ -19400,6 +20813,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "sub_4YzW0WI434IJ1ESMKqKvQA",
+                     *       "status": "revoked",
+                     *       "subscriber": {
+                     *         "username": "wc3292x3gvce",
+                     *         "display_name": null
+                     *       },
+                     *       "profile_id": "prf_cBFnAgCPur8pCBCqodLPdw",
+                     *       "message": null,
+                     *       "created_at": "2026-11-28T17:16:57.944Z",
+                     *       "updated_at": "2026-11-28T17:18:27.944Z",
+                     *       "version": 3,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -19648,7 +21077,7 @@ export interface operations {
             };
         };
     };
-    getBlocks: {
+    listBlocks: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -19662,7 +21091,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: one page of the block list ({data, next_cursor, has_more}; follow next_cursor while has_more) */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19685,6 +21114,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "username": "wd3292x4kpa0",
+                     *           "display_name": null,
+                     *           "blocked_at": "2026-11-28T17:17:57.944Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             username: string;
@@ -19888,7 +21330,7 @@ export interface operations {
             };
         };
     };
-    deleteBlocksByUsername: {
+    unblock: {
         parameters: {
             query?: never;
             header?: {
@@ -20169,7 +21611,7 @@ export interface operations {
             };
         };
     };
-    getContacts: {
+    listContacts: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -20186,7 +21628,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: one page of the contact list ({data, next_cursor, has_more}; follow next_cursor while has_more) */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20209,6 +21651,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "sub_FXgHzVOGBQtAKhVulDQpKg",
+                     *           "status": "active",
+                     *           "owner": {
+                     *             "username": "wa3292x1fg75",
+                     *             "display_name": "Alice Walker"
+                     *           },
+                     *           "message": "Hello from Bob",
+                     *           "labels": [],
+                     *           "card_updated_at": "2026-11-28T17:17:57.944Z",
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "updated_at": "2026-11-28T17:17:57.944Z",
+                     *           "version": 3,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_3YaxiFJ9KgPC2mfcWWDssg",
+                     *           "status": "pending",
+                     *           "owner": {
+                     *             "username": "wc3292x3gvce",
+                     *             "display_name": null
+                     *           },
+                     *           "message": "Hi Carol",
+                     *           "labels": [],
+                     *           "card_updated_at": null,
+                     *           "created_at": "2026-11-28T17:17:57.944Z",
+                     *           "updated_at": "2026-11-28T17:17:57.944Z",
+                     *           "version": 1,
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Contact"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -20407,7 +21887,7 @@ export interface operations {
             };
         };
     };
-    postContacts: {
+    subscribe: {
         parameters: {
             query?: never;
             header: {
@@ -20419,10 +21899,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    username: string;
-                    message?: string | null;
-                };
+                "application/json": components["schemas"]["SubscribeBody"];
             };
         };
         responses: {
@@ -20450,6 +21927,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "sub_3YaxiFJ9KgPC2mfcWWDssg",
+                     *       "status": "pending",
+                     *       "owner": {
+                     *         "username": "wc3292x3gvce",
+                     *         "display_name": null
+                     *       },
+                     *       "message": "Hi Carol",
+                     *       "labels": [],
+                     *       "card_updated_at": null,
+                     *       "created_at": "2026-11-28T17:17:57.944Z",
+                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Contact"];
                 };
             };
@@ -20722,7 +22216,7 @@ export interface operations {
             };
         };
     };
-    getContactsVcard: {
+    getAllContactsVcard: {
         parameters: {
             query?: {
                 /** @description 3.0 (RFC 2426) when left out, which iPhone and Android contacts apps import; 4.0 (RFC 6350) for readers that want it. Wins over Accept. Anything else: 400 validation_failed */
@@ -20762,6 +22256,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example BEGIN:VCARD
+                     *     VERSION:3.0
+                     *     PRODID:-//VID//Identity cards//EN
+                     *     UID:urn:uuid:2f11647b-3855-8b11-b7a1-ee306993b900
+                     *     FN:Alice Walker
+                     *     N:Walker;Alice;;;
+                     *     NICKNAME:Al
+                     *     TEL;TYPE=VOICE,WORK:+493022732152
+                     *     REV:2026-11-28T17:17:57Z
+                     *     END:VCARD
+                     */
                     "text/vcard": string;
                 };
             };
@@ -20955,7 +22461,7 @@ export interface operations {
             };
         };
     };
-    getContactsById: {
+    getContact: {
         parameters: {
             query?: never;
             header?: never;
@@ -20989,6 +22495,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "sub_FXgHzVOGBQtAKhVulDQpKg",
+                     *       "status": "active",
+                     *       "owner": {
+                     *         "username": "wa3292x1fg75",
+                     *         "display_name": "Alice Walker"
+                     *       },
+                     *       "message": "Hello from Bob",
+                     *       "labels": [],
+                     *       "card_updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "created_at": "2026-11-28T17:16:57.944Z",
+                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "version": 3,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Contact"];
                 };
             };
@@ -21205,7 +22728,7 @@ export interface operations {
             };
         };
     };
-    deleteContactsById: {
+    removeContact: {
         parameters: {
             query?: never;
             header?: {
@@ -21486,7 +23009,7 @@ export interface operations {
             };
         };
     };
-    getContactsByIdCard: {
+    getContactCard: {
         parameters: {
             query?: never;
             header?: never;
@@ -21520,6 +23043,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "owner": {
+                     *         "username": "wa3292x1fg75",
+                     *         "display_name": "Alice Walker"
+                     *       },
+                     *       "fields": [
+                     *         {
+                     *           "id": "fld_7_jlgWgv9J10HDCTzgqhJA",
+                     *           "type": "name",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": {
+                     *             "given": "Alice",
+                     *             "family": "Walker"
+                     *           },
+                     *           "details": {
+                     *             "formatted": "Alice Walker"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "fld_Biu-WX7CD5IbedUA5fiDrA",
+                     *           "type": "nickname",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": "Al",
+                     *           "details": {}
+                     *         },
+                     *         {
+                     *           "id": "fld_cy2omz9pulcSnQaNOeHq7A",
+                     *           "type": "phone",
+                     *           "label": "work",
+                     *           "country": "DE",
+                     *           "value": "+493022732152",
+                     *           "details": {
+                     *             "line_type": "fixed_line",
+                     *             "national": "030 22732152",
+                     *             "international": "+49 30 22732152",
+                     *             "uri": "tel:+493022732152"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "changed": [
+                     *         "birthday",
+                     *         "email",
+                     *         "job_title"
+                     *       ],
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Card"];
                 };
             };
@@ -21782,7 +23356,7 @@ export interface operations {
             };
         };
     };
-    getContactsByIdVcard: {
+    getContactVcard: {
         parameters: {
             query?: {
                 /** @description 3.0 (RFC 2426) when left out, which iPhone and Android contacts apps import; 4.0 (RFC 6350) for readers that want it. Wins over Accept. Anything else: 400 validation_failed */
@@ -21824,6 +23398,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example BEGIN:VCARD
+                     *     VERSION:3.0
+                     *     PRODID:-//VID//Identity cards//EN
+                     *     UID:urn:uuid:2f11647b-3855-8b11-b7a1-ee306993b900
+                     *     FN:Alice Walker
+                     *     N:Walker;Alice;;;
+                     *     NICKNAME:Al
+                     *     TEL;TYPE=VOICE,WORK:+493022732152
+                     *     REV:2026-11-28T17:17:57Z
+                     *     END:VCARD
+                     */
                     "text/vcard": string;
                 };
             };
@@ -22086,7 +23672,7 @@ export interface operations {
             };
         };
     };
-    getContactsByIdAnnotation: {
+    getAnnotation: {
         parameters: {
             query?: never;
             header?: never;
@@ -22120,6 +23706,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "contact_id": "sub_FXgHzVOGBQtAKhVulDQpKg",
+                     *       "note": "Met at the walk",
+                     *       "labels": [
+                     *         "friends",
+                     *         "work"
+                     *       ],
+                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Annotation"];
                 };
             };
@@ -22336,7 +23935,7 @@ export interface operations {
             };
         };
     };
-    putContactsByIdAnnotation: {
+    putAnnotation: {
         parameters: {
             query?: never;
             header?: {
@@ -22352,12 +23951,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description At most 4000 characters */
-                    note?: string;
-                    /** @description At most 20, each 1-32 characters, unique ignoring case */
-                    labels?: string[];
-                };
+                "application/json": components["schemas"]["PutAnnotationBody"];
             };
         };
         responses: {
@@ -22411,6 +24005,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "contact_id": "sub_FXgHzVOGBQtAKhVulDQpKg",
+                     *       "note": "Met at the walk",
+                     *       "labels": [
+                     *         "friends",
+                     *         "work"
+                     *       ],
+                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Annotation"];
                 };
             };
@@ -22707,7 +24314,7 @@ export interface operations {
             };
         };
     };
-    deleteContactsByIdAnnotation: {
+    deleteAnnotation: {
         parameters: {
             query?: never;
             header: {
@@ -23038,7 +24645,7 @@ export interface operations {
             };
         };
     };
-    getLabels: {
+    listLabels: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -23052,7 +24659,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the whole label list */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23075,6 +24682,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "label": "friends",
+                     *           "count": 1
+                     *         },
+                     *         {
+                     *           "label": "work",
+                     *           "count": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             label: string;
@@ -23276,7 +24899,7 @@ export interface operations {
             };
         };
     };
-    getPhotosById: {
+    fetchPhoto: {
         parameters: {
             query?: {
                 /** @description Square size in pixels (default 256) */
@@ -23499,7 +25122,7 @@ export interface operations {
             };
         };
     };
-    getShareLinks: {
+    listShareLinks: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -23513,7 +25136,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: one page of the share link list ({data, next_cursor, has_more}; follow next_cursor while has_more) */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23536,6 +25159,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "shl_QGf7u6cO3Y-RGmBiug0F6Q",
+                     *           "token": "rsOdQZ0_dbJRVfmIdN1Nh468xqTK0twb",
+                     *           "url": "http://localhost:8080/s/#rsOdQZ0_dbJRVfmIdN1Nh468xqTK0twb",
+                     *           "profile_id": "prf_JBRV-Gb4QJd-pWjUn10Z6Q",
+                     *           "expires_at": "2026-11-29T17:17:57.944Z",
+                     *           "max_uses": 5,
+                     *           "uses": 0,
+                     *           "auto_approve": true,
+                     *           "state": "active",
+                     *           "created_at": "2026-11-28T17:17:57.944Z",
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ShareLink"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -23734,7 +25378,7 @@ export interface operations {
             };
         };
     };
-    postShareLinks: {
+    createShareLink: {
         parameters: {
             query?: never;
             header: {
@@ -23746,16 +25390,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    profile_id: string;
-                    expires_at?: string | null;
-                    max_uses?: number | null;
-                    auto_approve: boolean;
-                };
+                "application/json": components["schemas"]["CreateShareLinkBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the share link */
             201: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23779,6 +25418,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "shl_QGf7u6cO3Y-RGmBiug0F6Q",
+                     *       "token": "rsOdQZ0_dbJRVfmIdN1Nh468xqTK0twb",
+                     *       "url": "http://localhost:8080/s/#rsOdQZ0_dbJRVfmIdN1Nh468xqTK0twb",
+                     *       "profile_id": "prf_JBRV-Gb4QJd-pWjUn10Z6Q",
+                     *       "expires_at": "2026-11-29T17:17:57.944Z",
+                     *       "max_uses": 5,
+                     *       "uses": 0,
+                     *       "auto_approve": true,
+                     *       "state": "active",
+                     *       "created_at": "2026-11-28T17:17:57.944Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["ShareLink"];
                 };
             };
@@ -24027,7 +25681,7 @@ export interface operations {
             };
         };
     };
-    deleteShareLinksById: {
+    revokeShareLink: {
         parameters: {
             query?: never;
             header?: {
@@ -24308,7 +25962,7 @@ export interface operations {
             };
         };
     };
-    getShareLinksResolve: {
+    resolveShareLink: {
         parameters: {
             query: {
                 token: string;
@@ -24339,6 +25993,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "owner": {
+                     *         "username": "wa3292x1fg75",
+                     *         "display_name": "Alice Walker"
+                     *       },
+                     *       "auto_approve": true,
+                     *       "expires_at": "2026-11-29T17:17:57.944Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": {
                         owner: {
                             username: string;
@@ -24515,7 +26180,7 @@ export interface operations {
             };
         };
     };
-    postShareLinksRedeem: {
+    redeemShareLink: {
         parameters: {
             query?: never;
             header: {
@@ -24527,9 +26192,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    token: string;
-                };
+                "application/json": components["schemas"]["RedeemShareLinkBody"];
             };
         };
         responses: {
@@ -24557,6 +26220,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "sub_2eQPHMPTd-jFXpu0IhccEw",
+                     *       "status": "active",
+                     *       "owner": {
+                     *         "username": "wa3292x1fg75",
+                     *         "display_name": "Alice Walker"
+                     *       },
+                     *       "message": null,
+                     *       "labels": [],
+                     *       "card_updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "created_at": "2026-11-28T17:17:57.944Z",
+                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Contact"];
                 };
             };
@@ -24853,7 +26533,7 @@ export interface operations {
             };
         };
     };
-    getKeysDevices: {
+    listKeyBundles: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -24867,7 +26547,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: one page of the key bundle list ({data, next_cursor, has_more}; follow next_cursor while has_more) */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24890,6 +26570,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "key__XnFWyWCVDA870wfE43Gog",
+                     *           "method_id": "pk_83Xg08L3Avs7wg8NvzVMyg",
+                     *           "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
+                     *           "created_at": "2026-11-28T17:17:57.944Z",
+                     *           "updated_at": "2026-11-28T17:17:57.944Z",
+                     *           "version": 1,
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["KeyBundle"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -25088,7 +26785,7 @@ export interface operations {
             };
         };
     };
-    getKeysDevicesByMethodId: {
+    getKeyBundle: {
         parameters: {
             query?: never;
             header?: never;
@@ -25123,6 +26820,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key__XnFWyWCVDA870wfE43Gog",
+                     *       "method_id": "pk_83Xg08L3Avs7wg8NvzVMyg",
+                     *       "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
+                     *       "created_at": "2026-11-28T17:17:57.944Z",
+                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["KeyBundle"];
                 };
             };
@@ -25339,7 +27047,7 @@ export interface operations {
             };
         };
     };
-    putKeysDevicesByMethodId: {
+    putKeyBundle: {
         parameters: {
             query?: never;
             header?: {
@@ -25356,10 +27064,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The device's key bundle: opaque base64url (A–Z a–z 0–9 - _, no padding), 1 to 8192 characters; the server stores it and never reads it. Otherwise 400 invalid_key_bundle. */
-                    bundle: string;
-                };
+                "application/json": components["schemas"]["PutKeyBundleBody"];
             };
         };
         responses: {
@@ -25413,6 +27118,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "key__XnFWyWCVDA870wfE43Gog",
+                     *       "method_id": "pk_83Xg08L3Avs7wg8NvzVMyg",
+                     *       "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
+                     *       "created_at": "2026-11-28T17:17:57.944Z",
+                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["KeyBundle"];
                 };
             };
@@ -25709,7 +27425,7 @@ export interface operations {
             };
         };
     };
-    deleteKeysDevicesByMethodId: {
+    deleteKeyBundle: {
         parameters: {
             query?: never;
             header: {
@@ -26041,7 +27757,7 @@ export interface operations {
             };
         };
     };
-    getContactsByIdKeys: {
+    listContactKeys: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -26057,7 +27773,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: one page of the contact key list ({data, next_cursor, has_more}; follow next_cursor while has_more) */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26080,6 +27796,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "key__XnFWyWCVDA870wfE43Gog",
+                     *           "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
+                     *           "updated_at": "2026-11-28T17:17:57.944Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ContactKey"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -26324,7 +28053,7 @@ export interface operations {
             };
         };
     };
-    getKeysShare: {
+    getKeyShare: {
         parameters: {
             query?: never;
             header: {
@@ -26359,6 +28088,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "share": "d2FsayBzZXJ2ZXIgc2hhcmU",
+                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["KeyShare"];
                 };
             };
@@ -26575,7 +28312,7 @@ export interface operations {
             };
         };
     };
-    putKeysShare: {
+    putKeyShare: {
         parameters: {
             query?: never;
             header: {
@@ -26591,10 +28328,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The server's share of your split secret: opaque base64url (A–Z a–z 0–9 - _, no padding), 1 to 8192 characters; the server stores it and never reads it. Otherwise 400 invalid_key_share. */
-                    share: string;
-                };
+                "application/json": components["schemas"]["PutKeyShareBody"];
             };
         };
         responses: {
@@ -26648,6 +28382,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "share": "d2FsayBzZXJ2ZXIgc2hhcmU",
+                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "version": 1,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["KeyShare"];
                 };
             };
@@ -26920,7 +28662,7 @@ export interface operations {
             };
         };
     };
-    deleteKeysShare: {
+    deleteKeyShare: {
         parameters: {
             query?: never;
             header: {
@@ -27251,7 +28993,7 @@ export interface operations {
             };
         };
     };
-    getDavTokens: {
+    listAddressBookPasswords: {
         parameters: {
             query?: {
                 /** @description Page size, 1 to 200 (default 50) */
@@ -27265,7 +29007,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: one page of the dav token list ({data, next_cursor, has_more}; follow next_cursor while has_more) */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -27288,6 +29030,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "dav_4tkMeUTqamZTng7orhDcjQ",
+                     *           "label": "Walk phone",
+                     *           "created_at": "2026-11-28T17:17:57.944Z",
+                     *           "last_used_at": null,
+                     *           "last_user_agent": null,
+                     *           "device_label": null,
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "next_cursor": null,
+                     *       "has_more": false
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DavToken"][];
                         /** @description Pass as `cursor` for the next page; null on the last */
@@ -27486,7 +29245,7 @@ export interface operations {
             };
         };
     };
-    postDavTokens: {
+    createAddressBookPassword: {
         parameters: {
             query?: never;
             header: {
@@ -27500,14 +29259,11 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description 1-64 characters once trimmed; no control characters */
-                    label: string;
-                };
+                "application/json": components["schemas"]["CreateAddressBookPasswordBody"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the created dav token */
             201: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -27531,6 +29287,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dav_4tkMeUTqamZTng7orhDcjQ",
+                     *       "label": "Walk phone",
+                     *       "secret": "vidcd_dav_4tkMeUTqamZTng7orhDcjQ_cf4Nor3acukIlKZ6vxr2wT2tdr2jnVpbEPz2PE8bTDs",
+                     *       "username": "wa3292x1fg75",
+                     *       "server_url": "http://localhost:8080/dav/",
+                     *       "created_at": "2026-11-28T17:17:57.944Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreatedDavToken"];
                 };
             };
@@ -27755,7 +29522,7 @@ export interface operations {
             };
         };
     };
-    deleteDavTokens: {
+    revokeAllAddressBookPasswords: {
         parameters: {
             query?: never;
             header?: {
@@ -28010,7 +29777,7 @@ export interface operations {
             };
         };
     };
-    deleteDavTokensById: {
+    revokeAddressBookPassword: {
         parameters: {
             query?: never;
             header?: {
@@ -28291,7 +30058,7 @@ export interface operations {
             };
         };
     };
-    getAccountExport: {
+    exportAccount: {
         parameters: {
             query?: never;
             header: {
@@ -28326,6 +30093,459 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "schema_version": 1,
+                     *       "exported_at": "2026-11-28T17:18:27.944Z",
+                     *       "left_out": [
+                     *         {
+                     *           "table": "sessions",
+                     *           "columns": [
+                     *             "access_hash",
+                     *             "jkt"
+                     *           ],
+                     *           "reason": "token hashes and device-key thumbprints: secrets, or of use only to the server"
+                     *         },
+                     *         {
+                     *           "table": "refresh_tokens",
+                     *           "reason": "refresh tokens are secrets (stored only as hashes), useless outside the server"
+                     *         },
+                     *         {
+                     *           "table": "passkeys",
+                     *           "columns": [
+                     *             "public_key",
+                     *             "counter",
+                     *             "credential_id"
+                     *           ],
+                     *           "reason": "the credential itself: of use only to the server that checks your signatures"
+                     *         }
+                     *       ],
+                     *       "account": {
+                     *         "id": "acc_NjbFOETwaHjDWrV4za7TPQ",
+                     *         "username": "wa3292x1fg75",
+                     *         "display_name": "Alice Walker",
+                     *         "locale": null,
+                     *         "default_country": "DE",
+                     *         "region": "eu",
+                     *         "created_at": "2026-11-28T17:16:57.944Z",
+                     *         "status": "active",
+                     *         "deleted_at": null,
+                     *         "purge_at": null,
+                     *         "version": 2,
+                     *         "schema_version": 1
+                     *       },
+                     *       "security_log": [
+                     *         {
+                     *           "id": "sec_VN9i69YiFVP-5go2JE_kJQ",
+                     *           "kind": "passkey_added",
+                     *           "at": "2026-11-28T17:18:27.944Z",
+                     *           "ip": "127.0.0.1",
+                     *           "location": null,
+                     *           "user_agent": "node",
+                     *           "device_label": "node"
+                     *         },
+                     *         {
+                     *           "id": "sec_3jA1NrPJzKvzWQs7Eji2uw",
+                     *           "kind": "signed_in",
+                     *           "at": "2026-11-28T17:18:27.944Z",
+                     *           "ip": "127.0.0.1",
+                     *           "location": null,
+                     *           "user_agent": "node",
+                     *           "device_label": "node"
+                     *         },
+                     *         {
+                     *           "id": "sec_uVjHZHalh7wW6kNg9p7ygQ",
+                     *           "kind": "dav_token_created",
+                     *           "at": "2026-11-28T17:17:57.944Z",
+                     *           "ip": "127.0.0.1",
+                     *           "location": null,
+                     *           "user_agent": "node",
+                     *           "device_label": "node"
+                     *         }
+                     *       ],
+                     *       "sessions": [
+                     *         {
+                     *           "id": "ses_gzB-WHGvm9fWzuAy07yRnw",
+                     *           "device_label": "node",
+                     *           "user_agent": "node",
+                     *           "ip": "127.0.0.1",
+                     *           "location": null,
+                     *           "passkey_id": "pk_83Xg08L3Avs7wg8NvzVMyg",
+                     *           "trusted": true,
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "last_seen_at": "2026-11-28T17:18:27.944Z",
+                     *           "expires_at": "2026-12-28T17:16:57.944Z",
+                     *           "revoked_at": null
+                     *         },
+                     *         {
+                     *           "id": "ses_3iQ8RGB72wX3FButrxiLng",
+                     *           "device_label": "node",
+                     *           "user_agent": "node",
+                     *           "ip": "127.0.0.1",
+                     *           "location": null,
+                     *           "passkey_id": "pk_83Xg08L3Avs7wg8NvzVMyg",
+                     *           "trusted": true,
+                     *           "created_at": "2026-11-28T17:17:27.944Z",
+                     *           "last_seen_at": "2026-11-28T17:17:27.944Z",
+                     *           "expires_at": "2026-12-28T17:17:27.944Z",
+                     *           "revoked_at": null
+                     *         },
+                     *         {
+                     *           "id": "ses_UdhXmr3bp8zv3UHrwPT8EA",
+                     *           "device_label": "node",
+                     *           "user_agent": "node",
+                     *           "ip": "127.0.0.1",
+                     *           "location": null,
+                     *           "passkey_id": "pk_83Xg08L3Avs7wg8NvzVMyg",
+                     *           "trusted": true,
+                     *           "created_at": "2026-11-28T17:17:27.944Z",
+                     *           "last_seen_at": "2026-11-28T17:17:27.944Z",
+                     *           "expires_at": "2026-12-28T17:17:27.944Z",
+                     *           "revoked_at": null
+                     *         }
+                     *       ],
+                     *       "passkeys": [
+                     *         {
+                     *           "id": "pk_83Xg08L3Avs7wg8NvzVMyg",
+                     *           "name": "Walk laptop",
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "last_used_at": "2026-11-28T17:18:27.944Z",
+                     *           "backup_eligible": true,
+                     *           "backed_up": true,
+                     *           "dpop_jkt": "n4qHqPHcXAzErlf_kWhozV37YemNN2ovs3GHqopGkvI",
+                     *           "version": 2,
+                     *           "flagged": false,
+                     *           "current": false,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "pk_8gydS8Bax7t7R-CvISZkjA",
+                     *           "name": "Passkey",
+                     *           "created_at": "2026-11-28T17:17:27.944Z",
+                     *           "last_used_at": null,
+                     *           "backup_eligible": true,
+                     *           "backed_up": true,
+                     *           "dpop_jkt": "eL8zd94m18LHY3xclYf3x8L07q5MEuIpLuxgb1xLnpw",
+                     *           "version": 1,
+                     *           "flagged": false,
+                     *           "current": false,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "pk_lRmCZXKRJ7YgieFazNlTQw",
+                     *           "name": "Passkey",
+                     *           "created_at": "2026-11-28T17:18:27.944Z",
+                     *           "last_used_at": null,
+                     *           "backup_eligible": true,
+                     *           "backed_up": true,
+                     *           "dpop_jkt": "2l5UY5g2wbq7wTGM0pRnuRbipPqzjoMSedgKUYc0Y1w",
+                     *           "version": 1,
+                     *           "flagged": false,
+                     *           "current": false,
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "totp": [
+                     *         {
+                     *           "id": "totp_FkmTXsEHgk-L9Q5Vo9HbaA",
+                     *           "name": "Phone app",
+                     *           "active": true,
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "confirmed_at": "2026-11-28T17:16:57.944Z",
+                     *           "last_used_at": "2026-11-28T17:18:27.944Z",
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "totp_iVNadn2B6nSd-9kH6aH3Ow",
+                     *           "name": "Walk app",
+                     *           "active": true,
+                     *           "created_at": "2026-11-28T17:17:27.944Z",
+                     *           "confirmed_at": "2026-11-28T17:17:57.944Z",
+                     *           "last_used_at": "2026-11-28T17:17:57.944Z",
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "photos": [],
+                     *       "fields": [
+                     *         {
+                     *           "id": "fld_1kkRIao74iDjpkUuDqJRVw",
+                     *           "type": "postal_address",
+                     *           "label": null,
+                     *           "country": "DE",
+                     *           "value": {
+                     *             "street_lines": [
+                     *               "Platz der Republik 1"
+                     *             ],
+                     *             "locality": "Berlin",
+                     *             "postal_code": "11011"
+                     *           },
+                     *           "original": null,
+                     *           "details": {
+                     *             "formatted": "Platz der Republik 1\n11011 Berlin\nGERMANY"
+                     *           },
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "updated_at": "2026-11-28T17:16:57.944Z"
+                     *         },
+                     *         {
+                     *           "id": "fld_3JwnBVlOaJi_4cCkj02u2Q",
+                     *           "type": "organization",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": {
+                     *             "name": "Acme",
+                     *             "unit": "R&D"
+                     *           },
+                     *           "original": null,
+                     *           "details": {
+                     *             "formatted": "Acme, R&D"
+                     *           },
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "updated_at": "2026-11-28T17:16:57.944Z"
+                     *         },
+                     *         {
+                     *           "id": "fld_40rSOlOL61APABWccxvlDw",
+                     *           "type": "language",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": "en",
+                     *           "original": null,
+                     *           "details": {
+                     *             "formatted": "English"
+                     *           },
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "updated_at": "2026-11-28T17:16:57.944Z"
+                     *         }
+                     *       ],
+                     *       "profiles": [
+                     *         {
+                     *           "id": "prf_JBRV-Gb4QJd-pWjUn10Z6Q",
+                     *           "name": "Work",
+                     *           "description": null,
+                     *           "public": true,
+                     *           "field_count": 14,
+                     *           "subscriber_count": 1,
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "updated_at": "2026-11-28T17:16:57.944Z",
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "exposures": [
+                     *             {
+                     *               "field_id": "fld_7_jlgWgv9J10HDCTzgqhJA",
+                     *               "label": null,
+                     *               "position": 0,
+                     *               "schema_version": 1
+                     *             },
+                     *             {
+                     *               "field_id": "fld_Biu-WX7CD5IbedUA5fiDrA",
+                     *               "label": null,
+                     *               "position": 1,
+                     *               "schema_version": 1
+                     *             },
+                     *             {
+                     *               "field_id": "fld_cy2omz9pulcSnQaNOeHq7A",
+                     *               "label": null,
+                     *               "position": 2,
+                     *               "schema_version": 1
+                     *             }
+                     *           ],
+                     *           "card": {
+                     *             "owner": {
+                     *               "username": "wa3292x1fg75",
+                     *               "display_name": "Alice Walker"
+                     *             },
+                     *             "fields": [
+                     *               {
+                     *                 "id": "fld_7_jlgWgv9J10HDCTzgqhJA",
+                     *                 "type": "name",
+                     *                 "label": null,
+                     *                 "country": null,
+                     *                 "value": {
+                     *                   "given": "Alice",
+                     *                   "family": "Walker"
+                     *                 },
+                     *                 "details": {
+                     *                   "formatted": "Alice Walker"
+                     *                 }
+                     *               },
+                     *               {
+                     *                 "id": "fld_Biu-WX7CD5IbedUA5fiDrA",
+                     *                 "type": "nickname",
+                     *                 "label": null,
+                     *                 "country": null,
+                     *                 "value": "Al",
+                     *                 "details": {}
+                     *               },
+                     *               {
+                     *                 "id": "fld_cy2omz9pulcSnQaNOeHq7A",
+                     *                 "type": "phone",
+                     *                 "label": "work",
+                     *                 "country": "DE",
+                     *                 "value": "+493022732152",
+                     *                 "details": {
+                     *                   "line_type": "fixed_line",
+                     *                   "national": "030 22732152",
+                     *                   "international": "+49 30 22732152",
+                     *                   "uri": "tel:+493022732152"
+                     *                 }
+                     *               }
+                     *             ],
+                     *             "updated_at": "2026-11-28T17:17:57.944Z",
+                     *             "changed": [
+                     *               "display_name"
+                     *             ],
+                     *             "schema_version": 1
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "prf_cBFnAgCPur8pCBCqodLPdw",
+                     *           "name": "Family",
+                     *           "description": null,
+                     *           "public": false,
+                     *           "field_count": 3,
+                     *           "subscriber_count": 2,
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "updated_at": "2026-11-28T17:16:57.944Z",
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "exposures": [
+                     *             {
+                     *               "field_id": "fld_7_jlgWgv9J10HDCTzgqhJA",
+                     *               "label": null,
+                     *               "position": 0,
+                     *               "schema_version": 1
+                     *             },
+                     *             {
+                     *               "field_id": "fld_Biu-WX7CD5IbedUA5fiDrA",
+                     *               "label": null,
+                     *               "position": 1,
+                     *               "schema_version": 1
+                     *             },
+                     *             {
+                     *               "field_id": "fld_cy2omz9pulcSnQaNOeHq7A",
+                     *               "label": null,
+                     *               "position": 2,
+                     *               "schema_version": 1
+                     *             }
+                     *           ],
+                     *           "card": {
+                     *             "owner": {
+                     *               "username": "wa3292x1fg75",
+                     *               "display_name": "Alice Walker"
+                     *             },
+                     *             "fields": [
+                     *               {
+                     *                 "id": "fld_7_jlgWgv9J10HDCTzgqhJA",
+                     *                 "type": "name",
+                     *                 "label": null,
+                     *                 "country": null,
+                     *                 "value": {
+                     *                   "given": "Alice",
+                     *                   "family": "Walker"
+                     *                 },
+                     *                 "details": {
+                     *                   "formatted": "Alice Walker"
+                     *                 }
+                     *               },
+                     *               {
+                     *                 "id": "fld_Biu-WX7CD5IbedUA5fiDrA",
+                     *                 "type": "nickname",
+                     *                 "label": null,
+                     *                 "country": null,
+                     *                 "value": "Al",
+                     *                 "details": {}
+                     *               },
+                     *               {
+                     *                 "id": "fld_cy2omz9pulcSnQaNOeHq7A",
+                     *                 "type": "phone",
+                     *                 "label": "work",
+                     *                 "country": "DE",
+                     *                 "value": "+493022732152",
+                     *                 "details": {
+                     *                   "line_type": "fixed_line",
+                     *                   "national": "030 22732152",
+                     *                   "international": "+49 30 22732152",
+                     *                   "uri": "tel:+493022732152"
+                     *                 }
+                     *               }
+                     *             ],
+                     *             "updated_at": "2026-11-28T17:17:57.944Z",
+                     *             "changed": [
+                     *               "display_name"
+                     *             ],
+                     *             "schema_version": 1
+                     *           }
+                     *         }
+                     *       ],
+                     *       "subscriptions": [
+                     *         {
+                     *           "id": "sub_4YzW0WI434IJ1ESMKqKvQA",
+                     *           "status": "active",
+                     *           "subscriber": {
+                     *             "username": "wc3292x3gvce",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": "prf_cBFnAgCPur8pCBCqodLPdw",
+                     *           "message": null,
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "updated_at": "2026-11-28T17:17:57.944Z",
+                     *           "version": 2,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_FXgHzVOGBQtAKhVulDQpKg",
+                     *           "status": "active",
+                     *           "subscriber": {
+                     *             "username": "wb3292x20pyo",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": "prf_cBFnAgCPur8pCBCqodLPdw",
+                     *           "message": "Hello from Bob",
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "updated_at": "2026-11-28T17:17:57.944Z",
+                     *           "version": 3,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_rnQ8ppkHTV3C0dI7JMvqGg",
+                     *           "status": "denied",
+                     *           "subscriber": {
+                     *             "username": "wd3292x4kpa0",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": null,
+                     *           "message": null,
+                     *           "created_at": "2026-11-28T17:16:57.944Z",
+                     *           "updated_at": "2026-11-28T17:17:57.944Z",
+                     *           "version": 2,
+                     *           "schema_version": 1
+                     *         }
+                     *       ],
+                     *       "contacts": [],
+                     *       "annotations": [],
+                     *       "blocks": [],
+                     *       "share_links": [
+                     *         {
+                     *           "id": "shl_QGf7u6cO3Y-RGmBiug0F6Q",
+                     *           "profile_id": "prf_JBRV-Gb4QJd-pWjUn10Z6Q",
+                     *           "expires_at": "2026-11-29T17:17:57.944Z",
+                     *           "max_uses": 5,
+                     *           "uses": 1,
+                     *           "auto_approve": true,
+                     *           "state": "revoked",
+                     *           "created_at": "2026-11-28T17:17:57.944Z",
+                     *           "revoked_at": "2026-11-28T17:17:57.944Z"
+                     *         }
+                     *       ],
+                     *       "key_bundles": [],
+                     *       "dav_tokens": []
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {number} */
                         schema_version: 1;
@@ -28643,7 +30863,7 @@ export interface operations {
             };
         };
     };
-    getAccountDeletionTerms: {
+    getDeletionTerms: {
         parameters: {
             query?: never;
             header?: never;
@@ -28675,6 +30895,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "grace_days": 30,
+                     *       "username_hold_days": 365,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeletionTerms"];
                 };
             };
@@ -28903,6 +31130,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "deleted",
+                     *       "deleted_at": "2026-11-28T17:18:27.944Z",
+                     *       "purge_at": "2026-12-28T17:18:27.944Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["AccountDeletion"];
                 };
             };
@@ -29127,7 +31362,7 @@ export interface operations {
             };
         };
     };
-    postAccountUndelete: {
+    undeleteAccount: {
         parameters: {
             query?: never;
             header?: {
@@ -29139,7 +31374,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the me */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -29162,6 +31397,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "acc_7W16cFCZusDSo_ppQxKvhA",
+                     *       "username": "wz3292x7u5ur",
+                     *       "display_name": null,
+                     *       "locale": null,
+                     *       "default_country": null,
+                     *       "region": "eu",
+                     *       "created_at": "2026-11-28T17:16:57.944Z",
+                     *       "status": "active",
+                     *       "deleted_at": null,
+                     *       "purge_at": null,
+                     *       "version": 3,
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Me"];
                 };
             };
@@ -29386,7 +31637,7 @@ export interface operations {
             };
         };
     };
-    getEvents: {
+    listSignals: {
         parameters: {
             query?: {
                 /** @description Cursor (a signal id or next_cursor); signals after it. Without it: from the oldest retained signal */
@@ -29402,7 +31653,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: one page of the signal list ({data, next_cursor, has_more}; follow next_cursor while has_more) */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -29425,6 +31676,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "Mi4xLjAuZ3VtOUtaVDlYNGo",
+                     *           "kind": "sessions.changed",
+                     *           "resource": "/auth/sessions",
+                     *           "at": "2026-11-28T17:16:57.944Z"
+                     *         },
+                     *         {
+                     *           "id": "Mi4yLjAuZ3VtOUtaVDlYNGo",
+                     *           "kind": "fields.changed",
+                     *           "resource": "/me/fields",
+                     *           "at": "2026-11-28T17:16:57.944Z"
+                     *         },
+                     *         {
+                     *           "id": "Mi4zLjAuZ3VtOUtaVDlYNGo",
+                     *           "kind": "fields.changed",
+                     *           "resource": "/me/fields",
+                     *           "at": "2026-11-28T17:16:57.944Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "Mi4yMC4wLmd1bTlLWlQ5WDRq",
+                     *       "has_more": true
+                     *     }
+                     */
                     "application/json": {
                         /** @description Oldest first */
                         data: components["schemas"]["Signal"][];
@@ -29648,7 +31925,7 @@ export interface operations {
             };
         };
     };
-    getEventsStream: {
+    streamSignals: {
         parameters: {
             query?: {
                 /** @description Resume after this cursor (Last-Event-ID wins when both are sent). Without either: from now on */

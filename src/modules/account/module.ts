@@ -1,5 +1,6 @@
 import { ref } from '../../platform/http/schemas.js';
 import { defineModule } from '../../platform/module.js';
+import { OPERATIONS } from './operations.js';
 import { accountQueries } from '../../platform/store/accounts.js';
 import { MeSchema } from '../me/schemas.js';
 import { exportDocument, exportSections } from './export.js';
@@ -30,6 +31,7 @@ declare module '../../platform/module.js' {
  */
 export const accountModule = defineModule({
   name: 'account',
+  operations: OPERATIONS,
   migrations: { '010-lifecycle': lifecycleMigration, '012-account-locks': accountLocks },
   schemas: [AccountDeletionSchema, DeletionTermsSchema],
   tags: [{ name: 'lifecycle', description: 'Your data and your account: export, delete, restore' }],

@@ -1,4 +1,5 @@
 import { defineModule } from '../../platform/module.js';
+import { OPERATIONS } from './operations.js';
 import { cardPhotoRoutes } from './routes.js';
 
 /**
@@ -7,6 +8,7 @@ import { cardPhotoRoutes } from './routes.js';
  */
 export const cardPhotosModule = defineModule({
   name: 'card-photos',
+  operations: OPERATIONS,
   build(_platform, { photos, profiles, contacts }) {
     return { routes: (app) => cardPhotoRoutes(app, { photos, publicCardJsonOf: profiles.publicCardJsonOf, cardFrom: contacts.cardFrom }) };
   },

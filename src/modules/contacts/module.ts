@@ -1,4 +1,5 @@
 import { defineModule } from '../../platform/module.js';
+import { OPERATIONS } from './operations.js';
 import { accountQueries } from '../../platform/store/accounts.js';
 import { contactsAccountData } from './account-data.js';
 import { createAnnotationService } from './annotations.js';
@@ -24,6 +25,7 @@ declare module '../../platform/module.js' {
 /** Subscriptions (owner), contacts (subscriber), blocks and annotations: cards that stay current (PRODUCT §4, §5). */
 export const contactsModule = defineModule({
   name: 'contacts',
+  operations: OPERATIONS,
   migrations: { '007-subscriptions': subscriptionsMigration, '017-card-changes': cardChanges, '023-waiting-requests': waitingRequests },
   schemas: [SubscriptionSchema, ContactSchema, AnnotationSchema],
   tags: [

@@ -1,4 +1,5 @@
 import { defineModule } from '../../platform/module.js';
+import { OPERATIONS } from './operations.js';
 import { davTokens as davTokensMigration } from './migrations/014-dav-tokens.js';
 import { davTokenQueries } from './queries.js';
 import { davTokenRoutes } from './routes.js';
@@ -19,6 +20,7 @@ declare module '../../platform/module.js' {
  */
 export const davTokensModule = defineModule({
   name: 'dav-tokens',
+  operations: OPERATIONS,
   migrations: { '014-dav-tokens': davTokensMigration },
   schemas: [DavTokenSchema, CreatedDavTokenSchema],
   tags: [{ name: 'address-books', description: 'Address-book passwords: let a phone or desktop address book read the people you follow (CardDAV)' }],

@@ -1,5 +1,6 @@
 import { ref } from '../../platform/http/schemas.js';
 import { defineModule } from '../../platform/module.js';
+import { OPERATIONS } from './operations.js';
 import { catalogRoutes } from './catalog-routes.js';
 import { createFieldCatalog } from './catalog.js';
 import type { FieldCatalog } from './catalog.js';
@@ -20,6 +21,7 @@ declare module '../../platform/module.js' {
 /** Identity fields (/me/fields) and the public field catalog (/field-types), PRODUCT §2. */
 export const fieldsModule = defineModule({
   name: 'fields',
+  operations: OPERATIONS,
   migrations: { '003-identity-fields': identityFields },
   schemas: [PhoneCountryRule, AddressCountryRule, SocialPlatform, FieldType, FieldDetails, FieldValidation, FieldSchema],
   build({ clock, store, accountData }, { photos }) {

@@ -1,4 +1,5 @@
 import { defineModule } from '../../platform/module.js';
+import { OPERATIONS } from './operations.js';
 import { accountQueries } from '../../platform/store/accounts.js';
 import { createJoinFactors } from './factors.js';
 import { join } from './migrations/005-join.js';
@@ -10,6 +11,7 @@ import { createJoinService } from './service.js';
 /** Letting a new device in with a 6-digit code a trusted device approves (spec: join attempt). */
 export const joinModule = defineModule({
   name: 'join',
+  operations: OPERATIONS,
   migrations: { '005-join': join },
   schemas: [JoinAttempt, PendingJoin],
   tags: [{ name: 'join', description: 'Letting a new device in with a 6-digit code' }],

@@ -1,4 +1,5 @@
 import { defineModule } from '../../platform/module.js';
+import { OPERATIONS } from './operations.js';
 import { keys as keysMigration } from './migrations/009-keys.js';
 import { keyBundleQueries, keyShareQueries } from './queries.js';
 import { keyRoutes } from './routes.js';
@@ -20,6 +21,7 @@ declare module '../../platform/module.js' {
  */
 export const keysModule = defineModule({
   name: 'keys',
+  operations: OPERATIONS,
   migrations: { '009-keys': keysMigration },
   schemas: [KeyBundleSchema, ContactKeySchema, KeyShareSchema],
   tags: [{ name: 'keys', description: 'Key material the server keeps and never reads: device bundles for your contacts, the server share of your secret' }],

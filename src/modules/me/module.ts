@@ -1,4 +1,5 @@
 import { defineModule } from '../../platform/module.js';
+import { OPERATIONS } from './operations.js';
 import { meQueries } from './queries.js';
 import { meRoutes } from './routes.js';
 import { MeSchema } from './schemas.js';
@@ -14,6 +15,7 @@ declare module '../../platform/module.js' {
 /** GET/PATCH /me: the caller's identity (PRODUCT §2). */
 export const meModule = defineModule({
   name: 'me',
+  operations: OPERATIONS,
   schemas: [MeSchema],
   tags: [{ name: 'identity', description: '/me and identity fields' }],
   build({ store }) {

@@ -1,5 +1,6 @@
 import { ref } from '../../platform/http/schemas.js';
 import { defineModule } from '../../platform/module.js';
+import { OPERATIONS } from './operations.js';
 import { createPasskeyService } from './passkeys.js';
 import type { PasskeyService } from './passkeys.js';
 import { passkeyQueries, totpQueries } from './queries.js';
@@ -19,6 +20,7 @@ declare module '../../platform/module.js' {
 /** The account's sign-in methods: passkeys (/auth/methods) and TOTP authenticators (/auth/totp). */
 export const methodsModule = defineModule({
   name: 'methods',
+  operations: OPERATIONS,
   schemas: [Passkey, TotpAuthenticator],
   build({ config, clock, store, box, sealed, limiter, ceremonies, accountData }, { securityLog, sessions }) {
     const passkeys = createPasskeyService({

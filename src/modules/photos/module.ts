@@ -1,5 +1,6 @@
 import { defineModule } from '../../platform/module.js';
 import { photos as photosMigration } from './migrations/025-photos.js';
+import { OPERATIONS } from './operations.js';
 import { photoQueries } from './queries.js';
 import { photoRoutes } from './routes.js';
 import { ExportedPhoto, PhotoSchema } from './schemas.js';
@@ -19,6 +20,7 @@ declare module '../../platform/module.js' {
  */
 export const photosModule = defineModule({
   name: 'photos',
+  operations: OPERATIONS,
   migrations: { '025-photos': photosMigration },
   schemas: [PhotoSchema],
   build({ clock, store, accountData }) {

@@ -1,4 +1,5 @@
 import { defineModule } from '../../platform/module.js';
+import { OPERATIONS } from './operations.js';
 import { accountQueries } from '../../platform/store/accounts.js';
 import { profiles as profilesMigration } from './migrations/006-profiles.js';
 import { publicRoutes } from './public-routes.js';
@@ -17,6 +18,7 @@ declare module '../../platform/module.js' {
 /** Profiles, exposures, the card and the public card with its vCard (PRODUCT §3, §6). */
 export const profilesModule = defineModule({
   name: 'profiles',
+  operations: OPERATIONS,
   migrations: { '006-profiles': profilesMigration },
   schemas: [CardSchema, ProfileSchema, ExposureSchema],
   tags: [

@@ -1,4 +1,5 @@
 import { defineModule } from '../../platform/module.js';
+import { OPERATIONS } from './operations.js';
 import { accountQueries } from '../../platform/store/accounts.js';
 import { recoveryKeyDownloads } from './migrations/016-recovery-key-downloads.js';
 import { recoveryKeyQueries } from './queries.js';
@@ -16,6 +17,7 @@ declare module '../../platform/module.js' {
 /** The recovery key (made at sign-up, downloaded with step-up) and recovery without a passkey. */
 export const recoveryModule = defineModule({
   name: 'recovery',
+  operations: OPERATIONS,
   migrations: { '016-recovery-key-downloads': recoveryKeyDownloads },
   schemas: [RecoveryKeyState],
   build({ config, clock, store, box, sealed, limiter, ceremonies, accountData, metrics }, { usernames, passkeys, totp, sessions, securityLog }) {

@@ -1,5 +1,6 @@
 import { ref } from '../../platform/http/schemas.js';
 import { defineModule } from '../../platform/module.js';
+import { OPERATIONS } from './operations.js';
 import { securityLogQueries } from './queries.js';
 import { securityLogRoutes } from './routes.js';
 import { SecurityLogEntry } from './schemas.js';
@@ -15,6 +16,7 @@ declare module '../../platform/module.js' {
 /** The account's security log: written by the auth modules, read at GET /auth/security-log. */
 export const securityLogModule = defineModule({
   name: 'security-log',
+  operations: OPERATIONS,
   schemas: [SecurityLogEntry],
   build({ store, clock, accountData }) {
     const securityLog = createSecurityLog({ db: store.repository({ log: securityLogQueries }), clock });

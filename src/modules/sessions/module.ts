@@ -1,4 +1,5 @@
 import { defineModule } from '../../platform/module.js';
+import { OPERATIONS } from './operations.js';
 import { sessionDevices } from './migrations/015-session-devices.js';
 import { authLookupQueries, refreshTokenQueries, renewalQueries, sessionQueries } from './queries.js';
 import { sessionRoutes } from './routes.js';
@@ -15,6 +16,7 @@ declare module '../../platform/module.js' {
 /** DPoP-bound sessions: opening, authenticating every request, renewal, logout, the session list. */
 export const sessionsModule = defineModule({
   name: 'sessions',
+  operations: OPERATIONS,
   migrations: { '015-session-devices': sessionDevices },
   schemas: [Tokens, Place, Session],
   tags: [{ name: 'auth', description: 'Usernames, passkeys, sessions, step-up, TOTP, recovery' }],

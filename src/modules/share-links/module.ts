@@ -1,4 +1,5 @@
 import { defineModule } from '../../platform/module.js';
+import { OPERATIONS } from './operations.js';
 import { shareLinks as shareLinksMigration } from './migrations/008-share-links.js';
 import { shareLinkQueries } from './queries.js';
 import { shareLinkRoutes } from './routes.js';
@@ -15,6 +16,7 @@ declare module '../../platform/module.js' {
 /** Share links: a QR code or link that lets someone subscribe to one profile (PRODUCT §6). */
 export const shareLinksModule = defineModule({
   name: 'share-links',
+  operations: OPERATIONS,
   migrations: { '008-share-links': shareLinksMigration },
   schemas: [ShareLinkSchema],
   tags: [{ name: 'sharing', description: 'Share links: let someone subscribe by QR code or link' }],

@@ -1,4 +1,5 @@
 import { defineModule } from '../../platform/module.js';
+import { OPERATIONS } from './operations.js';
 import { createStreamHub } from '../../platform/signals/hub.js';
 import type { StreamHub } from '../../platform/signals/hub.js';
 import { signalLog } from '../../platform/signals/log.js';
@@ -28,6 +29,7 @@ declare module '../../platform/module.js' {
 /** GET /events (polling) and GET /events/stream (SSE, WebSocket): the signal log as clients read it (PRODUCT §7). */
 export const signalsModule = defineModule({
   name: 'signals',
+  operations: OPERATIONS,
   migrations: { '011-signal-numbers': signalNumbers },
   schemas: [SignalSchema],
   tags: [{ name: 'events', description: 'Signals that something changed: poll or stream' }],

@@ -1,4 +1,5 @@
 import { defineModule } from '../../platform/module.js';
+import { OPERATIONS } from './operations.js';
 import { usernameKeys } from './migrations/013-username-keys.js';
 import { usernameSequenceKeys } from './migrations/020-username-sequence-keys.js';
 import { usernameQueries } from './queries.js';
@@ -17,6 +18,7 @@ declare module '../../platform/module.js' {
 /** Username rules (PRECIS, reserved names, confusables) and POST /auth/username/check. */
 export const usernamesModule = defineModule({
   name: 'usernames',
+  operations: OPERATIONS,
   migrations: { '013-username-keys': usernameKeys, '020-username-sequence-keys': usernameSequenceKeys },
   schemas: [UsernameCheckResult],
   build({ config, store }) {

@@ -109,7 +109,7 @@ function NoteEditor({ contact, saved, labels, onSaved }: { contact: Contact; sav
     done: `Saved your note on ${name}.`,
     boxes: { '/note': { name: 'note', maxLength: CONTACT_BOXES.note } },
     explain: (error) => {
-      if (isProblem(error) && (error.status === 412 || error.code === 'annotation_exists')) {
+      if (isProblem(error) && (error.status === 412 || error.code === 'precondition_required')) {
         void cache.revalidate(`/contacts/${contact.id}/annotation`).catch(() => undefined);
         return { message: 'You changed this note on another device meanwhile. Your text is still here: check it and save again.', boxes: {} };
       }

@@ -6,8 +6,10 @@ import { problem } from '../schemas.js';
 import { RESPONSE_HEADERS, headersFor, routeFacts } from '../response-headers.js';
 import type { RouteFacts } from '../response-headers.js';
 import { idempotencyMode } from './idempotency.js';
+import { finishDocument } from '../openapi-finish.js';
 import { refusalEntry } from '../../refusals.js';
 import type { RouteRefusal } from '../../refusals.js';
+import type { OperationNames } from '../../module.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -19,6 +21,18 @@ const COMMON_RESPONSES: Record<string, ReturnType<typeof problem>> = {
   429: problem('Rate limit or monthly quota reached; honour Retry-After'),
   500: problem('Unexpected failure on our side'),
   503: problem('Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After'),
+};
+/**
+ * The codes behind COMMON_RESPONSES (the refusal catalogue's conventions and edge refusals): the
+ * problem `code`s any route may answer at that status, beside those it declares.
+ */
+const COMMON_CODES: Record<string, string[]> = {
+  400: ['validation_failed', 'bad_request', 'invalid_json', 'json_too_deep', 'invalid_content_length'],
+  413: ['payload_too_large'],
+  415: ['unsupported_media_type'],
+  429: ['rate_limited', 'quota_exceeded'],
+  500: ['internal_error'],
+  503: ['overloaded', 'shutting_down', 'database_unavailable'],
 };
 /** The refusals of the account's lifecycle, which join a 403 a route writes by hand. */
 const LIFECYCLE: string[] = ['account_deleted', 'account_locked'];
@@ -35,6 +49,11 @@ export function operationId(method: string, url: string): string {
   return method.toLowerCase() + words.join('');
 }
 
+/** `POST /api/v1/auth/sessions/:id` → `POST /auth/sessions/{id}`: how the document and operations.ts name it. */
+export function operationKey(method: string, url: string): string {
+  return `${method.toUpperCase()} ${url.replace(API_PREFIX, '').replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`;
+}
+
 /**
  * The route schemas are the contract: every route's params, body and responses generate the
  * OpenAPI 3.1 document served at /api/v1/openapi.json. Error responses every route can give
@@ -46,11 +65,15 @@ export interface OpenApiOptions {
   /** Every schema with an $id (the platform's and each module's): OpenAPI components. */
   schemas: readonly TSchema[];
   tags: ReadonlyArray<{ name: string; description: string }>;
+  /** Each module's operationIds (its operations.ts); a route without one gets a path-derived id. */
+  operations?: OperationNames;
 }
 
 export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOptions) => {
   for (const schema of opts.schemas) app.addSchema(schema);
   const facts = new Map<string, RouteFacts>();
+  /** Per operationId, the problem codes each error status answers (x-problem-codes). */
+  const codes = new Map<string, Map<string, string[]>>();
   const generated = new WeakSet<object>();
   const generatedProblem = (description: string) => {
     const response = problem(description);
@@ -122,9 +145,14 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
       else if (written.has(status)) responses[status] = generatedProblem(`${(responses[status] as { description: string }).description}; or ${schema.description.charAt(0).toLowerCase()}${schema.description.slice(1)}`);
     }
     route.schema.response = responses;
-    route.schema.operationId ??= operationId(String(route.method), route.url);
+    route.schema.operationId ??= opts.operations?.[operationKey(String(route.method), route.url)] ?? operationId(String(route.method), route.url);
     // Fastify adds a HEAD route beside each GET with the same operationId: the GET speaks for both.
-    if (String(route.method) !== 'HEAD') facts.set(route.schema.operationId, routeFacts(route, Boolean(idempotency), requiredHeaders));
+    if (String(route.method) !== 'HEAD') {
+      facts.set(route.schema.operationId, routeFacts(route, Boolean(idempotency), requiredHeaders));
+      const byStatus = codesByStatus(refusals);
+      for (const [status, common] of Object.entries(COMMON_CODES)) byStatus.set(status, [...new Set([...(byStatus.get(status) ?? []), ...common])]);
+      codes.set(route.schema.operationId, byStatus);
+    }
     if (Object.keys(headers).length) {
       // Documented here; enforced by the step-up, idempotency and precondition code with their own
       // codes, so the validator does not refuse a missing one first.
@@ -172,7 +200,7 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
       },
       tags: [...opts.tags],
     },
-    transformObject: (documents) => declareResponseHeaders((documents as { openapiObject: Record<string, any> }).openapiObject, facts),
+    transformObject: (documents) => finishDocument(declareProblemCodes(declareResponseHeaders((documents as { openapiObject: Record<string, any> }).openapiObject, facts), codes)),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 }, { name: 'openapi' });
@@ -197,6 +225,37 @@ export function documentRefusals(refusals: readonly RouteRefusal[]): Map<string,
     byStatus.get(status_)!.push(`${code} (${title})${note}`);
   }
   return new Map([...byStatus].map(([status, lines]) => [status, lines.join('; ')]));
+}
+
+/** The codes a route's refusals answer, by status, once each, in the order named. */
+export function codesByStatus(refusals: readonly RouteRefusal[]): Map<string, string[]> {
+  const byStatus = new Map<string, string[]>();
+  for (const refusal of refusals) {
+    const { code, status } = refusalEntry(nameOf(refusal));
+    const list = byStatus.get(String(status)) ?? [];
+    if (!list.includes(code)) list.push(code);
+    byStatus.set(String(status), list);
+  }
+  return byStatus;
+}
+
+/**
+ * `x-problem-codes` on each error response: the problem codes it may carry (the route's declared
+ * refusals and those any route may answer), machine-readable beside the prose, for generators
+ * and the client's per-operation code types.
+ */
+function declareProblemCodes(document: Record<string, any>, codes: Map<string, Map<string, string[]>>): Record<string, any> {
+  for (const item of Object.values<Record<string, any>>(document.paths ?? {})) {
+    for (const operation of Object.values<Record<string, any>>(item)) {
+      const byStatus = codes.get(operation?.operationId);
+      if (!byStatus) continue;
+      for (const [status, response] of Object.entries<Record<string, any>>(operation.responses ?? {})) {
+        const list = byStatus.get(status);
+        if (list?.length) response['x-problem-codes'] = list;
+      }
+    }
+  }
+  return document;
 }
 
 /**
