@@ -2291,7 +2291,7 @@ export interface components {
         "VID-Idempotent-Replay": "true";
         /** @description Strong entity tag of the representation: `"<version>"` for versioned resources; send it back as If-Match or If-None-Match. */
         ETag: string;
-        /** @description How the answer may be cached: `no-store` for secrets and tokens, `private` or `public, max-age=…` for cards (RFC 9111). */
+        /** @description How the answer may be cached (RFC 9111): on every answer to an authenticated request, refusals included, `no-store` unless a resource a client revalidates by its ETag says `private, no-cache`; `public, max-age=…` on public cards and the catalog. */
         "Cache-Control": string;
         /** @description The URL of the resource created. */
         Location: string;
@@ -2367,6 +2367,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2391,6 +2392,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2414,6 +2416,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2437,6 +2440,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2460,6 +2464,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2484,6 +2489,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2507,6 +2513,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2531,6 +2538,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2596,6 +2604,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2618,6 +2627,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2639,6 +2649,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2660,6 +2671,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2682,6 +2694,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2702,6 +2715,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2723,6 +2737,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2788,6 +2803,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2810,6 +2826,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2831,6 +2848,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2853,6 +2871,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2874,6 +2893,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2895,6 +2915,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2917,6 +2938,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2937,6 +2959,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2958,6 +2981,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2996,6 +3020,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3019,6 +3044,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3044,6 +3070,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3068,6 +3095,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3093,6 +3121,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3117,6 +3146,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3141,6 +3171,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3166,6 +3197,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3189,6 +3221,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3213,6 +3246,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3284,6 +3318,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3308,6 +3343,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3331,6 +3367,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3354,6 +3391,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3377,6 +3415,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3401,6 +3440,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3424,6 +3464,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3448,6 +3489,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3488,6 +3530,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3511,6 +3554,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3536,6 +3580,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3560,6 +3605,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3584,6 +3630,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3609,6 +3656,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3633,6 +3681,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3657,6 +3706,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3682,6 +3732,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3705,6 +3756,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3729,6 +3781,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3800,6 +3853,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3824,6 +3878,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3847,6 +3902,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3870,6 +3926,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3893,6 +3950,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3917,6 +3975,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3940,6 +3999,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3964,6 +4024,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4006,6 +4067,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4029,6 +4091,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4054,6 +4117,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4078,6 +4142,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4102,6 +4167,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4127,6 +4193,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4151,6 +4218,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4175,6 +4243,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4200,6 +4269,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4223,6 +4293,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4247,6 +4318,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4323,6 +4395,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4348,6 +4421,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4372,6 +4446,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4396,6 +4471,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4421,6 +4497,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4445,6 +4522,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4469,6 +4547,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4493,6 +4572,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4517,6 +4597,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4542,6 +4623,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4565,6 +4647,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4589,6 +4672,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4661,6 +4745,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4686,6 +4771,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4710,6 +4796,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4735,6 +4822,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4759,6 +4847,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4783,6 +4872,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4808,6 +4898,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4831,6 +4922,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4855,6 +4947,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4929,6 +5022,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4954,6 +5048,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4978,6 +5073,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5003,6 +5099,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5027,6 +5124,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5051,6 +5149,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5076,6 +5175,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5099,6 +5199,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5123,6 +5224,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5194,6 +5296,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5218,6 +5321,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5241,6 +5345,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5264,6 +5369,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5287,6 +5393,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5311,6 +5418,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5334,6 +5442,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5358,6 +5467,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5446,6 +5556,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5471,6 +5582,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5495,6 +5607,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5520,6 +5633,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5544,6 +5658,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5568,6 +5683,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5593,6 +5709,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5616,6 +5733,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5640,6 +5758,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5714,6 +5833,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5739,6 +5859,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5763,6 +5884,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5787,6 +5909,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5812,6 +5935,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5836,6 +5960,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5860,6 +5985,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5884,6 +6010,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5909,6 +6036,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5932,6 +6060,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5956,6 +6085,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5998,6 +6128,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6021,6 +6152,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6046,6 +6178,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6070,6 +6203,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6094,6 +6228,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6119,6 +6254,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6143,6 +6279,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6167,6 +6304,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6192,6 +6330,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6215,6 +6354,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6239,6 +6379,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6300,6 +6441,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6324,6 +6466,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6347,6 +6490,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6370,6 +6514,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6393,6 +6538,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6417,6 +6563,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6440,6 +6587,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6464,6 +6612,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6539,6 +6688,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6564,6 +6714,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6588,6 +6739,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6613,6 +6765,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6637,6 +6790,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6661,6 +6815,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6685,6 +6840,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6709,6 +6865,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6734,6 +6891,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6757,6 +6915,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6781,6 +6940,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6845,6 +7005,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6869,6 +7030,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6892,6 +7054,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6915,6 +7078,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6938,6 +7102,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6961,6 +7126,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6985,6 +7151,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7008,6 +7175,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7032,6 +7200,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7093,6 +7262,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7117,6 +7287,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7140,6 +7311,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7163,6 +7335,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7186,6 +7359,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7209,6 +7383,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7233,6 +7408,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7256,6 +7432,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7280,6 +7457,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7353,6 +7531,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7374,6 +7553,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7396,6 +7576,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7417,6 +7598,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7438,6 +7620,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7460,6 +7643,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7480,6 +7664,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7501,6 +7686,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7568,6 +7754,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7590,6 +7777,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7611,6 +7799,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7633,6 +7822,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7654,6 +7844,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7675,6 +7866,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7697,6 +7889,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7717,6 +7910,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7738,6 +7932,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7808,6 +8003,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7830,6 +8026,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7851,6 +8048,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7872,6 +8070,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7894,6 +8093,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7914,6 +8114,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7935,6 +8136,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8011,6 +8213,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8033,6 +8236,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8054,6 +8258,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8076,6 +8281,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8097,6 +8303,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8118,6 +8325,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8140,6 +8348,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8160,6 +8369,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8181,6 +8391,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8244,6 +8455,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8266,6 +8478,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8287,6 +8500,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8308,6 +8522,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8330,6 +8545,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8350,6 +8566,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8371,6 +8588,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8438,6 +8656,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8460,6 +8679,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8481,6 +8701,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8503,6 +8724,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8524,6 +8746,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8545,6 +8768,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8567,6 +8791,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8587,6 +8812,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8608,6 +8834,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8678,6 +8905,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8703,6 +8931,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8727,6 +8956,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8752,6 +8982,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8776,6 +9007,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8800,6 +9032,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8825,6 +9058,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8848,6 +9082,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8872,6 +9107,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8943,6 +9179,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8968,6 +9205,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8992,6 +9230,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9017,6 +9256,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9041,6 +9281,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9065,6 +9306,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9090,6 +9332,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9113,6 +9356,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9137,6 +9381,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9207,6 +9452,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9231,6 +9477,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9254,6 +9501,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9277,6 +9525,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9300,6 +9549,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9323,6 +9573,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9347,6 +9598,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9370,6 +9622,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9394,6 +9647,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9462,6 +9716,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9484,6 +9739,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9505,6 +9761,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9527,6 +9784,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9548,6 +9806,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9569,6 +9828,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9590,6 +9850,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9612,6 +9873,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9632,6 +9894,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9653,6 +9916,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9719,6 +9983,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9741,6 +10006,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9762,6 +10028,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9783,6 +10050,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9805,6 +10073,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9826,6 +10095,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9847,6 +10117,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9869,6 +10140,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9889,6 +10161,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9910,6 +10183,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9967,6 +10241,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9988,6 +10263,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10008,6 +10284,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10028,6 +10305,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10048,6 +10326,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10068,6 +10347,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10089,6 +10369,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10109,6 +10390,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10130,6 +10412,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10201,6 +10484,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10225,6 +10509,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10248,6 +10533,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10271,6 +10557,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10294,6 +10581,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10318,6 +10606,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10341,6 +10630,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10365,6 +10655,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10438,6 +10729,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10463,6 +10755,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10487,6 +10780,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10511,6 +10805,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10536,6 +10831,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10560,6 +10856,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10584,6 +10881,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10608,6 +10906,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10633,6 +10932,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10656,6 +10956,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10680,6 +10981,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10751,6 +11053,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10776,6 +11079,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10800,6 +11104,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10824,6 +11129,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10849,6 +11155,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10873,6 +11180,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10897,6 +11205,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10921,6 +11230,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10946,6 +11256,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10969,6 +11280,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10993,6 +11305,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11060,6 +11373,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11082,6 +11396,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11103,6 +11418,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11124,6 +11440,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11146,6 +11463,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11167,6 +11485,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11188,6 +11507,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11209,6 +11529,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11231,6 +11552,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11251,6 +11573,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11272,6 +11595,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11341,6 +11665,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11363,6 +11688,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11384,6 +11710,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11405,6 +11732,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11427,6 +11755,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11448,6 +11777,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11469,6 +11799,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11490,6 +11821,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11512,6 +11844,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11532,6 +11865,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11553,6 +11887,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11621,6 +11956,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11643,6 +11979,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11664,6 +12001,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11685,6 +12023,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11707,6 +12046,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11728,6 +12068,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11749,6 +12090,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11770,6 +12112,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11792,6 +12135,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11812,6 +12156,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11833,6 +12178,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11917,6 +12263,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11937,6 +12284,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11957,6 +12305,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11978,6 +12327,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11998,6 +12348,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12019,6 +12370,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12095,6 +12447,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12115,6 +12468,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12135,6 +12489,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12155,6 +12510,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12176,6 +12532,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12196,6 +12553,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12217,6 +12575,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12284,6 +12643,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12305,6 +12665,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12327,6 +12688,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12348,6 +12710,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12369,6 +12732,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12391,6 +12755,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12411,6 +12776,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12432,6 +12798,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12505,6 +12872,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12529,6 +12897,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12552,6 +12921,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12575,6 +12945,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12598,6 +12969,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12622,6 +12994,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12645,6 +13018,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12669,6 +13043,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12745,6 +13120,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12770,6 +13146,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12794,6 +13171,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12819,6 +13197,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12843,6 +13222,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12867,6 +13247,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12892,6 +13273,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12915,6 +13297,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12939,6 +13322,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13002,6 +13386,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13026,6 +13411,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13049,6 +13435,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13072,6 +13459,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13095,6 +13483,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13118,6 +13507,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13142,6 +13532,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13165,6 +13556,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13189,6 +13581,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13231,6 +13624,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -13254,6 +13648,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13279,6 +13674,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13303,6 +13699,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13327,6 +13724,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13352,6 +13750,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13376,6 +13775,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13400,6 +13800,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13424,6 +13825,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13448,6 +13850,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13473,6 +13876,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13496,6 +13900,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13520,6 +13925,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13598,6 +14004,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13623,6 +14030,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13647,6 +14055,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13671,6 +14080,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13696,6 +14106,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13720,6 +14131,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13744,6 +14156,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13768,6 +14181,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13792,6 +14206,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13817,6 +14232,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13840,6 +14256,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13864,6 +14281,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13935,6 +14353,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13959,6 +14378,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13982,6 +14402,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14005,6 +14426,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14028,6 +14450,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14052,6 +14475,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14075,6 +14499,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14099,6 +14524,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14175,6 +14601,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14200,6 +14627,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14224,6 +14652,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14249,6 +14678,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14273,6 +14703,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14297,6 +14728,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14322,6 +14754,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14345,6 +14778,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14369,6 +14803,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14432,6 +14867,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14456,6 +14892,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14479,6 +14916,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14502,6 +14940,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14525,6 +14964,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14548,6 +14988,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14572,6 +15013,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14595,6 +15037,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14619,6 +15062,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14664,6 +15108,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -14687,6 +15132,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14712,6 +15158,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14736,6 +15183,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14760,6 +15208,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14785,6 +15234,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14809,6 +15259,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14833,6 +15284,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14857,6 +15309,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14881,6 +15334,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14906,6 +15360,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14929,6 +15384,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14953,6 +15409,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15030,6 +15487,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15055,6 +15513,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15079,6 +15538,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15103,6 +15563,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15128,6 +15589,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15152,6 +15614,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15176,6 +15639,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15200,6 +15664,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15224,6 +15689,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15249,6 +15715,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15272,6 +15739,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15296,6 +15764,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15369,6 +15838,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15393,6 +15863,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15416,6 +15887,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15439,6 +15911,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15462,6 +15935,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15485,6 +15959,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15509,6 +15984,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15532,6 +16008,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15556,6 +16033,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15659,6 +16137,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15684,6 +16163,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15708,6 +16188,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15732,6 +16213,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15757,6 +16239,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15781,6 +16264,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15805,6 +16289,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15830,6 +16315,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15853,6 +16339,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15877,6 +16364,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15918,6 +16406,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -15941,6 +16430,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15966,6 +16456,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15990,6 +16481,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16014,6 +16506,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16039,6 +16532,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16063,6 +16557,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16087,6 +16582,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16112,6 +16608,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16135,6 +16632,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16159,6 +16657,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16245,6 +16744,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16269,6 +16769,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16292,6 +16793,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16315,6 +16817,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16338,6 +16841,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16361,6 +16865,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16385,6 +16890,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16408,6 +16914,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16432,6 +16939,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16508,6 +17016,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16528,6 +17037,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16548,6 +17058,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16568,6 +17079,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16589,6 +17101,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16609,6 +17122,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16630,6 +17144,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16714,6 +17229,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16734,6 +17250,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16754,6 +17271,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16774,6 +17292,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16795,6 +17314,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16815,6 +17335,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16836,6 +17357,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16908,6 +17430,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16932,6 +17455,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16955,6 +17479,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16978,6 +17503,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17001,6 +17527,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17025,6 +17552,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17048,6 +17576,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17072,6 +17601,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17135,6 +17665,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17159,6 +17690,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17182,6 +17714,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17205,6 +17738,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17228,6 +17762,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17251,6 +17786,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17275,6 +17811,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17298,6 +17835,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17322,6 +17860,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17395,6 +17934,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17420,6 +17960,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17444,6 +17985,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17468,6 +18010,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17493,6 +18036,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17517,6 +18061,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17541,6 +18086,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17566,6 +18112,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17589,6 +18136,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17613,6 +18161,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17690,6 +18239,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17715,6 +18265,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17739,6 +18290,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17763,6 +18315,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17788,6 +18341,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17812,6 +18366,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17836,6 +18391,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17861,6 +18417,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17884,6 +18441,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17908,6 +18466,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17981,6 +18540,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18006,6 +18566,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18030,6 +18591,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18054,6 +18616,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18079,6 +18642,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18103,6 +18667,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18127,6 +18692,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18152,6 +18718,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18175,6 +18742,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18199,6 +18767,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18276,6 +18845,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18301,6 +18871,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18325,6 +18896,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18349,6 +18921,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18374,6 +18947,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18398,6 +18972,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18422,6 +18997,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18447,6 +19023,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18470,6 +19047,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18494,6 +19072,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18570,6 +19149,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18594,6 +19174,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18617,6 +19198,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18640,6 +19222,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18663,6 +19246,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18687,6 +19271,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18710,6 +19295,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18734,6 +19320,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18774,6 +19361,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -18797,6 +19385,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18822,6 +19411,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18846,6 +19436,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18870,6 +19461,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18895,6 +19487,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18919,6 +19512,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18943,6 +19537,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18968,6 +19563,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18991,6 +19587,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19015,6 +19612,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19089,6 +19687,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19113,6 +19712,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19136,6 +19736,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19159,6 +19760,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19182,6 +19784,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19206,6 +19809,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19229,6 +19833,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19253,6 +19858,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19326,6 +19932,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19351,6 +19958,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19375,6 +19983,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19399,6 +20008,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19424,6 +20034,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19448,6 +20059,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19472,6 +20084,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19496,6 +20109,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19521,6 +20135,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19544,6 +20159,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19568,6 +20184,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19637,6 +20254,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19661,6 +20279,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19684,6 +20303,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19707,6 +20327,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19730,6 +20351,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19754,6 +20376,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19777,6 +20400,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19801,6 +20425,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19864,6 +20489,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19888,6 +20514,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19911,6 +20538,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19934,6 +20562,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19957,6 +20586,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19980,6 +20610,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20004,6 +20635,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20027,6 +20659,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20051,6 +20684,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20091,6 +20725,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -20114,6 +20749,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20139,6 +20775,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20163,6 +20800,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20187,6 +20825,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20212,6 +20851,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20236,6 +20876,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20260,6 +20901,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20285,6 +20927,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20308,6 +20951,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20332,6 +20976,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20418,6 +21063,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20442,6 +21088,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20465,6 +21112,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20488,6 +21136,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20511,6 +21160,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20534,6 +21184,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20557,6 +21208,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20581,6 +21233,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20604,6 +21257,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20628,6 +21282,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20722,6 +21377,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20746,6 +21402,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20769,6 +21426,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20792,6 +21450,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20815,6 +21474,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20838,6 +21498,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20861,6 +21522,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20885,6 +21547,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20908,6 +21571,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20932,6 +21596,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20995,6 +21660,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21019,6 +21685,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21042,6 +21709,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21065,6 +21733,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21088,6 +21757,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21111,6 +21781,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21135,6 +21806,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21158,6 +21830,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21182,6 +21855,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21287,6 +21961,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21312,6 +21987,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21336,6 +22012,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21360,6 +22037,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21385,6 +22063,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21409,6 +22088,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21433,6 +22113,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21457,6 +22138,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21481,6 +22163,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21506,6 +22189,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21529,6 +22213,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21553,6 +22238,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21595,6 +22281,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -21618,6 +22305,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21643,6 +22331,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21667,6 +22356,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21691,6 +22381,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21716,6 +22407,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21740,6 +22432,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21764,6 +22457,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21788,6 +22482,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21812,6 +22507,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21837,6 +22533,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21860,6 +22557,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21884,6 +22582,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21958,6 +22657,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21982,6 +22682,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22005,6 +22706,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22028,6 +22730,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22051,6 +22754,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22075,6 +22779,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22098,6 +22803,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22122,6 +22828,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22193,6 +22900,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22217,6 +22925,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22240,6 +22949,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22263,6 +22973,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22286,6 +22997,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22310,6 +23022,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22333,6 +23046,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22357,6 +23071,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22432,6 +23147,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22457,6 +23173,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22481,6 +23198,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22505,6 +23223,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22530,6 +23249,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22554,6 +23274,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22578,6 +23299,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22603,6 +23325,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22626,6 +23349,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22650,6 +23374,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22690,6 +23415,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -22713,6 +23439,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22738,6 +23465,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22762,6 +23490,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22786,6 +23515,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22811,6 +23541,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22835,6 +23566,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22859,6 +23591,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22884,6 +23617,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22907,6 +23641,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22931,6 +23666,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22996,6 +23732,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23016,6 +23753,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23036,6 +23774,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23056,6 +23795,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23076,6 +23816,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23097,6 +23838,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23117,6 +23859,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23138,6 +23881,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23210,6 +23954,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23235,6 +23980,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23259,6 +24005,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23283,6 +24030,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23308,6 +24056,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23332,6 +24081,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23356,6 +24106,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23380,6 +24131,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23404,6 +24156,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23429,6 +24182,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23452,6 +24206,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23476,6 +24231,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23547,6 +24303,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23571,6 +24328,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23594,6 +24352,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23617,6 +24376,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23640,6 +24400,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23664,6 +24425,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23687,6 +24449,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23711,6 +24474,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23775,6 +24539,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23799,6 +24564,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23822,6 +24588,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23845,6 +24612,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23868,6 +24636,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23891,6 +24660,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23915,6 +24685,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23938,6 +24709,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23962,6 +24734,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24066,6 +24839,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24091,6 +24865,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24115,6 +24890,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24139,6 +24915,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24164,6 +24941,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24188,6 +24966,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24212,6 +24991,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24236,6 +25016,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24260,6 +25041,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24285,6 +25067,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24308,6 +25091,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24332,6 +25116,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24375,6 +25160,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -24398,6 +25184,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24423,6 +25210,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24447,6 +25235,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24471,6 +25260,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24496,6 +25286,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24520,6 +25311,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24544,6 +25336,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24568,6 +25361,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24592,6 +25386,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24617,6 +25412,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24640,6 +25436,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24664,6 +25461,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24737,6 +25535,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24761,6 +25560,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24784,6 +25584,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24807,6 +25608,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24830,6 +25632,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24853,6 +25656,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24876,6 +25680,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24900,6 +25705,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24923,6 +25729,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24947,6 +25754,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25011,6 +25819,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25035,6 +25844,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25058,6 +25868,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25081,6 +25892,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25104,6 +25916,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25127,6 +25940,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25151,6 +25965,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25174,6 +25989,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25198,6 +26014,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25301,6 +26118,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25326,6 +26144,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25350,6 +26169,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25375,6 +26195,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25399,6 +26220,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25423,6 +26245,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25447,6 +26270,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25471,6 +26295,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25496,6 +26321,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25519,6 +26345,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25543,6 +26370,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25585,6 +26413,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -25608,6 +26437,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25633,6 +26463,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25657,6 +26488,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25681,6 +26513,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25706,6 +26539,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25730,6 +26564,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25754,6 +26589,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25778,6 +26614,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25802,6 +26639,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25827,6 +26665,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25850,6 +26689,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25874,6 +26714,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25945,6 +26786,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25969,6 +26811,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25992,6 +26835,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26015,6 +26859,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26038,6 +26883,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26062,6 +26908,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26085,6 +26932,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26109,6 +26957,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26184,6 +27033,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26209,6 +27059,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26233,6 +27084,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26258,6 +27110,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26282,6 +27135,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26306,6 +27160,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26331,6 +27186,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26354,6 +27210,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26378,6 +27235,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26416,6 +27274,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -26439,6 +27298,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26464,6 +27324,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26488,6 +27349,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26513,6 +27375,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26537,6 +27400,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26561,6 +27425,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26586,6 +27451,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26609,6 +27475,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26633,6 +27500,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26673,6 +27541,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -26696,6 +27565,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26721,6 +27591,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26745,6 +27616,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26769,6 +27641,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26794,6 +27667,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26818,6 +27692,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26842,6 +27717,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26867,6 +27743,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26890,6 +27767,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26914,6 +27792,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27089,6 +27968,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27113,6 +27993,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27136,6 +28017,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27159,6 +28041,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27182,6 +28065,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27206,6 +28090,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27229,6 +28114,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27253,6 +28139,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27314,6 +28201,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27338,6 +28226,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27361,6 +28250,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27384,6 +28274,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27407,6 +28298,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27431,6 +28323,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27454,6 +28347,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27478,6 +28372,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27518,6 +28413,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27543,6 +28439,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27568,6 +28465,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27592,6 +28490,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27617,6 +28516,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27641,6 +28541,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27665,6 +28566,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27690,6 +28592,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27713,6 +28616,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27737,6 +28641,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27802,6 +28707,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27827,6 +28733,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27851,6 +28758,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27876,6 +28784,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27900,6 +28809,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27924,6 +28834,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27949,6 +28860,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27972,6 +28884,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27996,6 +28909,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28071,6 +28985,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28095,6 +29010,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28118,6 +29034,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28141,6 +29058,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28164,6 +29082,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28187,6 +29106,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28211,6 +29131,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28234,6 +29155,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28258,6 +29180,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28298,6 +29221,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -28347,6 +29271,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28371,6 +29296,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28394,6 +29320,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28417,6 +29344,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28440,6 +29368,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28463,6 +29392,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28487,6 +29417,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28510,6 +29441,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28534,6 +29466,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
