@@ -1,8 +1,9 @@
 // The sharing half of the web app in Chromium, as two people meet it on their phones: Alice makes
-// a profile and a share link; Bob opens it (it names Alice and never her profile), signs up and
-// subscribes; Alice approves him on People; an edit of hers reaches Bob's open Contacts screen
-// without a reload and says what changed ("new phone number"); her public card opens signed out.
-// Every screen is saved at 390 and 1280 px, light and dark, and checked by axe-core.
+// two profiles and a share link to Work, labelled where she hands it out; Bob opens it (it names
+// Alice and never her profile), signs up and subscribes; Alice approves him on People, where the
+// request names the link and Approve is set to its profile; an edit of hers reaches Bob's open
+// Contacts screen without a reload and says what changed ("new phone number"); her public card
+// opens signed out. Every screen is saved at 390 and 1280 px, light and dark, and checked by axe-core.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startE2e } from '../helpers/browser.js';
@@ -80,6 +81,10 @@ describe('web app: profiles, a share link, subscribing and a live edit (Chromium
     const { page } = alice;
     const box = page.getByLabel('New profile');
     assert.equal(await box.getAttribute('maxlength'), '64', 'a profile name is capped at 64 characters: the box says so');
+    // Family first, so it is the first profile every list shows.
+    await box.fill('Family');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.locator('#profiles [data-profile][aria-pressed="true"]', { hasText: 'Family' }).waitFor();
     await box.fill('Work');
     await page.getByRole('button', { name: 'Create' }).click();
     await page.locator('#profiles [data-profile][aria-pressed="true"]', { hasText: 'Work' }).waitFor();
@@ -92,7 +97,9 @@ describe('web app: profiles, a share link, subscribing and a live edit (Chromium
   it('Alice: creates a link she approves herself, with its QR code', async () => {
     const { page } = alice;
     await goTo(alice, 'Share', 'share');
-    assert.equal(await page.locator('#share-profile option').textContent(), 'Work');
+    assert.deepEqual(await page.locator('#share-profile option').allTextContents(), ['Family', 'Work']);
+    await page.locator('#share-profile').selectOption({ label: 'Work' });
+    await page.getByLabel(/^Where you hand it out/).fill('Conference badge');
     await page.getByRole('button', { name: 'Create link' }).click();
     await page.locator('#share-qr svg').waitFor();
     linkUrl = (await page.locator('#share-url').textContent()) ?? '';
@@ -135,8 +142,12 @@ describe('web app: profiles, a share link, subscribing and a live edit (Chromium
     await goTo(alice, 'People', 'people');
     const request = page.locator('#requests li[data-request]', { hasText: 'Bob Builder' });
     await request.waitFor();
+    // The request says which link it came through, and Approve is set to that link's profile,
+    // not to Family, the first one listed: one tap gives Bob the card the link promised.
+    await request.getByText('through your link “Conference badge”').waitFor();
+    const picker = request.getByLabel('Approve onto');
+    assert.equal(await picker.evaluate((select) => (select as HTMLSelectElement).selectedOptions[0]?.textContent), 'Work');
     await alice.screens('sharing-people-request');
-    await request.getByLabel('Approve onto').selectOption({ label: 'Work' });
     await page.getByRole('button', { name: 'Approve Bob Builder' }).click();
     await page.locator('#subscribers [data-profile-group]', { hasText: '“Work”' }).locator('li[data-subscriber]', { hasText: 'Bob Builder' }).waitFor();
     await page.getByText('No requests waiting.').waitFor();
@@ -165,6 +176,8 @@ describe('web app: profiles, a share link, subscribing and a live edit (Chromium
   it('the public card opens signed out, and a missing one says so', async () => {
     const { page } = alice;
     await goTo(alice, 'Profiles', 'profiles');
+    await page.locator('#profiles [data-profile]', { hasText: 'Work' }).click();
+    await page.locator('#profiles [data-profile][aria-pressed="true"]', { hasText: 'Work' }).waitFor();
     await page.getByLabel(/^Public card/).check();
     await page.locator('#profiles [data-profile]', { hasText: 'Public' }).waitFor();
     await page.locator('#open-public').waitFor();

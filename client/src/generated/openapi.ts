@@ -2049,6 +2049,12 @@ export interface components {
             };
             profile_id: string | null;
             message: string | null;
+            /** @description The share link the request came through; null for a request by username */
+            via_share_link: {
+                id: string;
+                label: string | null;
+            } | null;
+            suggested_profile_id: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2101,6 +2107,8 @@ export interface components {
         ShareLink: {
             /** @example shl_X0kVb2yJt8nRw4cLA3qD9m */
             id: string;
+            /** @description Your word for where you handed the link out; requests through it show it */
+            label: string | null;
             /** @description The secret in the link: whoever holds it may subscribe */
             token: string;
             /** @description The page for the token, for a QR code: PUBLIC_ORIGIN/s/<token> */
@@ -23094,6 +23102,7 @@ export interface operations {
             content: {
                 "application/json": {
                     profile_id: string;
+                    label?: string | null;
                     expires_at?: string | null;
                     max_uses?: number | null;
                     auto_approve: boolean;
@@ -27918,6 +27927,7 @@ export interface operations {
                         /** @description Your share links, without their tokens */
                         share_links: {
                             id: string;
+                            label: string | null;
                             profile_id: string;
                             expires_at: string | null;
                             max_uses: number | null;

@@ -7,6 +7,7 @@ import type { ContactService } from './contacts.js';
 import { contactRoutes } from './contacts-routes.js';
 import { subscriptions as subscriptionsMigration } from './migrations/007-subscriptions.js';
 import { cardChanges } from './migrations/017-card-changes.js';
+import { requestLinks } from './migrations/024-request-links.js';
 import { annotationQueries, blockQueries, subscriptionQueries } from './queries.js';
 import { AnnotationSchema, ContactSchema, SubscriptionSchema } from './schemas.js';
 import { createSubscriptionService } from './subscriptions.js';
@@ -23,7 +24,7 @@ declare module '../../platform/module.js' {
 /** Subscriptions (owner), contacts (subscriber), blocks and annotations: cards that stay current (PRODUCT §4, §5). */
 export const contactsModule = defineModule({
   name: 'contacts',
-  migrations: { '007-subscriptions': subscriptionsMigration, '017-card-changes': cardChanges },
+  migrations: { '007-subscriptions': subscriptionsMigration, '017-card-changes': cardChanges, '024-request-links': requestLinks },
   schemas: [SubscriptionSchema, ContactSchema, AnnotationSchema],
   tags: [
     { name: 'subscriptions', description: 'Who sees your cards: requests, approvals, moves, revocations, blocks' },

@@ -241,6 +241,10 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
         .executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
+    /** A profile is going: requests suggesting it suggest `toProfile` (its links go there too), or nothing. */
+    async moveSuggestions(ownerId: string, fromProfile: string, toProfile: string | null): Promise<void> {
+      await db.updateTable('subscriptions').set({ suggested_profile_id: toProfile }).where('owner_id', '=', ownerId).where('suggested_profile_id', '=', fromProfile).execute();
+    },
     async countActive(ownerId: string, profileId: string): Promise<number> {
       const row = await db.selectFrom('subscriptions').select((eb) => eb.fn.countAll<number>().as('n')).where('owner_id', '=', ownerId).where('profile_id', '=', profileId).where('status', '=', 'active').executeTakeFirstOrThrow();
       return Number(row.n);

@@ -16,6 +16,17 @@ export const SubscriptionSchema = Type.Object(
     subscriber: Person,
     profile_id: Nullable(Type.String({ description: 'The profile the subscriber sees (null while pending or after a denial)' })),
     message: Nullable(Type.String({ description: 'What the subscriber wrote with the request' })),
+    via_share_link: Nullable(
+      Type.Object(
+        {
+          id: Type.String(),
+          label: Nullable(Type.String({ description: 'Your label for the link, if you gave it one' })),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'The share link the request came through; null for a request by username' },
+    ),
+    suggested_profile_id: Nullable(Type.String({ description: 'The profile of the link the request came through: preselect it when approving. null for a request by username' })),
     created_at: IsoDateTime,
     updated_at: IsoDateTime,
     version: Type.Integer(),

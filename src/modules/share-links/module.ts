@@ -1,5 +1,6 @@
 import { defineModule } from '../../platform/module.js';
 import { shareLinks as shareLinksMigration } from './migrations/008-share-links.js';
+import { shareLinkLabels } from './migrations/021-share-link-labels.js';
 import { shareLinkQueries } from './queries.js';
 import { shareLinkRoutes } from './routes.js';
 import { ExportedShareLink, ShareLinkSchema } from './schemas.js';
@@ -15,7 +16,7 @@ declare module '../../platform/module.js' {
 /** Share links: a QR code or link that lets someone subscribe to one profile (PRODUCT §6). */
 export const shareLinksModule = defineModule({
   name: 'share-links',
-  migrations: { '008-share-links': shareLinksMigration },
+  migrations: { '008-share-links': shareLinksMigration, '021-share-link-labels': shareLinkLabels },
   schemas: [ShareLinkSchema],
   tags: [{ name: 'sharing', description: 'Share links: let someone subscribe by QR code or link' }],
   build({ config, clock, store, box, subkeys, sealed, accountData }, { profiles, subscriptions, contacts }) {
