@@ -36,6 +36,20 @@ describe('web app: profiles and the public card (Chromium)', { timeout: 120_000 
     await addField(page, 'Nickname', (editor) => editor.getByLabel('Nickname', { exact: true }).fill('Amazing Grace'), 'Amazing Grace');
   });
 
+  it('adds a birthday, the month picked by its name, and shows it back in words', async () => {
+    const { page } = desk;
+    // The month is a list of names whose values are text; the server takes a number, and the
+    // form once sent "3" and was refused with a generic sentence.
+    await addField(page, 'Birthday', async (editor) => {
+      await editor.getByLabel('Day', { exact: true }).fill('9');
+      await editor.getByLabel('Month', { exact: true }).selectOption({ label: 'December' });
+      await editor.getByLabel(/^Year/).fill('1906');
+    }, 'December 9, 1906');
+    // Stored, not only shown: it is there after a reload.
+    await page.reload();
+    await page.locator('#fields li', { hasText: 'December 9, 1906' }).waitFor();
+  });
+
   it('creates two profiles, shows and orders fields, and previews the card as its audience gets it', async () => {
     const { page } = desk;
     await goTo(page, 'Profiles', 'profiles');

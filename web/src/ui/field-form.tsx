@@ -41,7 +41,8 @@ function valueOf(type: FieldType, parts: Part[], values: Values): unknown {
     const text = (values[part.key] ?? '').trim();
     if (!text) continue;
     if (part.kind === 'lines') value[part.key] = text.split('\n').map((l) => l.trim()).filter(Boolean);
-    else if (part.kind === 'number') value[part.key] = Number(text);
+    // By the schema's type, not the box's: a month chosen from a list of names is still a number.
+    else if (part.numeric) value[part.key] = Number(text);
     else value[part.key] = text;
   }
   return value;
