@@ -1061,7 +1061,7 @@ export interface paths {
         };
         /**
          * The people you subscribe to
-         * @description `status` and `label` (your own labels, ignoring case) narrow the list.
+         * @description `status` and `label` (your own labels, ignoring case) narrow the list; `q` finds contacts by what you see of them, ignoring case and accents; `sort` orders them by first or last name or by the latest card change. A cursor pages the list it came from (the same q and sort).
          */
         get: operations["getContacts"];
         put?: never;
@@ -19639,6 +19639,10 @@ export interface operations {
                 status?: "pending" | "active" | "denied" | "revoked" | "ended";
                 /** @description Only contacts you gave this label (ignoring case) */
                 label?: string;
+                /** @description Only contacts whose name, username, your labels or a value their card shows you hold every word of it, ignoring case and accents ("zoe" finds "Zoë") */
+                q?: string;
+                /** @description created (default): oldest first. given_name, family_name: by the name their card shows you (without a name field, their display name whole). recently_changed: the card that changed last first, contacts without a card last */
+                sort?: "created" | "given_name" | "family_name" | "recently_changed";
             };
             header?: never;
             path?: never;

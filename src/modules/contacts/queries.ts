@@ -83,6 +83,27 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       // The accounts row joined is the owner's on the subscriber's side: the rule reads it.
       .$if(side === 'subscriber', (query) => query.select(contactAccessRule.as('access')));
 
+  /** A side's list, narrowed by status and (on the subscriber's side) by one of its own labels. */
+  const listed = (side: 'owner' | 'subscriber', accountId: string, filter: { status?: string; label?: string }) => {
+    let query = rows(side).where(side === 'owner' ? 'subscriptions.owner_id' : 'subscriptions.subscriber_id', '=', accountId);
+    if (side === 'subscriber') query = query.where('subscriptions.hidden_at', 'is', null);
+    if (filter.status) query = query.where('subscriptions.status', '=', filter.status);
+    if (filter.label !== undefined) {
+      const labelKey = filter.label;
+      query = query.where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('annotation_labels')
+            .select('annotation_labels.subscription_id')
+            .whereRef('annotation_labels.subscription_id', '=', 'subscriptions.id')
+            .where('annotation_labels.author_id', '=', accountId)
+            .where('annotation_labels.label_key', '=', labelKey),
+        ),
+      );
+    }
+    return query;
+  };
+
   /** The subscriber's contacts with the audience rule's answer for each (its owner's account joined). */
   const contactsOf = (subscriberId: string) =>
     db
@@ -111,23 +132,15 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       after: KeysetPosition | undefined,
       limit: number,
     ): Promise<SubscriptionRow[]> {
-      let query = rows(side).where(side === 'owner' ? 'subscriptions.owner_id' : 'subscriptions.subscriber_id', '=', accountId);
-      if (side === 'subscriber') query = query.where('subscriptions.hidden_at', 'is', null);
-      if (filter.status) query = query.where('subscriptions.status', '=', filter.status);
-      if (filter.label !== undefined) {
-        const labelKey = filter.label;
-        query = query.where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom('annotation_labels')
-              .select('annotation_labels.subscription_id')
-              .whereRef('annotation_labels.subscription_id', '=', 'subscriptions.id')
-              .where('annotation_labels.author_id', '=', accountId)
-              .where('annotation_labels.label_key', '=', labelKey),
-          ),
-        );
-      }
-      return keysetPage(query, after, limit, { table: 'subscriptions' }).execute();
+      return keysetPage(listed(side, accountId, filter), after, limit, { table: 'subscriptions' }).execute();
+    },
+    /**
+     * Every contact of a subscriber that the list shows (status and label as for list), with the
+     * card each shows: what a search looks through. One index range (subscriptions_subscriber_idx),
+     * bounded by the contact limit.
+     */
+    async findable(subscriberId: string, filter: { status?: string; label?: string }): Promise<Array<SubscriptionRow & { card_json: string | null }>> {
+      return listed('subscriber', subscriberId, filter).select('profiles.card_json').execute();
     },
     /** The live (pending or active) subscription between two accounts, if any. */
     async findLive(ownerId: string, subscriberId: string): Promise<SubscriptionRecord | undefined> {
@@ -420,6 +433,11 @@ export function annotationQueries(db: Kysely<ContactTables>) {
       return rows.map((row) => ({ label: String(row.label), label_key: row.label_key, count: Number(row.n) }));
     },
     /** The labels of several contacts of one author (a page of /contacts). */
+    /** Every label the author gave, per contact (a search looks through all of them). */
+    async allLabelsOf(authorId: string): Promise<Map<string, string[]>> {
+      const rows = await db.selectFrom('annotations').select(['subscription_id', 'labels']).where('author_id', '=', authorId).execute();
+      return new Map(rows.map((row) => [row.subscription_id, JSON.parse(row.labels) as string[]]));
+    },
     async labelsOf(authorId: string, subscriptionIds: readonly string[]): Promise<Map<string, string[]>> {
       if (subscriptionIds.length === 0) return new Map();
       const rows = await db.selectFrom('annotations').select(['subscription_id', 'labels']).where('author_id', '=', authorId).where('subscription_id', 'in', subscriptionIds).execute();

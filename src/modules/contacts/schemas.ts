@@ -83,7 +83,15 @@ export const IdParams = Type.Object({ id: Id }, { additionalProperties: false })
 export const UsernameParams = Type.Object({ username: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false });
 export const SubscriptionsQuery = Type.Object({ ...PageQuery.properties, status: Type.Optional(Status) }, { additionalProperties: false });
 export const ContactsQuery = Type.Object(
-  { ...PageQuery.properties, status: Type.Optional(Status), label: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only contacts you gave this label (ignoring case)' })) },
+  {
+    ...PageQuery.properties,
+    status: Type.Optional(Status),
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only contacts you gave this label (ignoring case)' })),
+    q: Type.Optional(Type.String({ maxLength: 200, description: 'Only contacts whose name, username, your labels or a value their card shows you hold every word of it, ignoring case and accents ("zoe" finds "Zoë")' })),
+    sort: Type.Optional(Type.Union([Type.Literal('created'), Type.Literal('given_name'), Type.Literal('family_name'), Type.Literal('recently_changed')], {
+      description: 'created (default): oldest first. given_name, family_name: by the name their card shows you (without a name field, their display name whole). recently_changed: the card that changed last first, contacts without a card last',
+    })),
+  },
   { additionalProperties: false },
 );
 export const BlockSchema = Type.Object(
