@@ -276,7 +276,9 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
     await page.getByRole('button', { name: `Deny and block ${carolName}` }).click();
     await page.locator('#blocked li[data-blocked]', { hasText: carolName }).waitFor();
     await page.getByText('No requests waiting.').waitFor();
-    await carol.page.locator('#ended li[data-status="denied"]', { hasText: 'did not approve' }).waitFor();
+    // Refused in silence (PRODUCT §4): Carol's request reads as one not yet answered.
+    await carol.page.locator('#pending li', { hasText: 'Alice Liddell has not approved your request yet' }).waitFor();
+    assert.equal(await carol.page.getByText('did not approve').count(), 0);
 
     await page.getByRole('button', { name: `Unblock ${carolName}` }).click();
     await page.getByText('Nobody. When you deny or revoke someone').waitFor();

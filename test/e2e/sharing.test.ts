@@ -178,7 +178,18 @@ describe('web app: profiles, a share link, subscribing and a live edit (Chromium
     await goTo(alice, 'Profiles', 'profiles');
     await page.locator('#profiles [data-profile]', { hasText: 'Work' }).click();
     await page.locator('#profiles [data-profile][aria-pressed="true"]', { hasText: 'Work' }).waitFor();
+    // Making a card public is asked once, showing the card strangers will see; keeping it
+    // private changes nothing.
     await page.getByLabel(/^Public card/).check();
+    const confirm = page.locator('#public-confirm');
+    await confirm.locator('.vcard li[data-type="phone"]', { hasText: '202 456 1414' }).waitFor();
+    await alice.screens('sharing-profiles-public-confirm');
+    await confirm.getByRole('button', { name: 'Keep it private' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    assert.equal(await page.getByLabel(/^Public card/).isChecked(), false);
+    assert.equal(await page.locator('#profiles [data-profile]', { hasText: 'Public' }).count(), 0);
+    await page.getByLabel(/^Public card/).check();
+    await confirm.getByRole('button', { name: 'Make it public' }).click();
     await page.locator('#profiles [data-profile]', { hasText: 'Public' }).waitFor();
     await page.locator('#open-public').waitFor();
 
@@ -193,5 +204,47 @@ describe('web app: profiles, a share link, subscribing and a live edit (Chromium
     await visitor.page.goto(`${e2e.origin}/s/not-a-link`);
     await visitor.page.getByRole('heading', { name: 'This link is not valid' }).waitFor();
     await visitor.screens('sharing-share-link-invalid');
+  });
+
+  it('Carol, signed in, follows Alice from her public card; Alice sees a request that came through no link', async () => {
+    const carol = await e2e.device('carol', { width: 390, height: 844 });
+    await carol.signUp(`carol${Date.now().toString(36)}`);
+    await setName(carol, 'Carol Danvers');
+    const { page } = carol;
+    await page.goto(`${e2e.origin}/@${aliceName}`);
+    await carol.view('public-card');
+    await page.getByRole('heading', { level: 1, name: 'Alice Liddell' }).waitFor();
+    await page.getByText('Once they approve, it stays current in your contacts').waitFor();
+    await carol.screens('sharing-public-card-signed-in');
+    await page.getByRole('button', { name: 'Follow' }).click();
+    await page.getByText('Request sent. Alice Liddell’s card appears in your contacts once they approve.').waitFor();
+    await page.getByRole('button', { name: 'Open in your contacts' }).click();
+    await carol.view('contacts');
+    await page.locator('#pending li[data-status="pending"]', { hasText: 'Alice Liddell' }).waitFor();
+
+    await goTo(alice, 'People', 'people');
+    const request = alice.page.locator('#requests li[data-request]', { hasText: 'Carol Danvers' });
+    await request.waitFor();
+    assert.doesNotMatch(await request.innerText(), /through/, 'a request by username names no link');
+  });
+
+  it('Bob finds Alice by a part of her name typed without care, and More closes on Escape', async () => {
+    const { page } = bob;
+    await goTo(bob, 'Contacts', 'contacts');
+    const search = page.getByLabel('Find a contact');
+    await search.fill('LIDD');
+    await page.locator('li.contact', { hasText: 'Alice Liddell' }).waitFor();
+    await search.fill('nobody at all');
+    await page.getByRole('heading', { name: 'Nobody found for “nobody at all”' }).waitFor();
+    await bob.screens('sharing-contacts-nobody-found');
+    await page.getByRole('button', { name: 'Clear the search' }).click();
+    await page.locator('li.contact', { hasText: 'Alice Liddell' }).waitFor();
+
+    const more = page.locator('#nav').getByRole('button', { name: 'More' });
+    await more.click();
+    await page.locator('#nav-more.open').waitFor();
+    await page.keyboard.press('Escape');
+    await page.locator('#nav-more.open').waitFor({ state: 'detached' });
+    assert.equal(await more.evaluate((button) => button === document.activeElement), true, 'the keyboard is back on More');
   });
 });
