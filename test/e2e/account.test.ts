@@ -138,6 +138,11 @@ describe('web app: the account half (Chromium)', { timeout: 300_000 }, () => {
     assert.match((await postcodeError.textContent()) ?? '', /^Check the postcode: in United Kingdom it looks like /);
     assert.equal(await editor.locator('.box-error').count(), 1, 'one sentence, under the box it concerns');
     await phone.screens('05-fields-address-error');
+    // Another country: what was said of the UK postcode goes with the UK's boxes.
+    await editor.getByLabel('Country').selectOption({ label: 'United States' });
+    await editor.getByLabel(/^ZIP code/).waitFor();
+    assert.equal(await editor.locator('.box-error').count(), 0, 'no UK sentence under the US box');
+    await editor.getByLabel('Country').selectOption({ label: 'United Kingdom' });
     await editor.getByLabel('Postcode').fill('sw1a 2aa');
     await editor.getByRole('button', { name: 'Add address' }).click();
     const address = page.locator('#fields li[data-type="postal_address"]');

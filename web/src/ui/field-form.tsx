@@ -95,7 +95,12 @@ export function FieldForm({ type, field, me, onDone }: { type: FieldType; field?
           hint={type.key === 'phone' ? 'For numbers typed without + and a country code.' : undefined}>
           {(aria) => (
             <select {...aria} name="country" autocomplete="country" required={type.country === 'required'} value={country}
-              onChange={(e) => setCountry((e.target as HTMLSelectElement).value)}>
+              onChange={(e) => {
+                setCountry((e.target as HTMLSelectElement).value);
+                // What was said of the boxes was said of another country's rules (a UK postcode
+                // under a US ZIP code box): it goes with them.
+                save.clear();
+              }}>
               {type.country === 'required' && country ? null : <option value="">{type.country === 'required' ? 'Choose a country' : 'None'}</option>}
               {countries.map((c) => <option key={c.code} value={c.code}>{c.name}</option>)}
             </select>
