@@ -45,6 +45,8 @@ describe('web app: profiles and the public card (Chromium)', { timeout: 120_000 
       await editor.getByLabel('Month', { exact: true }).selectOption({ label: 'December' });
       await editor.getByLabel(/^Year/).fill('1906');
     }, 'December 9, 1906');
+    // The keyboard lands on what was added, not on the page.
+    await page.waitForFunction(() => document.activeElement?.matches('#fields li[data-type="birthday"]') === true);
     // Stored, not only shown: it is there after a reload.
     await page.reload();
     await page.locator('#fields li', { hasText: 'December 9, 1906' }).waitFor();

@@ -48,7 +48,8 @@ function valueOf(type: FieldType, parts: Part[], values: Values): unknown {
   return value;
 }
 
-export function FieldForm({ type, field, me, onDone }: { type: FieldType; field?: Field; me: Me; onDone: () => void }) {
+/** `onDone`: with the id of the field saved, or nothing when the form was cancelled. */
+export function FieldForm({ type, field, me, onDone }: { type: FieldType; field?: Field; me: Me; onDone: (savedId?: string) => void }) {
   const { countries } = useCountries();
   const [country, setCountry] = useState(field?.country ?? me.default_country ?? '');
   const [values, setValues] = useState<Values>(() => valuesOf(type, field));
@@ -77,10 +78,11 @@ export function FieldForm({ type, field, me, onDone }: { type: FieldType; field?
 
   const save = useAction(async () => {
     const body = { value: valueOf(type, parts, values), label: label.trim() || null, ...(takesCountry && country ? { country } : {}) };
-    if (field) await client.request('PATCH', '/me/fields/{id}', { params: { id: field.id }, body, ifMatch: field.version });
-    else await client.request('POST', '/me/fields', { body: { type: type.key, ...body } });
+    const saved = field
+      ? await client.request('PATCH', '/me/fields/{id}', { params: { id: field.id }, body, ifMatch: field.version })
+      : await client.request('POST', '/me/fields', { body: { type: type.key, ...body } });
     await cache.invalidate('/me/fields');
-    onDone();
+    onDone((saved as { id?: string } | undefined)?.id ?? field?.id);
   }, { done: field ? 'Saved.' : `${type.label} added.`, boxes });
 
   const set = (key: string) => (value: string) => setValues((v) => ({ ...v, [key]: value }));
@@ -124,7 +126,7 @@ export function FieldForm({ type, field, me, onDone }: { type: FieldType; field?
       </Field>
       <div class="actions">
         <button type="submit" class="primary" disabled={save.busy || (type.key === 'postal_address' && !addressRule)}>{field ? 'Save' : `Add ${noun}`}</button>
-        <button type="button" onClick={onDone}>Cancel</button>
+        <button type="button" onClick={() => onDone()}>Cancel</button>
       </div>
       <FormError action={save} />
     </form>
