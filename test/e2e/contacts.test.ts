@@ -201,6 +201,8 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
     assert.equal(await page.evaluate(MARKER), 42);
     await page.evaluate(() => window.scrollTo(0, 0));
     await shot(bob, '37-contacts-390');
+    // The contacts home at both widths, light and dark (the README shows the phone's).
+    await bob.screens('contacts-home');
 
     await page.setViewportSize({ width: 1280, height: 900 });
     await shot(bob, '38-contacts-desktop');
