@@ -190,8 +190,11 @@ describe('web app: your data, delete and restore (Chromium)', { timeout: 120_000
   it('restores the account: fields and profiles are back and the screens load again', async () => {
     const { page } = phone;
     await page.getByRole('button', { name: 'Restore my account' }).click();
-    await phone.view('account');
+    // Signed in again at the home, the cards one follows: that is where the restore lands.
+    await phone.view('contacts');
     await page.getByText('Welcome back: your account is restored.').waitFor();
+    await (await nav(page, 'Account')).click();
+    await phone.view('account');
     await page.getByTestId('username').waitFor();
     await page.locator('body[data-stream="streaming"]').waitFor({ state: 'attached' });
     await (await nav(page, 'Fields')).click();
