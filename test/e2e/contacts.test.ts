@@ -119,7 +119,8 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
 
     await page.getByRole('link', { name: 'Create an account' }).click();
     await bob.view('welcome');
-    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('name')), 'new-username', 'the sign-up field has focus');
+    // The sign-up field takes focus once the screen has drawn (waited for: a busy machine draws late).
+    await page.waitForFunction(() => document.activeElement?.getAttribute('name') === 'new-username');
     await signUp(bob, bobName);
     // Back on the link's page, now signed in.
     await bob.view('share-link');
