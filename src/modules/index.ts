@@ -2,6 +2,7 @@ import type { VidModule } from '../platform/module.js';
 import { collectMigrations } from '../platform/store/migrate.js';
 import { accountModule } from './account/module.js';
 import { addressBookModule } from './address-book/module.js';
+import { cardPhotosModule } from './card-photos/module.js';
 import { contactsModule } from './contacts/module.js';
 import { davTokensModule } from './dav-tokens/module.js';
 import { fieldsModule } from './fields/module.js';
@@ -9,6 +10,7 @@ import { healthModule } from './health/module.js';
 import { joinModule } from './join/module.js';
 import { keysModule } from './keys/module.js';
 import { meModule } from './me/module.js';
+import { photosModule } from './photos/module.js';
 import { methodsModule } from './methods/module.js';
 import { profilesModule } from './profiles/module.js';
 import { recoveryModule } from './recovery/module.js';
@@ -36,9 +38,11 @@ export const modules: readonly VidModule[] = [
   signInModule,
   stepUpModule,
   joinModule,
+  photosModule,
   fieldsModule,
   profilesModule,
   contactsModule,
+  cardPhotosModule,
   shareLinksModule,
   keysModule,
   davTokensModule,

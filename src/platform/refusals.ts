@@ -107,6 +107,14 @@ export const REFUSALS = {
   field_value_too_large: { status: 413, title: 'Field value too large' },
   field_type_retired: { status: 500, title: 'Field type retired' },
 
+  // Photos (PRODUCT §2)
+  photo_not_found: { status: 404, title: 'Photo not found' },
+  photo_limit: { status: 409, title: 'Photo limit reached' },
+  photo_too_large: { status: 413, title: 'Photo too large' },
+  // Another media type than the four accepted: the same code a client handles, with 415 (RFC 9110 §15.5.16).
+  photo_not_image: { status: 415, title: 'Photo format not accepted', code: 'photo_unreadable' },
+  photo_unreadable: { status: 422, title: 'Photo unreadable' },
+
   // Profiles and cards
   profile_not_found: { status: 404, title: 'Profile not found' },
   exposure_not_found: { status: 404, title: 'Exposure not found' },
@@ -117,7 +125,6 @@ export const REFUSALS = {
 
   // Subscriptions, contacts, annotations, share links
   cannot_subscribe_to_self: { status: 422, title: 'Cannot subscribe to yourself' },
-  subscription_refused: { status: 403, title: 'Subscription refused' },
   contact_not_active: { status: 403, title: 'Contact not active' },
   subscription_not_found: { status: 404, title: 'Subscription not found' },
   contact_not_found: { status: 404, title: 'Contact not found' },

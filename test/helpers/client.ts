@@ -5,8 +5,8 @@ import type { DpopKey, ProofOptions } from './dpop.js';
 
 export interface CallOptions {
   body?: unknown;
-  /** Sent as is, for malformed-body tests. */
-  rawBody?: string;
+  /** Sent as is, for malformed-body tests and binary uploads (a photo). */
+  rawBody?: string | Buffer;
   headers?: Record<string, string>;
   /** Signs a DPoP proof for this request with the key. */
   key?: DpopKey;
@@ -54,7 +54,7 @@ export class TestClient {
 
   async call(method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
     const headers: Record<string, string> = { ...options.headers };
-    let body: string | undefined = options.rawBody;
+    let body: string | Buffer | undefined = options.rawBody;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
@@ -64,9 +64,16 @@ export class TestClient {
       const url = this.publicOrigin + path.split('?')[0];
       headers.dpop ??= await options.key.proof(method, url, { accessToken: options.token, ...options.proofOptions });
     }
-    const response = await fetch(this.baseUrl + path, { method, headers, body });
-    const text = await response.text();
+    const response = await fetch(this.baseUrl + path, { method, headers, body: typeof body === "string" || body === undefined ? body : new Uint8Array(body) });
     const contentType = response.headers.get('content-type');
+    // An image is bytes, not text.
+    if (contentType?.startsWith('image/')) {
+      const bytes = Buffer.from(await response.arrayBuffer());
+      // The contract describes bytes as a string (contentEncoding binary): checked as one.
+      if (!options.unchecked) this.contract.check(method, path, response.status, contentType, bytes.toString('latin1'));
+      return { status: response.status, headers: response.headers, body: bytes };
+    }
+    const text = await response.text();
     // A body with a type is what it says, even empty (an address book with no cards); none is null.
     const parsed = text && contentType?.includes('json') ? JSON.parse(text) : contentType ? text : text || null;
     if (!options.unchecked) this.contract.check(method, path, response.status, contentType, parsed);

@@ -139,8 +139,9 @@ for (const backend of backends) {
       const sorted = await timed('sort=given_name&limit=200');
       assert.equal(sorted.body.data.length, 200);
       assert.equal(sorted.body.has_more, true);
-      // Generous for a shared two-core machine: what a person would notice is ten times this.
-      assert.ok(zoe.ms < 1_500 && sorted.ms < 1_500, `search ${zoe.ms.toFixed(0)} ms, sorted page ${sorted.ms.toFixed(0)} ms`);
+      // A bound for a shared two-core machine running other suites at once (alone: about 0.3–0.5 s
+      // and 0.2–0.3 s); it catches a search that grew by an order of magnitude, not jitter.
+      assert.ok(zoe.ms < 5_000 && sorted.ms < 5_000, `search ${zoe.ms.toFixed(0)} ms, sorted page ${sorted.ms.toFixed(0)} ms`);
       ctxLog(`5,000 contacts: search ${zoe.ms.toFixed(0)} ms, sorted first page ${sorted.ms.toFixed(0)} ms`);
     });
 

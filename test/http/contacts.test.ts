@@ -66,7 +66,7 @@ for (const backend of backends) {
       assert.deepEqual((await s.signals(bob)).filter(([k]) => k === 'contacts.changed').length, 2);
     });
 
-    it('refuses yourself, a second request, unknown people, and someone who blocked you', async () => {
+    it('refuses yourself, a second request and unknown people; a refusal reads as no answer yet', async () => {
       const { owner, work } = await alice();
       const bob = await s.person('bob');
       expectProblem(await s.subscribe(owner, owner), 422, 'cannot_subscribe_to_self');
@@ -81,14 +81,17 @@ for (const backend of backends) {
       const carol = await s.person('carol');
       const request = (await s.subscribe(carol, owner)).body;
       assert.equal((await s.post(owner, `/subscriptions/${request.id}/deny`, { block: true })).body.status, 'denied');
-      expectProblem(await s.subscribe(carol, owner), 403, 'subscription_refused');
+      // Silent refusals (PRODUCT §4): to carol the request is still waiting, so asking again is "already waiting".
+      const again = await s.subscribe(carol, owner);
+      expectProblem(again, 409, 'already_subscribed');
+      assert.equal(again.body.contact_id, request.id);
+      assert.equal((await s.get(carol, `/contacts/${request.id}`)).body.status, 'pending');
       const blocks = await s.get(owner, '/blocks');
       assert.deepEqual(blocks.body.data.map((b: any) => b.username), [carol.username]);
       assert.equal((await t.client.as(owner, 'DELETE', `${API}/blocks/${carol.username}`)).status, 204);
       expectProblem(await t.client.as(owner, 'DELETE', `${API}/blocks/${carol.username}`), 404, 'block_not_found');
-      assert.equal((await s.subscribe(carol, owner)).status, 201, 'unblocked: may ask again');
-      const live = await t.store.handle.db.selectFrom('subscriptions').select('id').where('owner_id', '=', owner.accountId).where('status', 'in', ['pending', 'active']).execute();
-      assert.equal(live.length, 2, 'refusals wrote nothing');
+      const rows = await t.store.handle.db.selectFrom('subscriptions').select('status').where('owner_id', '=', owner.accountId).orderBy('status').execute();
+      assert.deepEqual(rows.map((row) => row.status), ['active', 'denied'], 'refusals wrote nothing');
     });
 
     it('applies exactly the state table: every action from every state, allowed or 409', async () => {
@@ -96,26 +99,37 @@ for (const backend of backends) {
       /** A subscription of a fresh subscriber brought to `state`. */
       async function inState(state: SubscriptionStatus): Promise<{ id: string; subscriber: Device }> {
         const subscriber = await s.person('st');
-        const id = (await s.subscribe(subscriber, owner)).body.id as string;
+        let id = (await s.subscribe(subscriber, owner)).body.id as string;
         if (state === 'active' || state === 'revoked') await s.approve(owner, id, work.id);
         if (state === 'denied') await s.post(owner, `/subscriptions/${id}/deny`, {});
+        if (state === 'silenced') {
+          // Blocked, the person withdraws and asks again: a request the owner never sees.
+          await s.post(owner, `/subscriptions/${id}/deny`, { block: true });
+          await t.client.as(subscriber, 'DELETE', `${API}/contacts/${id}`);
+          id = (await s.subscribe(subscriber, owner)).body.id as string;
+        }
         if (state === 'revoked') await s.post(owner, `/subscriptions/${id}/revoke`, {});
         if (state === 'ended') await t.client.as(subscriber, 'DELETE', `${API}/contacts/${id}`);
         return { id, subscriber };
       }
-      const act = (action: keyof typeof TRANSITIONS, id: string, subscriber: Device) =>
+      const act = (action: 'approve' | 'deny' | 'move' | 'revoke' | 'unsubscribe', id: string, subscriber: Device) =>
         action === 'unsubscribe'
           ? t.client.as(subscriber, 'DELETE', `${API}/contacts/${id}`)
           : s.post(owner, `/subscriptions/${id}/${action}`, action === 'approve' || action === 'move' ? { profile_id: family.id } : {});
-      for (const from of ['pending', 'active', 'denied', 'revoked', 'ended'] as SubscriptionStatus[]) {
-        for (const [action, rule] of Object.entries(TRANSITIONS) as Array<[keyof typeof TRANSITIONS, (typeof TRANSITIONS)[keyof typeof TRANSITIONS]]>) {
+      // The routes' actions; unblock and expire have their own tests (contacts-silent-refusals).
+      const routed = (['approve', 'deny', 'move', 'revoke', 'unsubscribe'] as const).map((action) => [action, TRANSITIONS[action]] as const);
+      for (const from of ['pending', 'active', 'denied', 'silenced', 'revoked', 'ended'] as SubscriptionStatus[]) {
+        for (const [action, rule] of routed) {
           const { id, subscriber } = await inState(from);
           const res = await act(action, id, subscriber);
           const allowed = (rule.from as readonly string[]).includes(from);
           if (action === 'unsubscribe') {
-            // A denied or revoked contact leaves the list instead (no transition); an ended one already has.
+            // A revoked contact leaves the list instead (no transition); an ended one already has.
             if (from === 'ended') expectProblem(res, 404, 'contact_not_found');
             else assert.equal(res.status, 204, `${action} from ${from}: ${JSON.stringify(res.body)}`);
+          } else if (from === 'silenced') {
+            // The owner never sees a blocked person's request.
+            expectProblem(res, 404, 'subscription_not_found');
           } else if (allowed) {
             assert.equal(res.status, 200, `${action} from ${from}: ${JSON.stringify(res.body)}`);
             assert.equal(res.body.status, rule.to);

@@ -645,6 +645,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/me/photos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your photos
+         * @description Oldest first.
+         */
+        get: operations["getMePhotos"];
+        put?: never;
+        /**
+         * Upload a photo
+         * @description The body is the image itself (image/jpeg, image/png, image/webp or image/avif; at most 10 MiB and 40 megapixels). The server decodes it, applies its orientation, keeps a square (`crop`, else the centre) and re-encodes it as JPEG squares of 64, 256 and 512 px with no metadata at all (no EXIF, GPS or comments): the upload itself is never kept or served. Show it on your cards through a field of type photo (`value: {photo_id}`), exposed per profile like any field. At most 8 photos per account.
+         */
+        post: operations["postMePhotos"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/photos/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your photos */
+        get: operations["getMePhotosById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a photo
+         * @description The photo goes, and with it every field that shows it: every card that showed it changes (its followers are told), and its URL answers 404 to everyone.
+         */
+        delete: operations["deleteMePhotosById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/field-types": {
         parameters: {
             query?: never;
@@ -1067,7 +1112,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe to someone
-         * @description A request the owner approves onto one of their profiles. Yourself: 422 cannot_subscribe_to_self; already pending or active: 409 already_subscribed (with contact_id); unknown user: 404 account_not_found; refused: 403 subscription_refused. At most 50 new requests a day (429) and 5,000 contacts (409 contact_limit).
+         * @description A request the owner approves onto one of their profiles. Yourself: 422 cannot_subscribe_to_self; already pending or active: 409 already_subscribed (with contact_id); unknown user: 404 account_not_found. At most 50 new requests a day (429) and 5,000 contacts (409 contact_limit). Refusals are silent: a request the owner declines, or one from a person they blocked, stays pending to you like one not yet answered, and every request left unanswered ends after 30 days.
          */
         post: operations["postContacts"];
         delete?: never;
@@ -1109,7 +1154,7 @@ export interface paths {
         post?: never;
         /**
          * Unsubscribe, or remove an ended contact
-         * @description pending or active → ended; an ended, denied or revoked contact leaves your list. Your annotation of it goes too.
+         * @description pending or active → ended; an ended or revoked contact leaves your list. Your annotation of it goes too.
          */
         delete: operations["deleteContactsById"];
         options?: never;
@@ -1194,6 +1239,26 @@ export interface paths {
          * @description In the order of the labels ignoring case, a page at a time (limit and cursor).
          */
         get: operations["getLabels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/photos/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A photo, to those a card shows it to
+         * @description The JPEG square in `size` px (64, 256 or 512; default 256). Without credentials: only a photo the public card shows, cacheable by anyone (Cache-Control public, max-age=60). With a session (DPoP): also your own photos and those the cards you receive show, private to you (private, no-cache: revalidate with If-None-Match). Everyone else, and every photo that does not exist, gets 404. The ETag is strong and changes with the bytes. A card's photo field carries a 64 px thumbnail, so lists show faces without calling this.
+         */
+        get: operations["getPhotosById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1831,6 +1896,20 @@ export interface components {
             /** @description Browser and device in words, e.g. "Firefox on Windows", "Safari on iPhone"; never the user-agent string */
             device_label: string;
         };
+        /**
+         * Photo
+         * @description A photo the server re-encoded from an upload (the upload itself is not kept)
+         */
+        Photo: {
+            /** @description pho_… */
+            id: string;
+            /** @description The square sizes GET /photos/{id}?size= serves, in pixels */
+            sizes: number[];
+            /** Format: date-time */
+            created_at: string;
+            /** @enum {number} */
+            schema_version: 1;
+        };
         /** PhoneCountryRule */
         PhoneCountryRule: {
             /** @description Country name (English) */
@@ -1928,6 +2007,12 @@ export interface components {
             url?: string;
             /** @description A rendering for display (name, organisation, birthday in ISO 8601, language name, printable address) */
             formatted?: string;
+            /** @description photo: the 64 px square as a data: URL (RFC 2397), to show without another request; larger sizes from GET /photos/{photo_id}?size= */
+            thumbnail?: string;
+            /** @description photo: the square sizes GET /photos/{photo_id} serves, in pixels */
+            sizes?: number[];
+            /** @description photo: changes whenever the photo does (the ETag of GET /photos/{photo_id} is built from it) */
+            photo_tag?: string;
         };
         /** FieldValidation */
         FieldValidation: {
@@ -2070,8 +2155,8 @@ export interface components {
         Contact: {
             /** @description The same id as the owner's subscription */
             id: string;
-            /** @description unavailable: the owner's account is deleted (it may come back) */
-            status: "pending" | "active" | "denied" | "revoked" | "ended" | "unavailable";
+            /** @description pending: waiting for the owner, who may never answer (a request they declined reads pending too: refusals are silent, and an unanswered request ends after 30 days); unavailable: the owner's account is deleted (it may come back) */
+            status: "pending" | "active" | "revoked" | "ended" | "unavailable";
             owner: {
                 username: string;
                 display_name: string | null;
@@ -2246,7 +2331,7 @@ export interface components {
             /** @description Cursor of this signal: resume after it with `since` (polling, WebSocket) or Last-Event-ID (SSE) */
             id: string;
             /**
-             * @description What changed (docs/events.md). Known kinds: me.changed, fields.changed, profiles.changed, subscriptions.changed, contacts.changed, contact.card.changed, annotations.changed, share_links.changed, dav-tokens.changed, methods.changed, sessions.changed, join.requested, join.changed, join.code.changed, recovery_key.changed, keys.changed, contact.keys.changed, account.changed. New kinds may be added within v1: ignore kinds you do not know.
+             * @description What changed (docs/events.md). Known kinds: me.changed, fields.changed, photos.changed, profiles.changed, subscriptions.changed, contacts.changed, contact.card.changed, annotations.changed, share_links.changed, dav-tokens.changed, methods.changed, sessions.changed, join.requested, join.changed, join.code.changed, recovery_key.changed, keys.changed, contact.keys.changed, account.changed. New kinds may be added within v1: ignore kinds you do not know.
              * @example me.changed
              */
             kind: string;
@@ -12195,6 +12280,1105 @@ export interface operations {
             };
         };
     };
+    getMePhotos: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 (default 50) */
+                limit?: number;
+                /** @description Opaque cursor from next_cursor */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Photo"][];
+                        /** @description Pass as `cursor` for the next page; null on the last */
+                        next_cursor: string | null;
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
+            401: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
+            403: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postMePhotos: {
+        parameters: {
+            query?: {
+                /** @description A square to keep, `x,y,size` in pixels of the image as it is shown (after its EXIF orientation); the centre square when absent */
+                crop?: string;
+            };
+            header: {
+                /** @description Required: a UUID (else 400 invalid_idempotency_key; missing where required: 400 idempotency_key_required). A retry with the same key on the same URL and a body of the same meaning replays the first answer for 24 h (VID-Idempotent-Replay: true); another body is 409 idempotency_key_reused. */
+                "idempotency-key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The image bytes */
+        requestBody: {
+            content: {
+                "image/jpeg": string;
+                "image/png": string;
+                "image/webp": string;
+                "image/avif": string;
+            };
+        };
+        responses: {
+            /** @description A photo the server re-encoded from an upload (the upload itself is not kept) */
+            201: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Photo"];
+                };
+            };
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); idempotency_key_required (Idempotency-Key required); or malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
+            401: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
+            403: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description photo_limit (Photo limit reached): you keep 8 photos already; idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
+            409: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description photo_too_large (Photo too large): over 10 MiB, or over 40 megapixels; or body too large */
+            413: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description photo_unreadable (Photo format not accepted): another media type than image/jpeg, image/png, image/webp or image/avif (415, code photo_unreadable); or body is not application/json */
+            415: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description photo_unreadable (Photo unreadable): not an image of the type sent, damaged, cut short, animated, or the crop lies outside it */
+            422: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMePhotosById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A photo the server re-encoded from an upload (the upload itself is not kept) */
+            200: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Photo"];
+                };
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
+            401: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
+            403: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description photo_not_found (Photo not found): you have no photo with this id */
+            404: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteMePhotosById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: a UUID (else 400 invalid_idempotency_key; missing where required: 400 idempotency_key_required). A retry with the same key on the same URL and a body of the same meaning replays the first answer for 24 h (VID-Idempotent-Replay: true); another body is 409 idempotency_key_reused. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
+            401: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
+            403: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description photo_not_found (Photo not found): you have no photo with this id */
+            404: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
+            409: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getFieldTypes: {
         parameters: {
             query?: {
@@ -19977,7 +21161,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description subscription_refused (Subscription refused); account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22849,6 +24033,237 @@ export interface operations {
             };
         };
     };
+    getPhotosById: {
+        parameters: {
+            query?: {
+                /** @description Square size in pixels (default 256) */
+                size?: "64" | "256" | "512";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The photo */
+            200: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                };
+            };
+            /** @description Not Modified: the copy you hold (If-None-Match) is current */
+            304: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid_token (Invalid token): an access token was sent and is invalid or expired (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
+            401: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description photo_not_found (Photo not found): no photo with this id that a card shows you */
+            404: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Load shedding; honour Retry-After */
+            503: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getShareLinks: {
         parameters: {
             query?: {
@@ -24000,7 +25415,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description subscription_refused (Subscription refused); account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
             403: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -27887,6 +29302,19 @@ export interface operations {
                         passkeys: components["schemas"]["Passkey"][];
                         /** @description Your authenticator apps: names and dates (their secrets are left out) */
                         totp: components["schemas"]["TotpAuthenticator"][];
+                        /** @description Your photos, each size as base64 JPEG */
+                        photos: {
+                            id: string;
+                            sizes: number[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @enum {number} */
+                            schema_version: 1;
+                            /** @description Each size (64, 256, 512) as base64 JPEG */
+                            jpeg: {
+                                [key: string]: string;
+                            };
+                        }[];
                         /** @description Your identity fields, as GET /me/fields shows them */
                         fields: components["schemas"]["Field"][];
                         /** @description Your profiles, the fields each shows, and the card its audience sees */

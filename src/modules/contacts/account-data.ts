@@ -8,6 +8,7 @@ import { CardSchema } from '../profiles/schemas.js';
 import { annotationView } from './annotations.js';
 import type { annotationQueries, blockQueries, subscriptionQueries } from './queries.js';
 import { AnnotationSchema, BlockSchema, ContactSchema, SubscriptionSchema } from './schemas.js';
+import { LIVE_TO_OWNER, LIVE_TO_SUBSCRIBER, STATUSES } from './states.js';
 import { contactView, subscriptionView } from './views.js';
 
 type Repo = RepositoryOf<{ subs: typeof subscriptionQueries; blocks: typeof blockQueries; annotations: typeof annotationQueries }>;
@@ -41,7 +42,7 @@ export function contactsAccountData(db: Repo): AccountDataDeclaration {
         kind: 'list',
         item: ref(SubscriptionSchema),
         async *pages(accountId) {
-          for await (const rows of keysetPages((after, limit) => db.direct.subs.list('owner', accountId, {}, after, limit), (row) => row)) yield rows.map(subscriptionView);
+          for await (const rows of keysetPages((after, limit) => db.direct.subs.list('owner', accountId, { statuses: STATUSES }, after, limit), (row) => row)) yield rows.map(subscriptionView);
         },
       },
       {
@@ -85,9 +86,10 @@ export function contactsAccountData(db: Repo): AccountDataDeclaration {
     async erase(tx: Tx, accountId: string) {
       const q = db.in(tx);
       // Told first, while the rows still say who is live: each other side hears once.
-      await signalSelected(tx, q.subs.liveSubscribersOf(accountId), 'contacts.changed');
-      await signalSelected(tx, q.subs.liveOwnersOf(accountId), 'subscriptions.changed');
-      await q.subs.endAllOf(accountId, tx.now());
+      await signalSelected(tx, q.subs.subscribersOf(accountId, LIVE_TO_SUBSCRIBER), 'contacts.changed');
+      // The owners of what they can see (a blocked person's silenced request is not theirs).
+      await signalSelected(tx, q.subs.ownersOf(accountId, [...LIVE_TO_OWNER, 'denied']), 'subscriptions.changed');
+      await q.subs.endAllOf(accountId, tx.now(), LIVE_TO_SUBSCRIBER);
       await q.annotations.removeByAuthor(accountId);
       await q.blocks.removeAllOf(accountId);
     },

@@ -28,13 +28,14 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
   const tags = ['contacts'];
 
   r.post('/contacts', {
-    config: { auth: 'session', idempotency: 'required', refusals: ['subscription_refused', 'account_not_found', ['already_subscribed', 'contact_id names the contact'], 'contact_limit', 'cannot_subscribe_to_self'] },
+    config: { auth: 'session', idempotency: 'required', refusals: ['account_not_found', ['already_subscribed', 'contact_id names the contact'], 'contact_limit', 'cannot_subscribe_to_self'] },
     schema: {
       tags,
       summary: 'Subscribe to someone',
       description:
         'A request the owner approves onto one of their profiles. Yourself: 422 cannot_subscribe_to_self; already pending or active: 409 already_subscribed (with contact_id); ' +
-        'unknown user: 404 account_not_found; refused: 403 subscription_refused. At most 50 new requests a day (429) and 5,000 contacts (409 contact_limit).',
+        'unknown user: 404 account_not_found. At most 50 new requests a day (429) and 5,000 contacts (409 contact_limit). ' +
+        'Refusals are silent: a request the owner declines, or one from a person they blocked, stays pending to you like one not yet answered, and every request left unanswered ends after 30 days.',
       body: SubscribeBody,
       response: {
         201: ref(ContactSchema),
@@ -91,7 +92,7 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
     schema: {
       tags,
       summary: 'Unsubscribe, or remove an ended contact',
-      description: 'pending or active → ended; an ended, denied or revoked contact leaves your list. Your annotation of it goes too.',
+      description: 'pending or active → ended; an ended or revoked contact leaves your list. Your annotation of it goes too.',
       params: IdParams,
       response: { 204: NoContent },
     },

@@ -12,7 +12,7 @@ import type { ProfileService } from '../profiles/service.js';
 import type { VcardForm } from '../profiles/schemas.js';
 import { labelKey } from './queries.js';
 import type { annotationQueries, blockQueries, ContactAccessRow, ContactCardRow, subscriptionQueries } from './queries.js';
-import { TRANSITIONS } from './states.js';
+import { SEEN_BY_SUBSCRIBER, storedAs, TRANSITIONS } from './states.js';
 import type { SubscriptionStatus } from './states.js';
 import { invalidTransition } from './subscriptions.js';
 import type { SubscriptionService } from './subscriptions.js';
@@ -76,7 +76,7 @@ export function createContactService(deps: {
   subscriptions: SubscriptionService;
   canonicalOf(username: string): string | undefined;
   /** The card builder (the profiles service): a card's bytes and tags in each variant. */
-  cards: Pick<ProfileService, 'cardAsOf' | 'cardEtag' | 'vcardOf'>;
+  cards: Pick<ProfileService, 'cardAsOf' | 'cardEtag' | 'vcardOf' | 'vcardPhotosOf'>;
 }) {
   const { db, clock, cards } = deps;
 
@@ -88,8 +88,11 @@ export function createContactService(deps: {
    * username, labels or shown card hold every word of `q`, folded (decision 270), in `sort`'s
    * order, paged by position like any list.
    */
-  async function find(auth: AuthContext, filter: { status?: SubscriptionStatus; label?: string; q: string; sort: ContactSort }, cursor: string | undefined, limit: number): Promise<Page<ContactView>> {
-    const [rows, labels] = await Promise.all([db.direct.subs.findable(auth.account.id, { status: filter.status, label: filter.label }), db.direct.annotations.allLabelsOf(auth.account.id)]);
+  async function find(auth: AuthContext, filter: { statuses: readonly string[]; label?: string; q: string; sort: ContactSort }, cursor: string | undefined, limit: number): Promise<Page<ContactView>> {
+    const [rows, labels] = await Promise.all([
+      filter.statuses.length ? db.direct.subs.findable(auth.account.id, { statuses: filter.statuses, label: filter.label }) : [],
+      db.direct.annotations.allLabelsOf(auth.account.id),
+    ]);
     const words = queryWords(filter.q);
     const found: Array<{ view: ContactView; key: string }> = [];
     for (const row of rows) {
@@ -128,13 +131,20 @@ export function createContactService(deps: {
     return { json: since === undefined ? shown.card_json : cards.cardAsOf(shown.card_json, since, changed), etag: etagOf(shown, vcard) };
   }
 
-  /** A shown contact as an address book holds it: the vCard 3.0 the vcard route sends for version=3.0, and its tag. */
-  function addressCard(row: Omit<ContactCardRow, 'card_json'> & { card_json?: string | null }, vcard: boolean): AddressCard {
-    const shown = shownCard(row);
-    const since = movedAt(shown);
-    const card: AddressCard = { ownerId: shown.owner_id, etag: cards.cardEtag(shown.card_etag, { since, vcard: '3.0' }), updatedAt: since ?? shown.card_updated_at };
-    if (vcard) card.vcard = cards.vcardOf(JSON.parse(cardOf({ ...shown, card_json: shown.card_json ?? null }).json), shown.owner_id, '3.0');
-    return card;
+  /**
+   * Shown contacts as an address book holds them: the vCard 3.0 the vcard route sends for
+   * version=3.0 (with the photos of the page read at once), and its tag.
+   */
+  async function addressCardsOf(rows: ReadonlyArray<Omit<ContactCardRow, 'card_json'> & { card_json?: string | null }>, vcard: boolean): Promise<AddressCard[]> {
+    const shown = rows.map((row) => shownCard(row));
+    const parsed = vcard ? shown.map((row) => JSON.parse(cardOf({ ...row, card_json: row.card_json ?? null }).json)) : [];
+    const photos = vcard ? await cards.vcardPhotosOf(parsed) : undefined;
+    return shown.map((row, i) => {
+      const since = movedAt(row);
+      const card: AddressCard = { ownerId: row.owner_id, etag: cards.cardEtag(row.card_etag, { since, vcard: '3.0' }), updatedAt: since ?? row.card_updated_at };
+      if (vcard) card.vcard = cards.vcardOf(parsed[i], row.owner_id, '3.0', { photos });
+      return card;
+    });
   }
 
   async function view(auth: AuthContext, id: string): Promise<ContactView> {
@@ -162,13 +172,19 @@ export function createContactService(deps: {
      */
     async addressCards(subscriberId: string, ownerIds: readonly string[], vcards: boolean): Promise<AddressCard[]> {
       const rows = await db.direct.subs.shownCardsPage(subscriberId, { owners: ownerIds, limit: ownerIds.length, json: vcards });
-      return rows.map((row) => addressCard(row, vcards));
+      return addressCardsOf(rows, vcards);
     },
 
     /** Every card of the subscriber's address book, a page at a time in contact order. */
     async *addressCardPages(subscriberId: string, vcards: boolean, size = 500): AsyncIterable<AddressCard[]> {
       const read = (after: KeysetPosition | undefined, limit: number) => db.direct.subs.shownCardsPage(subscriberId, { after, limit, json: vcards });
-      for await (const rows of keysetPages(read, (row) => row, size)) yield rows.map((row) => addressCard(row, vcards));
+      for await (const rows of keysetPages(read, (row) => row, size)) yield await addressCardsOf(rows, vcards);
+    },
+
+    /** The card the subscriber sees of this owner now, as served (stored JSON), if the audience rule shows it one. */
+    async cardFrom(subscriberId: string, ownerId: string): Promise<string | undefined> {
+      const [row] = await db.direct.subs.shownCardsPage(subscriberId, { owners: [ownerId], limit: 1, json: true });
+      return row ? cardOf({ ...row, card_json: row.card_json ?? null }).json : undefined;
     },
 
     /** The profiles the subscriber receives now, as a subquery: the address book reads the changes of these cards. */
@@ -195,15 +211,19 @@ export function createContactService(deps: {
 
     async list(auth: AuthContext, filter: { status?: SubscriptionStatus; label?: string; q?: string; sort?: ContactSort }, cursor: string | undefined, limit: number): Promise<Page<ContactView>> {
       const label = filter.label === undefined ? undefined : labelKey(filter.label);
-      if (filter.q !== undefined || (filter.sort ?? 'created') !== 'created') return find(auth, { status: filter.status, label, q: filter.q ?? '', sort: filter.sort ?? 'created' }, cursor, limit);
-      const listed = await page((after, size) => db.direct.subs.list('subscriber', auth.account.id, { status: filter.status, label }, after, size), cursor, limit, (row) => row);
+      // By the status the subscriber reads: pending holds denied and silenced requests, denied nothing (PRODUCT §4).
+      const statuses = filter.status ? storedAs(filter.status) : (Object.keys(SEEN_BY_SUBSCRIBER) as SubscriptionStatus[]);
+      if (filter.q !== undefined || (filter.sort ?? 'created') !== 'created') return find(auth, { statuses, label, q: filter.q ?? '', sort: filter.sort ?? 'created' }, cursor, limit);
+      // A status no contact reads (denied) lists nothing; the cursor is still checked (an empty IN list is not SQL).
+      const listed = await page(async (after, size) => (statuses.length ? db.direct.subs.list('subscriber', auth.account.id, { statuses, label }, after, size) : []), cursor, limit, (row) => row);
       const labels = await db.direct.annotations.labelsOf(auth.account.id, listed.data.map((row) => row.id));
       return { ...listed, data: listed.data.map((row) => contactView(row, labels.get(row.id) ?? [])) };
     },
 
     /**
-     * DELETE /contacts/{id}: unsubscribes (pending or active → ended); an ended, denied or revoked
-     * contact leaves the list. Either way the private annotation goes with it (PRODUCT §5).
+     * DELETE /contacts/{id}: unsubscribes (pending or active → ended, and a denied or silenced
+     * request too, which reads pending to its maker); an ended or revoked contact leaves the list.
+     * Either way the private annotation goes with it (PRODUCT §5).
      */
     async remove(auth: AuthContext, id: string): Promise<void> {
       const subscriberId = auth.account.id;
@@ -213,15 +233,16 @@ export function createContactService(deps: {
         const rule = TRANSITIONS.unsubscribe;
         if ((rule.from as readonly string[]).includes(row.status)) {
           const ended = await q.subs.transition('subscriber', subscriberId, id, rule.from, { status: rule.to, hidden_at: clock.now() }, clock.now());
-          if (!ended) throw invalidTransition((await q.subs.find('subscriber', subscriberId, id))!.status, 'unsubscribe');
-          await signal(tx, ended.owner_id, 'subscriptions.changed');
+          if (!ended) throw invalidTransition(SEEN_BY_SUBSCRIBER[(await q.subs.find('subscriber', subscriberId, id))!.status as SubscriptionStatus], 'unsubscribe');
+          // The owner never saw a silenced request: nothing of theirs changed.
+          if (row.status !== 'silenced') await signal(tx, ended.owner_id, 'subscriptions.changed');
         } else {
           await q.subs.hide(subscriberId, id, clock.now());
         }
         await signal(tx, subscriberId, 'contacts.changed');
         if (await q.annotations.remove(subscriberId, id)) await signal(tx, subscriberId, 'annotations.changed', { id });
-        // Last: the owner's card leaves the subscriber's address book (a pending one was never in it: harmless).
-        if ((rule.from as readonly string[]).includes(row.status)) await deps.subscriptions.membershipChanged(tx, { ownerId: row.owner_id, subscriberId });
+        // Last: the owner's card leaves the subscriber's address book.
+        if (row.status === 'active') await deps.subscriptions.membershipChanged(tx, { ownerId: row.owner_id, subscriberId });
       });
     },
 
@@ -241,13 +262,21 @@ export function createContactService(deps: {
       const row = await db.direct.subs.card(auth.account.id, id);
       const card = cardOf(row, form);
       const parsed = JSON.parse(card.json);
-      return { text: cards.vcardOf(parsed, row!.owner_id, form.version, { rfc9554: form.rfc9554 }), etag: card.etag, username: parsed.owner.username };
+      const photos = await cards.vcardPhotosOf([parsed]);
+      return { text: cards.vcardOf(parsed, row!.owner_id, form.version, { rfc9554: form.rfc9554, photos }), etag: card.etag, username: parsed.owner.username };
     },
 
     /** Every card the subscriber may see, in one file, each its own BEGIN…END with a stable UID (an import updates). */
     async allVcards(auth: AuthContext, form: VcardForm): Promise<string> {
       const rows = await db.direct.subs.shownCards(auth.account.id);
-      return rows.map((row) => cards.vcardOf(JSON.parse(cardOf(row).json), row.owner_id, form.version, { rfc9554: form.rfc9554 })).join('');
+      const parts: string[] = [];
+      // The photos a few hundred cards at a time: never every contact's photo in memory at once.
+      for (let start = 0; start < rows.length; start += 200) {
+        const chunk = rows.slice(start, start + 200).map((row) => ({ row, card: JSON.parse(cardOf(row).json) }));
+        const photos = await cards.vcardPhotosOf(chunk.map(({ card }) => card));
+        for (const { row, card } of chunk) parts.push(cards.vcardOf(card, row.owner_id, form.version, { rfc9554: form.rfc9554, photos }));
+      }
+      return parts.join('');
     },
   };
 }

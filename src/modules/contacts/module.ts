@@ -7,6 +7,7 @@ import type { ContactService } from './contacts.js';
 import { contactRoutes } from './contacts-routes.js';
 import { subscriptions as subscriptionsMigration } from './migrations/007-subscriptions.js';
 import { cardChanges } from './migrations/017-card-changes.js';
+import { waitingRequests } from './migrations/023-waiting-requests.js';
 import { requestLinks } from './migrations/024-request-links.js';
 import { annotationQueries, blockQueries, subscriptionQueries } from './queries.js';
 import { AnnotationSchema, ContactSchema, SubscriptionSchema } from './schemas.js';
@@ -24,7 +25,7 @@ declare module '../../platform/module.js' {
 /** Subscriptions (owner), contacts (subscriber), blocks and annotations: cards that stay current (PRODUCT §4, §5). */
 export const contactsModule = defineModule({
   name: 'contacts',
-  migrations: { '007-subscriptions': subscriptionsMigration, '017-card-changes': cardChanges, '024-request-links': requestLinks },
+  migrations: { '007-subscriptions': subscriptionsMigration, '017-card-changes': cardChanges, '023-waiting-requests': waitingRequests, '024-request-links': requestLinks },
   schemas: [SubscriptionSchema, ContactSchema, AnnotationSchema],
   tags: [
     { name: 'subscriptions', description: 'Who sees your cards: requests, approvals, moves, revocations, blocks' },
@@ -39,6 +40,8 @@ export const contactsModule = defineModule({
     accountData.declare('contacts', contactsAccountData(db));
     return {
       provides: { subscriptions, contacts },
+      // Requests left waiting 30 days end (PRODUCT §4, silent refusals).
+      prune: (now) => subscriptions.endUnanswered(now),
       routes: async (app) => {
         await subscriptionRoutes(app, { subscriptions, canonicalOf: usernames.canonicalOf });
         await contactRoutes(app, { contacts, annotations });

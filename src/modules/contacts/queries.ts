@@ -5,7 +5,11 @@ import { preparedQuery } from '../../platform/store/prepared.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
 import type { AccountsTable } from '../../platform/store/schema.js';
 import type { ProfilesTable } from '../profiles/tables.js';
+import { LIVE_PAIR_STATUSES as LIVE_TO_SUBSCRIBER } from './tables.js';
 import type { SubscriptionsTable, BlocksTable, AnnotationsTable, AnnotationLabelsTable } from './tables.js';
+
+/** The live-pair index's condition as SQL literals (SQLite uses a partial index only when a query repeats it). */
+const LIVE_PAIR = sql.raw(`(${LIVE_TO_SUBSCRIBER.map((status) => `'${status}'`).join(', ')})`);
 
 interface ContactTables {
   subscriptions: SubscriptionsTable;
@@ -84,10 +88,10 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       .$if(side === 'subscriber', (query) => query.select(contactAccessRule.as('access')));
 
   /** A side's list, narrowed by status and (on the subscriber's side) by one of its own labels. */
-  const listed = (side: 'owner' | 'subscriber', accountId: string, filter: { status?: string; label?: string }) => {
+  const listed = (side: 'owner' | 'subscriber', accountId: string, filter: { statuses: readonly string[]; label?: string }) => {
     let query = rows(side).where(side === 'owner' ? 'subscriptions.owner_id' : 'subscriptions.subscriber_id', '=', accountId);
     if (side === 'subscriber') query = query.where('subscriptions.hidden_at', 'is', null);
-    if (filter.status) query = query.where('subscriptions.status', '=', filter.status);
+    query = query.where('subscriptions.status', 'in', filter.statuses);
     if (filter.label !== undefined) {
       const labelKey = filter.label;
       query = query.where((eb) =>
@@ -122,13 +126,18 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
     async insert(row: SubscriptionRecord): Promise<void> {
       await db.insertInto('subscriptions').values(row).execute();
     },
-    async find(side: 'owner' | 'subscriber', accountId: string, id: string): Promise<SubscriptionRow | undefined> {
-      return rows(side).where('subscriptions.id', '=', id).where(side === 'owner' ? 'subscriptions.owner_id' : 'subscriptions.subscriber_id', '=', accountId).executeTakeFirst();
+    /** One subscription of the caller's side; `statuses`: only in one of these (what that side may see). */
+    async find(side: 'owner' | 'subscriber', accountId: string, id: string, statuses?: readonly string[]): Promise<SubscriptionRow | undefined> {
+      return rows(side)
+        .where('subscriptions.id', '=', id)
+        .where(side === 'owner' ? 'subscriptions.owner_id' : 'subscriptions.subscriber_id', '=', accountId)
+        .$if(statuses !== undefined, (q) => q.where('subscriptions.status', 'in', statuses!))
+        .executeTakeFirst();
     },
     async list(
       side: 'owner' | 'subscriber',
       accountId: string,
-      filter: { status?: string; label?: string },
+      filter: { statuses: readonly string[]; label?: string },
       after: KeysetPosition | undefined,
       limit: number,
     ): Promise<SubscriptionRow[]> {
@@ -139,12 +148,12 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
      * card each shows: what a search looks through. One index range (subscriptions_subscriber_idx),
      * bounded by the contact limit.
      */
-    async findable(subscriberId: string, filter: { status?: string; label?: string }): Promise<Array<SubscriptionRow & { card_json: string | null }>> {
+    async findable(subscriberId: string, filter: { statuses: readonly string[]; label?: string }): Promise<Array<SubscriptionRow & { card_json: string | null }>> {
       return listed('subscriber', subscriberId, filter).select('profiles.card_json').execute();
     },
-    /** The live (pending or active) subscription between two accounts, if any. */
-    async findLive(ownerId: string, subscriberId: string): Promise<SubscriptionRecord | undefined> {
-      return db.selectFrom('subscriptions').selectAll().where('owner_id', '=', ownerId).where('subscriber_id', '=', subscriberId).where('status', 'in', ['pending', 'active']).executeTakeFirst();
+    /** The live subscription between two accounts (in one of `live`), if any. */
+    async findLive(ownerId: string, subscriberId: string, live: readonly string[]): Promise<SubscriptionRecord | undefined> {
+      return db.selectFrom('subscriptions').selectAll().where('owner_id', '=', ownerId).where('subscriber_id', '=', subscriberId).where('status', 'in', live).executeTakeFirst();
     },
     /** Requests a subscriber made since a time (the daily limit). */
     async countRequestsSince(subscriberId: string, since: number): Promise<{ count: number; oldest: number | null }> {
@@ -156,8 +165,8 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
         .executeTakeFirstOrThrow();
       return { count: Number(row.n), oldest: row.oldest === null ? null : Number(row.oldest) };
     },
-    async countLive(subscriberId: string): Promise<number> {
-      const row = await db.selectFrom('subscriptions').select((eb) => eb.fn.countAll<number>().as('n')).where('subscriber_id', '=', subscriberId).where('status', 'in', ['pending', 'active']).executeTakeFirstOrThrow();
+    async countLive(subscriberId: string, live: readonly string[]): Promise<number> {
+      const row = await db.selectFrom('subscriptions').select((eb) => eb.fn.countAll<number>().as('n')).where('subscriber_id', '=', subscriberId).where('status', 'in', live).executeTakeFirstOrThrow();
       return Number(row.n);
     },
     /**
@@ -172,19 +181,46 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       from: readonly string[],
       to: { status: string; profile_id?: string | null; card_since?: number | null; card_changes?: string | null; hidden_at?: number | null },
       at: number,
+      /** A change the subscriber must not hear of (silent refusals): counted apart too. */
+      silent = false,
     ): Promise<SubscriptionRecord | undefined> {
       return db
         .updateTable('subscriptions')
-        .set((eb) => ({ ...to, version: eb('version', '+', 1), updated_at: at }))
+        .set((eb) => ({ ...to, version: eb('version', '+', 1), updated_at: at, ...(silent ? { silent_changes: eb('silent_changes', '+', 1) } : {}) }))
         .where('id', '=', id)
         .where(side === 'owner' ? 'owner_id' : 'subscriber_id', '=', accountId)
         .where('status', 'in', from)
         .returningAll()
         .executeTakeFirst();
     },
+    /**
+     * Ends (`to`) at most `limit` subscriptions in `from` made at or before `before`, oldest first;
+     * answers who they were between. Each row moves once, whichever node runs it.
+     */
+    async endWaiting(from: string, before: number, to: string, at: number, limit: number): Promise<Array<{ id: string; owner_id: string; subscriber_id: string }>> {
+      const due = db.selectFrom('subscriptions').select('id').where('status', '=', from).where('created_at', '<=', before).orderBy('created_at').limit(limit);
+      return db
+        .updateTable('subscriptions')
+        .set((eb) => ({ status: to, updated_at: at, version: eb('version', '+', 1) }))
+        .where('id', 'in', due)
+        .where('status', '=', from)
+        .returning(['id', 'owner_id', 'subscriber_id'])
+        .execute();
+    },
+    /** A blocked person's requests to an owner that the owner never saw (`from`) become `to`: the block is lifted. */
+    async letThrough(ownerId: string, subscriberId: string, from: string, to: string, at: number): Promise<number> {
+      const result = await db
+        .updateTable('subscriptions')
+        .set((eb) => ({ status: to, updated_at: at, version: eb('version', '+', 1), silent_changes: eb('silent_changes', '+', 1) }))
+        .where('owner_id', '=', ownerId)
+        .where('subscriber_id', '=', subscriberId)
+        .where('status', '=', from)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
     /** The subscriber removes an ended contact from their list. */
     async hide(subscriberId: string, id: string, at: number): Promise<boolean> {
-      const result = await db.updateTable('subscriptions').set({ hidden_at: at }).where('id', '=', id).where('subscriber_id', '=', subscriberId).where('status', 'in', ['ended', 'denied', 'revoked']).executeTakeFirst();
+      const result = await db.updateTable('subscriptions').set({ hidden_at: at }).where('id', '=', id).where('subscriber_id', '=', subscriberId).where('status', 'in', ['ended', 'revoked']).executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
 
@@ -197,32 +233,32 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
         .where('subscriptions.profile_id', 'in', profileIds)
         .where('subscriptions.status', '=', 'active') as unknown as SelectQueryBuilder<any, any, { account_id: string; param: string }>;
     },
-    /** Everyone with a live (pending or active) subscription to the owner, as fan-out targets of a kind without a placeholder. */
-    liveSubscribersOf(ownerId: string): SelectQueryBuilder<any, any, { account_id: string; param: string }> {
+    /** Everyone with a subscription in one of `statuses` to the owner, as fan-out targets of a kind without a placeholder. */
+    subscribersOf(ownerId: string, statuses: readonly string[]): SelectQueryBuilder<any, any, { account_id: string; param: string }> {
       return db
         .selectFrom('subscriptions')
         .select(['subscriptions.subscriber_id as account_id', sql<string>`''`.as('param')])
         .where('subscriptions.owner_id', '=', ownerId)
-        .where('subscriptions.status', 'in', ['pending', 'active']) as unknown as SelectQueryBuilder<any, any, { account_id: string; param: string }>;
+        .where('subscriptions.status', 'in', statuses) as unknown as SelectQueryBuilder<any, any, { account_id: string; param: string }>;
     },
-    /** The owners of everyone's live subscriptions made by this subscriber, as fan-out targets (no placeholder). */
-    liveOwnersOf(subscriberId: string): SelectQueryBuilder<any, any, { account_id: string; param: string }> {
+    /** The owners of this subscriber's subscriptions in one of `statuses`, as fan-out targets (no placeholder). */
+    ownersOf(subscriberId: string, statuses: readonly string[]): SelectQueryBuilder<any, any, { account_id: string; param: string }> {
       return db
         .selectFrom('subscriptions')
         .select(['subscriptions.owner_id as account_id', sql<string>`''`.as('param')])
         .where('subscriptions.subscriber_id', '=', subscriberId)
-        .where('subscriptions.status', 'in', ['pending', 'active']) as unknown as SelectQueryBuilder<any, any, { account_id: string; param: string }>;
+        .where('subscriptions.status', 'in', statuses) as unknown as SelectQueryBuilder<any, any, { account_id: string; param: string }>;
     },
     /**
      * The purge (PRODUCT §8): every live subscription from or to the account ends, and the
      * messages it wrote go. The rows stay, so the other side keeps its history (and its notes).
      */
-    async endAllOf(accountId: string, at: number): Promise<void> {
+    async endAllOf(accountId: string, at: number, live: readonly string[]): Promise<void> {
       await db
         .updateTable('subscriptions')
         .set((eb) => ({ status: 'ended', updated_at: at, version: eb('version', '+', 1) }))
         .where((eb) => eb.or([eb('owner_id', '=', accountId), eb('subscriber_id', '=', accountId)]))
-        .where('status', 'in', ['pending', 'active'])
+        .where('status', 'in', live)
         .execute();
       await db.updateTable('subscriptions').set({ message: null }).where('subscriber_id', '=', accountId).where('message', 'is not', null).execute();
     },
@@ -293,7 +329,7 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
         .$if(select.json, (q) => q.select('profiles.card_json'))
         // Shown is active, and so live: with the live pair's condition as its unique index writes it
         // (literals), each owner is one probe of that index, however many follow them.
-        .$if(select.owners !== undefined, (q) => q.where('subscriptions.owner_id', 'in', select.owners!).where(sql.ref('subscriptions.status'), 'in', [sql.lit('pending'), sql.lit('active')]))
+        .$if(select.owners !== undefined, (q) => q.where('subscriptions.owner_id', 'in', select.owners!).where(sql.ref('subscriptions.status'), 'in', LIVE_TO_SUBSCRIBER.map((status) => sql.lit(status))))
         .where(contactAccessRule, '=', 'shown');
       return keysetPage(query, select.after, select.limit, { table: 'subscriptions' }).execute();
     },
@@ -314,14 +350,14 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
      * index (the `in` repeats its condition, so SQLite uses it), however many follow the owner.
      */
     receives(subscriberId: string, ownerColumn: string, profileColumn: string): RawBuilder<SqlBool> {
-      return sql<SqlBool>`exists (select 1 from subscriptions received where received.owner_id = ${sql.ref(ownerColumn)} and received.subscriber_id = ${subscriberId} and received.status in ('pending', 'active') and received.status = 'active' and received.profile_id = ${sql.ref(profileColumn)})`;
+      return sql<SqlBool>`exists (select 1 from subscriptions received where received.owner_id = ${sql.ref(ownerColumn)} and received.subscriber_id = ${subscriberId} and received.status in ${LIVE_PAIR} and received.status = 'active' and received.profile_id = ${sql.ref(profileColumn)})`;
     },
     /**
      * The subscriber's contact id when it receives the profile a row names now, else null (two
      * column references): one probe of the live-pair index, as `receives`.
      */
     receivedContact(subscriberId: string, ownerColumn: string, profileColumn: string): RawBuilder<string | null> {
-      return sql<string | null>`(select received.id from subscriptions received where received.owner_id = ${sql.ref(ownerColumn)} and received.subscriber_id = ${subscriberId} and received.status in ('pending', 'active') and received.status = 'active' and received.profile_id = ${sql.ref(profileColumn)})`;
+      return sql<string | null>`(select received.id from subscriptions received where received.owner_id = ${sql.ref(ownerColumn)} and received.subscriber_id = ${subscriberId} and received.status in ${LIVE_PAIR} and received.status = 'active' and received.profile_id = ${sql.ref(profileColumn)})`;
     },
     /** The cards the subscriber receives now, with their contact ids, as a subquery. */
     receivedCards(subscriberId: string): SelectQueryBuilder<any, any, { contact_id: string; owner_id: string; profile_id: string | null }> {
@@ -331,9 +367,9 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
         .where('subscriptions.subscriber_id', '=', subscriberId)
         .where('subscriptions.status', '=', 'active') as unknown as SelectQueryBuilder<any, any, { contact_id: string; owner_id: string; profile_id: string | null }>;
     },
-    /** The owners the subscriber has a live (pending or active) subscription to. */
+    /** The owners the subscriber has a live subscription to (as far as it can tell: LIVE_TO_SUBSCRIBER). */
     async liveOwnersFor(subscriberId: string): Promise<string[]> {
-      const rows = await db.selectFrom('subscriptions').select('owner_id').where('subscriber_id', '=', subscriberId).where('status', 'in', ['pending', 'active']).execute();
+      const rows = await db.selectFrom('subscriptions').select('owner_id').where('subscriber_id', '=', subscriberId).where('status', 'in', LIVE_TO_SUBSCRIBER).execute();
       return rows.map((row) => row.owner_id);
     },
     /** The owner's profiles that someone receives now, each once. */

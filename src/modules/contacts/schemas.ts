@@ -38,7 +38,10 @@ export const SubscriptionSchema = Type.Object(
 export const ContactSchema = Type.Object(
   {
     id: Type.String({ description: 'The same id as the owner\'s subscription' }),
-    status: Type.Union([...Status.anyOf, Type.Literal('unavailable')], { description: 'unavailable: the owner\'s account is deleted (it may come back)' }),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('active'), Type.Literal('revoked'), Type.Literal('ended'), Type.Literal('unavailable')], {
+      description:
+        'pending: waiting for the owner, who may never answer (a request they declined reads pending too: refusals are silent, and an unanswered request ends after 30 days); unavailable: the owner\'s account is deleted (it may come back)',
+    }),
     owner: Person,
     message: Nullable(Type.String()),
     labels: Type.Array(Type.String(), { description: 'Your private labels (GET/PUT /contacts/{id}/annotation)' }),

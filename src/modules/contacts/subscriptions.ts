@@ -13,7 +13,7 @@ import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import { cleanText } from '../../platform/text.js';
 import type { ProfileRemoval } from '../profiles/service.js';
 import type { annotationQueries, blockQueries, SubscriptionRecord, subscriptionQueries } from './queries.js';
-import { TRANSITIONS } from './states.js';
+import { LIVE_TO_SUBSCRIBER, STATUSES, TRANSITIONS, UNANSWERED_DAYS } from './states.js';
 import type { Action, SubscriptionStatus } from './states.js';
 import { subscriptionView } from './views.js';
 import type { SubscriptionView } from './views.js';
@@ -57,7 +57,7 @@ export type MembershipChange =
 type Repo = RepositoryOf<{ subs: typeof subscriptionQueries; blocks: typeof blockQueries; annotations: typeof annotationQueries; accounts: typeof accountQueries }>;
 
 const notFound = () => refuse('subscription_not_found', 'no subscription to you has this id');
-const DONE: Record<Action, string> = { approve: 'approved', deny: 'denied', move: 'moved', revoke: 'revoked', unsubscribe: 'ended' };
+const DONE: Record<Action, string> = { approve: 'approved', deny: 'denied', move: 'moved', revoke: 'revoked', unsubscribe: 'ended', unblock: 'let through', expire: 'ended' };
 export const invalidTransition = (status: string, action: Action) => refuse('invalid_transition', `a ${status} subscription cannot be ${DONE[action]}`);
 
 /**
@@ -78,8 +78,11 @@ export function createSubscriptionService(deps: {
   const { db, clock } = deps;
   const membership = txHook<MembershipChange>();
 
+  /** A subscription as its owner may see it: never a blocked person's request (silenced). */
+  const findAsOwner = (q: ReturnType<Repo['in']> | Repo['direct'], ownerId: string, id: string) => q.subs.find('owner', ownerId, id, STATUSES);
+
   async function mustFind(tx: Tx, ownerId: string, id: string) {
-    const row = await db.in(tx).subs.find('owner', ownerId, id);
+    const row = await findAsOwner(db.in(tx), ownerId, id);
     if (!row) throw notFound();
     return row;
   }
@@ -117,14 +120,15 @@ export function createSubscriptionService(deps: {
   async function apply(tx: Tx, auth: AuthContext, id: string, action: Exclude<Action, 'unsubscribe'>, changes: { profile_id?: string; card_since?: number; card_changes?: string } = {}): Promise<{ before: SubscriptionRecord; after: SubscriptionRecord }> {
     const before = await mustFind(tx, auth.account.id, id);
     const rule = TRANSITIONS[action];
-    const after = await db.in(tx).subs.transition('owner', auth.account.id, id, rule.from, { status: rule.to, ...changes }, clock.now());
+    // A denial is silent (PRODUCT §4): the subscriber's view does not move, its version included.
+    const after = await db.in(tx).subs.transition('owner', auth.account.id, id, rule.from, { status: rule.to, ...changes }, clock.now(), action === 'deny');
     // The row moved on since it was read (a racing transition won): refused like any other.
     if (!after) throw invalidTransition((await mustFind(tx, auth.account.id, id)).status, action);
     return { before, after };
   }
 
   async function view(tx: Tx, ownerId: string, id: string): Promise<SubscriptionView> {
-    return subscriptionView((await db.in(tx).subs.find('owner', ownerId, id))!);
+    return subscriptionView((await findAsOwner(db.in(tx), ownerId, id))!);
   }
 
   return {
@@ -142,16 +146,20 @@ export function createSubscriptionService(deps: {
         if (!cleaned.ok) throw refuse('validation_failed', { detail: cleaned.error.message, errors: [cleaned.error] });
         message = cleaned.text || null;
       }
-      // The signals go first: they lock both accounts' rows, so the limits below and the pair
+      // Silent refusals (PRODUCT §4): a person the owner blocked asks like anyone else and hears
+      // what anyone hears (201 pending), but the request is silenced: the owner never sees it and
+      // is never told. Read before any lock: a block made or lifted at this moment may go either way.
+      const silenced = await q.blocks.isBlocked(input.ownerId, subscriberId);
+      // The signals go first: they lock the accounts' rows, so the limits below and the pair
       // check cannot race another request of the same subscriber. In id order, as every fan-out
       // takes rows: two people asking one owner at once queue on the owner's row instead of each
-      // holding its own and waiting for the other's (a deadlock on PostgreSQL).
-      for (const [account, kind] of [[subscriberId, 'contacts.changed'], [input.ownerId, 'subscriptions.changed']].sort(([a], [b]) => (a! < b! ? -1 : 1)) as Array<[string, 'contacts.changed' | 'subscriptions.changed']>) {
-        await signal(tx, account, kind);
-      }
-      // A block says nothing more than this refusal (PRODUCT §4 privacy).
-      if (await q.blocks.isBlocked(input.ownerId, subscriberId)) throw refuse('subscription_refused', 'this person does not accept your subscription');
-      const live = await q.subs.findLive(input.ownerId, subscriberId);
+      // holding its own and waiting for the other's (a deadlock on PostgreSQL). A silenced
+      // request tells (and locks) only its maker.
+      const told: Array<[string, 'contacts.changed' | 'subscriptions.changed']> = [[subscriberId, 'contacts.changed']];
+      if (!silenced) told.push([input.ownerId, 'subscriptions.changed']);
+      for (const [account, kind] of told.sort(([a], [b]) => (a < b ? -1 : 1))) await signal(tx, account, kind);
+      // A denied or silenced request looks pending to its maker: asking again is "already waiting".
+      const live = await q.subs.findLive(input.ownerId, subscriberId, LIVE_TO_SUBSCRIBER);
       if (live) throw refuse('already_subscribed', { detail: 'you are subscribed already, or your request is waiting', extensions: { contact_id: live.id } });
       const now = clock.now();
       const recent = await q.subs.countRequestsSince(subscriberId, now - DAY_MS);
@@ -161,16 +169,17 @@ export function createSubscriptionService(deps: {
           retryAfterSeconds: Math.max(1, Math.ceil(((recent.oldest ?? now) + DAY_MS - now) / 1000)),
         });
       }
-      if ((await q.subs.countLive(subscriberId)) >= CONTACT_LIMITS.contactsPerAccount) {
+      if ((await q.subs.countLive(subscriberId, LIVE_TO_SUBSCRIBER)) >= CONTACT_LIMITS.contactsPerAccount) {
         throw refuse('contact_limit', `an account holds at most ${CONTACT_LIMITS.contactsPerAccount} contacts; unsubscribe from some first`);
       }
-      const active = input.link?.autoApprove === true;
+      const active = input.link?.autoApprove === true && !silenced;
       const row: SubscriptionRecord = {
         id: newId('sub'),
         owner_id: input.ownerId,
         subscriber_id: subscriberId,
         profile_id: active ? input.link!.profileId : null,
-        status: active ? 'active' : 'pending',
+        status: active ? 'active' : silenced ? 'silenced' : 'pending',
+        silent_changes: 0,
         message,
         share_link_id: input.link?.id ?? null,
         share_link_label: input.link?.label ?? null,
@@ -187,7 +196,7 @@ export function createSubscriptionService(deps: {
         await q.subs.insert(row);
       } catch (error) {
         // The owner's side raced us (a link and a request at once): the unique pair index decides.
-        if (uniqueViolation(error)) throw refuse('already_subscribed', { detail: 'you are subscribed already, or your request is waiting', extensions: { contact_id: (await q.subs.findLive(input.ownerId, subscriberId))?.id ?? '' } });
+        if (uniqueViolation(error)) throw refuse('already_subscribed', { detail: 'you are subscribed already, or your request is waiting', extensions: { contact_id: (await q.subs.findLive(input.ownerId, subscriberId, LIVE_TO_SUBSCRIBER))?.id ?? '' } });
         throw error;
       }
       if (active) await membership.run(tx, { ownerId: input.ownerId, subscriberId });
@@ -195,11 +204,11 @@ export function createSubscriptionService(deps: {
     },
 
     async list(auth: AuthContext, status: SubscriptionStatus | undefined, cursor: string | undefined, limit: number): Promise<Page<SubscriptionView>> {
-      return page((after, size) => db.direct.subs.list('owner', auth.account.id, { status }, after, size), cursor, limit, subscriptionView);
+      return page((after, size) => db.direct.subs.list('owner', auth.account.id, { statuses: status ? [status] : STATUSES }, after, size), cursor, limit, subscriptionView);
     },
 
     async get(auth: AuthContext, id: string): Promise<SubscriptionView> {
-      const row = await db.direct.subs.find('owner', auth.account.id, id);
+      const row = await findAsOwner(db.direct, auth.account.id, id);
       if (!row) throw notFound();
       return subscriptionView(row);
     },
@@ -215,12 +224,15 @@ export function createSubscriptionService(deps: {
       });
     },
 
-    /** pending → denied; with `block`, this person cannot ask again. */
+    /**
+     * pending → denied; with `block`, this person's later requests are silenced. Silent (PRODUCT
+     * §4): the person who asked is not told, and their request still reads pending to them.
+     */
     async deny(auth: AuthContext, id: string, block: boolean): Promise<SubscriptionView> {
       return db.transaction(async (q, tx) => {
         const { after } = await apply(tx, auth, id, 'deny');
         if (block) await q.blocks.block(auth.account.id, after.subscriber_id, clock.now());
-        await statusChanged(tx, after);
+        await signal(tx, after.owner_id, 'subscriptions.changed');
         return view(tx, auth.account.id, id);
       });
     },
@@ -229,11 +241,11 @@ export function createSubscriptionService(deps: {
     async move(auth: AuthContext, id: string, profileId: string): Promise<SubscriptionView> {
       return db.transaction(async (q, tx) => {
         // Already there: nothing changes and nobody is told.
-        const current = await q.subs.find('owner', auth.account.id, id);
+        const current = await findAsOwner(q, auth.account.id, id);
         if (current?.status === 'active' && current.profile_id === profileId) return subscriptionView(current);
         await holdProfile(tx, auth.account.id, profileId);
         // Read under the owner's lock (holdProfile took it): no other transition of theirs runs until this commits.
-        const leaving = await q.subs.find('owner', auth.account.id, id);
+        const leaving = await findAsOwner(q, auth.account.id, id);
         const move = await moveBetween(tx, leaving?.profile_id ?? null, profileId);
         const { after } = await apply(tx, auth, id, 'move', { profile_id: profileId, card_since: clock.now(), card_changes: move.cardChanges });
         if (move.differs) await signal(tx, after.subscriber_id, 'contact.card.changed', { id: after.id });
@@ -257,9 +269,40 @@ export function createSubscriptionService(deps: {
       return page((after, size) => db.direct.blocks.list(auth.account.id, after, size), cursor, limit, (row) => ({ username: row.username, display_name: row.display_name, blocked_at: new Date(row.created_at).toISOString() }));
     },
 
+    /**
+     * Lifts a block. A request the person made meanwhile, which the owner never saw (silenced),
+     * arrives now as any request does; to its maker it was pending all along.
+     */
     async unblock(auth: AuthContext, username: string, canonical: string | undefined): Promise<void> {
       const blocked = canonical ? await db.direct.accounts.findByCanonical(canonical) : undefined;
-      if (!blocked || !(await db.direct.blocks.unblock(auth.account.id, blocked.id))) throw refuse('block_not_found', `you have not blocked ${username}`);
+      if (!blocked) throw refuse('block_not_found', `you have not blocked ${username}`);
+      await db.transaction(async (q, tx) => {
+        if (!(await q.blocks.unblock(auth.account.id, blocked.id))) throw refuse('block_not_found', `you have not blocked ${username}`);
+        const rule = TRANSITIONS.unblock;
+        if ((await q.subs.letThrough(auth.account.id, blocked.id, rule.from[0], rule.to, clock.now())) > 0) await signal(tx, auth.account.id, 'subscriptions.changed');
+      });
+    },
+
+    /**
+     * Requests left waiting end after UNANSWERED_DAYS (PRODUCT §4), denied and silenced ones
+     * alike, so silence and refusal look the same to the people who asked: each is told its
+     * request ended; an owner is told of those it could see. A batch a run (the maintenance
+     * calls it every minute on every node; each row ends once).
+     */
+    async endUnanswered(now: number, batch = 500): Promise<number> {
+      const rule = TRANSITIONS.expire;
+      return db.transaction(async (q, tx) => {
+        let ended = 0;
+        for (const from of rule.from) {
+          const rows = await q.subs.endWaiting(from, now - UNANSWERED_DAYS * DAY_MS, rule.to, now, batch);
+          const told: Array<[string, 'contacts.changed' | 'subscriptions.changed']> = [...new Set(rows.map((row) => row.subscriber_id))].map((id) => [id, 'contacts.changed']);
+          if (from !== 'silenced') told.push(...[...new Set(rows.map((row) => row.owner_id))].map((id): [string, 'subscriptions.changed'] => [id, 'subscriptions.changed']));
+          // In id order, as every fan-out locks rows.
+          for (const [account, kind] of told.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) await signal(tx, account, kind);
+          ended += rows.length;
+        }
+        return ended;
+      });
     },
 
     /**
@@ -267,7 +310,7 @@ export function createSubscriptionService(deps: {
      * their contact turn `unavailable` or come back, and is told, set-based.
      */
     async ownerAvailabilityChanged(tx: Tx, ownerId: string): Promise<void> {
-      await signalSelected(tx, db.in(tx).subs.liveSubscribersOf(ownerId), 'contacts.changed');
+      await signalSelected(tx, db.in(tx).subs.subscribersOf(ownerId, LIVE_TO_SUBSCRIBER), 'contacts.changed');
       // What the owner's active subscribers see went or came back: one change per profile they receive.
       await membership.run(tx, { ownerId, profileIds: await db.in(tx).subs.profilesReceivedFrom(ownerId) });
     },

@@ -21,7 +21,16 @@ export interface SubscriptionsTable {
   /** What changed for the subscriber at card_since, a JSON array of kinds (017-card-changes); null before it. */
   card_changes: string | null;
   hidden_at: number | null;
+  /** Changes the subscriber must not hear of, counted in `version` too: a denial, a block lifted (023, silent refusals). */
+  silent_changes: number;
 }
+
+/**
+ * The statuses that hold a pair's one live subscription (the unique index of migration 023, in
+ * its order, which queries repeat literally so SQLite uses it): waiting as far as the subscriber
+ * can tell, or active.
+ */
+export const LIVE_PAIR_STATUSES = ['pending', 'active', 'denied', 'silenced'] as const;
 
 export interface BlocksTable {
   owner_id: string;

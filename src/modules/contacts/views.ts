@@ -1,10 +1,11 @@
 import type { SubscriptionRow } from './queries.js';
-import type { SubscriptionStatus } from './states.js';
+import { LIVE_TO_SUBSCRIBER, SEEN_BY_SUBSCRIBER } from './states.js';
+import type { OwnerStatus, SeenStatus, SubscriptionStatus } from './states.js';
 
 /** The owner's view of a subscription (PRODUCT §4). */
 export interface SubscriptionView {
   id: string;
-  status: SubscriptionStatus;
+  status: OwnerStatus;
   subscriber: { username: string; display_name: string | null };
   profile_id: string | null;
   message: string | null;
@@ -21,7 +22,7 @@ export interface SubscriptionView {
 /** The subscriber's view of the same row: never which profile it sees (PRODUCT §4, privacy). */
 export interface ContactView {
   id: string;
-  status: SubscriptionStatus | 'unavailable';
+  status: SeenStatus | 'unavailable';
   owner: { username: string; display_name: string | null };
   message: string | null;
   labels: string[];
@@ -37,7 +38,7 @@ const iso = (t: number) => new Date(t).toISOString();
 export function subscriptionView(row: SubscriptionRow): SubscriptionView {
   return {
     id: row.id,
-    status: row.status as SubscriptionStatus,
+    status: row.status as OwnerStatus,
     subscriber: { username: row.other_username, display_name: row.other_display_name },
     profile_id: row.profile_id,
     message: row.message,
@@ -65,18 +66,23 @@ export function contactView(row: SubscriptionRow, labels: string[]): ContactView
   // PRODUCT §4: while the owner's account is deleted (or locked, decision 090) a live subscription
   // shows `unavailable`: a name for the subscription's state, pending ones too. Whether its card
   // is seen, and so has a card_updated_at, is the audience rule's to say.
-  const unavailable = (row.other_deleted_at !== null || row.other_locked_at !== null) && (row.status === 'pending' || row.status === 'active');
+  const status = row.status as SubscriptionStatus;
+  const unavailable = (row.other_deleted_at !== null || row.other_locked_at !== null) && (LIVE_TO_SUBSCRIBER as readonly string[]).includes(status);
   const changed = row.access === 'shown' ? cardChangedAt(row) : null;
+  // Silent refusals (PRODUCT §4): a request reads pending until it is approved or ends, whatever
+  // the owner did with it: not updated since it was made, as a request not yet answered; and its
+  // version never counts what the subscriber must not hear of (a denial, a block lifted).
+  const waiting = SEEN_BY_SUBSCRIBER[status] === 'pending';
   return {
     id: row.id,
-    status: unavailable ? 'unavailable' : (row.status as SubscriptionStatus),
+    status: unavailable ? 'unavailable' : SEEN_BY_SUBSCRIBER[status],
     owner: { username: row.other_username, display_name: row.other_display_name },
     message: row.message,
     labels,
     card_updated_at: changed === null ? null : iso(changed),
     created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-    version: row.version,
+    updated_at: iso(waiting ? row.created_at : row.updated_at),
+    version: row.version - row.silent_changes,
     schema_version: 1,
   };
 }

@@ -22,9 +22,9 @@ export const fieldsModule = defineModule({
   name: 'fields',
   migrations: { '003-identity-fields': identityFields },
   schemas: [PhoneCountryRule, AddressCountryRule, SocialPlatform, FieldType, FieldDetails, FieldValidation, FieldSchema],
-  build({ clock, store, accountData }) {
+  build({ clock, store, accountData }, { photos }) {
     const fieldCatalog = createFieldCatalog();
-    const fields = createFieldService({ db: store.repository({ fields: fieldQueries }), clock, catalog: fieldCatalog });
+    const fields = createFieldService({ db: store.repository({ fields: fieldQueries }), clock, catalog: fieldCatalog, photos });
     accountData.declare('fields', {
       tables: { fields: { exported: 'fields' } },
       sections: [{ name: 'fields', description: 'Your identity fields, as GET /me/fields shows them', kind: 'list', item: ref(FieldSchema), pages: fields.exportPages }],

@@ -56,6 +56,11 @@ export function fieldQueries(db: Kysely<{ fields: FieldsTable }>) {
     async removeAll(accountId: string): Promise<void> {
       await db.deleteFrom('fields').where('account_id', '=', accountId).execute();
     },
+    /** The fields of one type holding exactly this (stored, normalised) value: a deleted photo's. */
+    async removeHolding(accountId: string, type: string, value: string): Promise<number> {
+      const result = await db.deleteFrom('fields').where('account_id', '=', accountId).where('type', '=', type).where('value', '=', value).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
     async remove(accountId: string, id: string, expectedVersion: number): Promise<boolean> {
       const result = await db
         .deleteFrom('fields')

@@ -3,6 +3,7 @@ import { emailType } from './email.js';
 import { languageType } from './language.js';
 import { nameType, organizationType } from './name.js';
 import { phoneType } from './phone.js';
+import { photoType } from './photo.js';
 import { jobTitleType, nicknameType, noteType, pronounsType } from './plain-text.js';
 import { postalAddressType } from './postal-address.js';
 import { socialType } from './social.js';
@@ -26,4 +27,5 @@ export const FIELD_TYPES: readonly FieldTypeDefinition[] = [
   languageType,
   timeZoneType,
   noteType,
+  photoType,
 ];

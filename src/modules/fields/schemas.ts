@@ -89,6 +89,9 @@ export const FieldDetails = Type.Object(
     smtputf8: Type.Optional(Type.Boolean({ description: 'email: the local part is not ASCII (RFC 6531)' })),
     url: Type.Optional(Type.String({ description: 'social: profile link' })),
     formatted: Type.Optional(Type.String({ description: 'A rendering for display (name, organisation, birthday in ISO 8601, language name, printable address)' })),
+    thumbnail: Type.Optional(Type.String({ description: 'photo: the 64 px square as a data: URL (RFC 2397), to show without another request; larger sizes from GET /photos/{photo_id}?size=' })),
+    sizes: Type.Optional(Type.Array(Type.Integer(), { description: 'photo: the square sizes GET /photos/{photo_id} serves, in pixels' })),
+    photo_tag: Type.Optional(Type.String({ description: 'photo: changes whenever the photo does (the ETag of GET /photos/{photo_id} is built from it)' })),
   },
   { $id: 'FieldDetails', title: 'FieldDetails', additionalProperties: false, description: 'Facts derived from the value while normalising it' },
 );

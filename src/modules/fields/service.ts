@@ -14,6 +14,8 @@ import { FIELD_LIMITS } from './limits.js';
 import type { FieldLimits } from './limits.js';
 import { cleanText } from '../../platform/text.js';
 import type { FieldDetails, FieldTypeDefinition } from './types.js';
+import { photoType } from './photo.js';
+import type { PhotoService } from '../photos/service.js';
 
 export interface FieldView {
   id: string;
@@ -66,7 +68,14 @@ function unknownType(type: string) {
 const notFound = () => refuse('field_not_found', 'you have no field with this id');
 
 /** Identity fields of the caller (PRODUCT §2): values judged by the catalog, stored normalised. */
-export function createFieldService(deps: { db: RepositoryOf<{ fields: typeof fieldQueries }>; clock: Clock; catalog: FieldCatalog; limits?: FieldLimits }) {
+export function createFieldService(deps: {
+  db: RepositoryOf<{ fields: typeof fieldQueries }>;
+  clock: Clock;
+  catalog: FieldCatalog;
+  limits?: FieldLimits;
+  /** A photo field may show only a photo of its account's; the photo gives its details. */
+  photos: Pick<PhotoService, 'detailsOf' | 'onRemoved'>;
+}) {
   const { db, clock, catalog } = deps;
   const limits = deps.limits ?? FIELD_LIMITS;
   /** A field changed or went, in the transaction of the change (profiles re-render their cards). */
@@ -84,6 +93,25 @@ export function createFieldService(deps: { db: RepositoryOf<{ fields: typeof fie
     if (!outcome.ok) errors.push(...outcome.errors);
     return outcome.ok ? outcome.checked : undefined;
   }
+
+  /**
+   * A photo field's value names a photo of the account's (else 400, as any invalid value): its
+   * details are the photo's, read in the write's transaction so a photo deleted meanwhile is not named.
+   */
+  async function withPhoto(tx: Tx, accountId: string, type: string, checked: CheckedValue): Promise<CheckedValue> {
+    if (type !== photoType.key) return checked;
+    const { photo_id: photoId } = checked.value as { photo_id: string };
+    const details = await deps.photos.detailsOf(tx, accountId, photoId);
+    if (!details) throw validationFailed([{ path: '/value/photo_id', code: 'photo_not_found', message: 'you have no photo with this id (POST /me/photos)' }]);
+    return { ...checked, details: { ...checked.details, ...details } };
+  }
+
+  // A deleted photo takes the fields showing it along, in its transaction; the cards re-render.
+  deps.photos.onRemoved(async (tx, { accountId, photoId }) => {
+    if ((await db.in(tx).fields.removeHolding(accountId, photoType.key, JSON.stringify({ photo_id: photoId }))) === 0) return;
+    await signal(tx, accountId, 'fields.changed');
+    await changed.run(tx, { accountId });
+  });
 
   /** A stale version and a missing field are told apart only after the compare-and-swap failed. */
   async function refusal(fields: FieldQueries, accountId: string, id: string) {
@@ -141,6 +169,7 @@ export function createFieldService(deps: { db: RepositoryOf<{ fields: typeof fie
         // The signal goes first: it takes the account row's lock, so concurrent creates of one
         // account queue here and the count and single-value checks below cannot race.
         await signal(tx, accountId, 'fields.changed');
+        row.details = JSON.stringify((await withPhoto(tx, accountId, def.key, checked)).details);
         if ((await q.fields.count(accountId)) >= limits.maxFieldsPerAccount) {
           throw refuse('field_limit_reached', `an account holds at most ${limits.maxFieldsPerAccount} fields; delete one first`);
         }
@@ -171,6 +200,7 @@ export function createFieldService(deps: { db: RepositoryOf<{ fields: typeof fie
       const now = clock.now();
       const updated = await db.transaction(async (q, tx) => {
         await signal(tx, accountId, 'fields.changed');
+        if (checked) checked = await withPhoto(tx, accountId, def.key, checked);
         const row = await q.fields.update(accountId, id, expectedVersion, {
           ...(label !== undefined ? { label } : {}),
           ...(checked

@@ -26,6 +26,10 @@ export interface FieldDetails {
   url?: string;
   /** A one-line or multi-line rendering for display (names, birthdays, languages, addresses). */
   formatted?: string;
+  /** Photo: the 64 px square as a data: URL, the sizes served, and a tag that changes with the photo. */
+  thumbnail?: string;
+  sizes?: number[];
+  photo_tag?: string;
 }
 
 export interface ValidationContext {

@@ -23,11 +23,12 @@ export const profilesModule = defineModule({
     { name: 'profiles', description: 'Profiles: which fields each audience sees, and the card it gets' },
     { name: 'public', description: 'Public cards and vCards: no sign-in' },
   ],
-  build({ clock, store, accountData }, { fields, usernames }) {
+  build({ clock, store, accountData }, { fields, usernames, photos }) {
     const profiles = createProfileService({
       db: store.repository({ profiles: profileQueries, exposures: exposureQueries, accounts: accountQueries }),
       clock,
       ownsField: fields.owns,
+      vcardPhotos: photos.vcardPhotos,
     });
     accountData.declare('profiles', {
       tables: { profiles: { exported: 'profiles' }, profile_exposures: { exported: 'profiles' } },

@@ -71,7 +71,8 @@ export async function publicRoutes(app: FastifyInstance, opts: { profiles: Profi
     const parsed = JSON.parse(card.json!);
     const username = parsed.owner.username as string;
     reply.header('Content-Disposition', attachment(username, 'vcf', 'contact'));
-    return reply.type('text/vcard; charset=utf-8').send(profiles.vcardOf(parsed, card.accountId, form.version, { rfc9554: form.rfc9554 }));
+    const photos = await profiles.vcardPhotosOf([parsed]);
+    return reply.type('text/vcard; charset=utf-8').send(profiles.vcardOf(parsed, card.accountId, form.version, { rfc9554: form.rfc9554, photos }));
   });
 
   // A script on another origin that sends If-None-Match itself needs a preflight (Fetch §4.8).

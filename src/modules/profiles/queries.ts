@@ -68,11 +68,12 @@ export function profileQueries(db: Kysely<ProfileTables>, dialect: Dialect) {
    * route answers the same 404 as for nobody. (A contact's card has its own rule,
    * contactAccessRule in the contacts' queries.)
    */
-  const publicCardAudience = (canonical: string) =>
+  /** The public profile's audience rule: anyone, while the account is neither deleted nor locked. By username or by account id. */
+  const publicCardAudience = (who: { canonical: string } | { accountId: string }) =>
     db
       .selectFrom('accounts')
       .innerJoin('profiles', (join) => join.onRef('profiles.account_id', '=', 'accounts.id').on('profiles.public', '=', sql.lit(1)))
-      .where('accounts.username_canonical', '=', canonical)
+      .where('canonical' in who ? 'accounts.username_canonical' : 'accounts.id', '=', 'canonical' in who ? who.canonical : who.accountId)
       .where('accounts.deleted_at', 'is', null)
       .where('accounts.locked_at', 'is', null);
 
@@ -170,7 +171,9 @@ export function profileQueries(db: Kysely<ProfileTables>, dialect: Dialect) {
      * each (the name's unique index, then the partial index of public profiles: `public = 1` is a
      * literal so the planner can use it).
      */
-    publicCard: first(preparedQuery(db, (canonical: string) => publicCardAudience(canonical).select(['accounts.id as account_id', 'profiles.card_json', 'profiles.card_etag']), 1)),
+    publicCard: first(preparedQuery(db, (canonical: string) => publicCardAudience({ canonical }).select(['accounts.id as account_id', 'profiles.card_json', 'profiles.card_etag']), 1)),
+    /** The same card found by its owner's id (a photo's owner: does the public card show it?). */
+    publicCardOf: first(preparedQuery(db, (accountId: string) => publicCardAudience({ accountId }).select(['profiles.card_json']), 1)),
   };
 }
 

@@ -15,7 +15,7 @@ import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import { cleanText } from '../../platform/text.js';
 import { cardAsOf, cardChanges, cardContent, cardEtag, contentOf, renderCard } from './card.js';
-import { cardToVcard, uidFor } from './vcard.js';
+import { cardToVcard, photoIdsOf, uidFor } from './vcard.js';
 import type { VcardVersion } from './vcard.js';
 import type { ExposedField, ExposureRecord, exposureQueries, ProfileRow, profileQueries } from './queries.js';
 
@@ -70,6 +70,8 @@ export function createProfileService(deps: {
   clock: Clock;
   /** Whether the account holds a field, in the caller's transaction (the fields service). */
   ownsField: (tx: Tx, accountId: string, fieldId: string) => Promise<boolean>;
+  /** The 256 px JPEGs of photos by id (the photos service): a vCard carries its card's photo inline. */
+  vcardPhotos: (ids: readonly string[]) => Promise<ReadonlyMap<string, Buffer>>;
   /** Subscribers per profile (subscriptions, once they exist); 0 otherwise. */
   subscriberCounts?: (accountId: string, profileIds: string[]) => Promise<Map<string, number>>;
 }) {
@@ -194,8 +196,10 @@ export function createProfileService(deps: {
      * A rendered card (its stored JSON, parsed) as a vCard whose UID is the owner's permanent id;
      * with `rfc9554` (4.0 only) RFC 9554's properties instead of their X- forms (vcard.ts).
      */
-    vcardOf: (card: Parameters<typeof cardToVcard>[0], ownerId: string, version: VcardVersion, options: { rfc9554?: boolean } = {}): string =>
-      cardToVcard(card, { version, uid: uidFor(ownerId), rfc9554: options.rfc9554 }),
+    vcardOf: (card: Parameters<typeof cardToVcard>[0], ownerId: string, version: VcardVersion, options: { rfc9554?: boolean; photos?: ReadonlyMap<string, Buffer> } = {}): string =>
+      cardToVcard(card, { version, uid: uidFor(ownerId), rfc9554: options.rfc9554, photos: options.photos }),
+    /** The photos some cards' vCards carry, read at once (a page of an address book is one read). */
+    vcardPhotosOf: (cards: ReadonlyArray<Parameters<typeof cardToVcard>[0]>): Promise<ReadonlyMap<string, Buffer>> => deps.vcardPhotos(cards.flatMap(photoIdsOf)),
     /** Subscribe to: a profile is about to be deleted (with move_to, or not). */
     onRemoving: removing.subscribe,
     /**
@@ -411,6 +415,9 @@ export function createProfileService(deps: {
       publicCards.put(canonicalUsername, read, mark);
       return noneMatchHolds(ifNoneMatch, read.etag) ? { accountId: read.accountId, etag: read.etag } : read;
     },
+
+    /** The stored JSON of the account's public card, if it has one anyone may see now. */
+    publicCardJsonOf: async (accountId: string): Promise<string | undefined> => (await db.direct.profiles.publicCardOf(accountId))?.card_json ?? undefined,
 
     /** Every node hears of every committed signal (wiring.ts): a public card of its account may have changed. */
     forgetPublicCard: (accountId: string): void => publicCards.forget(accountId),

@@ -20,6 +20,11 @@ export interface VcardOptions {
    * property is an error to them, an X- property never is: RFC 6350 §6.10).
    */
   rfc9554?: boolean;
+  /**
+   * The photos the card's photo fields name, by photo id (256 px JPEG squares): the first the
+   * card shows becomes PHOTO, inline, since an importer reads no link it would have to fetch.
+   */
+  photos?: ReadonlyMap<string, Buffer>;
 }
 
 interface Property {
@@ -185,6 +190,8 @@ export function cardToVcard(card: Card, options: VcardOptions): string {
     switch (field.type) {
       case 'name':
         return; // N and FN below
+      case 'photo':
+        return; // PHOTO below, the first the card shows
       case 'nickname':
         return labelled({ name: 'NICKNAME', value: escapeText(text(field.value)) }, null);
       case 'phone': {
@@ -262,8 +269,31 @@ export function cardToVcard(card: Card, options: VcardOptions): string {
     // names depends on its language, and a guessed split files the person under the wrong letter.
     { name: 'N', value: components(nameParts.some(Boolean) ? nameParts : ['', formattedName, '', '', '']) },
     ...props,
+    ...photoProperty(card, options),
     { name: 'REV', value: v3 ? rev : rev.replace(/[-:]/g, '') },
     { name: 'END', value: 'VCARD' },
   ];
   return lines.map(serialise).join(CRLF) + CRLF;
+}
+
+/**
+ * PHOTO, inline JPEG: 3.0 as RFC 2426 §3.1.4 writes binary (ENCODING=b, TYPE=JPEG), which
+ * Apple, Google and Android import; 4.0 as a data: URI (RFC 6350 §6.2.4, RFC 2397).
+ */
+function photoProperty(card: Card, options: VcardOptions): Property[] {
+  for (const field of card.fields) {
+    if (field.type !== 'photo') continue;
+    const bytes = options.photos?.get((field.value as { photo_id: string }).photo_id);
+    if (!bytes) continue;
+    const base64 = bytes.toString('base64');
+    return options.version === '3.0'
+      ? [{ name: 'PHOTO', params: [['ENCODING', 'b'], ['TYPE', 'JPEG']], value: base64 }]
+      : [{ name: 'PHOTO', value: `data:image/jpeg;base64,${base64}` }];
+  }
+  return [];
+}
+
+/** The photo ids a card's photo fields name, in card order (what a vCard's PHOTO may need). */
+export function photoIdsOf(card: Card): string[] {
+  return card.fields.filter((field) => field.type === 'photo').map((field) => (field.value as { photo_id: string }).photo_id);
 }

@@ -62,7 +62,7 @@ export async function shareLinkRoutes(app: FastifyInstance, opts: { links: Share
   });
 
   r.post('/share-links/redeem', {
-    config: { auth: 'session', idempotency: 'required', refusals: ['subscription_refused', UNKNOWN, ['already_subscribed', 'contact_id names the contact'], 'contact_limit', GONE, 'cannot_subscribe_to_self'] },
+    config: { auth: 'session', idempotency: 'required', refusals: [UNKNOWN, ['already_subscribed', 'contact_id names the contact'], 'contact_limit', GONE, 'cannot_subscribe_to_self'] },
     schema: {
       tags,
       summary: 'Subscribe through a share link',

@@ -1,8 +1,9 @@
 import type { AuthContext } from '../caller.js';
-import type { RouteRefusal } from '../refusals.js';
+import type { RefusalCode, RouteRefusal } from '../refusals.js';
 
 /** What a route declares in `config`, read by the plugins. */
-export type AuthRequirement = 'session' | 'proof' | 'none';
+/** optional: a session when the request carries an access token (then checked as session routes do), else anonymous. */
+export type AuthRequirement = 'session' | 'proof' | 'optional' | 'none';
 /**
  * Who a request is counted against, per minute (PRODUCT §0): auth (unauthenticated sign-in
  * routes), public (other unauthenticated routes), web (the web app's pages and files) and probe
@@ -34,6 +35,11 @@ declare module 'fastify' {
      * idempotency, If-Match): the OpenAPI plugin writes the route's 4xx responses from them.
      */
     refusals?: readonly RouteRefusal[];
+    /**
+     * A route that takes a body other than JSON names its own refusals for a body past its limit
+     * and for a media type it does not take (a photo upload: photo_too_large, photo_not_image).
+     */
+    bodyRefusals?: { tooLarge: RefusalCode; mediaType: RefusalCode };
   }
   interface FastifyRequest {
     auth?: AuthContext;

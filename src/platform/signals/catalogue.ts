@@ -14,6 +14,7 @@ export interface SignalKind {
 export const SIGNAL_KINDS = {
   'me.changed': { resource: '/me', description: 'Display name, locale or default country changed.' },
   'fields.changed': { resource: '/me/fields', description: 'An identity field was added, changed or removed.' },
+  'photos.changed': { resource: '/me/photos', description: 'A photo was added or deleted.' },
   'profiles.changed': { resource: '/profiles', description: 'A profile or its exposures changed.' },
   'subscriptions.changed': { resource: '/subscriptions', description: 'A subscription to you was requested, approved, moved, revoked or ended.' },
   'contacts.changed': { resource: '/contacts', description: 'One of your subscriptions changed state.' },

@@ -75,7 +75,6 @@ const CODES: Record<string, string> = {
   public_profile_exists: 'Another profile is public already.',
   profile_in_use: 'People see this profile. Move them to another one first.',
   cannot_subscribe_to_self: 'That is you.',
-  subscription_refused: 'You cannot ask this person.',
   already_subscribed: 'You asked this person already.',
   contact_limit: 'You have as many contacts as an account can hold.',
   contact_not_active: 'This person does not share a card with you.',

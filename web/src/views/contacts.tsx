@@ -78,7 +78,6 @@ function Subscribe({ onAdded }: { onAdded: (id: string) => void }) {
       }
       if (isProblem(error, 'account_not_found')) return { boxes: { '/username': `Nobody is called @${name}. Check the spelling, or ask them for their share link.` } };
       if (isProblem(error, 'cannot_subscribe_to_self')) return { boxes: { '/username': 'That is your own username: your cards are under Profiles.' } };
-      if (isProblem(error, 'subscription_refused')) return { boxes: { '/username': `@${name} does not accept requests from this account.` } };
       return undefined;
     },
   });
@@ -222,8 +221,7 @@ function ContactItem({ contact, highlighted, onLabel }: { contact: Contact; high
 
 function OtherItem({ contact }: { contact: Contact }) {
   const name = nameOf(contact.owner);
-  // A denied request reads as waiting: the person asked is never shown a refusal (PRODUCT §4).
-  const pending = contact.status === 'pending' || contact.status === 'denied';
+  const pending = contact.status === 'pending';
   const unavailable = contact.status === 'unavailable';
   const remove = useAction(async () => {
     await client.contacts.remove(contact.id);
@@ -235,7 +233,7 @@ function OtherItem({ contact }: { contact: Contact }) {
     <li data-contact={contact.id} data-status={contact.status}>
       <div class="item-main">
         <PersonLine who={contact.owner} meta={pending ? `asked ${ago(contact.created_at)}` : ''} />
-        <p class="hint">{pending ? `${name} has not approved your request yet. Their card appears here as soon as they do.` : (ENDED[contact.status] ?? ENDED.ended!)(name)}</p>
+        <p class="hint">{pending ? `${name} has not approved your request yet. Their card appears here as soon as they do; a request not answered within 30 days ends.` : (ENDED[contact.status] ?? ENDED.ended!)(name)}</p>
         <FormError action={remove} />
       </div>
       <button type="button" disabled={remove.busy} aria-label={label} onClick={() => void remove.run()}>{text}</button>
@@ -324,9 +322,9 @@ export default function Contacts() {
     history.replaceState(null, '', label ? `/contacts?label=${encodeURIComponent(label)}` : '/contacts');
   };
   const all = list.data?.data ?? [];
-  const pending = all.filter((c) => c.status === 'pending' || c.status === 'denied');
+  const pending = all.filter((c) => c.status === 'pending');
   const active = all.filter((c) => c.status === 'active');
-  const ended = all.filter((c) => c.status !== 'pending' && c.status !== 'denied' && c.status !== 'active');
+  const ended = all.filter((c) => c.status !== 'pending' && c.status !== 'active');
   const searching = asked.trim() !== '';
   const labelCounts = labels.data?.data ?? [];
   return (

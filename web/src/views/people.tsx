@@ -71,7 +71,7 @@ function Request({ sub, profiles }: { sub: Subscription; profiles: Profile[] }) 
   }, {
     done: (how) => how === 'approve'
       ? `${name} now sees your “${profiles.find((p) => p.id === profileId)?.name ?? ''}” card.`
-      : how === 'block' ? `Request denied; ${name} cannot ask again.` : `Request from ${name} denied.`,
+      : how === 'block' ? `Request denied. You will not see requests from ${name} again; they are not told.` : `Request from ${name} denied. They are not told: to them it stays unanswered.`,
     explain: movedOn,
   });
   return (
@@ -113,7 +113,7 @@ function Subscriber({ sub, profile, profiles }: { sub: Subscription; profile: Pr
   }, {
     done: (how) => how === 'move'
       ? `${name} now sees your “${target?.name ?? ''}” card.`
-      : how === 'block' ? `${name} no longer sees your card and cannot ask again.` : `${name} no longer sees your card.`,
+      : how === 'block' ? `${name} no longer sees your card, and you will not see their requests again.` : `${name} no longer sees your card.`,
     explain: movedOn,
   });
   const revoke = <button type="button" class="danger subtle" aria-label={`Revoke ${name}…`} onClick={() => setConfirming(true)}>Revoke…</button>;
@@ -215,7 +215,7 @@ export default function People() {
         <Loaded state={blocked}>
           {(page) => page.data.length
             ? <ul class="items people" id="blocked">{page.data.map((b) => <BlockedItem key={b.username} b={b} />)}</ul>
-            : <Empty>Nobody. When you deny or revoke someone, you can block them so they cannot ask again.</Empty>}
+            : <Empty>Nobody. When you deny or revoke someone, you can block them: you will not see their requests again, and they are not told.</Empty>}
         </Loaded>
       </Section>
     </>

@@ -73,7 +73,6 @@ function Subscribe({ token, name, me }: { token: string; name: string; me: Me })
         void cache.revalidate(`/share-links/resolve?token=${encodeURIComponent(token)}`).catch(() => undefined);
         return { boxes: {} };
       }
-      if (isProblem(error, 'subscription_refused')) return { message: `${name} does not accept requests from this account.`, boxes: {} };
       return undefined;
     },
   });

@@ -129,7 +129,7 @@ export const dpopAuthPlugin = fp(async (app: FastifyInstance, opts: DpopAuthOpti
 
   app.addHook('preHandler', async (request) => {
     const mode = request.routeOptions.config.auth;
-    if (mode === 'session') {
+    if (mode === 'session' || (mode === 'optional' && request.headers.authorization !== undefined)) {
       // Refused from memory before any work: no proof check, no token lookup.
       failures.refuseBlockedClient(request.ip);
       const tokenHash = sha256Base64url(accessToken(request));

@@ -111,6 +111,8 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
   }
 
   function fingerprint(request: FastifyRequest): string {
+    // A body that is not JSON (a photo) is its bytes, with its media type.
+    if (Buffer.isBuffer(request.body)) return createHash('sha256').update(`${request.headers['content-type'] ?? ''}\n`).update(request.body).digest('base64url');
     return createHash('sha256').update(canonicalJson(request.body ?? null)).digest('base64url');
   }
 

@@ -94,6 +94,7 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
       if (ifMatch === 'required') requiredHeaders.push('if-match');
       refusals.push(['version_mismatch', 'If-Match names no current version'], ['precondition_required', 'If-Match is missing'], 'invalid_if_match');
     }
+    if (auth === 'optional') refusals.push(['invalid_token', 'an access token was sent and is invalid or expired (see WWW-Authenticate)'], ['invalid_dpop_proof', 'see WWW-Authenticate']);
     if (auth === 'session' || auth === 'proof') {
       refusals.push(['unauthenticated', 'no access token or DPoP proof'], ['invalid_token', 'an invalid or expired access token (see WWW-Authenticate)'], ['invalid_dpop_proof', 'see WWW-Authenticate']);
     }
@@ -129,7 +130,7 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
       // codes, so the validator does not refuse a missing one first.
       route.schema.headers = { type: 'object', properties: headers };
     }
-    route.schema.security = auth === 'session' ? [{ DPoP: [] }] : auth === 'proof' ? [{ DPoPProof: [] }] : [];
+    route.schema.security = auth === 'session' ? [{ DPoP: [] }] : auth === 'proof' ? [{ DPoPProof: [] }] : auth === 'optional' ? [{ DPoP: [] }, {}] : [];
   });
 
   await app.register(swagger, {

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { AppError, refuse } from '../../errors.js';
 import type { FieldError } from '../../errors.js';
+import type { RefusalCode } from '../../refusals.js';
 import type { RouteTable } from '../route-table.js';
 import { AUTHENTICATED_DEFAULT, isAuthenticatedRequest } from './cache-control.js';
 import { noteRefusal } from '../request-log.js';
@@ -29,8 +30,10 @@ function fieldErrors(issues: AjvIssue[], part: string | undefined): FieldError[]
 }
 
 /** Maps anything thrown to our one error class; unknown errors become an opaque 500. */
-function toAppError(error: FastifyError & { validation?: AjvIssue[]; validationContext?: string }): AppError {
+function toAppError(error: FastifyError & { validation?: AjvIssue[]; validationContext?: string }, bodyRefusals?: { tooLarge: RefusalCode; mediaType: RefusalCode }): AppError {
   if (error instanceof AppError) return error;
+  if (bodyRefusals && error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return refuse(bodyRefusals.tooLarge, 'the body is larger than this route accepts');
+  if (bodyRefusals && error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return refuse(bodyRefusals.mediaType, 'this route does not take a body of this media type');
   if (error.validation) {
     const errors = fieldErrors(error.validation, error.validationContext);
     return refuse('validation_failed', { detail: errors.map((e) => `${e.path} ${e.message}`).join('; '), errors });
@@ -114,7 +117,7 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
 /** RFC 9457 error envelope for every failure, routed or not. No stack, SQL or secret leaves here. */
 export const problemPlugin = fp(async (app: FastifyInstance, opts: { challenge: string; routes?: RouteTable; metrics?: Metrics }) => {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const appError = toAppError(error);
+    const appError = toAppError(error, request.routeOptions?.config?.bodyRefusals);
     // The rate-limit plugin counts its own 429s (it knows the policy); the services' limits are counted here.
     const policy = appError.status === 429 ? limitPolicyOfRefusal(appError.code) : undefined;
     if (policy) opts.metrics?.rateLimited(policy);
