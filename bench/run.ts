@@ -23,6 +23,8 @@
 //   public   i. GET /api/v1/public/{username}, no authentication; i304 with If-None-Match (304). Also a
 //            ratio to a2, bare node:http answering a fixed body with no crypto, run alongside
 //   contact  j. GET /api/v1/contacts/{id}/card by an active subscriber, DPoP-bound token; j304 with If-None-Match (304)
+//   photos   p. POST /me/photos of a 12-megapixel JPEG: p50 one at a time, and the server's peak RSS with 8 at
+//            once; jp, j again once every card shows a photo (its thumbnail inline), to read against j (SQLite only)
 //   purge    l. GET /me while the node's maintenance purges 1,000 accounts whose grace is over, against
 //            l0, GET /me on the same server with nothing to purge (SQLite only)
 //   fanout   k. field edits by an owner with 10,000 active subscribers, 1,000 on live SSE streams:
@@ -59,6 +61,7 @@ import { HOST, ORIGIN, createDatabase, postgresAdminUrl, scrapeWhileRunning, set
 import type { BenchDatabase, BenchDevice } from './lib/vid.js';
 import type { DatabaseCost } from './lib/pg-stats.js';
 import { DAV_LARGE, DAV_SMALL, setUpAddressBooks } from './dav.js';
+import { measurePhotos } from './photos.js';
 import { fanoutScenario } from './fanout.js';
 import { pollCostCell, scaleScenario } from './scale.js';
 import type { ScaleResult } from './scale.js';
@@ -77,9 +80,9 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? (quick ? 1 : 2));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const DEVICES = Math.min(CONNECTIONS, 50);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const ALL = kind === 'sqlite' ? ['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'dav', 'login', 'renew', 'purge', 'signals', 'fanout'] : ['limit', 'me', 'metrics', 'login', 'renew', 'nodes'];
+const ALL = kind === 'sqlite' ? ['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'photos', 'dav', 'login', 'renew', 'purge', 'signals', 'fanout'] : ['limit', 'me', 'metrics', 'login', 'renew', 'nodes'];
 const selected = new Set(chosen.length ? chosen : ALL);
-for (const name of selected) if (!['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'dav', 'login', 'renew', 'purge', 'signals', 'fanout', 'scale', 'nodes'].includes(name)) throw new Error(`unknown scenario ${name}`);
+for (const name of selected) if (!['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'photos', 'dav', 'login', 'renew', 'purge', 'signals', 'fanout', 'scale', 'nodes'].includes(name)) throw new Error(`unknown scenario ${name}`);
 // b+metrics is a ratio to b, measured alongside it.
 if (selected.has('metrics')) selected.add('me');
 if (selected.has('nodes') && kind !== 'postgres') throw new Error('the nodes scenario needs --pg');
@@ -87,6 +90,9 @@ if ((selected.has('peer2') || selected.has('peer2cache')) && kind !== 'sqlite') 
 if (selected.has('fanout') && kind !== 'sqlite') throw new Error('the fanout scenario runs on SQLite (drop --pg)');
 if (selected.has('purge') && kind !== 'sqlite') throw new Error('the purge scenario runs on SQLite (drop --pg)');
 if (selected.has('dav') && kind !== 'sqlite') throw new Error('the dav scenario runs on SQLite (drop --pg)');
+if (selected.has('photos') && kind !== 'sqlite') throw new Error('the photos scenario runs on SQLite (drop --pg)');
+// p reads its cards against j's, measured on the same accounts in the same run.
+if (selected.has('photos')) selected.add('contact');
 // f, k and s are latencies of their own: no ratio to a.
 if ([...selected].some((s) => s !== 'signals' && s !== 'fanout' && s !== 'scale')) selected.add('limit');
 const FANOUT_EDITS = Number(process.env.BENCH_FANOUT_EDITS ?? (quick ? 10 : 30));
@@ -504,6 +510,23 @@ try {
         logRun(`${run} ${rep}/${REPS}`, result);
       }
     }
+    if (selected.has('photos')) {
+      const photos = await measurePhotos(vid, accounts, cards, contacts, log);
+      extraRows.push([
+        `p, POST /me/photos of a 12-megapixel JPEG (${(photos.bytes / 1e6).toFixed(1)} MB)`,
+        `p50 ${photos.uploadP50.toFixed(0)} ms one at a time; 8 at once in ${photos.eightMs.toFixed(0)} ms; RSS ${(photos.idle / MB).toFixed(0)} MB before, ${(photos.peak / MB).toFixed(0)} MB at its highest`,
+      ]);
+      const photoDevices = photos.withPhoto.map((c, i) => ({ ...signedIn(i), path: c.cardPath }));
+      const photoReps: Array<JobResult & { serverCpu: number }> = [];
+      let photoExpected = 4000;
+      for (let rep = 1; rep <= REPS; rep++) {
+        const result = await measureBusy('contactPhoto', `contactPhoto ${rep}/${REPS}`, getJob([{ host: '127.0.0.1', port: vid.port }], photoDevices, photoExpected), vid, {}, true);
+        photoReps.push(result);
+        photoExpected = Math.max(result.steps[0]!.rate, 100) * 1.1;
+        logRun(`contactPhoto ${rep}/${REPS}`, result);
+      }
+      results.contactPhoto = summariseRuns('jp', 'j once the card shows a photo (its 64 px thumbnail inline) (sqlite)', 'req/s', photoReps);
+    }
     const labels: Record<string, [string, string]> = {
       static: ['a2', 'bare node:http, a fixed JSON body, no crypto'],
       preview: ['h', `GET /profiles/{id}/preview, DPoP-bound token (${kind})`],
@@ -836,6 +859,7 @@ if (publicCard && publicCard304) check('i304 faster than i (304 vs 200)', ratio(
 const { contact, contact304 } = results;
 if (contact && limit && kind === 'sqlite') check('j ≥ 0.55x the limit', ratio(contact), 0.55, true, x);
 if (contact && contact304) check('j304 faster than j (304 vs 200)', ratio(contact304, contact), 1, true, x);
+if (contact && results.contactPhoto) check('jp ≥ 0.8x j (a card with a photo costs little more)', ratio(results.contactPhoto, contact), 0.8, true, x);
 const ms = (n: number) => `${fmt(n, 1)} ms`;
 if (fanout?.metrics) {
   const k = fanout.metrics;

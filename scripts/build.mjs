@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Builds what `npm start` runs: three outputs, each from its inputs.
+// Builds what `npm start` and the operator's commands run: four outputs, each from its inputs.
 //   types:  tsc -p tsconfig.build.json → dist/src (the type check of the build)
 //   server: scripts/bundle-server.ts   → dist/server.js (what npm start runs, decision 120)
+//   commands: scripts/bundle-server.ts --commands → dist/commands/*.js (npm run admin, backup, …)
 //   web:    vite build                 → web/dist (the web app the server serves)
 // After building an output it records the SHA-256 of its inputs (their paths and contents;
 // node_modules stands in as package-lock.json) in dist/.stamps. With --if-stale (npm start) it
@@ -10,11 +11,11 @@
 // Contents, not times: a fresh clone, a branch switched and back, or a `touch` build nothing new.
 // --check only reports what is stale (exit 1 when anything is). Plain JavaScript, so checking
 // starts no compiler.
-// Usage: node scripts/build.mjs [--if-stale | --check]
+// Usage: node scripts/build.mjs [--if-stale | --check] [target…]
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const projectRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -37,6 +38,14 @@ export const TARGETS = [
     inputs: ['src', 'scripts/bundle-server.ts', 'tsconfig.json', 'package-lock.json'],
     keep: notTests,
     command: ['--import', 'tsx', 'scripts/bundle-server.ts'],
+  },
+  {
+    name: 'commands',
+    what: "the operator's commands (admin, backup, restore, rotate-secrets, migrate, purge)",
+    output: 'dist/commands/admin.js',
+    inputs: ['src', 'scripts/bundle-server.ts', 'tsconfig.json', 'package-lock.json'],
+    keep: notTests,
+    command: ['--import', 'tsx', 'scripts/bundle-server.ts', '--commands'],
   },
   {
     name: 'web',
@@ -110,6 +119,10 @@ export function build({ root = projectRoot, targets = TARGETS, mode = 'all', say
     if (mode === 'if-stale' && fresh) continue;
     say(`Building ${target.what}${fresh ? '' : built ? ': its sources changed' : ': not built yet'}…`);
     const started = Date.now();
+    // An install without dev dependencies (npm ci --omit=dev) has no compiler: say what to do.
+    const [first, second] = target.command;
+    const compiler = first === '--import' ? join(root, 'node_modules', second) : isAbsolute(first) ? first : undefined;
+    if (compiler && !existsSync(compiler)) throw new Error(`${target.what} ${built ? 'is out of date' : 'is not built'}, and this install has no compiler (installed with --omit=dev?): run \`npm ci && npm run build\` first, then \`npm ci --omit=dev\``);
     const result = spawnSync(process.execPath, target.command, { cwd: root, stdio: 'inherit' });
     if (result.status !== 0) throw new Error(`Building ${target.what} failed (exit ${result.status ?? result.signal}); fix the errors above and try again.`);
     mkdirSync(stamps, { recursive: true });
@@ -121,8 +134,15 @@ export function build({ root = projectRoot, targets = TARGETS, mode = 'all', say
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const mode = process.argv.includes('--check') ? 'check' : process.argv.includes('--if-stale') ? 'if-stale' : 'all';
+  // Names after the flags build only those targets (`--if-stale commands` before an operator's command).
+  const names = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+  const unknown = names.filter((name) => !TARGETS.some((target) => target.name === name));
+  if (unknown.length) {
+    console.error(`unknown build target ${unknown.join(', ')}; targets: ${TARGETS.map((target) => target.name).join(', ')}`);
+    process.exit(2);
+  }
   try {
-    const stale = build({ mode });
+    const stale = build({ mode, targets: names.length ? TARGETS.filter((target) => names.includes(target.name)) : TARGETS });
     if (mode === 'check') process.exit(stale.length ? 1 : 0);
   } catch (error) {
     console.error(error.message);

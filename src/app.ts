@@ -76,6 +76,8 @@ export interface VidApp {
   compileSchemas(): void;
   /** Where GET /metrics answers (its own listener) when METRICS_PORT is set. */
   metricsUrl?: string;
+  /** Readiness answers 503 from now on while everything else still serves (SIGTERM, before closing). */
+  drain(): void;
   /** Re-seals every declared sealed value under the current key (npm run rotate-secrets, decision 110). */
   rotateSecrets(options?: { batchSize?: number; onBatch?(column: string, done: number): void }): Promise<ColumnReport[]>;
 }
@@ -111,7 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
 
   let app: FastifyInstance | undefined;
   const warn = (error: unknown, what: string) => app?.log.warn({ err: error }, what);
-  const shared = createSharedState(config, store, clock);
+  const shared = createSharedState(config, store, clock, { warn, info: (what) => app?.log.info(what) });
   // Metrics only with METRICS_PORT: otherwise prom-client is never loaded and every count is a no-op.
   const prometheus = config.metrics ? (await import('./platform/metrics/prometheus.js')).createPrometheusMetrics({ store, now: clock.now, warn }) : undefined;
   const metrics = prometheus?.metrics ?? noMetrics;
@@ -266,5 +268,8 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   return { app, store, streams: services.streams, accountData: platform.accountData, services, compileSchemas: compilers.compileAll,
     metricsUrl: metricsListener?.url,
     rotateSecrets: (options = {}) => resealAll({ store, box, sealed, ...options }),
+    drain: () => {
+      for (const part of parts) part.drain?.();
+    },
   };
 }

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './platform/config.js';
 import { backupSqlite } from './platform/store/sqlite-backup.js';
@@ -24,11 +24,22 @@ if (!existsSync(config.database.path)) {
   console.error(`there is no database at ${config.database.path} (SQLITE_PATH)`);
   process.exit(1);
 }
+// A directory that is not there is the operator's typo, said in one line (never a stack trace).
+if (!existsSync(dirname(target))) {
+  console.error(`there is no directory ${dirname(target)} to write the backup into; create it first (mkdir -p ${dirname(target)})`);
+  process.exit(1);
+}
 if (existsSync(target) && !values.force) {
   console.error(`${target} exists; choose another name or add --force to replace it`);
   process.exit(1);
 }
 const started = Date.now();
-const report = await backupSqlite(config.database.path, target);
+let report;
+try {
+  report = await backupSqlite(config.database.path, target);
+} catch (error) {
+  console.error(`backup failed: ${(error as Error).message}`);
+  process.exit(1);
+}
 console.log(`backed up ${config.database.path} to ${target}: ${report.bytes} bytes, ${report.migrations} migrations, ${Date.now() - started} ms`);
 console.log('Keep the sealing key (SECRET_KEY, or the key file beside the database) apart from the backup: the backup needs it, and a thief should not find both together.');

@@ -18,16 +18,25 @@ if (config.database.kind === 'sqlite' && config.database.path !== ':memory:') {
     process.exit(1);
   }
 }
-const { app, metricsUrl } = await buildApp({ config, logger: logOutput(process.stdout) });
+const { app, metricsUrl, drain } = await buildApp({ config, logger: logOutput(process.stdout) });
 
 const SHUTDOWN_GRACE_MS = 10_000;
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
-  app.log.info({ signal }, 'shutting down');
+  // SIGTERM (an orchestrator, a rolling restart): readiness says 503 first, for DRAIN_DELAY_S,
+  // while every request is still served, so the balancer's health checks take the node out
+  // before its port closes. SIGINT (a person's Ctrl-C) closes at once.
+  const delayMs = signal === 'SIGTERM' ? config.drainDelaySeconds * 1000 : 0;
   // If draining hangs (a stuck client), exit anyway rather than block a deploy.
-  setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
+  setTimeout(() => process.exit(1), delayMs + SHUTDOWN_GRACE_MS).unref();
+  if (delayMs > 0) {
+    drain();
+    app.log.info({ signal }, `draining: /health/ready answers 503 for ${config.drainDelaySeconds} s, then the port closes`);
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+  }
+  app.log.info({ signal }, 'shutting down');
   await app.close();
   ownership?.release();
   process.exit(0);

@@ -29,6 +29,8 @@ export type Card = Schemas['Card'];
 export type Profile = Schemas['Profile'];
 export type Exposure = Schemas['Exposure'];
 export type Contact = Schemas['Contact'];
+/** A photo the server re-encoded from an upload (PRODUCT §2). */
+export type Photo = Schemas['Photo'];
 export type Subscription = Schemas['Subscription'];
 export type Annotation = Schemas['Annotation'];
 export type ShareLink = Schemas['ShareLink'];

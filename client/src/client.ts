@@ -8,6 +8,7 @@ import type {
   AuthenticationCredential,
   Card,
   Contact,
+  Photo,
   ContactKey,
   KeyBundle,
   KeyShare,
@@ -249,6 +250,29 @@ export function createVidClient(options: VidClientOptions) {
         request('PUT', '/profiles/{id}/exposures/{field_id}', { ifMatch: false, ...call, params: { id, field_id: fieldId }, body }),
       async hide(id: string, fieldId: string, call?: CallOptions): Promise<void> {
         await request('DELETE', '/profiles/{id}/exposures/{field_id}', { ifMatch: false, ...call, params: { id, field_id: fieldId } });
+      },
+    },
+
+    /**
+     * Your photos (PRODUCT §2): upload one (the server keeps only its own square JPEGs), show it
+     * through a field of type photo, and read any photo a card shows you as a Blob (DPoP cannot
+     * ride on an <img>: show it from URL.createObjectURL; a card's 64 px thumbnail needs no call).
+     */
+    photos: {
+      upload: (image: Blob | Uint8Array, options: { type: string; crop?: { x: number; y: number; size: number } } & CallOptions): Promise<Photo> => {
+        const { type, crop, ...call } = options;
+        return transport
+          .send<Photo>({ ...call, method: 'POST', path: '/me/photos', query: crop ? { crop: `${Math.round(crop.x)},${Math.round(crop.y)},${Math.round(crop.size)}` } : undefined, bytes: { data: image, type } })
+          .then((response) => response.data);
+      },
+      list: (call?: CallOptions): Paginated<Photo> => list('/me/photos', { ...call }),
+      async remove(id: string, call?: CallOptions): Promise<void> {
+        await request('DELETE', '/me/photos/{id}', { ...call, params: { id } });
+      },
+      /** A photo's bytes in one size (64, 256 or 512), if a card shows it to you (else 404). */
+      async image(id: string, size: 64 | 256 | 512 = 256, call?: CallOptions): Promise<Blob> {
+        const response = await transport.exchange({ ...call, method: 'GET', path: `/photos/${encodeURIComponent(id)}`, query: { size } });
+        return response.blob();
       },
     },
 

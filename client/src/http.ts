@@ -51,6 +51,8 @@ export interface SendOptions extends CallOptions {
   path: string;
   query?: Record<string, string | number | boolean | undefined | null>;
   body?: unknown;
+  /** A body that is not JSON (a photo): its bytes and media type. */
+  bytes?: { data: Blob | Uint8Array; type: string };
   /** Sign with this key instead of the stored one (login and sign-up bind a fresh key). */
   key?: DpopKeyPair;
   /** Internal: no proactive renewal (the renew call itself). */
@@ -217,6 +219,7 @@ export class Transport {
       signal?.throwIfAborted();
       const headers = new Headers(options.headers);
       if (options.body !== undefined) headers.set('content-type', 'application/json');
+      if (options.bytes) headers.set('content-type', options.bytes.type);
       let session: StoredSession | undefined;
       if (auth !== 'none') {
         session = auth === 'auto' ? await this.activeSession(options.noRenew) : undefined;
@@ -235,7 +238,7 @@ export class Transport {
         response = await this.config.fetch(url, {
           method,
           headers,
-          body: options.body === undefined ? undefined : JSON.stringify(options.body),
+          body: options.bytes ? (options.bytes.data as BodyInit) : options.body === undefined ? undefined : JSON.stringify(options.body),
           signal,
         });
       } catch (error) {

@@ -33,6 +33,17 @@ export interface Config {
   bodyLimitBytes: number;
   database: { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; poolSize: number };
   redisUrl?: string;
+  /**
+   * How Redis may fail without failing a request: each command gives up after commandTimeoutMs,
+   * and after a failure the breaker sends everything to the fallback for breakerOpenMs
+   * (limits/breaker.ts, docs/deploy.md "When PostgreSQL or Redis goes away").
+   */
+  redis: { commandTimeoutMs: number; breakerOpenMs: number };
+  /**
+   * Seconds between SIGTERM and closing the port, while /health/ready answers 503 and everything
+   * else is still served: long enough for the balancer's health checks to take the node out.
+   */
+  drainDelaySeconds: number;
   webauthn: { rpId: string; rpName: string; origins: string[] };
   tokens: {
     accessTtlSeconds: number;
@@ -216,6 +227,11 @@ export function loadConfig(env: Env = process.env): Config {
       ? { kind: 'postgres', url: databaseUrl, poolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1) }
       : { kind: 'sqlite', path: env.SQLITE_PATH === ':memory:' ? ':memory:' : resolve(env.SQLITE_PATH ?? './data/vid.sqlite') },
     redisUrl,
+    redis: {
+      commandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 50, 1),
+      breakerOpenMs: int(env, 'REDIS_BREAKER_OPEN_MS', 2000, 0),
+    },
+    drainDelaySeconds: int(env, 'DRAIN_DELAY_S', 5, 0),
     webauthn: {
       rpId: env.RP_ID ?? new URL(publicOrigin).hostname,
       rpName: env.RP_NAME ?? 'VID',

@@ -63,6 +63,11 @@ export interface ModuleParts {
   rootRoutes?: FastifyPluginAsync;
   /** After the server is ready (background work). */
   start?(): Promise<void> | void;
+  /**
+   * On SIGTERM, before the port closes: the node still serves, but tells the balancer to stop
+   * sending it traffic (readiness answers 503) for DRAIN_DELAY_S.
+   */
+  drain?(): void;
   /** Before the server closes (open streams end). */
   stop?(): void;
   /** When the server has closed. */

@@ -90,7 +90,7 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
     const panel = page.locator('#share-qr');
     await panel.locator('svg').waitFor();
     linkUrl = (await page.locator('#share-url').textContent()) ?? '';
-    assert.match(linkUrl, new RegExp(`^${e2e.origin}/s/[A-Za-z0-9_-]{20,}$`));
+    assert.match(linkUrl, new RegExp(`^${e2e.origin}/s/#[A-Za-z0-9_-]{20,}$`));
     assert.match(await panel.textContent() ?? '', /You approve each person · Used 0 of 5 times · Works until/);
     const links = page.locator('#share-links li[data-share-link]');
     assert.equal(await links.count(), 1);

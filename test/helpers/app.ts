@@ -48,6 +48,9 @@ export function testConfig(databaseUrl: string | undefined, env: Record<string, 
     AUTH_FAILURES_PER_CLIENT_PER_MIN: '100000',
     AUTH_FAILURES_PER_KEY_PER_MIN: '100000',
     SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
+    // A busy shared test machine can keep Redis waiting past the production 50 ms; suites that
+    // share counters across nodes must not fall back to memory for that.
+    REDIS_COMMAND_TIMEOUT_MS: '1000',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...env,
   });

@@ -94,6 +94,9 @@ export function assertReadsCard(reading: Reading, card: Card, form: Form): void 
       `${where}: ${property}`,
     );
   }
+  // The card's first photo, inline, once (decision 291); its bytes are the readers' own business.
+  if (card.fields.some((f) => f.type === 'photo')) assert.equal(all(reading, 'PHOTO').length, 1, `${where}: PHOTO`);
+  else assert.equal(all(reading, 'PHOTO').length, 0, `${where}: no PHOTO`);
   // Each custom label names the group of the one property it labels.
   const labels = all(reading, 'X-ABLabel');
   if (!readable('X-ABLabel', ...wanted.filter((w) => w.label).map((w) => w.label!))) return;

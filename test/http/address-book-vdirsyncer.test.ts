@@ -2,6 +2,7 @@
 // address book from the server URL and syncs it into a folder of .vcf files, and khard reads
 // the fields from there. Then an owner's edit, a revoke and an exposure change are each
 // followed by one sync that shows exactly that change in the folder.
+import sharp from 'sharp';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -174,6 +175,19 @@ show_uids = yes
       assert.doesNotMatch(now.get(ada!.uid)!, /EMAIL/);
       assert.doesNotMatch(await khard('email', '--parsable').catch((error: { stdout?: string }) => error.stdout ?? ''), /ada@example\.org/);
       assert.match(await khard('show', '--format', 'yaml', 'Countess'), /Countess Lovelace/);
+
+      before = now;
+
+      // Ada adds a photo to the card the reader sees: that card alone changes, with PHOTO inline.
+      const jpeg = await sharp({ create: { width: 120, height: 120, channels: 3, background: '#aa3355' } }).jpeg().toBuffer();
+      const photo = await client.as(ada!.device, 'POST', `${API}/me/photos`, { rawBody: jpeg, headers: { 'content-type': 'image/jpeg', 'idempotency-key': crypto.randomUUID() } });
+      assert.equal(photo.status, 201, JSON.stringify(photo.body));
+      const photoField = await created(await post(ada!.device, '/me/fields', { type: 'photo', value: { photo_id: photo.body.id } }));
+      await created(await client.as(ada!.device, 'PUT', `${API}/profiles/${ada!.profile}/exposures/${photoField.id}`, { body: {} }));
+      await vdirsyncer('sync', 'people');
+      now = folder(book);
+      assert.deepEqual(differences(before, now), { added: [], removed: [], changed: [ada!.uid] });
+      assert.match(now.get(ada!.uid)!, /^PHOTO;ENCODING=b;TYPE=JPEG:/m);
 
       // A read-only remote: nothing the sync did wrote to the server (the card is still the owner's).
       const card = await fetch(`${server.baseUrl}/dav/addressbooks/${reader.accountId}/following/${ada!.device.accountId}.vcf`, {

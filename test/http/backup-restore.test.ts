@@ -4,7 +4,7 @@
 // `npm run restore` refuses while the service has the database, then restores, keeps what it
 // replaced, and the service starts on the restored copy with every migration.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -75,6 +75,16 @@ describe('npm run backup and restore [sqlite]', { skip: sqlite.skip }, () => {
       assert.ok(duringOrAfter > beforeBackup.length, 'writes went on while the backup ran');
       assert.deepEqual(readdirSync(dir).filter((name) => name.includes('partial')), [], 'no partial file is left behind');
 
+      // The database, its side files and the backup are the service user's alone (0600).
+      for (const name of readdirSync(join(dir, 'data')).filter((name) => name.includes('.sqlite'))) {
+        assert.equal(statSync(join(dir, 'data', name)).mode & 0o077, 0, `data/${name} is readable by others`);
+      }
+      assert.equal(statSync(backupFile).mode & 0o777, 0o600, 'the backup is readable by others');
+      // A directory that is not there: one line saying so, no stack trace.
+      const nowhere = await command('backup', [join(dir, 'no-such-dir', 'b.sqlite')], env);
+      assert.equal(nowhere.code, 1);
+      assert.match(nowhere.stderr.trim(), /^there is no directory .*no-such-dir to write the backup into; create it first \(mkdir -p .*\)$/);
+
       // A second backup to the same name needs --force.
       const again = await command('backup', [backupFile], env);
       assert.equal(again.code, 1);
@@ -89,7 +99,9 @@ describe('npm run backup and restore [sqlite]', { skip: sqlite.skip }, () => {
       const restored = await command('restore', [backupFile], env);
       assert.equal(restored.code, 0, restored.stderr);
       assert.match(restored.stdout, /kept as .*before-restore-/);
-      assert.ok(readdirSync(join(dir, 'data')).some((name) => name.startsWith('vid.sqlite.before-restore-')));
+      const kept = readdirSync(join(dir, 'data')).filter((name) => name.startsWith('vid.sqlite.before-restore-'));
+      assert.equal(kept.length, 1);
+      assert.equal(statSync(join(dir, 'data', kept[0]!)).mode & 0o077, 0, 'the database a restore replaced is readable by others');
       assert.deepEqual(checkDatabaseFile(env.SQLITE_PATH).migrations, Object.keys(allMigrations()).sort());
 
       // The service starts on the restored copy; the session is in it too.

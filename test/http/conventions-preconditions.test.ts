@@ -110,6 +110,26 @@ for (const backend of backends) {
       assert.equal(again.status, 412, JSON.stringify(again.body));
     });
 
+    it('never refuses If-Match: * because of a concurrent change: ten PATCH /me and ten PATCH of a field at once all apply', async () => {
+      const device = await t.client.signUp(uniqueName('starrace'));
+      const start = (await read(device)).version;
+      const names = Array.from({ length: 10 }, (_, i) => `Racer ${i}`);
+      const answers = await Promise.all(names.map((name) => t.client.as(device, 'PATCH', ME, { body: { display_name: name }, headers: { 'if-match': '*' } })));
+      for (const res of answers) assert.equal(res.status, 200, JSON.stringify(res.body));
+      // Each applied on its own version: ten distinct versions, the last one start + 10.
+      assert.deepEqual(answers.map((res) => res.body.version).sort((a, b) => a - b), names.map((_, i) => start + i + 1));
+      assert.equal((await read(device)).version, start + 10);
+      // A field (read fresh from its own table), and a list whose one tag is current matches the same way.
+      const created = await t.client.as(device, 'POST', '/api/v1/me/fields', { body: { type: 'nickname', value: 'Race' }, headers: { 'idempotency-key': crypto.randomUUID() } });
+      const url = `/api/v1/me/fields/${created.body.id}`;
+      const fieldAnswers = await Promise.all(names.map((label) => t.client.as(device, 'PATCH', url, { body: { label }, headers: { 'if-match': '*' } })));
+      for (const res of fieldAnswers) assert.equal(res.status, 200, JSON.stringify(res.body));
+      // A single tag still means that version only: a concurrent change makes it 412.
+      const current = (await read(device)).version;
+      const single = await Promise.all([0, 1].map((i) => t.client.as(device, 'PATCH', ME, { body: { display_name: `Single ${i}` }, headers: { 'if-match': `"${current}"` } })));
+      assert.deepEqual(single.map((res) => res.status).sort(), [200, 412]);
+    });
+
     it('applies a PATCH with the current ETag: 200, version + 1, new ETag', async () => {
       const device = await t.client.signUp(uniqueName('good'));
       const before = await read(device);

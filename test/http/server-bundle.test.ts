@@ -29,7 +29,7 @@ describe('the bundled server (npm start)', () => {
     const entry = await bundleServer(join(dir, 'server.js'));
     child = spawn(process.execPath, ['--max-semi-space-size=4', '--heap-growing-percent=50', entry], {
       cwd: projectRoot,
-      env: { ...process.env, MALLOC_ARENA_MAX: '2', PUBLIC_ORIGIN, PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: join(dataDir, 'vid.sqlite'), LOG_LEVEL: 'info', DATABASE_URL: '', REDIS_URL: '' },
+      env: { ...process.env, MALLOC_ARENA_MAX: '2', PUBLIC_ORIGIN, PORT: '0', HOST: '127.0.0.1', SQLITE_PATH: join(dataDir, 'vid.sqlite'), LOG_LEVEL: 'info', DATABASE_URL: '', REDIS_URL: '', DRAIN_DELAY_S: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     exited = new Promise((resolve) => child.once('exit', resolve));
@@ -82,8 +82,19 @@ describe('the bundled server (npm start)', () => {
     assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'self'/);
   });
 
-  it('exits 0 on SIGTERM after draining', async () => {
+  it('on SIGTERM says 503 on readiness for DRAIN_DELAY_S while still serving, then closes the port and exits 0', async () => {
+    const signalled = Date.now();
     child.kill('SIGTERM');
+    // The balancer's health check sees the node leave before its port closes.
+    let ready = await fetch(`${baseUrl}/health/ready`);
+    for (let i = 0; ready.status === 200 && i < 20; i++) ready = await fetch(`${baseUrl}/health/ready`);
+    assert.equal(ready.status, 503);
+    assert.equal((await ready.json()).code, 'shutting_down');
+    assert.ok(ready.headers.get('retry-after'));
+    // Requests already routed to it are still answered meanwhile.
+    assert.equal((await fetch(`${baseUrl}/health/live`)).status, 200);
+    assert.equal((await fetch(`${baseUrl}/api/v1/field-types`)).status, 200);
     assert.equal(await exited, 0);
+    assert.ok(Date.now() - signalled >= 900, 'the port stayed open for the drain delay');
   });
 });

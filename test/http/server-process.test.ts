@@ -20,7 +20,7 @@ function dataDir(): string {
 
 /** The environment of a server started with `npm start` and `env`: PUBLIC_ORIGIN left at its default unless given. */
 function serverEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  const base: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', DATABASE_URL: '' };
+  const base: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', DATABASE_URL: '', DRAIN_DELAY_S: '0' };
   delete base.PUBLIC_ORIGIN;
   return { ...base, ...env };
 }

@@ -38,7 +38,8 @@ for (const backend of backends) {
       const link = created.body;
       assert.match(link.id, /^shl_/);
       assert.match(link.token, /^[A-Za-z0-9_-]{32}$/, '192 random bits');
-      assert.equal(link.url, `${PUBLIC_ORIGIN}/s/${link.token}`);
+      // The token in the fragment, which no browser sends to a server (nor in a Referer).
+      assert.equal(link.url, `${PUBLIC_ORIGIN}/s/#${link.token}`);
       assert.deepEqual({ uses: link.uses, max_uses: link.max_uses, auto_approve: link.auto_approve, state: link.state, expires_at: link.expires_at }, { uses: 0, max_uses: 5, auto_approve: true, state: 'active', expires_at: null });
       assert.equal(created.headers.get('cache-control'), 'no-store');
       const listed = await s.get(alice, '/share-links');
@@ -189,7 +190,7 @@ for (const backend of backends) {
   });
 
   describe(`share-link tokens never reach the logs [${backend.name}]`, { skip: backend.skip }, () => {
-    it('create, list, resolve, redeem and the /s/<token> page: no log line holds the token', async () => {
+    it('create, list, resolve, redeem, the /s/#<token> page and an older /s/<token> link: no log line holds the token', async () => {
       await withLoggedApp(backend, async ({ lines, baseUrl, client, s }) => {
         const alice = await s.person('logged');
         const profile = await s.profile(alice, 'Work');
@@ -197,10 +198,17 @@ for (const backend of backends) {
         await s.get(alice, '/share-links');
         await client.call('GET', `${API}/share-links/resolve?token=${link.token}`);
         await s.post(await s.person('bob'), '/share-links/redeem', { token: link.token });
-        await fetch(`${baseUrl}/s/${link.token}`);
+        // What a browser asks for when it opens link.url: the fragment stays behind.
+        const opened = new URL(link.url.replace(PUBLIC_ORIGIN, baseUrl));
+        assert.equal(opened.hash, `#${link.token}`);
+        const page = await fetch(`${baseUrl}${opened.pathname}${opened.search}`);
+        assert.equal(page.status, 200);
+        assert.match(page.headers.get('content-type') ?? '', /text\/html/);
+        // A link made before the token moved still opens the same page.
+        assert.equal((await fetch(`${baseUrl}/s/${link.token}`)).status, 200);
         await client.call('GET', `${API}/share-links/resolve?token=${link.token}x`);
         // One record per request: those that carried the token are there, without it.
-        for (const request of ['GET /api/v1/share-links/resolve 200', 'POST /api/v1/share-links/redeem 201', 'GET /s/[token] 200']) {
+        for (const request of ['GET /api/v1/share-links/resolve 200', 'POST /api/v1/share-links/redeem 201', 'GET /s/ 200', 'GET /s/[token] 200']) {
           assert.ok(lines.some((line) => line.includes(`"msg":"${request}`)), `${request} was logged`);
         }
         for (const line of lines) assert.ok(!line.includes(link.token), `a log line holds the token: ${line.slice(0, 300)}`);

@@ -15,6 +15,8 @@ import type { Social } from '../helpers/social.js';
 import { assertReadsCard, serviceText } from '../helpers/vcard-expect.js';
 import type { Form } from '../helpers/vcard-expect.js';
 import { all, readEverywhere, vobject } from '../helpers/vcard-readers.js';
+import { upload } from '../helpers/photos.js';
+import sharp from 'sharp';
 
 const FORMS: Array<Form & { query: string }> = [
   { version: '3.0', query: '' },
@@ -48,6 +50,7 @@ for (const backend of backends) {
         social: await s.field(alice, { type: 'social', value: { platform: 'github', handle: 'octocat' } }),
         url: await s.field(alice, { type: 'url', value: 'https://example.com/a,b;c' }),
         note: await s.field(alice, { type: 'note', value: 'Hello' }),
+        photo: await s.field(alice, { type: 'photo', value: { photo_id: (await upload(t, alice, await sharp({ create: { width: 300, height: 200, channels: 3, background: '#2b6cb0' } }).jpeg().toBuffer())).body.id } }),
       };
       for (const [key, field] of Object.entries(made)) ids[key] = field.id;
       const open = await s.profile(alice, 'Public', true);

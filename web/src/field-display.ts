@@ -10,8 +10,14 @@ export const FIELDS_KEY = '/me/fields?limit=200';
 export const TYPE_NOUNS: Record<string, string> = {
   name: 'name', nickname: 'nickname', phone: 'phone number', email: 'e-mail address', postal_address: 'address',
   birthday: 'birthday', url: 'link', social: 'social profile', organization: 'organization', job_title: 'job title',
-  pronouns: 'pronouns', language: 'language', time_zone: 'time zone', note: 'note',
+  pronouns: 'pronouns', language: 'language', time_zone: 'time zone', note: 'note', photo: 'photo',
 };
+
+/** A photo field's 64 px square, carried by the field and the card (no request needed). */
+export function thumbnailOf(f: Pick<Schemas['Field'], 'type' | 'details'>): string | undefined {
+  const thumbnail = (f.details as { thumbnail?: string } | undefined)?.thumbnail;
+  return f.type === 'photo' && typeof thumbnail === 'string' && thumbnail.startsWith('data:image/jpeg;base64,') ? thumbnail : undefined;
+}
 
 type Shown = Pick<Schemas['Field'], 'type' | 'value' | 'details'>;
 
@@ -25,6 +31,7 @@ function birthdayWords(value: unknown): string | undefined {
 
 export function display(f: Shown): string {
   const d = (f.details ?? {}) as Record<string, unknown>;
+  if (f.type === 'photo') return 'Photo';
   if (f.type === 'birthday') {
     const words = birthdayWords(f.value);
     if (words) return words;

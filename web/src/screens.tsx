@@ -2,6 +2,7 @@
 // (docs/decisions/160-web-app-components.md).
 import type { Me } from '../../client/src/index.js';
 import { route, routePrefix } from './core/router.js';
+import type { Screen } from './core/router.js';
 import { lazy } from './ui/lazy.js';
 
 export function registerScreens(): void {
@@ -20,7 +21,11 @@ export function registerScreens(): void {
   route('/add-device', { view: 'add-device', title: 'Add a device', component: lazy(() => import('./views/add-device.js')) });
   route('/data', { view: 'data', title: 'Your data', component: lazy(() => import('./views/data.js')) });
   routePrefix('/@', { view: 'public-card', title: 'Card', component: lazy(() => import('./views/public-card.js')), open: true });
-  routePrefix('/s/', { view: 'share-link', title: 'Share link', component: lazy(() => import('./views/share-link.js')), open: true });
+  // A share link's page: /s/#<token> (the token in the fragment, never sent to a server), and
+  // /s/<token> from links made before, which the page moves into the fragment.
+  const shareLink: Screen = { view: 'share-link', title: 'Share link', component: lazy(() => import('./views/share-link.js')), open: true };
+  route('/s/', shareLink);
+  routePrefix('/s/', shareLink);
 }
 
 /** The one screen of a deleted account (PRODUCT §8), whatever the path. */

@@ -2196,7 +2196,7 @@ export interface components {
             label: string | null;
             /** @description The secret in the link: whoever holds it may subscribe */
             token: string;
-            /** @description The page for the token, for a QR code: PUBLIC_ORIGIN/s/<token> */
+            /** @description The page for the token, for a QR code: PUBLIC_ORIGIN/s/#<token> (in the fragment, which never reaches a server; PUBLIC_ORIGIN/s/<token> from older links opens the same page) */
             url: string;
             /** @description The profile a subscriber through this link sees */
             profile_id: string;
@@ -2613,7 +2613,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -2815,7 +2815,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3059,7 +3059,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3321,7 +3321,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3564,7 +3564,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -3856,7 +3856,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4099,7 +4099,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4393,7 +4393,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -4747,7 +4747,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5022,7 +5022,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5299,7 +5299,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5542,7 +5542,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5833,7 +5833,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6160,7 +6160,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6454,7 +6454,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -6687,7 +6687,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7015,7 +7015,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7275,7 +7275,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7532,7 +7532,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -7764,7 +7764,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8010,7 +8010,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8214,7 +8214,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8469,7 +8469,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8666,7 +8666,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -8912,7 +8912,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9182,7 +9182,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9456,7 +9456,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9722,7 +9722,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -9994,7 +9994,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10261,7 +10261,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10490,7 +10490,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -10730,7 +10730,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11056,7 +11056,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11380,7 +11380,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11673,7 +11673,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -11965,7 +11965,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12256,7 +12256,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12496,7 +12496,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -12801,7 +12801,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13060,7 +13060,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13352,7 +13352,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13547,7 +13547,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13752,7 +13752,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13975,7 +13975,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14217,7 +14217,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14496,7 +14496,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -14755,7 +14755,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15099,7 +15099,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15455,7 +15455,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15698,7 +15698,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -15977,7 +15977,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16236,7 +16236,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16583,7 +16583,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -16938,7 +16938,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17207,7 +17207,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17538,7 +17538,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -17831,7 +17831,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18113,7 +18113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18321,7 +18321,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18534,7 +18534,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -18775,7 +18775,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19034,7 +19034,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19335,7 +19335,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19640,7 +19640,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -19941,7 +19941,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20246,7 +20246,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20494,7 +20494,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -20786,7 +20786,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21036,7 +21036,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21362,7 +21362,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21603,7 +21603,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -21862,7 +21862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22154,7 +22154,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22460,7 +22460,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -22774,7 +22774,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23033,7 +23033,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23416,7 +23416,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -23760,7 +23760,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24006,7 +24006,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24240,7 +24240,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24480,7 +24480,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -24784,7 +24784,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25076,7 +25076,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25294,7 +25294,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25641,7 +25641,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -25884,7 +25884,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26144,7 +26144,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26526,7 +26526,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -26871,7 +26871,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -27164,7 +27164,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -27424,7 +27424,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -27780,7 +27780,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -28124,7 +28124,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -28367,7 +28367,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -28645,7 +28645,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -28910,7 +28910,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -29202,7 +29202,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -29563,7 +29563,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -29796,7 +29796,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -30065,7 +30065,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -30333,7 +30333,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -30604,7 +30604,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -30890,7 +30890,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Load shedding; honour Retry-After */
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
             503: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];

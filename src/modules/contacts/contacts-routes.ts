@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { attachment } from '../../platform/http/attachment.js';
 import { callerOf } from '../../platform/http/caller.js';
-import { notModified, optionalIfMatch, requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
+import { ifMatched, ifMatchedOptional, notModified, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
 import { NoContent, NotModified, PageOf, PageQuery, ref } from '../../platform/http/schemas.js';
 import { ifNoneMatch, sendStored } from '../../platform/http/stored-representation.js';
@@ -151,8 +151,7 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
       response: { 200: ref(AnnotationSchema), 201: ref(AnnotationSchema) },
     },
   }, async (request, reply) => {
-    const ifMatch = await optionalIfMatch(request, versionOf(() => annotations.get(callerOf(request), request.params.id)));
-    const { created, annotation } = await annotations.put(callerOf(request), request.params.id, ifMatch, request.body);
+    const { created, annotation } = await ifMatchedOptional(request, versionOf(() => annotations.get(callerOf(request), request.params.id)), (ifMatch) => annotations.put(callerOf(request), request.params.id, ifMatch, request.body));
     setEtag(reply, annotation.version);
     return reply.code(created ? 201 : 200).send(annotation);
   });
@@ -161,7 +160,7 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
     config: { ifMatch: 'required', auth: 'session', refusals: ['contact_not_found', 'annotation_not_found'] },
     schema: { tags: ['annotations'], summary: 'Delete your annotation of a contact', description: 'Needs If-Match.', params: IdParams, response: { 204: NoContent } },
   }, async (request, reply) => {
-    await annotations.remove(callerOf(request), request.params.id, await requireIfMatch(request, versionOf(() => annotations.get(callerOf(request), request.params.id))));
+    await ifMatched(request, versionOf(() => annotations.get(callerOf(request), request.params.id)), (version) => annotations.remove(callerOf(request), request.params.id, version));
     return reply.code(204).send(null);
   });
 

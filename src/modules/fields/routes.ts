@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FieldService } from './service.js';
 import { callerOf } from '../../platform/http/caller.js';
-import { requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
+import { ifMatched, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
 import { NoContent, PageOf, ref } from '../../platform/http/schemas.js';
 import type { RouteRefusal } from '../../platform/refusals.js';
@@ -76,8 +76,7 @@ export async function fieldRoutes(app: FastifyInstance, opts: { fields: FieldSer
       },
     },
   }, async (request, reply) => {
-    const version = await requireIfMatch(request, versionOf(() => fields.get(callerOf(request), request.params.id)));
-    const field = await fields.update(callerOf(request), request.params.id, version, request.body);
+    const field = await ifMatched(request, versionOf(() => fields.get(callerOf(request), request.params.id)), (version) => fields.update(callerOf(request), request.params.id, version, request.body));
     setEtag(reply, field.version);
     return field;
   });
@@ -94,7 +93,7 @@ export async function fieldRoutes(app: FastifyInstance, opts: { fields: FieldSer
       },
     },
   }, async (request, reply) => {
-    await fields.remove(callerOf(request), request.params.id, await requireIfMatch(request, versionOf(() => fields.get(callerOf(request), request.params.id))));
+    await ifMatched(request, versionOf(() => fields.get(callerOf(request), request.params.id)), (version) => fields.remove(callerOf(request), request.params.id, version));
     return reply.code(204).send(null);
   });
 }

@@ -8,6 +8,9 @@ export const healthModule = defineModule({
     let closing = false;
     return {
       rootRoutes: (app) => healthRoutes(app, { ping: () => store.ping(), isClosing: () => closing }),
+      drain: () => {
+        closing = true;
+      },
       stop: () => {
         closing = true;
       },

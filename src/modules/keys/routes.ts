@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../platform/http/caller.js';
-import { optionalIfMatch, requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
+import { ifMatched, ifMatchedOptional, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
 import { NoContent, PageOf, PageQuery, ref } from '../../platform/http/schemas.js';
 import { BundleBody, ContactIdParams, ContactKeySchema, KeyBundleSchema, KeyShareSchema, MethodIdParams, ShareBody } from './schemas.js';
@@ -53,7 +53,7 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
     },
   }, async (request, reply) => {
     const { method_id: methodId } = request.params;
-    const { created, bundle } = await keys.devices.put(callerOf(request), methodId, await optionalIfMatch(request, versionOf(() => keys.devices.get(callerOf(request), methodId))), request.body.bundle);
+    const { created, bundle } = await ifMatchedOptional(request, versionOf(() => keys.devices.get(callerOf(request), methodId)), (ifMatch) => keys.devices.put(callerOf(request), methodId, ifMatch, request.body.bundle));
     setEtag(noStore(reply), bundle.version);
     if (created) reply.header('Location', `${API_PREFIX}/keys/devices/${encodeURIComponent(methodId)}`);
     return reply.code(created ? 201 : 200).send(bundle);
@@ -69,7 +69,7 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
       response: { 204: NoContent },
     },
   }, async (request, reply) => {
-    await keys.devices.remove(callerOf(request), request.params.method_id, await requireIfMatch(request, versionOf(() => keys.devices.get(callerOf(request), request.params.method_id))));
+    await ifMatched(request, versionOf(() => keys.devices.get(callerOf(request), request.params.method_id)), (version) => keys.devices.remove(callerOf(request), request.params.method_id, version));
     return reply.code(204).send(null);
   });
 
@@ -116,7 +116,7 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
       },
     },
   }, async (request, reply) => {
-    const { created, share } = await keys.share.put(callerOf(request), await optionalIfMatch(request, versionOf(() => keys.share.get(callerOf(request)))), request.body.share);
+    const { created, share } = await ifMatchedOptional(request, versionOf(() => keys.share.get(callerOf(request))), (ifMatch) => keys.share.put(callerOf(request), ifMatch, request.body.share));
     setEtag(noStore(reply), share.version);
     if (created) reply.header('Location', `${API_PREFIX}/keys/share`);
     return reply.code(created ? 201 : 200).send(share);
@@ -126,7 +126,7 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
     config: { ifMatch: 'required', auth: 'session', stepUp: true, refusals: [['key_share_not_found', 'no server share is stored']] },
     schema: { tags, summary: 'Delete the server\'s share of your split secret (step-up)', description: 'Needs If-Match.', response: { 204: NoContent } },
   }, async (request, reply) => {
-    await keys.share.remove(callerOf(request), await requireIfMatch(request, versionOf(() => keys.share.get(callerOf(request)))));
+    await ifMatched(request, versionOf(() => keys.share.get(callerOf(request))), (version) => keys.share.remove(callerOf(request), version));
     return reply.code(204).send(null);
   });
 }

@@ -11,6 +11,11 @@ export interface ProfilePatch {
 /** The columns of the account row a person edits through /me. */
 export function meQueries(db: Kysely<Pick<PlatformTables, 'accounts'>>) {
   return {
+    /** The account's version as committed now (the request's own copy was read at authentication). */
+    async version(id: string): Promise<number | undefined> {
+      const row = await db.selectFrom('accounts').select('version').where('id', '=', id).executeTakeFirst();
+      return row?.version;
+    },
     /** Compare-and-swap on version (If-Match): undefined when the version moved meanwhile. */
     async update(id: string, expectedVersion: number, patch: ProfilePatch): Promise<AccountRecord | undefined> {
       const row = await db

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../platform/http/caller.js';
-import { requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
+import { ifMatched, setEtag } from '../../platform/http/preconditions.js';
 import { ref } from '../../platform/http/schemas.js';
 import { MePatchBody, MeSchema } from './schemas.js';
 import type { MeService } from './service.js';
@@ -30,8 +30,7 @@ export async function meRoutes(app: FastifyInstance, opts: { me: MeService }) {
       },
     },
   }, async (request, reply) => {
-    const version = await requireIfMatch(request, versionOf(() => opts.me.get(callerOf(request))));
-    const me = await opts.me.update(callerOf(request), version, request.body);
+    const me = await ifMatched(request, () => opts.me.currentVersion(callerOf(request)), (version) => opts.me.update(callerOf(request), version, request.body));
     setEtag(reply, me.version);
     return me;
   });

@@ -97,6 +97,10 @@ export function createMeService(deps: { db: RepositoryOf<{ me: typeof meQueries 
     get(auth: AuthContext): MeView {
       return meView(auth.account);
     },
+    /** The identity's version as committed now (If-Match: * is evaluated against it). */
+    currentVersion(auth: AuthContext): Promise<number | undefined> {
+      return deps.db.direct.me.version(auth.account.id);
+    },
     /** PATCH /me with If-Match: a compare-and-swap on the account's version. */
     async update(auth: AuthContext, expectedVersion: number, patch: MePatch): Promise<MeView> {
       const changes = validate(patch);

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { callerOf } from '../../platform/http/caller.js';
-import { requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
+import { ifMatched, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { NoContent, PageOf, PageQuery, ref } from '../../platform/http/schemas.js';
 import { CeremonyId, CreationOptions, RegistrationCredential } from '../../platform/http/webauthn-schemas.js';
 import type { PasskeyService } from './passkeys.js';
@@ -30,8 +30,8 @@ export async function passkeyRoutes(app: FastifyInstance, opts: { passkeys: Pass
       },
     },
   }, async (request, reply) => {
-    const version = await requireIfMatch(request, versionOf(() => methods.get(callerOf(request), request.params.id)));
-    const passkey = await methods.rename(callerOf(request), request.params.id, version, request.body.name, await request.client());
+    const client = await request.client();
+    const passkey = await ifMatched(request, versionOf(() => methods.get(callerOf(request), request.params.id)), (version) => methods.rename(callerOf(request), request.params.id, version, request.body.name, client));
     setEtag(reply, passkey.version);
     return passkey;
   });

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { callerOf } from '../../platform/http/caller.js';
-import { requireIfMatch, setEtag, versionOf } from '../../platform/http/preconditions.js';
+import { ifMatched, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { NoContent, NotModified, PageOf, PageQuery, ref } from '../../platform/http/schemas.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
 import { ifNoneMatch, sendStored } from '../../platform/http/stored-representation.js';
@@ -57,7 +57,7 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
       response: { 200: ref(ProfileSchema) },
     },
   }, async (request, reply) => {
-    const profile = await profiles.update(callerOf(request), request.params.id, await requireIfMatch(request, versionOf(() => profiles.get(callerOf(request), request.params.id))), request.body);
+    const profile = await ifMatched(request, versionOf(() => profiles.get(callerOf(request), request.params.id)), (version) => profiles.update(callerOf(request), request.params.id, version, request.body));
     setEtag(reply, profile.version);
     return profile;
   });
@@ -73,7 +73,7 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
       response: { 204: NoContent },
     },
   }, async (request, reply) => {
-    await profiles.remove(callerOf(request), request.params.id, await requireIfMatch(request, versionOf(() => profiles.get(callerOf(request), request.params.id))), request.query.move_to);
+    await ifMatched(request, versionOf(() => profiles.get(callerOf(request), request.params.id)), (version) => profiles.remove(callerOf(request), request.params.id, version, request.query.move_to));
     return reply.code(204).send(null);
   });
 

@@ -9,7 +9,7 @@ export const ShareLinkSchema = Type.Object(
     id: Type.String({ examples: ['shl_X0kVb2yJt8nRw4cLA3qD9m'] }),
     label: Nullable(Type.String(), { description: 'Your word for where you handed the link out; requests through it show it' }),
     token: Type.String({ description: 'The secret in the link: whoever holds it may subscribe' }),
-    url: Type.String({ description: 'The page for the token, for a QR code: PUBLIC_ORIGIN/s/<token>' }),
+    url: Type.String({ description: 'The page for the token, for a QR code: PUBLIC_ORIGIN/s/#<token> (in the fragment, which never reaches a server; PUBLIC_ORIGIN/s/<token> from older links opens the same page)' }),
     profile_id: Type.String({ description: 'The profile a subscriber through this link sees' }),
     expires_at: Nullable(IsoDateTime),
     max_uses: Nullable(Type.Integer()),

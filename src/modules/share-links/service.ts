@@ -49,7 +49,9 @@ const unknown = () => refuse('share_link_not_found', 'no share link has this tok
 /**
  * Share links (PRODUCT §6): a token that lets someone subscribe to one profile, active at once
  * with auto-approve. The token is found by a keyed hash and kept sealed; it never reaches logs
- * (the request logger drops query strings and the /s/<token> path).
+ * (the request logger drops query strings and the old /s/<token> path). Its page's URL carries it
+ * in the fragment, /s/#<token>, which a browser never sends (RFC 3986 §3.5): no proxy's or
+ * server's access log, and no Referer, ever sees it.
  */
 export function createShareLinkService(deps: {
   db: RepositoryOf<{ links: typeof shareLinkQueries }>;
@@ -57,7 +59,7 @@ export function createShareLinkService(deps: {
   box: SecretBox;
   /** Keys the token hashes, derived from each key of the ring, the current one first (decision 110). */
   tokenKeys: readonly Buffer[];
-  /** Where the web app answers /s/<token>. */
+  /** Where the web app answers /s/#<token> (and links made before as /s/<token>). */
   publicOrigin: string;
   subscriptions: SubscriptionService;
   /** Whether the owner has a profile, held from its delete until the link is stored (the profiles service). */
@@ -82,7 +84,7 @@ export function createShareLinkService(deps: {
       id: link.id,
       label: link.label,
       token,
-      url: `${deps.publicOrigin}/s/${token}`,
+      url: `${deps.publicOrigin}/s/#${token}`,
       profile_id: link.profile_id,
       expires_at: iso(link.expires_at),
       max_uses: link.max_uses,

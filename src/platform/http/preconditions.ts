@@ -56,27 +56,45 @@ export function versionOf(read: () => Promise<{ version: number }> | { version: 
 }
 
 /**
- * The version an update is conditioned on (PRODUCT §0). Missing If-Match is 428
- * precondition_required (RFC 6585 §3): without it two editors overwrite each other. One tag
- * names the version at once; `*` and lists are evaluated against the current version (read
- * only then), and the update is then conditioned on that version as usual. No match is 412
- * version_mismatch (RFC 9110 §13.1.1).
+ * How often `*` or a list is evaluated again when a concurrent change won the race between the
+ * read of the current version and the update: each round at least one writer succeeds, so this
+ * bounds the number of simultaneous writers on one resource that `*` outlasts.
  */
-export async function requireIfMatch(request: FastifyRequest, current: CurrentVersion): Promise<number> {
+const MAX_REEVALUATIONS = 32;
+
+/**
+ * Runs an update conditioned on If-Match (PRODUCT §0). Missing If-Match is 428
+ * precondition_required (RFC 6585 §3): without it two editors overwrite each other. One tag names the version
+ * at once, and a concurrent change makes it 412, as it should. `*` and lists are evaluated
+ * against the current version; when a concurrent change moved it between that read and the
+ * update (the update refuses with version_mismatch), the condition is evaluated again against
+ * the new version. So `*`, which matches any current version, never fails because of a
+ * concurrent change (RFC 9110 §13.1.1), and a list fails only once none of its tags is current.
+ */
+export async function ifMatched<T>(request: FastifyRequest, current: CurrentVersion, update: (version: number) => Promise<T>): Promise<T> {
   // The route's config documents the header (openapi.ts); a route reading it undeclared is a bug.
   if (!request.routeOptions.config.ifMatch) throw new Error(`${request.routeOptions.url} reads If-Match without declaring ifMatch`);
   const header = request.headers['if-match'];
-  if (header === undefined || header === '') {
-    throw refuse('precondition_required', 'send If-Match with the ETag you last read');
-  }
-  return matchedVersion(parseIfMatch(String(header)), current);
+  if (header === undefined || header === '') throw refuse('precondition_required', 'send If-Match with the ETag you last read');
+  return conditioned(parseIfMatch(String(header)), current, update);
 }
 
-/** If-Match on a PUT that may create: undefined when absent (the service decides whether it must be there). */
-export async function optionalIfMatch(request: FastifyRequest, current: CurrentVersion): Promise<number | undefined> {
-  const header = request.headers['if-match'];
-  if (header === undefined) return undefined;
-  return requireIfMatch(request, current);
+/** ifMatched on a PUT that may create: without If-Match the update gets undefined (the service decides). */
+export async function ifMatchedOptional<T>(request: FastifyRequest, current: CurrentVersion, update: (version: number | undefined) => Promise<T>): Promise<T> {
+  if (request.headers['if-match'] === undefined) return update(undefined);
+  return ifMatched(request, current, update);
+}
+
+async function conditioned<T>(condition: IfMatch, current: CurrentVersion, update: (version: number) => Promise<T>): Promise<T> {
+  if (!condition.any && condition.versions.length === 1) return update(condition.versions[0]!);
+  for (let round = 1; ; round++) {
+    const version = await matchedVersion(condition, current);
+    try {
+      return await update(version);
+    } catch (error) {
+      if (round >= MAX_REEVALUATIONS || !(error instanceof AppError && error.code === 'version_mismatch')) throw error;
+    }
+  }
 }
 
 async function matchedVersion(condition: IfMatch, current: CurrentVersion): Promise<number> {

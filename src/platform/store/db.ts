@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { loadPg } from '../optional-deps.js';
 import { SchemaScopedIntrospector } from './postgres-introspector.js';
 import { readDirectlyOn } from './prepared.js';
+import { createPrivateFile } from './private-file.js';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 import type { GroupCommitStats } from './sqlite-group-commit.js';
 import { walDurability } from './wal-sync.js';
@@ -42,10 +43,17 @@ export interface OpenOptions {
   /** PostgreSQL schema to use (tests give every suite its own). */
   schema?: string;
   poolSize?: number;
+  /** How long opening a PostgreSQL connection may take before the database counts as away. */
+  connectTimeoutMs?: number;
 }
 
 export function openSqlite(path: string): DatabaseHandle {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const replayPath = path === ':memory:' ? ':memory:' : path.replace(/(\.sqlite)?$/, '-replay.sqlite');
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    createPrivateFile(path);
+    createPrivateFile(replayPath);
+  }
   const sqlite = new SQLite(path);
   // WAL lets readers proceed during a write. Every acknowledged commit survives a power loss,
   // not just a process crash: the WAL is synced before anything is acknowledged, off the event
@@ -53,7 +61,7 @@ export function openSqlite(path: string): DatabaseHandle {
   const wal = walDurability(sqlite);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const replayFile = new SQLite(path === ':memory:' ? ':memory:' : path.replace(/(\.sqlite)?$/, '-replay.sqlite'));
+  const replayFile = new SQLite(replayPath);
   // Commits are grouped (sqlite-group-commit.ts): one fsync covers every write that came in meanwhile.
   const dialect = new GroupCommitSqliteDialect(sqlite, wal);
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
@@ -70,9 +78,17 @@ export function openPostgres(url: string, options: OpenOptions = {}): DatabaseHa
     // int8 columns hold millisecond times, well inside Number's exact range.
     types: { getTypeParser: (oid: number, format?: any) => (oid === 20 ? Number : (pg.types.getTypeParser as any)(oid, format)) } as any,
     options: options.schema ? `-c search_path=${options.schema}` : undefined,
+    // A database that does not answer a new connection within this is away: the request gets its
+    // 503 (database_unavailable) instead of waiting on a half-open socket.
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
   });
-  // An idle client's error (database restart) must not crash the process; the next query reconnects.
+  // A dropped connection (PostgreSQL restarted, a failover, pg_terminate_backend) makes its client
+  // emit 'error'; an EventEmitter with no listener for it throws, which ends the process. The
+  // pool listens only while a client is idle, so every client gets its own listener for its
+  // whole life, checked out or idle: a query on it has already failed (its request answers 503,
+  // see databaseUnavailable) and the pool discards the broken client when it is released.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   return { db: new Kysely<any>({ dialect: new ScopedPostgresDialect({ pool }, options.schema) }), dialect: 'postgres', pool, schema: options.schema };
 }
 
@@ -110,4 +126,38 @@ export function foreignKeyViolation(error: unknown): { constraint: string } | un
   if (e?.code === '23503') return { constraint: e.constraint ?? '' };
   if (e?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return { constraint: '' };
   return undefined;
+}
+
+/** PostgreSQL SQLSTATE classes and codes that mean "the database is away", not "the request is wrong". */
+const UNAVAILABLE_SQLSTATES = new Set([
+  '57P01', // admin_shutdown: pg_terminate_backend, a fast shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now: starting up, or in recovery
+  '53300', // too_many_connections
+]);
+/** Node's socket errors on the way to the database. */
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/** node-postgres's own words for a connection it lost or could not open (it gives them no code). */
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'connection error and is not queryable',
+  'Client was closed and is not queryable',
+  'timeout exceeded when trying to connect',
+  'terminating connection due to administrator command',
+];
+
+/**
+ * The database is away (restarting, failing over, unreachable) rather than refusing this query:
+ * the request is answered 503 database_unavailable with Retry-After, and the pool reconnects by
+ * itself on a later request. Looks through `cause` (a transaction wrapper may hold the original).
+ */
+export function databaseUnavailable(error: unknown): boolean {
+  for (let e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e !== 'object') return false;
+    const code = typeof e.code === 'string' ? e.code : '';
+    if (UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08') || UNAVAILABLE_ERRNOS.has(code)) return true;
+    const message = typeof e.message === 'string' ? e.message : '';
+    if (UNAVAILABLE_MESSAGES.some((words) => message.includes(words))) return true;
+  }
+  return false;
 }

@@ -1,6 +1,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
+import { createPrivateFile } from './private-file.js';
 
 /**
  * Online backup and restore of the SQLite database (decision 100), with SQLite's backup API
@@ -51,6 +52,7 @@ export async function backupSqlite(source: string, target: string): Promise<Back
   const db = new SQLite(source, { fileMustExist: true });
   db.pragma('busy_timeout = 5000');
   try {
+    createPrivateFile(partial);
     const { totalPages } = await db.backup(partial, { progress: () => ALL_REMAINING });
     // The copy carries the live file's WAL mode; a backup is one self-contained file instead.
     const copy = new SQLite(partial);
@@ -80,6 +82,7 @@ export async function restoreSqlite(source: string, target: string, now: Date): 
   let keptAs: string | undefined;
   if (existsSync(target)) {
     keptAs = `${target}.before-restore-${now.toISOString().replace(/[:.]/g, '-')}`;
+    createPrivateFile(keptAs);
     // The backup API again: the kept copy includes what was only in the WAL.
     const current = new SQLite(target, { fileMustExist: true });
     try {
@@ -93,6 +96,7 @@ export async function restoreSqlite(source: string, target: string, now: Date): 
   // WAL included, so a crash midway leaves the old database, never half of each.
   const backup = new SQLite(source, { readonly: true, fileMustExist: true });
   try {
+    createPrivateFile(target);
     await backup.backup(target);
   } finally {
     backup.close();

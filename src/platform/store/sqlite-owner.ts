@@ -59,7 +59,7 @@ export function claimSqlite(databasePath: string, role: string): SqliteOwnership
   const record: OwnerRecord = { pid: process.pid, host: hostname(), role, since: new Date().toISOString() };
   for (let attempt = 0; ; attempt++) {
     try {
-      writeFileSync(path, JSON.stringify(record), { flag: 'wx' });
+      writeFileSync(path, JSON.stringify(record), { flag: 'wx', mode: 0o600 });
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;

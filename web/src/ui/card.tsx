@@ -1,7 +1,7 @@
 // A card, drawn one way wherever it appears (a profile's preview, a public card, a contact), and
 // what changed on it in words ("new phone number"), from the card's own `changed` list.
 import type { Card } from '../../../client/src/index.js';
-import { display, hrefOf, TYPE_NOUNS } from '../field-display.js';
+import { display, hrefOf, thumbnailOf, TYPE_NOUNS } from '../field-display.js';
 import { useFieldTypes } from './countries.js';
 import { initials } from './words.js';
 
@@ -12,19 +12,22 @@ export function CardView({ card, empty, heading }: { card: Card; empty: string; 
   const types = useFieldTypes();
   const labels = new Map((types.data?.data ?? []).map((type) => [type.key, type.label]));
   const name = nameOf(card.owner);
+  // The first photo the card shows is its face; photos are not rows of details.
+  const face = card.fields.map(thumbnailOf).find(Boolean);
+  const details = card.fields.filter((field) => field.type !== 'photo');
   return (
     <article class="vcard" aria-label={`Card of ${name}`}>
       <header class="vcard-head">
-        <div class="avatar" aria-hidden="true">{initials(name)}</div>
+        {face ? <img class="avatar photo" src={face} alt={`Photo of ${name}`} width={56} height={56} /> : <div class="avatar" aria-hidden="true">{initials(name)}</div>}
         <div>
           {heading ? <h1 class="vcard-name">{name}</h1> : <p class="vcard-name">{name}</p>}
           <p class="vcard-username">@{card.owner.username}</p>
         </div>
       </header>
-      {card.fields.length
+      {details.length
         ? (
           <ul class="vcard-fields">
-            {card.fields.map((field) => {
+            {details.map((field) => {
               const href = hrefOf(field);
               const text = display(field);
               const kind = labels.get(field.type) ?? TYPE_NOUNS[field.type] ?? 'Detail';

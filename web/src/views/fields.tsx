@@ -6,11 +6,12 @@ import type { Me } from '../../../client/src/index.js';
 import { cache, useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
 import { client } from '../core/client.js';
-import { display, FIELDS_KEY, TYPE_NOUNS } from '../field-display.js';
+import { display, FIELDS_KEY, thumbnailOf, TYPE_NOUNS } from '../field-display.js';
 import { useFieldTypes } from '../ui/countries.js';
 import { FieldForm } from '../ui/field-form.js';
 import { Confirm, FormError, useAction } from '../ui/form.js';
 import { Empty, Loaded, PageHead, Section } from '../ui/layout.js';
+import { PhotoPicker } from '../ui/photo-picker.js';
 
 type FieldType = Schemas['FieldType'];
 type Field = Schemas['Field'];
@@ -50,10 +51,14 @@ function FieldItem({ f, type, me }: { f: Field; type: FieldType | undefined; me:
   const [confirming, setConfirming] = useState(false);
   const title = f.label ? f.label.replace(/^./, (c) => c.toUpperCase()) : type?.label ?? 'Detail';
   const noun = TYPE_NOUNS[f.type] ?? 'detail';
+  const photo = f.type === 'photo' ? (f.value as { photo_id: string }).photo_id : undefined;
   const remove = useAction(async () => {
-    await client.request('DELETE', '/me/fields/{id}', { params: { id: f.id }, ifMatch: f.version });
+    // A photo goes whole: the server keeps no picture nobody can be shown.
+    if (photo) await client.photos.remove(photo);
+    else await client.request('DELETE', '/me/fields/{id}', { params: { id: f.id }, ifMatch: f.version });
     await cache.invalidate('/me/fields');
   }, { done: `The ${noun} is removed.` });
+  const thumbnail = thumbnailOf(f);
   return (
     <li data-field={f.id} data-type={f.type} class={editing ? 'editing' : undefined} tabIndex={-1}>
       {editing && type ? (
@@ -65,7 +70,7 @@ function FieldItem({ f, type, me }: { f: Field; type: FieldType | undefined; me:
         <>
           <div class="item-main">
             <strong>{title}</strong>
-            <div class="field-value">{display(f)}</div>
+            {thumbnail ? <img class="field-photo" src={thumbnail} alt="Your photo" width={48} height={48} /> : <div class="field-value">{display(f)}</div>}
             {meta(f, type) ? <div class="item-meta">{meta(f, type)}</div> : null}
             {confirming ? (
               <Confirm label={`Remove ${title}?`} verb="Remove" action={remove} onKeep={() => setConfirming(false)}>
@@ -76,7 +81,7 @@ function FieldItem({ f, type, me }: { f: Field; type: FieldType | undefined; me:
           </div>
           {confirming ? null : (
             <div class="actions">
-              <button type="button" onClick={() => setEditing(true)} aria-label={`Edit ${title}`}>Edit</button>
+              {photo ? null : <button type="button" onClick={() => setEditing(true)} aria-label={`Edit ${title}`}>Edit</button>}
               <button type="button" class="danger subtle" onClick={() => setConfirming(true)} aria-label={`Remove ${title}`}>Remove</button>
             </div>
           )}
@@ -90,6 +95,13 @@ function FieldItem({ f, type, me }: { f: Field; type: FieldType | undefined; me:
 function AddField({ types, fields, me }: { types: FieldType[]; fields: Field[]; me: Me }) {
   const [picking, setPicking] = useState(false);
   const [type, setType] = useState<FieldType | undefined>(undefined);
+  if (type?.key === 'photo') {
+    return (
+      <Section title="New photo" id="field-editor">
+        <PhotoPicker onDone={() => (setType(undefined), setPicking(false))} />
+      </Section>
+    );
+  }
   if (type) {
     return (
       <Section title={`New ${TYPE_NOUNS[type.key] ?? type.label.toLowerCase()}`} id="field-editor">

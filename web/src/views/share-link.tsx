@@ -1,10 +1,11 @@
-// /s/<token>: the page a share link (or its QR code) opens, for anyone. It says whose card it is
+// /s/#<token> (and /s/<token> of older links): the page a share link (or its QR code) opens, for anyone. It says whose card it is
 // and whether they approve each request, and never which of their profiles the link gives: a
 // profile's name is its owner's private word for an audience (PRODUCT §6, "Nobody learns which
 // profile they get"), so the server does not send it. Signed out, it offers sign-in or sign-up
 // and comes back here afterwards; signed in, "Subscribe" redeems the link and goes to the contact.
 import type { Contact, Me } from '../../../client/src/index.js';
 import { isProblem } from '../../../client/src/index.js';
+import { useEffect, useState } from 'preact/hooks';
 import { cache, useResource } from '../core/cache.js';
 import { client, session } from '../core/client.js';
 import { navigate, path, rememberReturn } from '../core/router.js';
@@ -90,7 +91,7 @@ function Subscribe({ token, name, me }: { token: string; name: string; me: Me })
 }
 
 function Next({ token, link, name }: { token: string; link: Resolved; name: string }) {
-  const here = useValue(path);
+  const here = `/s/#${encodeURIComponent(token)}`;
   const signedIn = useValue(session);
   const me = useResource<Me>(signedIn ? '/me' : undefined);
   if (!signedIn) {
@@ -116,8 +117,29 @@ function Next({ token, link, name }: { token: string; link: Resolved; name: stri
   return <Subscribe token={token} name={name} me={me.data} />;
 }
 
+/**
+ * The link's token: from the fragment (/s/#<token>), or from the path of a link made before
+ * (/s/<token>), which is then rewritten to the fragment form so that a reload, a bookmark or a
+ * copied address no longer sends it to a server.
+ */
+function tokenHere(at: string): string {
+  if (at !== '/s/') {
+    const token = decodeURIComponent(at.slice('/s/'.length));
+    history.replaceState(null, '', `/s/#${encodeURIComponent(token)}`);
+    return token;
+  }
+  return decodeURIComponent(location.hash.slice(1));
+}
+
 export default function ShareLink() {
-  const token = decodeURIComponent(useValue(path).slice('/s/'.length));
+  const at = useValue(path);
+  const [token, setToken] = useState(() => tokenHere(at));
+  // Another link opened in the same tab changes only the fragment.
+  useEffect(() => {
+    const read = () => setToken(decodeURIComponent(location.hash.slice(1)));
+    window.addEventListener('hashchange', read);
+    return () => window.removeEventListener('hashchange', read);
+  }, []);
   const signedIn = useValue(session);
   const link = useResource<Resolved>(`/share-links/resolve?token=${encodeURIComponent(token)}`);
   if (link.data === undefined) {

@@ -18,7 +18,7 @@ const COMMON_RESPONSES: Record<string, ReturnType<typeof problem>> = {
   415: problem('Body is not application/json'),
   429: problem('Rate limit or monthly quota reached; honour Retry-After'),
   500: problem('Unexpected failure on our side'),
-  503: problem('Load shedding; honour Retry-After'),
+  503: problem('Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After'),
 };
 /** The refusals of the account's lifecycle, which join a 403 a route writes by hand. */
 const LIFECYCLE: string[] = ['account_deleted', 'account_locked'];

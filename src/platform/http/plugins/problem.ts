@@ -7,7 +7,7 @@ import type { RouteTable } from '../route-table.js';
 import { AUTHENTICATED_DEFAULT, isAuthenticatedRequest } from './cache-control.js';
 import { noteRefusal } from '../request-log.js';
 import { limitPolicyOfRefusal } from '../../metrics/metrics.js';
-import { foreignKeyViolation } from '../../store/db.js';
+import { databaseUnavailable, foreignKeyViolation } from '../../store/db.js';
 import type { Metrics } from '../../metrics/metrics.js';
 
 /** Problem type URIs are URNs: stable names, not links that could rot. */
@@ -28,6 +28,9 @@ function fieldErrors(issues: AjvIssue[], part: string | undefined): FieldError[]
     return { path: `${prefix}${issue.instancePath}${missing}${extra}` || '/', code: issue.keyword, message: issue.message ?? 'invalid' };
   });
 }
+
+/** Seconds a client waits before retrying while the database is away: a restart or failover takes a few. */
+export const DATABASE_RETRY_AFTER_S = 2;
 
 /** Maps anything thrown to our one error class; unknown errors become an opaque 500. */
 function toAppError(error: FastifyError & { validation?: AjvIssue[]; validationContext?: string }, bodyRefusals?: { tooLarge: RefusalCode; mediaType: RefusalCode }): AppError {
@@ -52,6 +55,9 @@ function toAppError(error: FastifyError & { validation?: AjvIssue[]; validationC
   // The last line of defence against a race the services' locks missed: a row the request names
   // (a profile being granted) was deleted meanwhile. Nothing was written; the client may retry.
   if (foreignKeyViolation(error)) return refuse('concurrent_change', { detail: 'something this request refers to was removed meanwhile; read it again and retry', retryAfterSeconds: 1, cause: error });
+  // The database went away under the request (restart, failover, a killed backend): nothing was
+  // committed, and a retry a moment later reaches it again (RFC 9110 §15.6.4, §10.2.3).
+  if (databaseUnavailable(error)) return refuse('database_unavailable', { detail: 'the database does not answer; try again shortly', retryAfterSeconds: DATABASE_RETRY_AFTER_S, cause: error });
   if (error instanceof SyntaxError || error.statusCode === 400) return refuse('bad_request', 'the request could not be read');
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
     return new BadRequestWithStatus(error.statusCode);
