@@ -22,6 +22,7 @@ import { openApiDocumentRoute } from './platform/http/openapi-document.js';
 import { createEdge } from './platform/http/edge.js';
 import { installJsonBodyParser } from './platform/http/json-body.js';
 import { deferredChildLogger, loggableRequest, RequestLog } from './platform/http/request-log.js';
+import { cacheControlPlugin } from './platform/http/plugins/cache-control.js';
 import { clientPlugin } from './platform/http/plugins/client.js';
 import { corsPlugin } from './platform/http/plugins/cors.js';
 import { deprecationPlugin } from './platform/http/plugins/deprecation.js';
@@ -193,6 +194,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   installValidators(app, compilers, schemas);
   await app.register(requestIdPlugin, { apiVersion: config.apiVersion });
   if (prometheus) await app.register(requestMetricsPlugin, { observe: prometheus.observeRequest });
+  await app.register(cacheControlPlugin);
   await app.register(problemPlugin, { challenge: verifier.challenge, routes: edge.routes, metrics });
   await app.register(edge.plugin);
   // Upgrade requests run through every hook below (authentication included) before upgrading.

@@ -59,3 +59,17 @@ export function stableJson(value: unknown): string {
       : v,
   );
 }
+
+/** Letters that carry their difference in the base letter, not in a combining mark (so NFKD keeps them). */
+const FOLDED_LETTERS: Record<string, string> = { ß: 'ss', ẞ: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i', ħ: 'h', ŧ: 't' };
+const FOLDABLE = new RegExp(`[${Object.keys(FOLDED_LETTERS).join('')}]`, 'gu');
+
+/**
+ * Text as a search compares it: compatibility-decomposed (UAX #15 NFKD, so "ﬁ" is "fi" and
+ * full-width letters are plain), combining marks dropped, lower case, and the few letters whose
+ * accent is not a mark (ø, ł, ß) spelt as people type them without it. "Zoë" and "ZOE" fold to
+ * "zoe", "Łódź" to "lodz".
+ */
+export function foldForSearch(text: string): string {
+  return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(FOLDABLE, (letter) => FOLDED_LETTERS[letter]!);
+}

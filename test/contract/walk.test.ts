@@ -626,11 +626,13 @@ interface Findings {
   headers: string[];
   /** Answers without the spec's RateLimit-* headers (every answer carries them: PRODUCT §0). */
   rateLimits: string[];
+  /** Answers to an authenticated request that a browser could reuse after the state changed (PRODUCT §0). */
+  cacheControls: string[];
   walked: number;
 }
 
 async function walk(doc: Doc, w: World): Promise<Findings> {
-  const findings: Findings = { coverage: [], statuses: [], bodies: [], headers: [], rateLimits: [], walked: 0 };
+  const findings: Findings = { coverage: [], statuses: [], bodies: [], headers: [], rateLimits: [], cacheControls: [], walked: 0 };
   const ops = operationsOf(doc);
   const entries = new Set(WALK.map((e) => e.op));
   for (const op of ops) if (!entries.has(op)) findings.coverage.push(`${op}: no entry in the walk's table`);
@@ -643,8 +645,10 @@ async function walk(doc: Doc, w: World): Promise<Findings> {
     if (!op) continue;
     const [method, template] = entry.op.split(' ') as [string, string];
     let answer: Answer;
+    let authenticated = false;
     try {
       const request = await entry.request(w);
+      authenticated = request.as !== undefined || Object.keys(request.headers ?? {}).some((name) => name.toLowerCase() === 'authorization');
       const route = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
       if (!route.test(request.path.split('?')[0]!)) throw new Error(`the entry calls ${request.path}, not ${template}`);
       // What the document asks of the request: an Idempotency-Key and a step-up where the operation takes them.
@@ -668,6 +672,10 @@ async function walk(doc: Doc, w: World): Promise<Findings> {
     if (status >= 500) findings.statuses.push(`${summary}: server error ${JSON.stringify(answer.body).slice(0, 300)}`);
     const missing = RATE_LIMIT_HEADERS.filter((name) => !answer.headers.has(name));
     if (missing.length) findings.rateLimits.push(`${summary}: no ${missing.join(', ')}`);
+    if (authenticated) {
+      const problem = reusableAfterChange(answer.headers.get('cache-control'), status);
+      if (problem) findings.cacheControls.push(`${summary}: ${problem}`);
+    }
 
     const documented = documentedResponse(doc, op, status);
     if (!documented) {
@@ -714,6 +722,19 @@ async function walk(doc: Doc, w: World): Promise<Findings> {
   return findings;
 }
 
+/**
+ * Why a browser could reuse this answer to an authenticated request after the state changed, or
+ * null: it needs Cache-Control (RFC 9111 §4.2.2 heuristic freshness otherwise), never `public`,
+ * and `no-store`, or `no-cache` on a success it revalidates; a refusal is always `no-store`.
+ */
+function reusableAfterChange(cacheControl: string | null, status: number): string | null {
+  if (cacheControl === null) return 'no Cache-Control';
+  const directives = cacheControl.toLowerCase().split(',').map((d) => d.trim());
+  if (directives.includes('public')) return `Cache-Control: ${cacheControl} (shared caches may keep it)`;
+  if (status >= 400) return directives.includes('no-store') ? null : `Cache-Control: ${cacheControl} on a refusal (not no-store)`;
+  return directives.includes('no-store') || directives.includes('no-cache') ? null : `Cache-Control: ${cacheControl} (neither no-store nor no-cache)`;
+}
+
 function report(title: string, lines: string[]): string {
   return `${title} (${lines.length}):\n  ${lines.join('\n  ')}`;
 }
@@ -753,6 +774,10 @@ for (const backend of backends) {
 
     it('sends RateLimit-* on every answer, refusals included', () => {
       assert.equal(findings.rateLimits.length, 0, report('answers without RateLimit headers', findings.rateLimits));
+    });
+
+    it('sends Cache-Control on every answer to an authenticated request, refusals included, that no browser may reuse after a change', () => {
+      assert.equal(findings.cacheControls.length, 0, report('authenticated answers a browser could reuse', findings.cacheControls));
     });
 
     it('declares every response header it sends (transport and CORS headers aside)', () => {

@@ -119,7 +119,8 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
 
     await page.getByRole('link', { name: 'Create an account' }).click();
     await bob.view('welcome');
-    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('name')), 'new-username', 'the sign-up field has focus');
+    // The sign-up field takes focus once the screen has drawn (waited for: a busy machine draws late).
+    await page.waitForFunction(() => document.activeElement?.getAttribute('name') === 'new-username');
     await signUp(bob, bobName);
     // Back on the link's page, now signed in.
     await bob.view('share-link');
@@ -201,6 +202,8 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
     assert.equal(await page.evaluate(MARKER), 42);
     await page.evaluate(() => window.scrollTo(0, 0));
     await shot(bob, '37-contacts-390');
+    // The contacts home at both widths, light and dark (the README shows the phone's).
+    await bob.screens('contacts-home');
 
     await page.setViewportSize({ width: 1280, height: 900 });
     await shot(bob, '38-contacts-desktop');
@@ -276,7 +279,9 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
     await page.getByRole('button', { name: `Deny and block ${carolName}` }).click();
     await page.locator('#blocked li[data-blocked]', { hasText: carolName }).waitFor();
     await page.getByText('No requests waiting.').waitFor();
-    await carol.page.locator('#ended li[data-status="denied"]', { hasText: 'did not approve' }).waitFor();
+    // Refused in silence (PRODUCT §4): Carol's request reads as one not yet answered.
+    await carol.page.locator('#pending li', { hasText: 'Alice Liddell has not approved your request yet' }).waitFor();
+    assert.equal(await carol.page.getByText('did not approve').count(), 0);
 
     await page.getByRole('button', { name: `Unblock ${carolName}` }).click();
     await page.getByText('Nobody. When you deny or revoke someone').waitFor();

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startE2e } from '../helpers/browser.js';
+import { goTo } from '../helpers/web-ui.js';
 import type { Device, E2e } from '../helpers/browser.js';
 
 describe('web app: join a new device, signals, sessions (Chromium)', { timeout: 120_000 }, () => {
@@ -126,14 +127,10 @@ describe('web app: join a new device, signals, sessions (Chromium)', { timeout: 
   });
 
   it('shows a change made on one device on the others through signals', async () => {
-    for (const device of [borrowed, tablet]) {
-      await device.page.getByRole('link', { name: 'Fields' }).click();
-      await device.view('fields');
-    }
+    for (const device of [borrowed, tablet]) await goTo(device.page, 'Fields', 'fields');
     await borrowed.page.locator('body[data-stream="streaming"]').waitFor();
     const { page } = laptop;
-    await page.getByRole('link', { name: 'Fields' }).click();
-    await laptop.view('fields');
+    await goTo(page, 'Fields', 'fields');
     await page.getByRole('button', { name: 'Add a detail' }).click();
     await page.getByRole('button', { name: 'Nickname' }).click();
     await page.locator('#field-editor').getByLabel('Nickname', { exact: true }).fill('Amazing Grace');
@@ -147,10 +144,7 @@ describe('web app: join a new device, signals, sessions (Chromium)', { timeout: 
   });
 
   it('a change from another device shows at once without taking away what is being typed', async () => {
-    for (const device of [laptop, tablet]) {
-      await device.page.locator('#nav').getByRole('link', { name: 'Account', exact: true }).click();
-      await device.view('account');
-    }
+    for (const device of [laptop, tablet]) await goTo(device.page, 'Account', 'account');
     await tablet.page.locator('body[data-stream="streaming"]').waitFor();
     // The tablet has a name typed but not saved when the laptop saves another.
     await tablet.page.getByLabel('Display name').fill('Grace H.');

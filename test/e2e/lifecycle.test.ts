@@ -1,6 +1,7 @@
 // "Your data" in Chromium (PRODUCT §8): the export downloaded after a step-up, the account
 // deleted after a confirmation, the one screen a deleted account has (also after signing in
-// again, and in another tab that finds out by itself), and everything back after restoring.
+// again, and in another tab that finds out by itself), and everything back after restoring; a
+// follower's browser, its cache kept, shows the card again after the restore.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
@@ -11,6 +12,8 @@ import type { Device, E2e } from '../helpers/browser.js';
 describe('web app: your data, delete and restore (Chromium)', { timeout: 120_000 }, () => {
   let e2e: E2e;
   let phone: Device;
+  let follower: Device;
+  const cardAnswers: Array<{ status: number; cacheControl: string | undefined }> = [];
   const username = `lin${Date.now().toString(36)}`;
   /** 403 answers while the account is deleted: the app must not call what it may not. */
   const refused: string[] = [];
@@ -52,6 +55,26 @@ describe('web app: your data, delete and restore (Chromium)', { timeout: 120_000
     await page.locator('#profiles [data-profile][aria-pressed="true"]', { hasText: 'Friends' }).waitFor();
     await page.getByRole('button', { name: /^Show Nickname in Friends/ }).click();
     await page.locator('.profile-preview .vcard li[data-type="nickname"]').waitFor();
+  });
+
+  it('a follower takes Lin\'s card through a share link that approves at once', async () => {
+    const { page } = phone;
+    await (await nav(page, 'Share')).click();
+    await phone.view('share');
+    await page.getByLabel(/^Approve automatically/).check();
+    await page.getByRole('button', { name: 'Create link' }).click();
+    const url = (await page.locator('#share-url').textContent()) ?? '';
+    follower = await e2e.device('follower', { width: 390, height: 844 });
+    // Every card answer the follower's browser receives, to hold its Cache-Control below.
+    follower.page.on('response', (response) => {
+      if (/\/api\/v1\/contacts\/[^/]+\/card$/.test(new URL(response.url()).pathname)) cardAnswers.push({ status: response.status(), cacheControl: response.headers()['cache-control'] });
+    });
+    await follower.signUp(`fol${Date.now().toString(36)}`);
+    await follower.page.goto(url);
+    await follower.view('share-link');
+    await follower.page.getByRole('button', { name: 'Subscribe' }).click();
+    await follower.view('contacts');
+    await follower.page.locator('li.contact .vcard li[data-type="nickname"]', { hasText: 'Lin the Brave' }).waitFor();
   });
 
   it('downloads the export after a passkey prompt and says what it leaves out', async () => {
@@ -126,6 +149,8 @@ describe('web app: your data, delete and restore (Chromium)', { timeout: 120_000
 
     // The other tab's event stream is closed and refused (403 account_deleted): it switches too.
     await other.locator('main[data-view="deleted"]').waitFor();
+    // The follower's open Contacts screen says so by itself.
+    await follower.page.getByText('deleted their account').waitFor();
     await other.close();
   });
 
@@ -165,8 +190,11 @@ describe('web app: your data, delete and restore (Chromium)', { timeout: 120_000
   it('restores the account: fields and profiles are back and the screens load again', async () => {
     const { page } = phone;
     await page.getByRole('button', { name: 'Restore my account' }).click();
-    await phone.view('account');
+    // Signed in again at the home, the cards one follows: that is where the restore lands.
+    await phone.view('contacts');
     await page.getByText('Welcome back: your account is restored.').waitFor();
+    await (await nav(page, 'Account')).click();
+    await phone.view('account');
     await page.getByTestId('username').waitFor();
     await page.locator('body[data-stream="streaming"]').waitFor({ state: 'attached' });
     await (await nav(page, 'Fields')).click();
@@ -177,5 +205,17 @@ describe('web app: your data, delete and restore (Chromium)', { timeout: 120_000
     await page.locator('#profiles [data-profile]', { hasText: 'Friends' }).first().waitFor();
     await page.locator('.profile-preview .vcard li[data-type="nickname"]', { hasText: 'Lin the Brave' }).waitFor();
     await shot('47-restored-profiles-390');
+  });
+
+  it('the follower\'s browser, cache kept, shows Lin\'s card again after the restore', async () => {
+    // The follower's open Contacts screen heard of the deletion and the restore; a reload, with
+    // the browser's cache as it is, must not bring back an answer from while Lin was deleted.
+    await follower.page.reload();
+    await follower.view('contacts');
+    await follower.page.locator('li.contact .vcard li[data-type="nickname"]', { hasText: 'Lin the Brave' }).waitFor();
+    assert.ok(cardAnswers.some((answer) => answer.status === 410), `the open screen asked for the card while Lin was deleted (${JSON.stringify(cardAnswers)})`);
+    for (const answer of cardAnswers) {
+      assert.match(answer.cacheControl ?? '', answer.status >= 400 ? /no-store/ : /no-store|no-cache/, `a ${answer.status} card answer a browser could reuse: ${answer.cacheControl}`);
+    }
   });
 });

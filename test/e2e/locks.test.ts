@@ -44,6 +44,7 @@ describe('web app: a locked account (Chromium)', { timeout: 90_000 }, () => {
     const { page } = phone;
     await e2e.services.locks.unlock(username);
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
-    await phone.view('account');
+    // Coming back, the home is the cards one follows.
+    await phone.view('contacts');
   });
 });

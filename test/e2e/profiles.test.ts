@@ -36,6 +36,41 @@ describe('web app: profiles and the public card (Chromium)', { timeout: 120_000 
     await addField(page, 'Nickname', (editor) => editor.getByLabel('Nickname', { exact: true }).fill('Amazing Grace'), 'Amazing Grace');
   });
 
+  it('adds a birthday, the month picked by its name, and shows it back in words', async () => {
+    const { page } = desk;
+    // The month is a list of names whose values are text; the server takes a number, and the
+    // form once sent "3" and was refused with a generic sentence.
+    await addField(page, 'Birthday', async (editor) => {
+      await editor.getByLabel('Day', { exact: true }).fill('9');
+      await editor.getByLabel('Month', { exact: true }).selectOption({ label: 'December' });
+      await editor.getByLabel(/^Year/).fill('1906');
+    }, 'December 9, 1906');
+    // The keyboard lands on what was added, not on the page.
+    await page.waitForFunction(() => document.activeElement?.matches('#fields li[data-type="birthday"]') === true);
+    // Stored, not only shown: it is there after a reload.
+    await page.reload();
+    await page.locator('#fields li', { hasText: 'December 9, 1906' }).waitFor();
+  });
+
+  it('keeps a phone extension, typed or pasted, through the save, and shows it back', async () => {
+    const { page } = desk;
+    // Typed key by key: the formatter once took the extension's digits into the number.
+    await addField(page, 'Phone', async (editor) => {
+      const box = editor.getByLabel('Phone', { exact: true });
+      await box.pressSequentially('+1 212 555 0199 ext. 42');
+      assert.match(await box.inputValue(), / ext\. 42$/, 'the extension stays as typed');
+    }, '+1 212 555 0199 ext. 42');
+    // Pasted whole: it was silently dropped. Shown back as the number's country writes it.
+    await addField(page, 'Phone', async (editor) => {
+      await editor.getByLabel('Phone', { exact: true }).fill('+44 20 7946 0958 x 7');
+      await editor.getByLabel(/^Label/).fill('office');
+    }, '+44 20 7946 0958 x7');
+    await page.reload();
+    await page.locator('#fields li', { hasText: '+1 212 555 0199 ext. 42' }).waitFor();
+    // Editing starts from the number with its extension, so saving again keeps it.
+    await editField(page, 'Office', async (form) => assert.equal(await form.getByLabel('Phone', { exact: true }).inputValue(), '+44 20 7946 0958 x7'), '+44 20 7946 0958 x7');
+  });
+
   it('creates two profiles, shows and orders fields, and previews the card as its audience gets it', async () => {
     const { page } = desk;
     await goTo(page, 'Profiles', 'profiles');
@@ -81,6 +116,9 @@ describe('web app: profiles and the public card (Chromium)', { timeout: 120_000 
   it('makes Work the public card and links to it', async () => {
     const { page } = desk;
     await page.getByLabel(/^Public card/).check();
+    // Asked once, with the card strangers would see.
+    await page.locator('#public-confirm .vcard li[data-type="email"]').waitFor();
+    await page.getByRole('button', { name: 'Make it public' }).click();
     await page.locator('#profiles [data-profile]', { hasText: 'Public' }).waitFor();
     await page.locator('#open-public').waitFor();
     await desk.shot('21-profiles-desktop');

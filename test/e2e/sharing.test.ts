@@ -1,8 +1,9 @@
 // The sharing half of the web app in Chromium, as two people meet it on their phones: Alice makes
-// a profile and a share link; Bob opens it (it names Alice and never her profile), signs up and
-// subscribes; Alice approves him on People; an edit of hers reaches Bob's open Contacts screen
-// without a reload and says what changed ("new phone number"); her public card opens signed out.
-// Every screen is saved at 390 and 1280 px, light and dark, and checked by axe-core.
+// two profiles and a share link to Work, labelled where she hands it out; Bob opens it (it names
+// Alice and never her profile), signs up and subscribes; Alice approves him on People, where the
+// request names the link and Approve is set to its profile; an edit of hers reaches Bob's open
+// Contacts screen without a reload and says what changed ("new phone number"); her public card
+// opens signed out. Every screen is saved at 390 and 1280 px, light and dark, and checked by axe-core.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startE2e } from '../helpers/browser.js';
@@ -80,6 +81,10 @@ describe('web app: profiles, a share link, subscribing and a live edit (Chromium
     const { page } = alice;
     const box = page.getByLabel('New profile');
     assert.equal(await box.getAttribute('maxlength'), '64', 'a profile name is capped at 64 characters: the box says so');
+    // Family first, so it is the first profile every list shows.
+    await box.fill('Family');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.locator('#profiles [data-profile][aria-pressed="true"]', { hasText: 'Family' }).waitFor();
     await box.fill('Work');
     await page.getByRole('button', { name: 'Create' }).click();
     await page.locator('#profiles [data-profile][aria-pressed="true"]', { hasText: 'Work' }).waitFor();
@@ -92,7 +97,9 @@ describe('web app: profiles, a share link, subscribing and a live edit (Chromium
   it('Alice: creates a link she approves herself, with its QR code', async () => {
     const { page } = alice;
     await goTo(alice, 'Share', 'share');
-    assert.equal(await page.locator('#share-profile option').textContent(), 'Work');
+    assert.deepEqual(await page.locator('#share-profile option').allTextContents(), ['Family', 'Work']);
+    await page.locator('#share-profile').selectOption({ label: 'Work' });
+    await page.getByLabel(/^Where you hand it out/).fill('Conference badge');
     await page.getByRole('button', { name: 'Create link' }).click();
     await page.locator('#share-qr svg').waitFor();
     linkUrl = (await page.locator('#share-url').textContent()) ?? '';
@@ -141,8 +148,12 @@ describe('web app: profiles, a share link, subscribing and a live edit (Chromium
     await goTo(alice, 'People', 'people');
     const request = page.locator('#requests li[data-request]', { hasText: 'Bob Builder' });
     await request.waitFor();
+    // The request says which link it came through, and Approve is set to that link's profile,
+    // not to Family, the first one listed: one tap gives Bob the card the link promised.
+    await request.getByText('through your link “Conference badge”').waitFor();
+    const picker = request.getByLabel('Approve onto');
+    assert.equal(await picker.evaluate((select) => (select as HTMLSelectElement).selectedOptions[0]?.textContent), 'Work');
     await alice.screens('sharing-people-request');
-    await request.getByLabel('Approve onto').selectOption({ label: 'Work' });
     await page.getByRole('button', { name: 'Approve Bob Builder' }).click();
     await page.locator('#subscribers [data-profile-group]', { hasText: '“Work”' }).locator('li[data-subscriber]', { hasText: 'Bob Builder' }).waitFor();
     await page.getByText('No requests waiting.').waitFor();
@@ -171,7 +182,20 @@ describe('web app: profiles, a share link, subscribing and a live edit (Chromium
   it('the public card opens signed out, and a missing one says so', async () => {
     const { page } = alice;
     await goTo(alice, 'Profiles', 'profiles');
+    await page.locator('#profiles [data-profile]', { hasText: 'Work' }).click();
+    await page.locator('#profiles [data-profile][aria-pressed="true"]', { hasText: 'Work' }).waitFor();
+    // Making a card public is asked once, showing the card strangers will see; keeping it
+    // private changes nothing.
     await page.getByLabel(/^Public card/).check();
+    const confirm = page.locator('#public-confirm');
+    await confirm.locator('.vcard li[data-type="phone"]', { hasText: '202 456 1414' }).waitFor();
+    await alice.screens('sharing-profiles-public-confirm');
+    await confirm.getByRole('button', { name: 'Keep it private' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    assert.equal(await page.getByLabel(/^Public card/).isChecked(), false);
+    assert.equal(await page.locator('#profiles [data-profile]', { hasText: 'Public' }).count(), 0);
+    await page.getByLabel(/^Public card/).check();
+    await confirm.getByRole('button', { name: 'Make it public' }).click();
     await page.locator('#profiles [data-profile]', { hasText: 'Public' }).waitFor();
     await page.locator('#open-public').waitFor();
 
@@ -186,5 +210,47 @@ describe('web app: profiles, a share link, subscribing and a live edit (Chromium
     await visitor.page.goto(`${e2e.origin}/s/not-a-link`);
     await visitor.page.getByRole('heading', { name: 'This link is not valid' }).waitFor();
     await visitor.screens('sharing-share-link-invalid');
+  });
+
+  it('Carol, signed in, follows Alice from her public card; Alice sees a request that came through no link', async () => {
+    const carol = await e2e.device('carol', { width: 390, height: 844 });
+    await carol.signUp(`carol${Date.now().toString(36)}`);
+    await setName(carol, 'Carol Danvers');
+    const { page } = carol;
+    await page.goto(`${e2e.origin}/@${aliceName}`);
+    await carol.view('public-card');
+    await page.getByRole('heading', { level: 1, name: 'Alice Liddell' }).waitFor();
+    await page.getByText('Once they approve, it stays current in your contacts').waitFor();
+    await carol.screens('sharing-public-card-signed-in');
+    await page.getByRole('button', { name: 'Follow' }).click();
+    await page.getByText('Request sent. Alice Liddell’s card appears in your contacts once they approve.').waitFor();
+    await page.getByRole('button', { name: 'Open in your contacts' }).click();
+    await carol.view('contacts');
+    await page.locator('#pending li[data-status="pending"]', { hasText: 'Alice Liddell' }).waitFor();
+
+    await goTo(alice, 'People', 'people');
+    const request = alice.page.locator('#requests li[data-request]', { hasText: 'Carol Danvers' });
+    await request.waitFor();
+    assert.doesNotMatch(await request.innerText(), /through/, 'a request by username names no link');
+  });
+
+  it('Bob finds Alice by a part of her name typed without care, and More closes on Escape', async () => {
+    const { page } = bob;
+    await goTo(bob, 'Contacts', 'contacts');
+    const search = page.getByLabel('Find a contact');
+    await search.fill('LIDD');
+    await page.locator('li.contact', { hasText: 'Alice Liddell' }).waitFor();
+    await search.fill('nobody at all');
+    await page.getByRole('heading', { name: 'Nobody found for “nobody at all”' }).waitFor();
+    await bob.screens('sharing-contacts-nobody-found');
+    await page.getByRole('button', { name: 'Clear the search' }).click();
+    await page.locator('li.contact', { hasText: 'Alice Liddell' }).waitFor();
+
+    const more = page.locator('#nav').getByRole('button', { name: 'More' });
+    await more.click();
+    await page.locator('#nav-more.open').waitFor();
+    await page.keyboard.press('Escape');
+    await page.locator('#nav-more.open').waitFor({ state: 'detached' });
+    assert.equal(await more.evaluate((button) => button === document.activeElement), true, 'the keyboard is back on More');
   });
 });

@@ -69,7 +69,7 @@ function expected(card: Card, form: Form): Array<{ name: string; value: string |
 
 /**
  * Holds one reader's reading of one card to the card: VERSION, FN, N (the name's parts, or
- * empty without a name field), every field's value under its property in order, and each
+ * without them FN whole in the given-name slot, never empty), every field's value under its property in order, and each
  * custom label as an X-ABLabel on the group of the property it labels.
  */
 export function assertReadsCard(reading: Reading, card: Card, form: Form): void {
@@ -81,7 +81,8 @@ export function assertReadsCard(reading: Reading, card: Card, form: Form): void 
   const readable = (property: string, ...values: Array<string | string[]>) => !reading.misreads || !values.some((value) => reading.misreads!(value, property));
   const fn = card.owner.display_name || (nameField ? str(nameField.details.formatted) : '') || card.owner.username;
   if (readable('FN', fn)) assert.deepEqual(all(reading, 'FN').map((p) => p.value), [fn], `${where}: FN`);
-  const n = nameField ? [str(name.family), str(name.given), str(name.middle), str(name.prefix), str(name.suffix)] : ['', '', '', '', ''];
+  const parts = nameField ? [str(name.family), str(name.given), str(name.middle), str(name.prefix), str(name.suffix)] : [];
+  const n = parts.some(Boolean) ? parts : ['', fn, '', '', ''];
   if (readable('N', n)) assert.deepEqual(all(reading, 'N').map((p) => p.value), [n], `${where}: N`);
 
   const wanted = expected(card, form).map((w) => (w.name === 'ORG' && reading.orgJoined ? { ...w, value: (w.value as string[]).join(';') } : w));

@@ -70,6 +70,49 @@ for (const backend of backends) {
       assert.equal((await s.approve(alice, contact.id, work.id)).body.status, 'active');
     });
 
+    it('names the link a request came through and suggests its profile, never to the person who asked (PRODUCT §4)', async () => {
+      const { alice, work } = await owner();
+      const home = await s.profile(alice, 'Home');
+      const link = await s.post(alice, '/share-links', { profile_id: work.id, auto_approve: false, label: '  Conference badge ' });
+      assert.equal(link.status, 201, JSON.stringify(link.body));
+      assert.equal(link.body.label, 'Conference badge', 'kept trimmed');
+      assert.equal((await s.get(alice, '/share-links')).body.data[0].label, 'Conference badge');
+      const plain = (await s.post(alice, '/share-links', { profile_id: work.id, auto_approve: false })).body;
+      assert.equal(plain.label, null);
+      for (const label of ['', '   ', 'x'.repeat(65)]) expectProblem(await s.post(alice, '/share-links', { profile_id: work.id, auto_approve: false, label }), 400, 'validation_failed');
+
+      const bob = await s.person('bob');
+      const viaLink = (await redeem(bob, link.body.token)).body;
+      const carol = await s.person('carol');
+      const viaPlain = (await redeem(carol, plain.token)).body;
+      const dave = await s.person('dave');
+      const byName = (await s.post(dave, '/contacts', { username: alice.username })).body;
+
+      const request = (await s.get(alice, `/subscriptions/${viaLink.id}`)).body;
+      assert.deepEqual(request.via_share_link, { id: link.body.id, label: 'Conference badge' });
+      assert.equal(request.suggested_profile_id, work.id, 'the link\'s profile, not the first one listed');
+      const pending = (await s.get(alice, '/subscriptions?status=pending')).body.data;
+      assert.deepEqual(pending.find((sub: any) => sub.id === viaLink.id).via_share_link, { id: link.body.id, label: 'Conference badge' }, 'the list says it too');
+      const unlabelled = pending.find((sub: any) => sub.id === viaPlain.id);
+      assert.deepEqual([unlabelled.via_share_link, unlabelled.suggested_profile_id], [{ id: plain.id, label: null }, work.id]);
+      const named = pending.find((sub: any) => sub.id === byName.id);
+      assert.deepEqual([named.via_share_link, named.suggested_profile_id], [null, null], 'a request by username came through no link');
+
+      // The person who asked never learns which link or profile (PRODUCT §4, privacy).
+      const seen = JSON.stringify((await s.get(bob, `/contacts/${viaLink.id}`)).body);
+      for (const secret of ['Conference badge', link.body.id, work.id, 'via_share_link', 'suggested_profile_id']) assert.ok(!seen.includes(secret), `${secret} in ${seen}`);
+
+      // A revoked link still says where the request came from; its profile moves with a delete's
+      // move_to, and a delete without one leaves nothing to suggest.
+      assert.equal((await t.client.as(alice, 'DELETE', `${API}/share-links/${link.body.id}`)).status, 204);
+      assert.equal((await t.client.as(alice, 'DELETE', `${API}/profiles/${work.id}?move_to=${home.id}`, { headers: { 'if-match': '"1"' } })).status, 204);
+      const moved = (await s.get(alice, `/subscriptions/${viaLink.id}`)).body;
+      assert.deepEqual([moved.via_share_link, moved.suggested_profile_id], [{ id: link.body.id, label: 'Conference badge' }, home.id]);
+      assert.equal((await t.client.as(alice, 'DELETE', `${API}/profiles/${home.id}`, { headers: { 'if-match': '"1"' } })).status, 204);
+      const dropped = (await s.get(alice, `/subscriptions/${viaLink.id}`)).body;
+      assert.deepEqual([dropped.via_share_link, dropped.suggested_profile_id], [{ id: link.body.id, label: 'Conference badge' }, null]);
+    });
+
     it('answers 410 for expired, used-up and revoked links, and 404 for unknown ones', async () => {
       const { alice, work } = await owner();
       const bob = await s.person('bob');

@@ -21,9 +21,21 @@ export function thumbnailOf(f: Pick<Schemas['Field'], 'type' | 'details'>): stri
 
 type Shown = Pick<Schemas['Field'], 'type' | 'value' | 'details'>;
 
+/** A birthday as people write dates where they are ("March 17, 1990", "17 March"), not ISO 8601. */
+function birthdayWords(value: unknown): string | undefined {
+  const { year, month, day } = (value ?? {}) as { year?: number; month?: number; day?: number };
+  if (typeof month !== 'number' || typeof day !== 'number') return undefined;
+  const format = new Intl.DateTimeFormat(undefined, { month: 'long', day: 'numeric', ...(typeof year === 'number' ? { year: 'numeric' } : {}), timeZone: 'UTC' });
+  return format.format(Date.UTC(year ?? 2000, month - 1, day));
+}
+
 export function display(f: Shown): string {
   const d = (f.details ?? {}) as Record<string, unknown>;
   if (f.type === 'photo') return 'Photo';
+  if (f.type === 'birthday') {
+    const words = birthdayWords(f.value);
+    if (words) return words;
+  }
   if (typeof d.formatted === 'string') return d.formatted;
   if (typeof d.international === 'string') return d.international;
   if (typeof f.value === 'string') return f.value;

@@ -58,7 +58,8 @@ function App() {
   const at = useValue(path);
   if (signedIn === null) return <Shell view="loading" title="VID" nav="none"><Skeleton /></Shell>;
   const screen = screenFor(at);
-  const home = signedIn ? '/account' : '/';
+  // Signed in, home is the cards you follow.
+  const home = signedIn ? '/contacts' : '/';
   if (!screen || (screen.signedOut && signedIn) || (!screen.open && !screen.signedOut && !signedIn)) {
     return <Shell view="loading" title="VID" nav="none"><Redirect to={home} /></Shell>;
   }

@@ -1106,7 +1106,7 @@ export interface paths {
         };
         /**
          * The people you subscribe to
-         * @description `status` and `label` (your own labels, ignoring case) narrow the list.
+         * @description `status` and `label` (your own labels, ignoring case) narrow the list; `q` finds contacts by what you see of them, ignoring case and accents; `sort` orders them by first or last name or by the latest card change. A cursor pages the list it came from (the same q and sort).
          */
         get: operations["listContacts"];
         put?: never;
@@ -2134,6 +2134,12 @@ export interface components {
             };
             profile_id: string | null;
             message: string | null;
+            /** @description The share link the request came through; null for a request by username */
+            via_share_link: {
+                id: string;
+                label: string | null;
+            } | null;
+            suggested_profile_id: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2186,6 +2192,8 @@ export interface components {
         ShareLink: {
             /** @example shl_X0kVb2yJt8nRw4cLA3qD9m */
             id: string;
+            /** @description Your word for where you handed the link out; requests through it show it */
+            label: string | null;
             /** @description The secret in the link: whoever holds it may subscribe */
             token: string;
             /** @description The page for the token, for a QR code: PUBLIC_ORIGIN/s/#<token> (in the fragment, which never reaches a server; PUBLIC_ORIGIN/s/<token> from older links opens the same page) */
@@ -2519,6 +2527,7 @@ export interface components {
         /** CreateShareLinkBody */
         CreateShareLinkBody: {
             profile_id: string;
+            label?: string | null;
             expires_at?: string | null;
             max_uses?: number | null;
             auto_approve: boolean;
@@ -2583,7 +2592,7 @@ export interface components {
         "VID-Idempotent-Replay": "true";
         /** @description Strong entity tag of the representation: `"<version>"` for versioned resources; send it back as If-Match or If-None-Match. */
         ETag: string;
-        /** @description How the answer may be cached: `no-store` for secrets and tokens, `private` or `public, max-age=…` for cards (RFC 9111). */
+        /** @description How the answer may be cached (RFC 9111): on every answer to an authenticated request, refusals included, `no-store` unless a resource a client revalidates by its ETag says `private, no-cache`; `public, max-age=…` on public cards and the catalog. */
         "Cache-Control": string;
         /** @description The URL of the resource created. */
         Location: string;
@@ -2637,27 +2646,27 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "sec_eCetQs_f1_3ff9RSqkJ9xg",
+                     *           "id": "sec_lOrrbUPmIEhKcYGBxEMHmw",
                      *           "kind": "signed_in",
-                     *           "at": "2026-11-28T17:17:27.944Z",
+                     *           "at": "2026-11-28T17:19:38.467Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
                      *           "device_label": "node"
                      *         },
                      *         {
-                     *           "id": "sec_dw4hvI07WJgzl4zRVI2DJA",
+                     *           "id": "sec_j2Ox6__EI0Tiq8OmYGY90w",
                      *           "kind": "signed_in",
-                     *           "at": "2026-11-28T17:17:27.944Z",
+                     *           "at": "2026-11-28T17:19:38.467Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
                      *           "device_label": "node"
                      *         },
                      *         {
-                     *           "id": "sec_MR-hNYM779u1dr3p9dVXAA",
+                     *           "id": "sec_fVvRRc4uBealDTDv8PLUhA",
                      *           "kind": "signed_in",
-                     *           "at": "2026-11-28T17:17:27.944Z",
+                     *           "at": "2026-11-28T17:19:38.467Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
@@ -2694,6 +2703,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2718,6 +2728,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2741,6 +2752,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2764,6 +2776,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2787,6 +2800,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2811,6 +2825,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2834,6 +2849,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2858,6 +2874,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2904,8 +2921,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "username": "free3292x8otvn",
-                     *       "canonical": "free3292x8otvn",
+                     *       "username": "free4017x8gk7i",
+                     *       "canonical": "free4017x8gk7i",
                      *       "available": true,
                      *       "schema_version": 1
                      *     }
@@ -2928,6 +2945,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2950,6 +2968,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2971,6 +2990,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2992,6 +3012,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3014,6 +3035,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3034,6 +3056,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3055,6 +3078,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3101,11 +3125,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ses_3iQ8RGB72wX3FButrxiLng",
+                     *       "session_id": "ses_nbFufDwpW1DM7jOvXl9X8g",
                      *       "token_type": "DPoP",
-                     *       "access_token": "vid_at_8roC9-0_FaFLzdaMs6W5iSMgZ7Z4PewLobXV3ItPHcU",
+                     *       "access_token": "vid_at_TXW69RHnIE0AQKSD6BCe88ajNUIO7C9Kf4bAsC2FHgs",
                      *       "expires_in": 600,
-                     *       "refresh_token": "vid_rt_WyWuglQ8YN2ShiRBJX7BMDU0Zd_3i4-mWE7ZYn6ip-c",
+                     *       "refresh_token": "vid_rt_Lr2l-Tq5_eWwWYuZemorbPiynL2SgM3B7cRx3XMQA-g",
                      *       "refresh_expires_in": 2592000,
                      *       "trusted": true,
                      *       "schema_version": 1
@@ -3130,6 +3154,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3152,6 +3177,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3173,6 +3199,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3195,6 +3222,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3216,6 +3244,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3237,6 +3266,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3259,6 +3289,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3279,6 +3310,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3300,6 +3332,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3338,6 +3371,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3361,6 +3395,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3386,6 +3421,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3410,6 +3446,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3435,6 +3472,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3459,6 +3497,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3483,6 +3522,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3508,6 +3548,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3531,6 +3572,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3555,6 +3597,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3604,37 +3647,37 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "ses_gzB-WHGvm9fWzuAy07yRnw",
+                     *           "id": "ses_GBiSku8Qyd-sIe_w7GPRMw",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "place": null,
                      *           "trusted": true,
                      *           "current": true,
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "last_seen_at": "2026-11-28T17:16:57.944Z",
-                     *           "expires_at": "2026-12-28T17:16:57.944Z"
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "last_seen_at": "2026-11-28T17:19:08.467Z",
+                     *           "expires_at": "2026-12-28T17:19:08.467Z"
                      *         },
                      *         {
-                     *           "id": "ses_3iQ8RGB72wX3FButrxiLng",
+                     *           "id": "ses_nbFufDwpW1DM7jOvXl9X8g",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "place": null,
                      *           "trusted": true,
                      *           "current": false,
-                     *           "created_at": "2026-11-28T17:17:27.944Z",
-                     *           "last_seen_at": "2026-11-28T17:17:27.944Z",
-                     *           "expires_at": "2026-12-28T17:17:27.944Z"
+                     *           "created_at": "2026-11-28T17:19:38.467Z",
+                     *           "last_seen_at": "2026-11-28T17:19:38.467Z",
+                     *           "expires_at": "2026-12-28T17:19:38.467Z"
                      *         },
                      *         {
-                     *           "id": "ses_UdhXmr3bp8zv3UHrwPT8EA",
+                     *           "id": "ses_qIAyR_34Aqw2MSaYhJiWRw",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "place": null,
                      *           "trusted": true,
                      *           "current": false,
-                     *           "created_at": "2026-11-28T17:17:27.944Z",
-                     *           "last_seen_at": "2026-11-28T17:17:27.944Z",
-                     *           "expires_at": "2026-12-28T17:17:27.944Z"
+                     *           "created_at": "2026-11-28T17:19:38.467Z",
+                     *           "last_seen_at": "2026-11-28T17:19:38.467Z",
+                     *           "expires_at": "2026-12-28T17:19:38.467Z"
                      *         }
                      *       ],
                      *       "next_cursor": null,
@@ -3667,6 +3710,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3691,6 +3735,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3714,6 +3759,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3737,6 +3783,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3760,6 +3807,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3784,6 +3832,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3807,6 +3856,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3831,6 +3881,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3871,6 +3922,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3894,6 +3946,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3919,6 +3972,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3943,6 +3997,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3967,6 +4022,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3992,6 +4048,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4016,6 +4073,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4040,6 +4098,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4065,6 +4124,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4088,6 +4148,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4112,6 +4173,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4161,13 +4223,13 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "pk_83Xg08L3Avs7wg8NvzVMyg",
+                     *           "id": "pk_bjJ0qTiJA2Z96A11untWAw",
                      *           "name": "Passkey",
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "last_used_at": "2026-11-28T17:17:27.944Z",
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "last_used_at": "2026-11-28T17:19:38.467Z",
                      *           "backup_eligible": true,
                      *           "backed_up": true,
-                     *           "dpop_jkt": "n4qHqPHcXAzErlf_kWhozV37YemNN2ovs3GHqopGkvI",
+                     *           "dpop_jkt": "p6kQP3lGZXsEDkwr04BTYFmCZvfY4hF0tMTHdvRuoGk",
                      *           "flagged": false,
                      *           "current": true,
                      *           "version": 1,
@@ -4204,6 +4266,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4228,6 +4291,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4251,6 +4315,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4274,6 +4339,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4297,6 +4363,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4321,6 +4388,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4344,6 +4412,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4368,6 +4437,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4410,6 +4480,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4433,6 +4504,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4458,6 +4530,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4482,6 +4555,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4506,6 +4580,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4531,6 +4606,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4555,6 +4631,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4579,6 +4656,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4604,6 +4682,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4627,6 +4706,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4651,6 +4731,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4704,13 +4785,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "pk_83Xg08L3Avs7wg8NvzVMyg",
+                     *       "id": "pk_bjJ0qTiJA2Z96A11untWAw",
                      *       "name": "Walk laptop",
-                     *       "created_at": "2026-11-28T17:16:57.944Z",
-                     *       "last_used_at": "2026-11-28T17:17:27.944Z",
+                     *       "created_at": "2026-11-28T17:19:08.467Z",
+                     *       "last_used_at": "2026-11-28T17:19:38.467Z",
                      *       "backup_eligible": true,
                      *       "backed_up": true,
-                     *       "dpop_jkt": "n4qHqPHcXAzErlf_kWhozV37YemNN2ovs3GHqopGkvI",
+                     *       "dpop_jkt": "p6kQP3lGZXsEDkwr04BTYFmCZvfY4hF0tMTHdvRuoGk",
                      *       "flagged": false,
                      *       "current": true,
                      *       "version": 2,
@@ -4739,6 +4820,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4764,6 +4846,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4788,6 +4871,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4812,6 +4896,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4837,6 +4922,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4861,6 +4947,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4885,6 +4972,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4909,6 +4997,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4933,6 +5022,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4958,6 +5048,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4981,6 +5072,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5005,6 +5097,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5052,18 +5145,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_rIq-22tdTosHERNVMTwWEA",
+                     *       "ceremony_id": "cer_zG9W3x6WiERswFUxj8R86A",
                      *       "options": {
                      *         "rp": {
                      *           "name": "VID",
                      *           "id": "localhost"
                      *         },
                      *         "user": {
-                     *           "id": "OyOdxN5AnNU6FX-m3dOG8EbIlDZ2cFdFIPCFFEhQlmg",
-                     *           "name": "wa3292x1fg75",
-                     *           "displayName": "wa3292x1fg75"
+                     *           "id": "8LLxKb1WiMk-kz9rDbeoayGxvqQ9tGykFgT1L-7-Pzc",
+                     *           "name": "wa4017x104ye",
+                     *           "displayName": "wa4017x104ye"
                      *         },
-                     *         "challenge": "6yE3xnjZCi_WnNgz8r0-ESuPuJ7UuOwdYq2osBKuENU",
+                     *         "challenge": "ZFhx2JfALCw4Ee2ouCrLo40QRkyWzpxGLTyp34a-EZ8",
                      *         "pubKeyCredParams": [
                      *           {
                      *             "type": "public-key",
@@ -5081,7 +5174,7 @@ export interface operations {
                      *         "timeout": 300000,
                      *         "excludeCredentials": [
                      *           {
-                     *             "id": "q7vVraOlIwPeox3CU3WpW_6hoNgiGpk0IGZCa9vRb0Q",
+                     *             "id": "ChqjV-sHTof6vrVxP6RSR4jVMDD_kVupVhSLSYp4QqY",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -5130,6 +5223,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5155,6 +5249,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5179,6 +5274,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5204,6 +5300,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5228,6 +5325,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5252,6 +5350,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5277,6 +5376,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5300,6 +5400,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5324,6 +5425,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5374,13 +5476,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "pk_8gydS8Bax7t7R-CvISZkjA",
+                     *       "id": "pk_faOjC2oSnVzqrRv-a5d6gA",
                      *       "name": "Passkey",
-                     *       "created_at": "2026-11-28T17:17:27.944Z",
+                     *       "created_at": "2026-11-28T17:19:38.467Z",
                      *       "last_used_at": null,
                      *       "backup_eligible": true,
                      *       "backed_up": true,
-                     *       "dpop_jkt": "eL8zd94m18LHY3xclYf3x8L07q5MEuIpLuxgb1xLnpw",
+                     *       "dpop_jkt": "mJ2rbcFAQ5XtUJ1F8UoL0wC_uD42qo52kyKs0jF2hd4",
                      *       "flagged": false,
                      *       "current": false,
                      *       "version": 1,
@@ -5409,6 +5511,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5434,6 +5537,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5458,6 +5562,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5483,6 +5588,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5507,6 +5613,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5531,6 +5638,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5556,6 +5664,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5579,6 +5688,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5603,6 +5713,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5652,21 +5763,21 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "totp_FkmTXsEHgk-L9Q5Vo9HbaA",
+                     *           "id": "totp_mP08qZI97Bp3_23LaAlrww",
                      *           "name": "Phone app",
                      *           "active": true,
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "confirmed_at": "2026-11-28T17:16:57.944Z",
-                     *           "last_used_at": "2026-11-28T17:16:57.944Z",
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "confirmed_at": "2026-11-28T17:19:08.467Z",
+                     *           "last_used_at": "2026-11-28T17:19:08.467Z",
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "totp_iVNadn2B6nSd-9kH6aH3Ow",
+                     *           "id": "totp_kHkkTbylF_WJltRmbRkDMQ",
                      *           "name": "Walk app",
                      *           "active": true,
-                     *           "created_at": "2026-11-28T17:17:27.944Z",
-                     *           "confirmed_at": "2026-11-28T17:17:57.944Z",
-                     *           "last_used_at": "2026-11-28T17:17:57.944Z",
+                     *           "created_at": "2026-11-28T17:19:38.467Z",
+                     *           "confirmed_at": "2026-11-28T17:20:08.467Z",
+                     *           "last_used_at": "2026-11-28T17:20:08.467Z",
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -5700,6 +5811,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5724,6 +5836,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5747,6 +5860,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5770,6 +5884,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5793,6 +5908,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5817,6 +5933,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5840,6 +5957,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5864,6 +5982,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5916,15 +6035,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "totp_iVNadn2B6nSd-9kH6aH3Ow",
+                     *       "id": "totp_kHkkTbylF_WJltRmbRkDMQ",
                      *       "name": "Walk app",
                      *       "active": false,
-                     *       "created_at": "2026-11-28T17:17:27.944Z",
+                     *       "created_at": "2026-11-28T17:19:38.467Z",
                      *       "confirmed_at": null,
                      *       "last_used_at": null,
                      *       "schema_version": 1,
-                     *       "secret": "7HW5KFR2GNLFCAQOYJX6JE256YZBXM7W",
-                     *       "otpauth_uri": "otpauth://totp/VID:wa3292x1fg75?issuer=VID&secret=7HW5KFR2GNLFCAQOYJX6JE256YZBXM7W&algorithm=SHA1&digits=6&period=30"
+                     *       "secret": "KLIOE22MST42WEJ2WYVVODA4J4P673NJ",
+                     *       "otpauth_uri": "otpauth://totp/VID:wa4017x104ye?issuer=VID&secret=KLIOE22MST42WEJ2WYVVODA4J4P673NJ&algorithm=SHA1&digits=6&period=30"
                      *     }
                      */
                     "application/json": {
@@ -5963,6 +6082,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5988,6 +6108,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6012,6 +6133,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6037,6 +6159,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6061,6 +6184,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6085,6 +6209,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6110,6 +6235,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6133,6 +6259,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6157,6 +6284,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6208,12 +6336,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "totp_iVNadn2B6nSd-9kH6aH3Ow",
+                     *       "id": "totp_kHkkTbylF_WJltRmbRkDMQ",
                      *       "name": "Walk app",
                      *       "active": true,
-                     *       "created_at": "2026-11-28T17:17:27.944Z",
-                     *       "confirmed_at": "2026-11-28T17:17:57.944Z",
-                     *       "last_used_at": "2026-11-28T17:17:57.944Z",
+                     *       "created_at": "2026-11-28T17:19:38.467Z",
+                     *       "confirmed_at": "2026-11-28T17:20:08.467Z",
+                     *       "last_used_at": "2026-11-28T17:20:08.467Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -6239,6 +6367,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6264,6 +6393,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6288,6 +6418,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6312,6 +6443,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6337,6 +6469,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6361,6 +6494,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6385,6 +6519,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6409,6 +6544,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6434,6 +6570,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6457,6 +6594,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6481,6 +6619,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6523,6 +6662,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6546,6 +6686,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6571,6 +6712,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6595,6 +6737,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6619,6 +6762,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6644,6 +6788,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6668,6 +6813,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6692,6 +6838,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6717,6 +6864,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6740,6 +6888,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6764,6 +6913,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6806,13 +6956,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "acc_NjbFOETwaHjDWrV4za7TPQ",
-                     *       "username": "wa3292x1fg75",
+                     *       "id": "acc_JWr5sM7FWYg1G1NNaRAMXQ",
+                     *       "username": "wa4017x104ye",
                      *       "display_name": null,
                      *       "locale": null,
                      *       "default_country": null,
                      *       "region": "eu",
-                     *       "created_at": "2026-11-28T17:16:57.944Z",
+                     *       "created_at": "2026-11-28T17:19:08.467Z",
                      *       "status": "active",
                      *       "deleted_at": null,
                      *       "purge_at": null,
@@ -6841,6 +6991,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6865,6 +7016,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6888,6 +7040,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6911,6 +7064,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6934,6 +7088,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6958,6 +7113,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6981,6 +7137,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7005,6 +7162,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7056,13 +7214,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "acc_NjbFOETwaHjDWrV4za7TPQ",
-                     *       "username": "wa3292x1fg75",
+                     *       "id": "acc_JWr5sM7FWYg1G1NNaRAMXQ",
+                     *       "username": "wa4017x104ye",
                      *       "display_name": "Alice Walker",
                      *       "locale": null,
                      *       "default_country": "DE",
                      *       "region": "eu",
-                     *       "created_at": "2026-11-28T17:16:57.944Z",
+                     *       "created_at": "2026-11-28T17:19:08.467Z",
                      *       "status": "active",
                      *       "deleted_at": null,
                      *       "purge_at": null,
@@ -7092,6 +7250,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7117,6 +7276,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7141,6 +7301,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7166,6 +7327,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7190,6 +7352,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7214,6 +7377,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7238,6 +7402,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7262,6 +7427,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7287,6 +7453,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7310,6 +7477,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7334,6 +7502,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7378,9 +7547,9 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example VID recovery key for wa3292x1fg75
+                     * @example VID recovery key for wa4017x104ye
                      *
-                     *     ADJY-G3S1-GARN-3GHQ-0BKV-0N3V-11KR-TC0Z
+                     *     8DM1-9MGG-GDHX-JX1S-WZDW-460V-XVCM-A3SS
                      *
                      *     Keep it somewhere safe and offline. Anyone with this key (and your authenticator app, if you use one) can take over your account.
                      */
@@ -7405,6 +7574,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7429,6 +7599,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7452,6 +7623,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7475,6 +7647,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7498,6 +7671,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7521,6 +7695,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7545,6 +7720,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7568,6 +7744,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7592,6 +7769,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7634,8 +7812,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "created_at": "2026-11-28T17:16:57.944Z",
-                     *       "downloaded_at": "2026-11-28T17:17:57.944Z",
+                     *       "created_at": "2026-11-28T17:19:08.467Z",
+                     *       "downloaded_at": "2026-11-28T17:20:08.467Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -7660,6 +7838,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7684,6 +7863,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7707,6 +7887,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7730,6 +7911,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7753,6 +7935,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7776,6 +7959,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7800,6 +7984,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7823,6 +8008,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7847,6 +8033,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7893,18 +8080,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_BLxzcN-Y8QzmHYJaCjEuYg",
+                     *       "ceremony_id": "cer_wsUiCvDb7n7LUFc9Miahtw",
                      *       "options": {
                      *         "rp": {
                      *           "name": "VID",
                      *           "id": "localhost"
                      *         },
                      *         "user": {
-                     *           "id": "17lQqdaL0P7pbm-uwy0uxmvNCKGJLLctmwxuSn2SWYI",
-                     *           "name": "wr3292x640l0",
-                     *           "displayName": "wr3292x640l0"
+                     *           "id": "jeXsyn6_LTYu_D1UgYPXqVNWi9rsK9UpPZDXD9x5r8U",
+                     *           "name": "wr4017x6dxuk",
+                     *           "displayName": "wr4017x6dxuk"
                      *         },
-                     *         "challenge": "-Mz0eP0_IEZdrpcH8bZNlUC1NKjle4KjmUWzPX0-d0w",
+                     *         "challenge": "UrwVGV7wQVJW5sBoxo_h5uinpPnn3ccJ5SN3USW7tt8",
                      *         "pubKeyCredParams": [
                      *           {
                      *             "type": "public-key",
@@ -7922,7 +8109,7 @@ export interface operations {
                      *         "timeout": 300000,
                      *         "excludeCredentials": [
                      *           {
-                     *             "id": "YOkgMnJsmCsPKG83oOLYW52Dx6qf-aPmcLlNO9g5ebc",
+                     *             "id": "-TBJgM6f5ABcOHJhznvxqrYlxCVju-1ElwDzwgWdtCQ",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -7967,6 +8154,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7988,6 +8176,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8010,6 +8199,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8031,6 +8221,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8052,6 +8243,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8074,6 +8266,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8094,6 +8287,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8115,6 +8309,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8161,11 +8356,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ses_416791KZjkRF-lhDrJcRzw",
+                     *       "session_id": "ses_4RZJIG-BQ-w1H0a5D7SWZQ",
                      *       "token_type": "DPoP",
-                     *       "access_token": "vid_at_AEdDXzYXiRZSmrMbU9mqSv3KaoUjBlqEeuuLslHpddY",
+                     *       "access_token": "vid_at_stU6NxKlDercY_5puR9AHY-cvgqr4gsjs7RHh7GIj6Q",
                      *       "expires_in": 600,
-                     *       "refresh_token": "vid_rt_qcskMT8Tl21SzG8EGe08C2P-LQfuQZok06lJvCNhtkc",
+                     *       "refresh_token": "vid_rt_n5oU3YSTE3Sza6bisOEFJ4rNpqZ9tJQCgQI_GWvdhuw",
                      *       "refresh_expires_in": 2592000,
                      *       "trusted": true,
                      *       "schema_version": 1
@@ -8190,6 +8385,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8212,6 +8408,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8233,6 +8430,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8255,6 +8453,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8276,6 +8475,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8297,6 +8497,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8319,6 +8520,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8339,6 +8541,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8360,6 +8563,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8406,18 +8610,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_X1lSiYbf2XwdYd-8a-d-3g",
+                     *       "ceremony_id": "cer_sJLvGVJpjrY-u15CEOO0Sw",
                      *       "options": {
                      *         "rp": {
                      *           "name": "VID",
                      *           "id": "localhost"
                      *         },
                      *         "user": {
-                     *           "id": "0JpYfAykU0iU4kUH8ugUpb7_MN0w6FvakRZARWqbI4M",
-                     *           "name": "wn3292x990og",
-                     *           "displayName": "wn3292x990og"
+                     *           "id": "UtqPju3vIqjREfjxjmcVLfWCwo1108VpcLRoEYU-uSY",
+                     *           "name": "wn4017x9rqqv",
+                     *           "displayName": "wn4017x9rqqv"
                      *         },
-                     *         "challenge": "hDb3vO3Ju4SiXq3CltaSB-Cexf3x4Bn2iGuQZvjtKec",
+                     *         "challenge": "oAgK7vQ5h4AxlmXyU5JACKlQFFMXOn9W1CdSTI8qyRo",
                      *         "pubKeyCredParams": [
                      *           {
                      *             "type": "public-key",
@@ -8471,6 +8675,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8493,6 +8698,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8514,6 +8720,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8535,6 +8742,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8557,6 +8765,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8577,6 +8786,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8598,6 +8808,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8646,26 +8857,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "account": {
-                     *         "id": "acc_oU8iAR0-B7HCJ0Tun0s1tw",
-                     *         "username": "wn3292x990og",
+                     *         "id": "acc_94oBB4IKGynxqDIJSulGcg",
+                     *         "username": "wn4017x9rqqv",
                      *         "display_name": null,
                      *         "locale": null,
                      *         "default_country": null,
                      *         "region": "eu",
-                     *         "created_at": "2026-11-28T17:17:27.944Z",
+                     *         "created_at": "2026-11-28T17:19:38.467Z",
                      *         "status": "active",
                      *         "deleted_at": null,
                      *         "purge_at": null,
                      *         "version": 1,
                      *         "schema_version": 1
                      *       },
-                     *       "passkey_id": "pk_bPza4NpcTYcESYe7Akxq0w",
+                     *       "passkey_id": "pk_CpFGb-Lp6pAn_yXfGtaBtg",
                      *       "tokens": {
-                     *         "session_id": "ses_CUrZBwLL_WFSpLJIvbtRNQ",
+                     *         "session_id": "ses_zW6Ghm4tx8KAe-JZs0MPIQ",
                      *         "token_type": "DPoP",
-                     *         "access_token": "vid_at_Frau8TNS6HKY43WtlHQJdUZbzc2PmJfgYXhmkhUpqQE",
+                     *         "access_token": "vid_at_SCHW5wt2OU0XXSVCMJtjmywPl8w2pGFZcHYtizYIsqM",
                      *         "expires_in": 600,
-                     *         "refresh_token": "vid_rt_wdQ3scI5N8qBpoW9UtXyTYy9-S0luSN1X-Hpx8UzMfg",
+                     *         "refresh_token": "vid_rt_-9R0bhWoR3fQqvdgEnuPSCJWTNEssdiJ5YJ6DYZHIKQ",
                      *         "refresh_expires_in": 2592000,
                      *         "trusted": true,
                      *         "schema_version": 1
@@ -8698,6 +8909,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8720,6 +8932,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8741,6 +8954,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8763,6 +8977,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8784,6 +8999,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8805,6 +9021,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8827,6 +9044,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8847,6 +9065,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8868,6 +9087,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8910,9 +9130,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_iCLTAKAvbBy4r2oFHVeq3Q",
+                     *       "ceremony_id": "cer_KCs-8ehGFbnYpaG6DNWC-g",
                      *       "options": {
-                     *         "challenge": "ZX3ngGo6SMW9TDrMwQITHMsXs0bMEb2flBLFIRuLoFs",
+                     *         "challenge": "h-fGm7Uucekb1_oRIwhIvgojnu_WtWz8K6hVyTvvPV0",
                      *         "timeout": 300000,
                      *         "rpId": "localhost",
                      *         "allowCredentials": [],
@@ -8944,6 +9164,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8966,6 +9187,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8987,6 +9209,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9008,6 +9231,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9030,6 +9254,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9050,6 +9275,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9071,6 +9297,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9117,11 +9344,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ses_UdhXmr3bp8zv3UHrwPT8EA",
+                     *       "session_id": "ses_qIAyR_34Aqw2MSaYhJiWRw",
                      *       "token_type": "DPoP",
-                     *       "access_token": "vid_at_g9WWKqnc858mJm4AhOx2XqSOY-lp1JegMarKjpVybZ0",
+                     *       "access_token": "vid_at_ZTdNTM03ncnDpS_bc3An5tdb8w-SbMtzDuWIzQ8jpCc",
                      *       "expires_in": 600,
-                     *       "refresh_token": "vid_rt_pQdvBvpSZUiQdCPEZpATJ9lHIGQ0W6u6vaF5CvJdeV8",
+                     *       "refresh_token": "vid_rt_8g7kTF9bPt6XB_sI-Cr9TSOvTK344HRgMwBN4yXZnQM",
                      *       "refresh_expires_in": 2592000,
                      *       "trusted": true,
                      *       "schema_version": 1
@@ -9146,6 +9373,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9168,6 +9396,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9189,6 +9418,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9211,6 +9441,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9232,6 +9463,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9253,6 +9485,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9275,6 +9508,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9295,6 +9529,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9316,6 +9551,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9361,14 +9597,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_uMS-zvMUA8LIkhZ-Z86gXA",
+                     *       "ceremony_id": "cer_NA-1tosIsxIOvhoJ7b3Rhg",
                      *       "options": {
-                     *         "challenge": "z64NlkfsEgJhoQOoUhl0IShBSXM1tDALdkjHvlaBEH4",
+                     *         "challenge": "c6EpkGrQTWC8fiFS4XSxCQeo37NbJWdT22DPBt5GXvU",
                      *         "timeout": 300000,
                      *         "rpId": "localhost",
                      *         "allowCredentials": [
                      *           {
-                     *             "id": "q7vVraOlIwPeox3CU3WpW_6hoNgiGpk0IGZCa9vRb0Q",
+                     *             "id": "ChqjV-sHTof6vrVxP6RSR4jVMDD_kVupVhSLSYp4QqY",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -9408,6 +9644,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9433,6 +9670,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9457,6 +9695,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9482,6 +9721,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9506,6 +9746,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9530,6 +9771,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9555,6 +9797,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9578,6 +9821,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9602,6 +9846,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9647,8 +9892,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": "091392",
-                     *       "expires_at": "2026-11-28T17:19:57.944Z",
+                     *       "code": "139475",
+                     *       "expires_at": "2026-11-28T17:22:08.467Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -9680,6 +9925,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9705,6 +9951,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9729,6 +9976,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9754,6 +10002,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9778,6 +10027,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9802,6 +10052,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9827,6 +10078,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9850,6 +10102,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9874,6 +10127,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9918,7 +10172,7 @@ export interface operations {
                      * @example {
                      *       "status": "active",
                      *       "wrong_guesses": 0,
-                     *       "expires_at": "2026-11-28T17:19:57.944Z",
+                     *       "expires_at": "2026-11-28T17:22:08.467Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -9952,6 +10206,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9976,6 +10231,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9999,6 +10255,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10022,6 +10279,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10045,6 +10303,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10068,6 +10327,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10092,6 +10352,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10115,6 +10376,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10139,6 +10401,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10186,9 +10449,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_iax7r5lQn_Q6eIm0g2STOA",
+                     *       "attempt_id": "join_obhNEtbuESB2hclzrHy0Bg",
                      *       "status": "awaiting_approval",
-                     *       "expires_at": "2026-11-28T17:27:57.944Z",
+                     *       "expires_at": "2026-11-28T17:30:08.467Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -10211,6 +10474,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10233,6 +10497,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10254,6 +10519,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10276,6 +10542,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10297,6 +10564,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10318,6 +10586,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10339,6 +10608,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10361,6 +10631,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10381,6 +10652,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10402,6 +10674,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10449,9 +10722,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_cSH_nv5-MScdlM-rDNo_Gg",
+                     *       "attempt_id": "join_9bcaOWRCHlubYgo-mNFZxA",
                      *       "status": "awaiting_approval",
-                     *       "expires_at": "2026-11-28T17:27:57.944Z",
+                     *       "expires_at": "2026-11-28T17:30:08.467Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -10474,6 +10747,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10496,6 +10770,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10517,6 +10792,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10538,6 +10814,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10560,6 +10837,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10581,6 +10859,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10602,6 +10881,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10624,6 +10904,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10644,6 +10925,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10665,6 +10947,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10706,9 +10989,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_iax7r5lQn_Q6eIm0g2STOA",
+                     *       "attempt_id": "join_obhNEtbuESB2hclzrHy0Bg",
                      *       "status": "awaiting_approval",
-                     *       "expires_at": "2026-11-28T17:27:57.944Z",
+                     *       "expires_at": "2026-11-28T17:30:08.467Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -10730,6 +11013,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10751,6 +11035,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10771,6 +11056,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10791,6 +11077,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10811,6 +11098,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10831,6 +11119,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10852,6 +11141,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10872,6 +11162,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10893,6 +11184,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10942,10 +11234,10 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "attempt_id": "join_iax7r5lQn_Q6eIm0g2STOA",
+                     *           "attempt_id": "join_obhNEtbuESB2hclzrHy0Bg",
                      *           "via": "code",
-                     *           "created_at": "2026-11-28T17:17:57.944Z",
-                     *           "expires_at": "2026-11-28T17:27:57.944Z",
+                     *           "created_at": "2026-11-28T17:20:08.467Z",
+                     *           "expires_at": "2026-11-28T17:30:08.467Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "place": null,
@@ -10983,6 +11275,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11007,6 +11300,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11030,6 +11324,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11053,6 +11348,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11076,6 +11372,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11100,6 +11397,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11123,6 +11421,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11147,6 +11446,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11198,9 +11498,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_iax7r5lQn_Q6eIm0g2STOA",
+                     *       "attempt_id": "join_obhNEtbuESB2hclzrHy0Bg",
                      *       "status": "approved",
-                     *       "expires_at": "2026-11-28T17:27:57.944Z",
+                     *       "expires_at": "2026-11-28T17:30:08.467Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -11226,6 +11526,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11251,6 +11552,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11275,6 +11577,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11299,6 +11602,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11324,6 +11628,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11348,6 +11653,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11372,6 +11678,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11396,6 +11703,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11421,6 +11729,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11444,6 +11753,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11468,6 +11778,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11517,9 +11828,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_F9AIg-yfdZKd6NZ_tmbMEw",
+                     *       "attempt_id": "join_ijMgf6KDyVxKMLnrQALqgA",
                      *       "status": "denied",
-                     *       "expires_at": "2026-11-28T17:27:57.944Z",
+                     *       "expires_at": "2026-11-28T17:30:08.467Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -11545,6 +11856,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11570,6 +11882,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11594,6 +11907,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11618,6 +11932,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11643,6 +11958,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11667,6 +11983,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11691,6 +12008,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11715,6 +12033,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11740,6 +12059,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11763,6 +12083,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11787,6 +12108,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11833,9 +12155,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_cSH_nv5-MScdlM-rDNo_Gg",
+                     *       "attempt_id": "join_9bcaOWRCHlubYgo-mNFZxA",
                      *       "status": "approved",
-                     *       "expires_at": "2026-11-28T17:27:57.944Z",
+                     *       "expires_at": "2026-11-28T17:30:08.467Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -11858,6 +12180,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11880,6 +12203,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11901,6 +12225,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11922,6 +12247,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11944,6 +12270,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11965,6 +12292,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11986,6 +12314,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12007,6 +12336,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12029,6 +12359,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12049,6 +12380,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12070,6 +12402,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12122,11 +12455,11 @@ export interface operations {
                      *           "id": "localhost"
                      *         },
                      *         "user": {
-                     *           "id": "OyOdxN5AnNU6FX-m3dOG8EbIlDZ2cFdFIPCFFEhQlmg",
-                     *           "name": "wa3292x1fg75",
-                     *           "displayName": "wa3292x1fg75"
+                     *           "id": "8LLxKb1WiMk-kz9rDbeoayGxvqQ9tGykFgT1L-7-Pzc",
+                     *           "name": "wa4017x104ye",
+                     *           "displayName": "wa4017x104ye"
                      *         },
-                     *         "challenge": "fTqjsD7JuCSt9qqad-ezceniVPdgd9_rAou2uGYs6iY",
+                     *         "challenge": "EOYTnllKRH30VF-jk_2OCeH9KkKij_GDYaQeAcYDZKc",
                      *         "pubKeyCredParams": [
                      *           {
                      *             "type": "public-key",
@@ -12144,7 +12477,7 @@ export interface operations {
                      *         "timeout": 300000,
                      *         "excludeCredentials": [
                      *           {
-                     *             "id": "q7vVraOlIwPeox3CU3WpW_6hoNgiGpk0IGZCa9vRb0Q",
+                     *             "id": "ChqjV-sHTof6vrVxP6RSR4jVMDD_kVupVhSLSYp4QqY",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -12152,7 +12485,7 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "F7uOy_hzc7UvMfSyGDhOG2AskO1SY9ZPQaQ-N_GVp8A",
+                     *             "id": "uexxwO7U-WLj0-sLbi5Zgub6k_SA6JPfsZIu4TCTslc",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -12197,6 +12530,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12219,6 +12553,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12240,6 +12575,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12261,6 +12597,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12283,6 +12620,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12304,6 +12642,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12325,6 +12664,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12346,6 +12686,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12368,6 +12709,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12388,6 +12730,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12409,6 +12752,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12455,11 +12799,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ses_RP4jd6T1t2Qy-WTeBr8vRg",
+                     *       "session_id": "ses_p3FZ9Z22hH6sG-55gzqpxg",
                      *       "token_type": "DPoP",
-                     *       "access_token": "vid_at_1vFC302u06SeZeogLed9s0ZKbS8PzjhBZZpyZe6T2v0",
+                     *       "access_token": "vid_at_lb6LMiA-A2v9SSvCqTR8-ffl00I6y_9npOZYBwtYhwY",
                      *       "expires_in": 600,
-                     *       "refresh_token": "vid_rt_xKDvHnodpPpjQ_uyA_kuJwCw2Hxf9RtYuQ-xKklrAfI",
+                     *       "refresh_token": "vid_rt_NwYH8UG7UIwSOojNipOHLWxFN8RcA4oOYi9ZuUjUuMY",
                      *       "refresh_expires_in": 2592000,
                      *       "trusted": true,
                      *       "schema_version": 1
@@ -12484,6 +12828,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12506,6 +12851,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12527,6 +12873,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12548,6 +12895,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12570,6 +12918,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12591,6 +12940,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12612,6 +12962,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12633,6 +12984,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12655,6 +13007,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12675,6 +13028,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12696,6 +13050,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12745,13 +13100,13 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "pho_8OLIul1OKFlmCe8NDzG1Ag",
+                     *           "id": "pho_TmXyINTvDy93JPVEyLt3cg",
                      *           "sizes": [
                      *             64,
                      *             256,
                      *             512
                      *           ],
-                     *           "created_at": "2026-11-28T17:17:57.944Z",
+                     *           "created_at": "2026-11-28T17:20:08.467Z",
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -12785,6 +13140,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12809,6 +13165,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12832,6 +13189,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12855,6 +13213,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12878,6 +13237,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12902,6 +13262,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12925,6 +13286,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12949,6 +13311,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13006,13 +13369,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "pho_8OLIul1OKFlmCe8NDzG1Ag",
+                     *       "id": "pho_TmXyINTvDy93JPVEyLt3cg",
                      *       "sizes": [
                      *         64,
                      *         256,
                      *         512
                      *       ],
-                     *       "created_at": "2026-11-28T17:17:57.944Z",
+                     *       "created_at": "2026-11-28T17:20:08.467Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -13038,6 +13401,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13063,6 +13427,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13087,6 +13452,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13112,6 +13478,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13136,6 +13503,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13160,6 +13528,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13184,6 +13553,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13209,6 +13579,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13232,6 +13603,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13256,6 +13628,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13300,13 +13673,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "pho_8OLIul1OKFlmCe8NDzG1Ag",
+                     *       "id": "pho_TmXyINTvDy93JPVEyLt3cg",
                      *       "sizes": [
                      *         64,
                      *         256,
                      *         512
                      *       ],
-                     *       "created_at": "2026-11-28T17:17:57.944Z",
+                     *       "created_at": "2026-11-28T17:20:08.467Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -13331,6 +13704,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13355,6 +13729,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13378,6 +13753,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13401,6 +13777,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13424,6 +13801,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13447,6 +13825,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13471,6 +13850,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13494,6 +13874,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13518,6 +13899,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13558,6 +13940,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -13581,6 +13964,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13606,6 +13990,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13630,6 +14015,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13654,6 +14040,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13679,6 +14066,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13703,6 +14091,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13727,6 +14116,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13752,6 +14142,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13775,6 +14166,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13799,6 +14191,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14004,6 +14397,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14024,6 +14418,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14044,6 +14439,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14065,6 +14461,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14085,6 +14482,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14106,6 +14504,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14224,6 +14623,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14244,6 +14644,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14264,6 +14665,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14284,6 +14686,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14305,6 +14708,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14325,6 +14729,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14346,6 +14751,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14426,6 +14832,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14447,6 +14854,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14469,6 +14877,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14490,6 +14899,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14511,6 +14921,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14533,6 +14944,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14553,6 +14965,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14574,6 +14987,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14625,58 +15039,48 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "fld_1kkRIao74iDjpkUuDqJRVw",
-                     *           "type": "postal_address",
-                     *           "label": null,
-                     *           "country": "DE",
-                     *           "value": {
-                     *             "street_lines": [
-                     *               "Platz der Republik 1"
-                     *             ],
-                     *             "locality": "Berlin",
-                     *             "postal_code": "11011"
-                     *           },
-                     *           "original": null,
-                     *           "details": {
-                     *             "formatted": "Platz der Republik 1\n11011 Berlin\nGERMANY"
-                     *           },
-                     *           "version": 1,
-                     *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "updated_at": "2026-11-28T17:16:57.944Z"
-                     *         },
-                     *         {
-                     *           "id": "fld_3JwnBVlOaJi_4cCkj02u2Q",
-                     *           "type": "organization",
+                     *           "id": "fld_-laZ-wWeNb6ZJKZweZQmzQ",
+                     *           "type": "social",
                      *           "label": null,
                      *           "country": null,
                      *           "value": {
-                     *             "name": "Acme",
-                     *             "unit": "R&D"
+                     *             "platform": "bluesky",
+                     *             "handle": "alice.bsky.social"
                      *           },
                      *           "original": null,
                      *           "details": {
-                     *             "formatted": "Acme, R&D"
+                     *             "url": "https://bsky.app/profile/alice.bsky.social"
                      *           },
                      *           "version": 1,
                      *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "updated_at": "2026-11-28T17:16:57.944Z"
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "updated_at": "2026-11-28T17:19:08.467Z"
                      *         },
                      *         {
-                     *           "id": "fld_40rSOlOL61APABWccxvlDw",
-                     *           "type": "language",
+                     *           "id": "fld_AOk-06huWtyLLi9ENBFXSg",
+                     *           "type": "nickname",
                      *           "label": null,
                      *           "country": null,
-                     *           "value": "en",
+                     *           "value": "Al",
                      *           "original": null,
-                     *           "details": {
-                     *             "formatted": "English"
-                     *           },
+                     *           "details": {},
                      *           "version": 1,
                      *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "updated_at": "2026-11-28T17:16:57.944Z"
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "updated_at": "2026-11-28T17:19:08.467Z"
+                     *         },
+                     *         {
+                     *           "id": "fld_DDB6ekys-afJDKpg5keObA",
+                     *           "type": "time_zone",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": "Europe/Berlin",
+                     *           "original": null,
+                     *           "details": {},
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "updated_at": "2026-11-28T17:19:08.467Z"
                      *         }
                      *       ],
                      *       "next_cursor": null,
@@ -14709,6 +15113,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14733,6 +15138,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14756,6 +15162,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14779,6 +15186,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14802,6 +15210,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14826,6 +15235,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14849,6 +15259,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14873,6 +15284,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14923,7 +15335,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fld_y7e5x3XeD8kUpKE5Jt94kw",
+                     *       "id": "fld_lTwExQ488v827dn8MHTeSQ",
                      *       "type": "email",
                      *       "label": "spare",
                      *       "country": null,
@@ -14934,8 +15346,8 @@ export interface operations {
                      *       },
                      *       "version": 1,
                      *       "schema_version": 1,
-                     *       "created_at": "2026-11-28T17:17:57.944Z",
-                     *       "updated_at": "2026-11-28T17:17:57.944Z"
+                     *       "created_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T17:20:08.467Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Field"];
@@ -14960,6 +15372,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14985,6 +15398,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15009,6 +15423,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15034,6 +15449,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15058,6 +15474,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15082,6 +15499,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15107,6 +15525,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15130,6 +15549,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15154,6 +15574,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15198,7 +15619,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fld_y7e5x3XeD8kUpKE5Jt94kw",
+                     *       "id": "fld_lTwExQ488v827dn8MHTeSQ",
                      *       "type": "email",
                      *       "label": "spare",
                      *       "country": null,
@@ -15209,8 +15630,8 @@ export interface operations {
                      *       },
                      *       "version": 1,
                      *       "schema_version": 1,
-                     *       "created_at": "2026-11-28T17:17:57.944Z",
-                     *       "updated_at": "2026-11-28T17:17:57.944Z"
+                     *       "created_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T17:20:08.467Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Field"];
@@ -15234,6 +15655,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15258,6 +15680,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15281,6 +15704,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15304,6 +15728,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15327,6 +15752,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15350,6 +15776,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15374,6 +15801,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15397,6 +15825,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15421,6 +15850,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15463,6 +15893,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -15486,6 +15917,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15511,6 +15943,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15535,6 +15968,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15559,6 +15993,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15584,6 +16019,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15608,6 +16044,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15632,6 +16069,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15656,6 +16094,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15680,6 +16119,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15705,6 +16145,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15728,6 +16169,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15752,6 +16194,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15806,7 +16249,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fld_y7e5x3XeD8kUpKE5Jt94kw",
+                     *       "id": "fld_lTwExQ488v827dn8MHTeSQ",
                      *       "type": "email",
                      *       "label": "old",
                      *       "country": null,
@@ -15817,8 +16260,8 @@ export interface operations {
                      *       },
                      *       "version": 2,
                      *       "schema_version": 1,
-                     *       "created_at": "2026-11-28T17:17:57.944Z",
-                     *       "updated_at": "2026-11-28T17:17:57.944Z"
+                     *       "created_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T17:20:08.467Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Field"];
@@ -15843,6 +16286,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15868,6 +16312,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15892,6 +16337,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15916,6 +16362,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15941,6 +16388,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15965,6 +16413,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15989,6 +16438,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16013,6 +16463,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16037,6 +16488,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16062,6 +16514,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16085,6 +16538,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16109,6 +16563,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16158,26 +16613,26 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "prf_JBRV-Gb4QJd-pWjUn10Z6Q",
-                     *           "name": "Work",
-                     *           "description": null,
-                     *           "public": true,
-                     *           "field_count": 14,
-                     *           "subscriber_count": 1,
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "updated_at": "2026-11-28T17:16:57.944Z",
-                     *           "version": 1,
-                     *           "schema_version": 1
-                     *         },
-                     *         {
-                     *           "id": "prf_cBFnAgCPur8pCBCqodLPdw",
+                     *           "id": "prf_ZY_J48NG5NWsTCd6QKDlWg",
                      *           "name": "Family",
                      *           "description": null,
                      *           "public": false,
                      *           "field_count": 3,
                      *           "subscriber_count": 0,
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "updated_at": "2026-11-28T17:16:57.944Z",
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "updated_at": "2026-11-28T17:19:08.467Z",
+                     *           "version": 1,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "prf_t1H797lncGjFbRddkHKnfw",
+                     *           "name": "Work",
+                     *           "description": null,
+                     *           "public": true,
+                     *           "field_count": 14,
+                     *           "subscriber_count": 1,
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "updated_at": "2026-11-28T17:19:08.467Z",
                      *           "version": 1,
                      *           "schema_version": 1
                      *         }
@@ -16212,6 +16667,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16236,6 +16692,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16259,6 +16716,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16282,6 +16740,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16305,6 +16764,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16329,6 +16789,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16352,6 +16813,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16376,6 +16838,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16426,14 +16889,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "prf_kbqvepvpglFz_iRrqpYrqw",
+                     *       "id": "prf_vmyyydqzhoaYEzyZnMfM2A",
                      *       "name": "Walk temp",
                      *       "description": "For a moment",
                      *       "public": false,
                      *       "field_count": 0,
                      *       "subscriber_count": 0,
-                     *       "created_at": "2026-11-28T17:17:57.944Z",
-                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "created_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T17:20:08.467Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -16460,6 +16923,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16485,6 +16949,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16509,6 +16974,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16534,6 +17000,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16558,6 +17025,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16582,6 +17050,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16607,6 +17076,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16630,6 +17100,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16654,6 +17125,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16698,14 +17170,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "prf_JBRV-Gb4QJd-pWjUn10Z6Q",
+                     *       "id": "prf_t1H797lncGjFbRddkHKnfw",
                      *       "name": "Work",
                      *       "description": null,
                      *       "public": true,
                      *       "field_count": 14,
                      *       "subscriber_count": 1,
-                     *       "created_at": "2026-11-28T17:16:57.944Z",
-                     *       "updated_at": "2026-11-28T17:16:57.944Z",
+                     *       "created_at": "2026-11-28T17:19:08.467Z",
+                     *       "updated_at": "2026-11-28T17:19:08.467Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -16731,6 +17203,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16755,6 +17228,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16778,6 +17252,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16801,6 +17276,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16824,6 +17300,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16847,6 +17324,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16871,6 +17349,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16894,6 +17373,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16918,6 +17398,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16963,6 +17444,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -16986,6 +17468,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17011,6 +17494,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17035,6 +17519,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17059,6 +17544,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17084,6 +17570,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17108,6 +17595,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17132,6 +17620,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17156,6 +17645,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17180,6 +17670,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17205,6 +17696,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17228,6 +17720,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17252,6 +17745,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17305,14 +17799,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "prf_kbqvepvpglFz_iRrqpYrqw",
+                     *       "id": "prf_vmyyydqzhoaYEzyZnMfM2A",
                      *       "name": "Walk temp",
                      *       "description": "Still for a moment",
                      *       "public": false,
                      *       "field_count": 0,
                      *       "subscriber_count": 0,
-                     *       "created_at": "2026-11-28T17:17:57.944Z",
-                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "created_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T17:20:08.467Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -17339,6 +17833,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17364,6 +17859,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17388,6 +17884,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17412,6 +17909,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17437,6 +17935,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17461,6 +17960,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17485,6 +17985,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17509,6 +18010,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17533,6 +18035,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17558,6 +18061,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17581,6 +18085,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17605,6 +18110,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17656,19 +18162,19 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "field_id": "fld_7_jlgWgv9J10HDCTzgqhJA",
+                     *           "field_id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
                      *           "label": null,
                      *           "position": 0,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "field_id": "fld_Biu-WX7CD5IbedUA5fiDrA",
+                     *           "field_id": "fld_AOk-06huWtyLLi9ENBFXSg",
                      *           "label": null,
                      *           "position": 1,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "field_id": "fld_cy2omz9pulcSnQaNOeHq7A",
+                     *           "field_id": "fld_DSO71fIgK1m32TiHYCCW9g",
                      *           "label": null,
                      *           "position": 2,
                      *           "schema_version": 1
@@ -17704,6 +18210,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17728,6 +18235,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17751,6 +18259,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17774,6 +18283,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17797,6 +18307,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17820,6 +18331,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17844,6 +18356,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17867,6 +18380,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17891,6 +18405,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17970,7 +18485,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "field_id": "fld_y7e5x3XeD8kUpKE5Jt94kw",
+                     *       "field_id": "fld_lTwExQ488v827dn8MHTeSQ",
                      *       "label": "mail",
                      *       "position": 0,
                      *       "schema_version": 1
@@ -17998,6 +18513,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18023,6 +18539,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18047,6 +18564,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18071,6 +18589,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18096,6 +18615,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18120,6 +18640,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18144,6 +18665,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18169,6 +18691,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18192,6 +18715,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18216,6 +18740,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18257,6 +18782,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -18280,6 +18806,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18305,6 +18832,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18329,6 +18857,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18353,6 +18882,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18378,6 +18908,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18402,6 +18933,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18426,6 +18958,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18451,6 +18984,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18474,6 +19008,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18498,6 +19033,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18543,12 +19079,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "owner": {
-                     *         "username": "wa3292x1fg75",
+                     *         "username": "wa4017x104ye",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "fields": [
                      *         {
-                     *           "id": "fld_7_jlgWgv9J10HDCTzgqhJA",
+                     *           "id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
                      *           "type": "name",
                      *           "label": null,
                      *           "country": null,
@@ -18561,7 +19097,7 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "fld_Biu-WX7CD5IbedUA5fiDrA",
+                     *           "id": "fld_AOk-06huWtyLLi9ENBFXSg",
                      *           "type": "nickname",
                      *           "label": null,
                      *           "country": null,
@@ -18569,7 +19105,7 @@ export interface operations {
                      *           "details": {}
                      *         },
                      *         {
-                     *           "id": "fld_cy2omz9pulcSnQaNOeHq7A",
+                     *           "id": "fld_DSO71fIgK1m32TiHYCCW9g",
                      *           "type": "phone",
                      *           "label": "work",
                      *           "country": "DE",
@@ -18582,7 +19118,7 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "updated_at": "2026-11-28T17:20:08.467Z",
                      *       "changed": [
                      *         "display_name"
                      *       ],
@@ -18633,6 +19169,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18657,6 +19194,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18680,6 +19218,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18703,6 +19242,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18726,6 +19266,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18749,6 +19290,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18773,6 +19315,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18796,6 +19339,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18820,6 +19364,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18862,12 +19407,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "owner": {
-                     *         "username": "wa3292x1fg75",
+                     *         "username": "wa4017x104ye",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "fields": [
                      *         {
-                     *           "id": "fld_7_jlgWgv9J10HDCTzgqhJA",
+                     *           "id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
                      *           "type": "name",
                      *           "label": null,
                      *           "country": null,
@@ -18880,7 +19425,7 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "fld_Biu-WX7CD5IbedUA5fiDrA",
+                     *           "id": "fld_AOk-06huWtyLLi9ENBFXSg",
                      *           "type": "nickname",
                      *           "label": null,
                      *           "country": null,
@@ -18888,7 +19433,7 @@ export interface operations {
                      *           "details": {}
                      *         },
                      *         {
-                     *           "id": "fld_cy2omz9pulcSnQaNOeHq7A",
+                     *           "id": "fld_DSO71fIgK1m32TiHYCCW9g",
                      *           "type": "phone",
                      *           "label": "work",
                      *           "country": "DE",
@@ -18901,7 +19446,7 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "updated_at": "2026-11-28T17:20:08.467Z",
                      *       "changed": [
                      *         "display_name"
                      *       ],
@@ -18945,6 +19490,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18965,6 +19511,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18985,6 +19532,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19005,6 +19553,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19026,6 +19575,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19046,6 +19596,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19067,6 +19618,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19118,7 +19670,7 @@ export interface operations {
                      * @example BEGIN:VCARD
                      *     VERSION:3.0
                      *     PRODID:-//VID//Identity cards//EN
-                     *     UID:urn:uuid:2f11647b-3855-8b11-b7a1-ee306993b900
+                     *     UID:urn:uuid:a7ebfc14-8a02-83a0-89ee-2cd1e66f718a
                      *     FN:Alice Walker
                      *     N:Walker;Alice;;;
                      *     NICKNAME:Al
@@ -19135,7 +19687,7 @@ export interface operations {
                      *     X-LANGUAGE:en
                      *     TZ;VALUE=text:Europe/Berlin
                      *     NOTE:Met at the walk.
-                     *     REV:2026-11-28T17:17:57Z
+                     *     REV:2026-11-28T17:20:08Z
                      *     END:VCARD
                      */
                     "text/vcard": string;
@@ -19175,6 +19727,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19195,6 +19748,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19215,6 +19769,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19235,6 +19790,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19256,6 +19812,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19276,6 +19833,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19297,6 +19855,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19347,45 +19906,51 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "sub_4YzW0WI434IJ1ESMKqKvQA",
+                     *           "id": "sub_FP4vndnXclpv5kDKJzCmaA",
                      *           "status": "pending",
                      *           "subscriber": {
-                     *             "username": "wc3292x3gvce",
+                     *             "username": "wd4017x49ow6",
                      *             "display_name": null
                      *           },
                      *           "profile_id": null,
                      *           "message": null,
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "updated_at": "2026-11-28T17:16:57.944Z",
+                     *           "via_share_link": null,
+                     *           "suggested_profile_id": null,
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "updated_at": "2026-11-28T17:19:08.467Z",
                      *           "version": 1,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "sub_FXgHzVOGBQtAKhVulDQpKg",
+                     *           "id": "sub_TFfX-Klx0s8pAlWAnFSdQw",
+                     *           "status": "pending",
+                     *           "subscriber": {
+                     *             "username": "wc4017x3kptk",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": null,
+                     *           "message": null,
+                     *           "via_share_link": null,
+                     *           "suggested_profile_id": null,
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "updated_at": "2026-11-28T17:19:08.467Z",
+                     *           "version": 1,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
                      *           "status": "active",
                      *           "subscriber": {
-                     *             "username": "wb3292x20pyo",
+                     *             "username": "wb4017x2xeao",
                      *             "display_name": null
                      *           },
-                     *           "profile_id": "prf_JBRV-Gb4QJd-pWjUn10Z6Q",
+                     *           "profile_id": "prf_t1H797lncGjFbRddkHKnfw",
                      *           "message": "Hello from Bob",
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "updated_at": "2026-11-28T17:16:57.944Z",
+                     *           "via_share_link": null,
+                     *           "suggested_profile_id": null,
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "updated_at": "2026-11-28T17:19:08.467Z",
                      *           "version": 2,
-                     *           "schema_version": 1
-                     *         },
-                     *         {
-                     *           "id": "sub_rnQ8ppkHTV3C0dI7JMvqGg",
-                     *           "status": "pending",
-                     *           "subscriber": {
-                     *             "username": "wd3292x4kpa0",
-                     *             "display_name": null
-                     *           },
-                     *           "profile_id": null,
-                     *           "message": null,
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "updated_at": "2026-11-28T17:16:57.944Z",
-                     *           "version": 1,
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -19419,6 +19984,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19443,6 +20009,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19466,6 +20033,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19489,6 +20057,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19512,6 +20081,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19536,6 +20106,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19559,6 +20130,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19583,6 +20155,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19627,16 +20200,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_FXgHzVOGBQtAKhVulDQpKg",
+                     *       "id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
                      *       "status": "active",
                      *       "subscriber": {
-                     *         "username": "wb3292x20pyo",
+                     *         "username": "wb4017x2xeao",
                      *         "display_name": null
                      *       },
-                     *       "profile_id": "prf_JBRV-Gb4QJd-pWjUn10Z6Q",
+                     *       "profile_id": "prf_t1H797lncGjFbRddkHKnfw",
                      *       "message": "Hello from Bob",
-                     *       "created_at": "2026-11-28T17:16:57.944Z",
-                     *       "updated_at": "2026-11-28T17:16:57.944Z",
+                     *       "via_share_link": null,
+                     *       "suggested_profile_id": null,
+                     *       "created_at": "2026-11-28T17:19:08.467Z",
+                     *       "updated_at": "2026-11-28T17:19:08.467Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -19662,6 +20237,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19686,6 +20262,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19709,6 +20286,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19732,6 +20310,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19755,6 +20334,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19778,6 +20358,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19802,6 +20383,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19825,6 +20407,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19849,6 +20432,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19900,16 +20484,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_4YzW0WI434IJ1ESMKqKvQA",
+                     *       "id": "sub_TFfX-Klx0s8pAlWAnFSdQw",
                      *       "status": "active",
                      *       "subscriber": {
-                     *         "username": "wc3292x3gvce",
+                     *         "username": "wc4017x3kptk",
                      *         "display_name": null
                      *       },
-                     *       "profile_id": "prf_cBFnAgCPur8pCBCqodLPdw",
+                     *       "profile_id": "prf_ZY_J48NG5NWsTCd6QKDlWg",
                      *       "message": null,
-                     *       "created_at": "2026-11-28T17:16:57.944Z",
-                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "via_share_link": null,
+                     *       "suggested_profile_id": null,
+                     *       "created_at": "2026-11-28T17:19:08.467Z",
+                     *       "updated_at": "2026-11-28T17:20:08.467Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -19936,6 +20522,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19961,6 +20548,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19985,6 +20573,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20009,6 +20598,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20034,6 +20624,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20058,6 +20649,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20082,6 +20674,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20107,6 +20700,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20130,6 +20724,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20154,6 +20749,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20205,16 +20801,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_rnQ8ppkHTV3C0dI7JMvqGg",
+                     *       "id": "sub_FP4vndnXclpv5kDKJzCmaA",
                      *       "status": "denied",
                      *       "subscriber": {
-                     *         "username": "wd3292x4kpa0",
+                     *         "username": "wd4017x49ow6",
                      *         "display_name": null
                      *       },
                      *       "profile_id": null,
                      *       "message": null,
-                     *       "created_at": "2026-11-28T17:16:57.944Z",
-                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "via_share_link": null,
+                     *       "suggested_profile_id": null,
+                     *       "created_at": "2026-11-28T17:19:08.467Z",
+                     *       "updated_at": "2026-11-28T17:20:08.467Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -20241,6 +20839,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20266,6 +20865,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20290,6 +20890,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20314,6 +20915,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20339,6 +20941,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20363,6 +20966,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20387,6 +20991,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20412,6 +21017,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20435,6 +21041,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20459,6 +21066,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20510,16 +21118,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_FXgHzVOGBQtAKhVulDQpKg",
+                     *       "id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
                      *       "status": "active",
                      *       "subscriber": {
-                     *         "username": "wb3292x20pyo",
+                     *         "username": "wb4017x2xeao",
                      *         "display_name": null
                      *       },
-                     *       "profile_id": "prf_cBFnAgCPur8pCBCqodLPdw",
+                     *       "profile_id": "prf_ZY_J48NG5NWsTCd6QKDlWg",
                      *       "message": "Hello from Bob",
-                     *       "created_at": "2026-11-28T17:16:57.944Z",
-                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "via_share_link": null,
+                     *       "suggested_profile_id": null,
+                     *       "created_at": "2026-11-28T17:19:08.467Z",
+                     *       "updated_at": "2026-11-28T17:20:08.467Z",
                      *       "version": 3,
                      *       "schema_version": 1
                      *     }
@@ -20546,6 +21156,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20571,6 +21182,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20595,6 +21207,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20619,6 +21232,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20644,6 +21258,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20668,6 +21283,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20692,6 +21308,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20717,6 +21334,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20740,6 +21358,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20764,6 +21383,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20815,16 +21435,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_4YzW0WI434IJ1ESMKqKvQA",
+                     *       "id": "sub_TFfX-Klx0s8pAlWAnFSdQw",
                      *       "status": "revoked",
                      *       "subscriber": {
-                     *         "username": "wc3292x3gvce",
+                     *         "username": "wc4017x3kptk",
                      *         "display_name": null
                      *       },
-                     *       "profile_id": "prf_cBFnAgCPur8pCBCqodLPdw",
+                     *       "profile_id": "prf_ZY_J48NG5NWsTCd6QKDlWg",
                      *       "message": null,
-                     *       "created_at": "2026-11-28T17:16:57.944Z",
-                     *       "updated_at": "2026-11-28T17:18:27.944Z",
+                     *       "via_share_link": null,
+                     *       "suggested_profile_id": null,
+                     *       "created_at": "2026-11-28T17:19:08.467Z",
+                     *       "updated_at": "2026-11-28T17:20:38.467Z",
                      *       "version": 3,
                      *       "schema_version": 1
                      *     }
@@ -20851,6 +21473,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20876,6 +21499,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20900,6 +21524,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20924,6 +21549,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20949,6 +21575,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20973,6 +21600,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20997,6 +21625,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21022,6 +21651,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21045,6 +21675,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21069,6 +21700,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21118,9 +21750,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "username": "wd3292x4kpa0",
+                     *           "username": "wd4017x49ow6",
                      *           "display_name": null,
-                     *           "blocked_at": "2026-11-28T17:17:57.944Z"
+                     *           "blocked_at": "2026-11-28T17:20:08.467Z"
                      *         }
                      *       ],
                      *       "next_cursor": null,
@@ -21158,6 +21790,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21182,6 +21815,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21205,6 +21839,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21228,6 +21863,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21251,6 +21887,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21275,6 +21912,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21298,6 +21936,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21322,6 +21961,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21362,6 +22002,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -21385,6 +22026,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21410,6 +22052,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21434,6 +22077,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21458,6 +22102,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21483,6 +22128,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21507,6 +22153,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21531,6 +22178,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21556,6 +22204,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21579,6 +22228,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21603,6 +22253,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21621,6 +22272,10 @@ export interface operations {
                 status?: "pending" | "active" | "denied" | "revoked" | "ended";
                 /** @description Only contacts you gave this label (ignoring case) */
                 label?: string;
+                /** @description Only contacts whose name, username, your labels or a value their card shows you hold every word of it, ignoring case and accents ("zoe" finds "Zoë") */
+                q?: string;
+                /** @description created (default): oldest first. given_name, family_name: by the name their card shows you (without a name field, their display name whole). recently_changed: the card that changed last first, contacts without a card last */
+                sort?: "created" | "given_name" | "family_name" | "recently_changed";
             };
             header?: never;
             path?: never;
@@ -21655,32 +22310,32 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "sub_FXgHzVOGBQtAKhVulDQpKg",
+                     *           "id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
                      *           "status": "active",
                      *           "owner": {
-                     *             "username": "wa3292x1fg75",
+                     *             "username": "wa4017x104ye",
                      *             "display_name": "Alice Walker"
                      *           },
                      *           "message": "Hello from Bob",
                      *           "labels": [],
-                     *           "card_updated_at": "2026-11-28T17:17:57.944Z",
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "updated_at": "2026-11-28T17:17:57.944Z",
+                     *           "card_updated_at": "2026-11-28T17:20:08.467Z",
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "updated_at": "2026-11-28T17:20:08.467Z",
                      *           "version": 3,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "sub_3YaxiFJ9KgPC2mfcWWDssg",
+                     *           "id": "sub_JFIdJFgh3XQQqTYKGc5zIw",
                      *           "status": "pending",
                      *           "owner": {
-                     *             "username": "wc3292x3gvce",
+                     *             "username": "wc4017x3kptk",
                      *             "display_name": null
                      *           },
                      *           "message": "Hi Carol",
                      *           "labels": [],
                      *           "card_updated_at": null,
-                     *           "created_at": "2026-11-28T17:17:57.944Z",
-                     *           "updated_at": "2026-11-28T17:17:57.944Z",
+                     *           "created_at": "2026-11-28T17:20:08.467Z",
+                     *           "updated_at": "2026-11-28T17:20:08.467Z",
                      *           "version": 1,
                      *           "schema_version": 1
                      *         }
@@ -21715,6 +22370,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21739,6 +22395,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21762,6 +22419,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21785,6 +22443,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21808,6 +22467,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21832,6 +22492,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21855,6 +22516,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21879,6 +22541,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21929,17 +22592,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_3YaxiFJ9KgPC2mfcWWDssg",
+                     *       "id": "sub_JFIdJFgh3XQQqTYKGc5zIw",
                      *       "status": "pending",
                      *       "owner": {
-                     *         "username": "wc3292x3gvce",
+                     *         "username": "wc4017x3kptk",
                      *         "display_name": null
                      *       },
                      *       "message": "Hi Carol",
                      *       "labels": [],
                      *       "card_updated_at": null,
-                     *       "created_at": "2026-11-28T17:17:57.944Z",
-                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "created_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T17:20:08.467Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -21966,6 +22629,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21991,6 +22655,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22015,6 +22680,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22039,6 +22705,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22064,6 +22731,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22088,6 +22756,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22112,6 +22781,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22136,6 +22806,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22161,6 +22832,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22184,6 +22856,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22208,6 +22881,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22260,12 +22934,12 @@ export interface operations {
                      * @example BEGIN:VCARD
                      *     VERSION:3.0
                      *     PRODID:-//VID//Identity cards//EN
-                     *     UID:urn:uuid:2f11647b-3855-8b11-b7a1-ee306993b900
+                     *     UID:urn:uuid:a7ebfc14-8a02-83a0-89ee-2cd1e66f718a
                      *     FN:Alice Walker
                      *     N:Walker;Alice;;;
                      *     NICKNAME:Al
                      *     TEL;TYPE=VOICE,WORK:+493022732152
-                     *     REV:2026-11-28T17:17:57Z
+                     *     REV:2026-11-28T17:20:08Z
                      *     END:VCARD
                      */
                     "text/vcard": string;
@@ -22289,6 +22963,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22313,6 +22988,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22336,6 +23012,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22359,6 +23036,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22382,6 +23060,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22406,6 +23085,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22429,6 +23109,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22453,6 +23134,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22497,17 +23179,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_FXgHzVOGBQtAKhVulDQpKg",
+                     *       "id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
                      *       "status": "active",
                      *       "owner": {
-                     *         "username": "wa3292x1fg75",
+                     *         "username": "wa4017x104ye",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "message": "Hello from Bob",
                      *       "labels": [],
-                     *       "card_updated_at": "2026-11-28T17:17:57.944Z",
-                     *       "created_at": "2026-11-28T17:16:57.944Z",
-                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "card_updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T17:19:08.467Z",
+                     *       "updated_at": "2026-11-28T17:20:08.467Z",
                      *       "version": 3,
                      *       "schema_version": 1
                      *     }
@@ -22533,6 +23215,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22557,6 +23240,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22580,6 +23264,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22603,6 +23288,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22626,6 +23312,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22649,6 +23336,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22673,6 +23361,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22696,6 +23385,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22720,6 +23410,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22760,6 +23451,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -22783,6 +23475,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22808,6 +23501,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22832,6 +23526,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22856,6 +23551,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22881,6 +23577,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22905,6 +23602,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22929,6 +23627,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22954,6 +23653,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22977,6 +23677,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23001,6 +23702,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23046,12 +23748,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "owner": {
-                     *         "username": "wa3292x1fg75",
+                     *         "username": "wa4017x104ye",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "fields": [
                      *         {
-                     *           "id": "fld_7_jlgWgv9J10HDCTzgqhJA",
+                     *           "id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
                      *           "type": "name",
                      *           "label": null,
                      *           "country": null,
@@ -23064,7 +23766,7 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "fld_Biu-WX7CD5IbedUA5fiDrA",
+                     *           "id": "fld_AOk-06huWtyLLi9ENBFXSg",
                      *           "type": "nickname",
                      *           "label": null,
                      *           "country": null,
@@ -23072,7 +23774,7 @@ export interface operations {
                      *           "details": {}
                      *         },
                      *         {
-                     *           "id": "fld_cy2omz9pulcSnQaNOeHq7A",
+                     *           "id": "fld_DSO71fIgK1m32TiHYCCW9g",
                      *           "type": "phone",
                      *           "label": "work",
                      *           "country": "DE",
@@ -23085,7 +23787,7 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "updated_at": "2026-11-28T17:20:08.467Z",
                      *       "changed": [
                      *         "birthday",
                      *         "email",
@@ -23138,6 +23840,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23162,6 +23865,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23185,6 +23889,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23208,6 +23913,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23231,6 +23937,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23254,6 +23961,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23277,6 +23985,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23301,6 +24010,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23324,6 +24034,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23348,6 +24059,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23402,12 +24114,12 @@ export interface operations {
                      * @example BEGIN:VCARD
                      *     VERSION:3.0
                      *     PRODID:-//VID//Identity cards//EN
-                     *     UID:urn:uuid:2f11647b-3855-8b11-b7a1-ee306993b900
+                     *     UID:urn:uuid:a7ebfc14-8a02-83a0-89ee-2cd1e66f718a
                      *     FN:Alice Walker
                      *     N:Walker;Alice;;;
                      *     NICKNAME:Al
                      *     TEL;TYPE=VOICE,WORK:+493022732152
-                     *     REV:2026-11-28T17:17:57Z
+                     *     REV:2026-11-28T17:20:08Z
                      *     END:VCARD
                      */
                     "text/vcard": string;
@@ -23454,6 +24166,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23478,6 +24191,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23501,6 +24215,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23524,6 +24239,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23547,6 +24263,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23570,6 +24287,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23593,6 +24311,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23617,6 +24336,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23640,6 +24360,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23664,6 +24385,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23708,13 +24430,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "contact_id": "sub_FXgHzVOGBQtAKhVulDQpKg",
+                     *       "contact_id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
                      *       "note": "Met at the walk",
                      *       "labels": [
                      *         "friends",
                      *         "work"
                      *       ],
-                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "updated_at": "2026-11-28T17:20:08.467Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -23740,6 +24462,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23764,6 +24487,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23787,6 +24511,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23810,6 +24535,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23833,6 +24559,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23856,6 +24583,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23880,6 +24608,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23903,6 +24632,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23927,6 +24657,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24007,13 +24738,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "contact_id": "sub_FXgHzVOGBQtAKhVulDQpKg",
+                     *       "contact_id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
                      *       "note": "Met at the walk",
                      *       "labels": [
                      *         "friends",
                      *         "work"
                      *       ],
-                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "updated_at": "2026-11-28T17:20:08.467Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -24040,6 +24771,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24065,6 +24797,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24089,6 +24822,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24113,6 +24847,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24138,6 +24873,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24162,6 +24898,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24186,6 +24923,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24210,6 +24948,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24234,6 +24973,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24259,6 +24999,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24282,6 +25023,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24306,6 +25048,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24348,6 +25091,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -24371,6 +25115,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24396,6 +25141,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24420,6 +25166,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24444,6 +25191,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24469,6 +25217,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24493,6 +25242,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24517,6 +25267,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24541,6 +25292,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24565,6 +25317,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24590,6 +25343,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24613,6 +25367,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24637,6 +25392,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24727,6 +25483,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24751,6 +25508,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24774,6 +25532,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24797,6 +25556,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24820,6 +25580,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24844,6 +25605,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24867,6 +25629,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24891,6 +25654,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24971,6 +25735,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24992,6 +25757,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25012,6 +25778,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25032,6 +25799,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25052,6 +25820,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25073,6 +25842,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25093,6 +25863,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25114,6 +25885,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25163,16 +25935,17 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "shl_QGf7u6cO3Y-RGmBiug0F6Q",
-                     *           "token": "rsOdQZ0_dbJRVfmIdN1Nh468xqTK0twb",
-                     *           "url": "http://localhost:8080/s/#rsOdQZ0_dbJRVfmIdN1Nh468xqTK0twb",
-                     *           "profile_id": "prf_JBRV-Gb4QJd-pWjUn10Z6Q",
-                     *           "expires_at": "2026-11-29T17:17:57.944Z",
+                     *           "id": "shl_CCUS5y1X1ZvlaUzSmpLmZg",
+                     *           "label": null,
+                     *           "token": "dfBdA8Z8auh47Mc4VOoQXJHwnqGPNr1e",
+                     *           "url": "http://localhost:8080/s/#dfBdA8Z8auh47Mc4VOoQXJHwnqGPNr1e",
+                     *           "profile_id": "prf_t1H797lncGjFbRddkHKnfw",
+                     *           "expires_at": "2026-11-29T17:20:08.467Z",
                      *           "max_uses": 5,
                      *           "uses": 0,
                      *           "auto_approve": true,
                      *           "state": "active",
-                     *           "created_at": "2026-11-28T17:17:57.944Z",
+                     *           "created_at": "2026-11-28T17:20:08.467Z",
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -25206,6 +25979,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25230,6 +26004,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25253,6 +26028,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25276,6 +26052,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25299,6 +26076,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25323,6 +26101,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25346,6 +26125,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25370,6 +26150,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25420,16 +26201,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "shl_QGf7u6cO3Y-RGmBiug0F6Q",
-                     *       "token": "rsOdQZ0_dbJRVfmIdN1Nh468xqTK0twb",
-                     *       "url": "http://localhost:8080/s/#rsOdQZ0_dbJRVfmIdN1Nh468xqTK0twb",
-                     *       "profile_id": "prf_JBRV-Gb4QJd-pWjUn10Z6Q",
-                     *       "expires_at": "2026-11-29T17:17:57.944Z",
+                     *       "id": "shl_CCUS5y1X1ZvlaUzSmpLmZg",
+                     *       "label": null,
+                     *       "token": "dfBdA8Z8auh47Mc4VOoQXJHwnqGPNr1e",
+                     *       "url": "http://localhost:8080/s/#dfBdA8Z8auh47Mc4VOoQXJHwnqGPNr1e",
+                     *       "profile_id": "prf_t1H797lncGjFbRddkHKnfw",
+                     *       "expires_at": "2026-11-29T17:20:08.467Z",
                      *       "max_uses": 5,
                      *       "uses": 0,
                      *       "auto_approve": true,
                      *       "state": "active",
-                     *       "created_at": "2026-11-28T17:17:57.944Z",
+                     *       "created_at": "2026-11-28T17:20:08.467Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -25455,6 +26237,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25480,6 +26263,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25504,6 +26288,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25528,6 +26313,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25553,6 +26339,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25577,6 +26364,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25601,6 +26389,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25626,6 +26415,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25649,6 +26439,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25673,6 +26464,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25713,6 +26505,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -25736,6 +26529,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25761,6 +26555,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25785,6 +26580,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25809,6 +26605,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25834,6 +26631,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25858,6 +26656,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25882,6 +26681,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25907,6 +26707,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25930,6 +26731,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25954,6 +26756,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25996,11 +26799,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "owner": {
-                     *         "username": "wa3292x1fg75",
+                     *         "username": "wa4017x104ye",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "auto_approve": true,
-                     *       "expires_at": "2026-11-29T17:17:57.944Z",
+                     *       "expires_at": "2026-11-29T17:20:08.467Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -26030,6 +26833,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26050,6 +26854,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26070,6 +26875,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26090,6 +26896,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26110,6 +26917,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26131,6 +26939,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26151,6 +26960,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26172,6 +26982,7 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26222,17 +27033,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_2eQPHMPTd-jFXpu0IhccEw",
+                     *       "id": "sub_xb6n24njag8jrbpSZPh0yA",
                      *       "status": "active",
                      *       "owner": {
-                     *         "username": "wa3292x1fg75",
+                     *         "username": "wa4017x104ye",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "message": null,
                      *       "labels": [],
-                     *       "card_updated_at": "2026-11-28T17:17:57.944Z",
-                     *       "created_at": "2026-11-28T17:17:57.944Z",
-                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "card_updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T17:20:08.467Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -26259,6 +27070,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26284,6 +27096,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26308,6 +27121,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26332,6 +27146,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26357,6 +27172,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26381,6 +27197,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26405,6 +27222,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26429,6 +27247,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26453,6 +27272,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26478,6 +27298,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26501,6 +27322,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26525,6 +27347,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26574,11 +27397,11 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "key__XnFWyWCVDA870wfE43Gog",
-                     *           "method_id": "pk_83Xg08L3Avs7wg8NvzVMyg",
+                     *           "id": "key_IHSA2XtHKLNIm_Uz5VRmgQ",
+                     *           "method_id": "pk_bjJ0qTiJA2Z96A11untWAw",
                      *           "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
-                     *           "created_at": "2026-11-28T17:17:57.944Z",
-                     *           "updated_at": "2026-11-28T17:17:57.944Z",
+                     *           "created_at": "2026-11-28T17:20:08.467Z",
+                     *           "updated_at": "2026-11-28T17:20:08.467Z",
                      *           "version": 1,
                      *           "schema_version": 1
                      *         }
@@ -26613,6 +27436,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26637,6 +27461,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26660,6 +27485,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26683,6 +27509,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26706,6 +27533,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26730,6 +27558,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26753,6 +27582,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26777,6 +27607,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26822,11 +27653,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "key__XnFWyWCVDA870wfE43Gog",
-                     *       "method_id": "pk_83Xg08L3Avs7wg8NvzVMyg",
+                     *       "id": "key_IHSA2XtHKLNIm_Uz5VRmgQ",
+                     *       "method_id": "pk_bjJ0qTiJA2Z96A11untWAw",
                      *       "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
-                     *       "created_at": "2026-11-28T17:17:57.944Z",
-                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "created_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T17:20:08.467Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -26852,6 +27683,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26876,6 +27708,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26899,6 +27732,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26922,6 +27756,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26945,6 +27780,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26968,6 +27804,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26992,6 +27829,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27015,6 +27853,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27039,6 +27878,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27120,11 +27960,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "key__XnFWyWCVDA870wfE43Gog",
-                     *       "method_id": "pk_83Xg08L3Avs7wg8NvzVMyg",
+                     *       "id": "key_IHSA2XtHKLNIm_Uz5VRmgQ",
+                     *       "method_id": "pk_bjJ0qTiJA2Z96A11untWAw",
                      *       "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
-                     *       "created_at": "2026-11-28T17:17:57.944Z",
-                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "created_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T17:20:08.467Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -27151,6 +27991,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27176,6 +28017,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27200,6 +28042,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27224,6 +28067,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27249,6 +28093,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27273,6 +28118,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27297,6 +28143,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27321,6 +28168,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27345,6 +28193,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27370,6 +28219,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27393,6 +28243,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27417,6 +28268,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27460,6 +28312,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -27483,6 +28336,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27508,6 +28362,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27532,6 +28387,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27556,6 +28412,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27581,6 +28438,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27605,6 +28463,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27629,6 +28488,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27653,6 +28513,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27677,6 +28538,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27702,6 +28564,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27725,6 +28588,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27749,6 +28613,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27800,9 +28665,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "key__XnFWyWCVDA870wfE43Gog",
+                     *           "id": "key_IHSA2XtHKLNIm_Uz5VRmgQ",
                      *           "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
-                     *           "updated_at": "2026-11-28T17:17:57.944Z"
+                     *           "updated_at": "2026-11-28T17:20:08.467Z"
                      *         }
                      *       ],
                      *       "next_cursor": null,
@@ -27835,6 +28700,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27859,6 +28725,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27882,6 +28749,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27905,6 +28773,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27928,6 +28797,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27951,6 +28821,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27974,6 +28845,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27998,6 +28870,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28021,6 +28894,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28045,6 +28919,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28091,7 +28966,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "share": "d2FsayBzZXJ2ZXIgc2hhcmU",
-                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "updated_at": "2026-11-28T17:20:08.467Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -28117,6 +28992,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28141,6 +29017,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28164,6 +29041,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28187,6 +29065,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28210,6 +29089,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28233,6 +29113,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28257,6 +29138,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28280,6 +29162,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28304,6 +29187,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28385,7 +29269,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "share": "d2FsayBzZXJ2ZXIgc2hhcmU",
-                     *       "updated_at": "2026-11-28T17:17:57.944Z",
+                     *       "updated_at": "2026-11-28T17:20:08.467Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -28412,6 +29296,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28437,6 +29322,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28461,6 +29347,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28486,6 +29373,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28510,6 +29398,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28534,6 +29423,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28558,6 +29448,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28582,6 +29473,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28607,6 +29499,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28630,6 +29523,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28654,6 +29548,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28696,6 +29591,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -28719,6 +29615,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28744,6 +29641,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28768,6 +29666,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28792,6 +29691,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28817,6 +29717,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28841,6 +29742,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28865,6 +29767,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28889,6 +29792,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28913,6 +29817,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28938,6 +29843,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28961,6 +29867,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28985,6 +29892,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29034,9 +29942,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "dav_4tkMeUTqamZTng7orhDcjQ",
+                     *           "id": "dav_YnVINzPIGXE7_wzsOVlwFg",
                      *           "label": "Walk phone",
-                     *           "created_at": "2026-11-28T17:17:57.944Z",
+                     *           "created_at": "2026-11-28T17:20:08.467Z",
                      *           "last_used_at": null,
                      *           "last_user_agent": null,
                      *           "device_label": null,
@@ -29073,6 +29981,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29097,6 +30006,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29120,6 +30030,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29143,6 +30054,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29166,6 +30078,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29190,6 +30103,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29213,6 +30127,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29237,6 +30152,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29289,12 +30205,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "dav_4tkMeUTqamZTng7orhDcjQ",
+                     *       "id": "dav_YnVINzPIGXE7_wzsOVlwFg",
                      *       "label": "Walk phone",
-                     *       "secret": "vidcd_dav_4tkMeUTqamZTng7orhDcjQ_cf4Nor3acukIlKZ6vxr2wT2tdr2jnVpbEPz2PE8bTDs",
-                     *       "username": "wa3292x1fg75",
+                     *       "secret": "vidcd_dav_YnVINzPIGXE7_wzsOVlwFg_NihQ0jjVNrjQhJfJyVwoYSP3phDh5kiT90gOIcnQkGk",
+                     *       "username": "wa4017x104ye",
                      *       "server_url": "http://localhost:8080/dav/",
-                     *       "created_at": "2026-11-28T17:17:57.944Z",
+                     *       "created_at": "2026-11-28T17:20:08.467Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -29320,6 +30236,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29345,6 +30262,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29369,6 +30287,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29394,6 +30313,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29418,6 +30338,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29442,6 +30363,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29467,6 +30389,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29490,6 +30413,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29514,6 +30438,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29552,6 +30477,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -29575,6 +30501,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29600,6 +30527,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29624,6 +30552,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29649,6 +30578,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29673,6 +30603,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29697,6 +30628,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29722,6 +30654,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29745,6 +30678,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29769,6 +30703,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29809,6 +30744,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -29832,6 +30768,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29857,6 +30794,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29881,6 +30819,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29905,6 +30844,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29930,6 +30870,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29954,6 +30895,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29978,6 +30920,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30003,6 +30946,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30026,6 +30970,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30050,6 +30995,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30096,7 +31042,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "schema_version": 1,
-                     *       "exported_at": "2026-11-28T17:18:27.944Z",
+                     *       "exported_at": "2026-11-28T17:20:38.467Z",
                      *       "left_out": [
                      *         {
                      *           "table": "sessions",
@@ -30121,13 +31067,13 @@ export interface operations {
                      *         }
                      *       ],
                      *       "account": {
-                     *         "id": "acc_NjbFOETwaHjDWrV4za7TPQ",
-                     *         "username": "wa3292x1fg75",
+                     *         "id": "acc_JWr5sM7FWYg1G1NNaRAMXQ",
+                     *         "username": "wa4017x104ye",
                      *         "display_name": "Alice Walker",
                      *         "locale": null,
                      *         "default_country": "DE",
                      *         "region": "eu",
-                     *         "created_at": "2026-11-28T17:16:57.944Z",
+                     *         "created_at": "2026-11-28T17:19:08.467Z",
                      *         "status": "active",
                      *         "deleted_at": null,
                      *         "purge_at": null,
@@ -30136,27 +31082,27 @@ export interface operations {
                      *       },
                      *       "security_log": [
                      *         {
-                     *           "id": "sec_VN9i69YiFVP-5go2JE_kJQ",
+                     *           "id": "sec_QOCgQIHwMzxEJ5CFyoAeug",
                      *           "kind": "passkey_added",
-                     *           "at": "2026-11-28T17:18:27.944Z",
+                     *           "at": "2026-11-28T17:20:38.467Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
                      *           "device_label": "node"
                      *         },
                      *         {
-                     *           "id": "sec_3jA1NrPJzKvzWQs7Eji2uw",
+                     *           "id": "sec_AMTi3s3fxCEUGg9U7ncofQ",
                      *           "kind": "signed_in",
-                     *           "at": "2026-11-28T17:18:27.944Z",
+                     *           "at": "2026-11-28T17:20:38.467Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
                      *           "device_label": "node"
                      *         },
                      *         {
-                     *           "id": "sec_uVjHZHalh7wW6kNg9p7ygQ",
-                     *           "kind": "dav_token_created",
-                     *           "at": "2026-11-28T17:17:57.944Z",
+                     *           "id": "sec_vXZ0MDoL3knYf46WBopSYw",
+                     *           "kind": "totp_confirmed",
+                     *           "at": "2026-11-28T17:20:08.467Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
@@ -30165,80 +31111,80 @@ export interface operations {
                      *       ],
                      *       "sessions": [
                      *         {
-                     *           "id": "ses_gzB-WHGvm9fWzuAy07yRnw",
+                     *           "id": "ses_GBiSku8Qyd-sIe_w7GPRMw",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
-                     *           "passkey_id": "pk_83Xg08L3Avs7wg8NvzVMyg",
+                     *           "passkey_id": "pk_bjJ0qTiJA2Z96A11untWAw",
                      *           "trusted": true,
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "last_seen_at": "2026-11-28T17:18:27.944Z",
-                     *           "expires_at": "2026-12-28T17:16:57.944Z",
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "last_seen_at": "2026-11-28T17:20:38.467Z",
+                     *           "expires_at": "2026-12-28T17:19:08.467Z",
                      *           "revoked_at": null
                      *         },
                      *         {
-                     *           "id": "ses_3iQ8RGB72wX3FButrxiLng",
+                     *           "id": "ses_nbFufDwpW1DM7jOvXl9X8g",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
-                     *           "passkey_id": "pk_83Xg08L3Avs7wg8NvzVMyg",
+                     *           "passkey_id": "pk_bjJ0qTiJA2Z96A11untWAw",
                      *           "trusted": true,
-                     *           "created_at": "2026-11-28T17:17:27.944Z",
-                     *           "last_seen_at": "2026-11-28T17:17:27.944Z",
-                     *           "expires_at": "2026-12-28T17:17:27.944Z",
+                     *           "created_at": "2026-11-28T17:19:38.467Z",
+                     *           "last_seen_at": "2026-11-28T17:19:38.467Z",
+                     *           "expires_at": "2026-12-28T17:19:38.467Z",
                      *           "revoked_at": null
                      *         },
                      *         {
-                     *           "id": "ses_UdhXmr3bp8zv3UHrwPT8EA",
+                     *           "id": "ses_qIAyR_34Aqw2MSaYhJiWRw",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
-                     *           "passkey_id": "pk_83Xg08L3Avs7wg8NvzVMyg",
+                     *           "passkey_id": "pk_bjJ0qTiJA2Z96A11untWAw",
                      *           "trusted": true,
-                     *           "created_at": "2026-11-28T17:17:27.944Z",
-                     *           "last_seen_at": "2026-11-28T17:17:27.944Z",
-                     *           "expires_at": "2026-12-28T17:17:27.944Z",
+                     *           "created_at": "2026-11-28T17:19:38.467Z",
+                     *           "last_seen_at": "2026-11-28T17:19:38.467Z",
+                     *           "expires_at": "2026-12-28T17:19:38.467Z",
                      *           "revoked_at": null
                      *         }
                      *       ],
                      *       "passkeys": [
                      *         {
-                     *           "id": "pk_83Xg08L3Avs7wg8NvzVMyg",
+                     *           "id": "pk_bjJ0qTiJA2Z96A11untWAw",
                      *           "name": "Walk laptop",
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "last_used_at": "2026-11-28T17:18:27.944Z",
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "last_used_at": "2026-11-28T17:20:38.467Z",
                      *           "backup_eligible": true,
                      *           "backed_up": true,
-                     *           "dpop_jkt": "n4qHqPHcXAzErlf_kWhozV37YemNN2ovs3GHqopGkvI",
+                     *           "dpop_jkt": "p6kQP3lGZXsEDkwr04BTYFmCZvfY4hF0tMTHdvRuoGk",
                      *           "version": 2,
                      *           "flagged": false,
                      *           "current": false,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "pk_8gydS8Bax7t7R-CvISZkjA",
+                     *           "id": "pk_faOjC2oSnVzqrRv-a5d6gA",
                      *           "name": "Passkey",
-                     *           "created_at": "2026-11-28T17:17:27.944Z",
+                     *           "created_at": "2026-11-28T17:19:38.467Z",
                      *           "last_used_at": null,
                      *           "backup_eligible": true,
                      *           "backed_up": true,
-                     *           "dpop_jkt": "eL8zd94m18LHY3xclYf3x8L07q5MEuIpLuxgb1xLnpw",
+                     *           "dpop_jkt": "mJ2rbcFAQ5XtUJ1F8UoL0wC_uD42qo52kyKs0jF2hd4",
                      *           "version": 1,
                      *           "flagged": false,
                      *           "current": false,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "pk_lRmCZXKRJ7YgieFazNlTQw",
+                     *           "id": "pk_Nrlg8Q3PZIMHwpIeaAQX-A",
                      *           "name": "Passkey",
-                     *           "created_at": "2026-11-28T17:18:27.944Z",
+                     *           "created_at": "2026-11-28T17:20:38.467Z",
                      *           "last_used_at": null,
                      *           "backup_eligible": true,
                      *           "backed_up": true,
-                     *           "dpop_jkt": "2l5UY5g2wbq7wTGM0pRnuRbipPqzjoMSedgKUYc0Y1w",
+                     *           "dpop_jkt": "53mnBJhY2hST6Nv4g4vzzA7PxFQY-7rsgGoE5VO_bkw",
                      *           "version": 1,
                      *           "flagged": false,
                      *           "current": false,
@@ -30247,108 +31193,98 @@ export interface operations {
                      *       ],
                      *       "totp": [
                      *         {
-                     *           "id": "totp_FkmTXsEHgk-L9Q5Vo9HbaA",
+                     *           "id": "totp_mP08qZI97Bp3_23LaAlrww",
                      *           "name": "Phone app",
                      *           "active": true,
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "confirmed_at": "2026-11-28T17:16:57.944Z",
-                     *           "last_used_at": "2026-11-28T17:18:27.944Z",
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "confirmed_at": "2026-11-28T17:19:08.467Z",
+                     *           "last_used_at": "2026-11-28T17:20:38.467Z",
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "totp_iVNadn2B6nSd-9kH6aH3Ow",
+                     *           "id": "totp_kHkkTbylF_WJltRmbRkDMQ",
                      *           "name": "Walk app",
                      *           "active": true,
-                     *           "created_at": "2026-11-28T17:17:27.944Z",
-                     *           "confirmed_at": "2026-11-28T17:17:57.944Z",
-                     *           "last_used_at": "2026-11-28T17:17:57.944Z",
+                     *           "created_at": "2026-11-28T17:19:38.467Z",
+                     *           "confirmed_at": "2026-11-28T17:20:08.467Z",
+                     *           "last_used_at": "2026-11-28T17:20:08.467Z",
                      *           "schema_version": 1
                      *         }
                      *       ],
                      *       "photos": [],
                      *       "fields": [
                      *         {
-                     *           "id": "fld_1kkRIao74iDjpkUuDqJRVw",
-                     *           "type": "postal_address",
-                     *           "label": null,
-                     *           "country": "DE",
-                     *           "value": {
-                     *             "street_lines": [
-                     *               "Platz der Republik 1"
-                     *             ],
-                     *             "locality": "Berlin",
-                     *             "postal_code": "11011"
-                     *           },
-                     *           "original": null,
-                     *           "details": {
-                     *             "formatted": "Platz der Republik 1\n11011 Berlin\nGERMANY"
-                     *           },
-                     *           "version": 1,
-                     *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "updated_at": "2026-11-28T17:16:57.944Z"
-                     *         },
-                     *         {
-                     *           "id": "fld_3JwnBVlOaJi_4cCkj02u2Q",
-                     *           "type": "organization",
+                     *           "id": "fld_-laZ-wWeNb6ZJKZweZQmzQ",
+                     *           "type": "social",
                      *           "label": null,
                      *           "country": null,
                      *           "value": {
-                     *             "name": "Acme",
-                     *             "unit": "R&D"
+                     *             "platform": "bluesky",
+                     *             "handle": "alice.bsky.social"
                      *           },
                      *           "original": null,
                      *           "details": {
-                     *             "formatted": "Acme, R&D"
+                     *             "url": "https://bsky.app/profile/alice.bsky.social"
                      *           },
                      *           "version": 1,
                      *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "updated_at": "2026-11-28T17:16:57.944Z"
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "updated_at": "2026-11-28T17:19:08.467Z"
                      *         },
                      *         {
-                     *           "id": "fld_40rSOlOL61APABWccxvlDw",
-                     *           "type": "language",
+                     *           "id": "fld_AOk-06huWtyLLi9ENBFXSg",
+                     *           "type": "nickname",
                      *           "label": null,
                      *           "country": null,
-                     *           "value": "en",
+                     *           "value": "Al",
                      *           "original": null,
-                     *           "details": {
-                     *             "formatted": "English"
-                     *           },
+                     *           "details": {},
                      *           "version": 1,
                      *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "updated_at": "2026-11-28T17:16:57.944Z"
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "updated_at": "2026-11-28T17:19:08.467Z"
+                     *         },
+                     *         {
+                     *           "id": "fld_DDB6ekys-afJDKpg5keObA",
+                     *           "type": "time_zone",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": "Europe/Berlin",
+                     *           "original": null,
+                     *           "details": {},
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "updated_at": "2026-11-28T17:19:08.467Z"
                      *         }
                      *       ],
                      *       "profiles": [
                      *         {
-                     *           "id": "prf_JBRV-Gb4QJd-pWjUn10Z6Q",
-                     *           "name": "Work",
+                     *           "id": "prf_ZY_J48NG5NWsTCd6QKDlWg",
+                     *           "name": "Family",
                      *           "description": null,
-                     *           "public": true,
-                     *           "field_count": 14,
-                     *           "subscriber_count": 1,
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "updated_at": "2026-11-28T17:16:57.944Z",
+                     *           "public": false,
+                     *           "field_count": 3,
+                     *           "subscriber_count": 2,
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "updated_at": "2026-11-28T17:19:08.467Z",
                      *           "version": 1,
                      *           "schema_version": 1,
                      *           "exposures": [
                      *             {
-                     *               "field_id": "fld_7_jlgWgv9J10HDCTzgqhJA",
+                     *               "field_id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
                      *               "label": null,
                      *               "position": 0,
                      *               "schema_version": 1
                      *             },
                      *             {
-                     *               "field_id": "fld_Biu-WX7CD5IbedUA5fiDrA",
+                     *               "field_id": "fld_AOk-06huWtyLLi9ENBFXSg",
                      *               "label": null,
                      *               "position": 1,
                      *               "schema_version": 1
                      *             },
                      *             {
-                     *               "field_id": "fld_cy2omz9pulcSnQaNOeHq7A",
+                     *               "field_id": "fld_DSO71fIgK1m32TiHYCCW9g",
                      *               "label": null,
                      *               "position": 2,
                      *               "schema_version": 1
@@ -30356,12 +31292,12 @@ export interface operations {
                      *           ],
                      *           "card": {
                      *             "owner": {
-                     *               "username": "wa3292x1fg75",
+                     *               "username": "wa4017x104ye",
                      *               "display_name": "Alice Walker"
                      *             },
                      *             "fields": [
                      *               {
-                     *                 "id": "fld_7_jlgWgv9J10HDCTzgqhJA",
+                     *                 "id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
                      *                 "type": "name",
                      *                 "label": null,
                      *                 "country": null,
@@ -30374,7 +31310,7 @@ export interface operations {
                      *                 }
                      *               },
                      *               {
-                     *                 "id": "fld_Biu-WX7CD5IbedUA5fiDrA",
+                     *                 "id": "fld_AOk-06huWtyLLi9ENBFXSg",
                      *                 "type": "nickname",
                      *                 "label": null,
                      *                 "country": null,
@@ -30382,7 +31318,7 @@ export interface operations {
                      *                 "details": {}
                      *               },
                      *               {
-                     *                 "id": "fld_cy2omz9pulcSnQaNOeHq7A",
+                     *                 "id": "fld_DSO71fIgK1m32TiHYCCW9g",
                      *                 "type": "phone",
                      *                 "label": "work",
                      *                 "country": "DE",
@@ -30395,7 +31331,7 @@ export interface operations {
                      *                 }
                      *               }
                      *             ],
-                     *             "updated_at": "2026-11-28T17:17:57.944Z",
+                     *             "updated_at": "2026-11-28T17:20:08.467Z",
                      *             "changed": [
                      *               "display_name"
                      *             ],
@@ -30403,31 +31339,31 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "prf_cBFnAgCPur8pCBCqodLPdw",
-                     *           "name": "Family",
+                     *           "id": "prf_t1H797lncGjFbRddkHKnfw",
+                     *           "name": "Work",
                      *           "description": null,
-                     *           "public": false,
-                     *           "field_count": 3,
-                     *           "subscriber_count": 2,
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "updated_at": "2026-11-28T17:16:57.944Z",
+                     *           "public": true,
+                     *           "field_count": 14,
+                     *           "subscriber_count": 1,
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "updated_at": "2026-11-28T17:19:08.467Z",
                      *           "version": 1,
                      *           "schema_version": 1,
                      *           "exposures": [
                      *             {
-                     *               "field_id": "fld_7_jlgWgv9J10HDCTzgqhJA",
+                     *               "field_id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
                      *               "label": null,
                      *               "position": 0,
                      *               "schema_version": 1
                      *             },
                      *             {
-                     *               "field_id": "fld_Biu-WX7CD5IbedUA5fiDrA",
+                     *               "field_id": "fld_AOk-06huWtyLLi9ENBFXSg",
                      *               "label": null,
                      *               "position": 1,
                      *               "schema_version": 1
                      *             },
                      *             {
-                     *               "field_id": "fld_cy2omz9pulcSnQaNOeHq7A",
+                     *               "field_id": "fld_DSO71fIgK1m32TiHYCCW9g",
                      *               "label": null,
                      *               "position": 2,
                      *               "schema_version": 1
@@ -30435,12 +31371,12 @@ export interface operations {
                      *           ],
                      *           "card": {
                      *             "owner": {
-                     *               "username": "wa3292x1fg75",
+                     *               "username": "wa4017x104ye",
                      *               "display_name": "Alice Walker"
                      *             },
                      *             "fields": [
                      *               {
-                     *                 "id": "fld_7_jlgWgv9J10HDCTzgqhJA",
+                     *                 "id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
                      *                 "type": "name",
                      *                 "label": null,
                      *                 "country": null,
@@ -30453,7 +31389,7 @@ export interface operations {
                      *                 }
                      *               },
                      *               {
-                     *                 "id": "fld_Biu-WX7CD5IbedUA5fiDrA",
+                     *                 "id": "fld_AOk-06huWtyLLi9ENBFXSg",
                      *                 "type": "nickname",
                      *                 "label": null,
                      *                 "country": null,
@@ -30461,7 +31397,7 @@ export interface operations {
                      *                 "details": {}
                      *               },
                      *               {
-                     *                 "id": "fld_cy2omz9pulcSnQaNOeHq7A",
+                     *                 "id": "fld_DSO71fIgK1m32TiHYCCW9g",
                      *                 "type": "phone",
                      *                 "label": "work",
                      *                 "country": "DE",
@@ -30474,7 +31410,7 @@ export interface operations {
                      *                 }
                      *               }
                      *             ],
-                     *             "updated_at": "2026-11-28T17:17:57.944Z",
+                     *             "updated_at": "2026-11-28T17:20:08.467Z",
                      *             "changed": [
                      *               "display_name"
                      *             ],
@@ -30484,45 +31420,51 @@ export interface operations {
                      *       ],
                      *       "subscriptions": [
                      *         {
-                     *           "id": "sub_4YzW0WI434IJ1ESMKqKvQA",
-                     *           "status": "active",
-                     *           "subscriber": {
-                     *             "username": "wc3292x3gvce",
-                     *             "display_name": null
-                     *           },
-                     *           "profile_id": "prf_cBFnAgCPur8pCBCqodLPdw",
-                     *           "message": null,
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "updated_at": "2026-11-28T17:17:57.944Z",
-                     *           "version": 2,
-                     *           "schema_version": 1
-                     *         },
-                     *         {
-                     *           "id": "sub_FXgHzVOGBQtAKhVulDQpKg",
-                     *           "status": "active",
-                     *           "subscriber": {
-                     *             "username": "wb3292x20pyo",
-                     *             "display_name": null
-                     *           },
-                     *           "profile_id": "prf_cBFnAgCPur8pCBCqodLPdw",
-                     *           "message": "Hello from Bob",
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "updated_at": "2026-11-28T17:17:57.944Z",
-                     *           "version": 3,
-                     *           "schema_version": 1
-                     *         },
-                     *         {
-                     *           "id": "sub_rnQ8ppkHTV3C0dI7JMvqGg",
+                     *           "id": "sub_FP4vndnXclpv5kDKJzCmaA",
                      *           "status": "denied",
                      *           "subscriber": {
-                     *             "username": "wd3292x4kpa0",
+                     *             "username": "wd4017x49ow6",
                      *             "display_name": null
                      *           },
                      *           "profile_id": null,
                      *           "message": null,
-                     *           "created_at": "2026-11-28T17:16:57.944Z",
-                     *           "updated_at": "2026-11-28T17:17:57.944Z",
+                     *           "via_share_link": null,
+                     *           "suggested_profile_id": null,
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "updated_at": "2026-11-28T17:20:08.467Z",
                      *           "version": 2,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_TFfX-Klx0s8pAlWAnFSdQw",
+                     *           "status": "active",
+                     *           "subscriber": {
+                     *             "username": "wc4017x3kptk",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": "prf_ZY_J48NG5NWsTCd6QKDlWg",
+                     *           "message": null,
+                     *           "via_share_link": null,
+                     *           "suggested_profile_id": null,
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "updated_at": "2026-11-28T17:20:08.467Z",
+                     *           "version": 2,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
+                     *           "status": "active",
+                     *           "subscriber": {
+                     *             "username": "wb4017x2xeao",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": "prf_ZY_J48NG5NWsTCd6QKDlWg",
+                     *           "message": "Hello from Bob",
+                     *           "via_share_link": null,
+                     *           "suggested_profile_id": null,
+                     *           "created_at": "2026-11-28T17:19:08.467Z",
+                     *           "updated_at": "2026-11-28T17:20:08.467Z",
+                     *           "version": 3,
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -30531,15 +31473,16 @@ export interface operations {
                      *       "blocks": [],
                      *       "share_links": [
                      *         {
-                     *           "id": "shl_QGf7u6cO3Y-RGmBiug0F6Q",
-                     *           "profile_id": "prf_JBRV-Gb4QJd-pWjUn10Z6Q",
-                     *           "expires_at": "2026-11-29T17:17:57.944Z",
+                     *           "id": "shl_CCUS5y1X1ZvlaUzSmpLmZg",
+                     *           "label": null,
+                     *           "profile_id": "prf_t1H797lncGjFbRddkHKnfw",
+                     *           "expires_at": "2026-11-29T17:20:08.467Z",
                      *           "max_uses": 5,
                      *           "uses": 1,
                      *           "auto_approve": true,
                      *           "state": "revoked",
-                     *           "created_at": "2026-11-28T17:17:57.944Z",
-                     *           "revoked_at": "2026-11-28T17:17:57.944Z"
+                     *           "created_at": "2026-11-28T17:20:08.467Z",
+                     *           "revoked_at": "2026-11-28T17:20:08.467Z"
                      *         }
                      *       ],
                      *       "key_bundles": [],
@@ -30641,6 +31584,7 @@ export interface operations {
                         /** @description Your share links, without their tokens */
                         share_links: {
                             id: string;
+                            label: string | null;
                             profile_id: string;
                             expires_at: string | null;
                             max_uses: number | null;
@@ -30691,6 +31635,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30715,6 +31660,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30738,6 +31684,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30761,6 +31708,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30784,6 +31732,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30808,6 +31757,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30831,6 +31781,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30855,6 +31806,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30923,6 +31875,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30947,6 +31900,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30970,6 +31924,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30993,6 +31948,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31016,6 +31972,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31040,6 +31997,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31063,6 +32021,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31087,6 +32046,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31127,14 +32087,15 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "status": "deleted",
-                     *       "deleted_at": "2026-11-28T17:18:27.944Z",
-                     *       "purge_at": "2026-12-28T17:18:27.944Z",
+                     *       "deleted_at": "2026-11-28T17:20:38.467Z",
+                     *       "purge_at": "2026-12-28T17:20:38.467Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -31160,6 +32121,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31185,6 +32147,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31209,6 +32172,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31234,6 +32198,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31258,6 +32223,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31282,6 +32248,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31307,6 +32274,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31330,6 +32298,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31354,6 +32323,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31399,13 +32369,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "acc_7W16cFCZusDSo_ppQxKvhA",
-                     *       "username": "wz3292x7u5ur",
+                     *       "id": "acc_K0DgNcG0QqorqLlG9MPX8g",
+                     *       "username": "wz4017x764en",
                      *       "display_name": null,
                      *       "locale": null,
                      *       "default_country": null,
                      *       "region": "eu",
-                     *       "created_at": "2026-11-28T17:16:57.944Z",
+                     *       "created_at": "2026-11-28T17:19:08.467Z",
                      *       "status": "active",
                      *       "deleted_at": null,
                      *       "purge_at": null,
@@ -31435,6 +32405,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31460,6 +32431,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31484,6 +32456,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31509,6 +32482,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31533,6 +32507,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31557,6 +32532,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31582,6 +32558,7 @@ export interface operations {
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31605,6 +32582,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31629,6 +32607,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31680,25 +32659,25 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "Mi4xLjAuZ3VtOUtaVDlYNGo",
+                     *           "id": "Mi4xLjAuWTNkLXlEMHRhTUk",
                      *           "kind": "sessions.changed",
                      *           "resource": "/auth/sessions",
-                     *           "at": "2026-11-28T17:16:57.944Z"
+                     *           "at": "2026-11-28T17:19:08.467Z"
                      *         },
                      *         {
-                     *           "id": "Mi4yLjAuZ3VtOUtaVDlYNGo",
+                     *           "id": "Mi4yLjAuWTNkLXlEMHRhTUk",
                      *           "kind": "fields.changed",
                      *           "resource": "/me/fields",
-                     *           "at": "2026-11-28T17:16:57.944Z"
+                     *           "at": "2026-11-28T17:19:08.467Z"
                      *         },
                      *         {
-                     *           "id": "Mi4zLjAuZ3VtOUtaVDlYNGo",
+                     *           "id": "Mi4zLjAuWTNkLXlEMHRhTUk",
                      *           "kind": "fields.changed",
                      *           "resource": "/me/fields",
-                     *           "at": "2026-11-28T17:16:57.944Z"
+                     *           "at": "2026-11-28T17:19:08.467Z"
                      *         }
                      *       ],
-                     *       "next_cursor": "Mi4yMC4wLmd1bTlLWlQ5WDRq",
+                     *       "next_cursor": "Mi4yMC4wLlkzZC15RDB0YU1J",
                      *       "has_more": true
                      *     }
                      */
@@ -31730,6 +32709,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31754,6 +32734,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31777,6 +32758,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31800,6 +32782,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31823,6 +32806,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31846,6 +32830,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31870,6 +32855,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31893,6 +32879,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31917,6 +32904,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -31957,6 +32945,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -32006,6 +32995,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32030,6 +33020,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32053,6 +33044,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32076,6 +33068,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32099,6 +33092,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32122,6 +33116,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32146,6 +33141,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32169,6 +33165,7 @@ export interface operations {
                     "Quota-Limit": components["headers"]["Quota-Limit"];
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -32193,6 +33190,7 @@ export interface operations {
                     "Quota-Remaining": components["headers"]["Quota-Remaining"];
                     "Quota-Reset": components["headers"]["Quota-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {

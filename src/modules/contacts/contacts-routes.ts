@@ -50,8 +50,17 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
 
   r.get('/contacts', {
     config: { auth: 'session' },
-    schema: { tags, summary: 'The people you subscribe to', description: '`status` and `label` (your own labels, ignoring case) narrow the list.', querystring: ContactsQuery, response: { 200: PageOf(ref(ContactSchema), 'ContactPage') } },
-  }, async (request) => contacts.list(callerOf(request), { status: request.query.status, label: request.query.label }, request.query.cursor, request.query.limit ?? 50));
+    schema: {
+      tags,
+      summary: 'The people you subscribe to',
+      description: '`status` and `label` (your own labels, ignoring case) narrow the list; `q` finds contacts by what you see of them, ignoring case and accents; `sort` orders them by first or last name or by the latest card change. A cursor pages the list it came from (the same q and sort).',
+      querystring: ContactsQuery,
+      response: { 200: PageOf(ref(ContactSchema), 'ContactPage') },
+    },
+  }, async (request) => {
+    const { status, label, q, sort, cursor, limit } = request.query;
+    return contacts.list(callerOf(request), { status, label, q, sort }, cursor, limit ?? 50);
+  });
 
   r.get('/contacts/vcard', {
     config: { auth: 'session', refusals: [VCARD_REFUSAL] },

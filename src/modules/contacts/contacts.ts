@@ -5,7 +5,7 @@ import type { Conditional } from '../../platform/etag.js';
 import { refuse } from '../../platform/errors.js';
 import { signal } from '../../platform/signals/signal.js';
 import type { accountQueries } from '../../platform/store/accounts.js';
-import { keysetPages, page } from '../../platform/store/keyset.js';
+import { keysetPages, listPosition, page, pageOfList } from '../../platform/store/keyset.js';
 import type { KeysetPosition, Page } from '../../platform/store/keyset.js';
 import type { RepositoryOf } from '../../platform/store/store.js';
 import type { ProfileService } from '../profiles/service.js';
@@ -16,7 +16,9 @@ import { SEEN_BY_SUBSCRIBER, storedAs, TRANSITIONS } from './states.js';
 import type { SubscriptionStatus } from './states.js';
 import { invalidTransition } from './subscriptions.js';
 import type { SubscriptionService } from './subscriptions.js';
-import { contactView } from './views.js';
+import { matches, queryWords, searchTextOf, sortKeyOf } from './contact-search.js';
+import type { ContactSort, Findable } from './contact-search.js';
+import { contactView, cardChangedAt } from './views.js';
 import type { ContactView } from './views.js';
 
 type Repo = RepositoryOf<{ subs: typeof subscriptionQueries; blocks: typeof blockQueries; annotations: typeof annotationQueries; accounts: typeof accountQueries }>;
@@ -77,6 +79,39 @@ export function createContactService(deps: {
   cards: Pick<ProfileService, 'cardAsOf' | 'cardEtag' | 'vcardOf' | 'vcardPhotosOf'>;
 }) {
   const { db, clock, cards } = deps;
+
+  /** A search's and a sort's cursor: the last contact's (sort key, id). */
+  const FOUND_POSITION = listPosition(['string', 'string']);
+
+  /**
+   * GET /contacts?q=&sort=: the subscriber's contacts (as the list narrows them) whose names,
+   * username, labels or shown card hold every word of `q`, folded (decision 270), in `sort`'s
+   * order, paged by position like any list.
+   */
+  async function find(auth: AuthContext, filter: { statuses: readonly string[]; label?: string; q: string; sort: ContactSort }, cursor: string | undefined, limit: number): Promise<Page<ContactView>> {
+    const [rows, labels] = await Promise.all([
+      filter.statuses.length ? db.direct.subs.findable(auth.account.id, { statuses: filter.statuses, label: filter.label }) : [],
+      db.direct.annotations.allLabelsOf(auth.account.id),
+    ]);
+    const words = queryWords(filter.q);
+    const found: Array<{ view: ContactView; key: string }> = [];
+    for (const row of rows) {
+      const view = contactView(row, labels.get(row.id) ?? []);
+      const shown = row.access === 'shown' && row.card_json !== null;
+      const contact: Findable = {
+        id: row.id,
+        owner: view.owner,
+        labels: view.labels,
+        fields: shown ? (JSON.parse(row.card_json!) as { fields: Findable['fields'] }).fields : [],
+        changedAt: shown ? cardChangedAt(row) : null,
+      };
+      if (words.length && !matches(searchTextOf(contact), words)) continue;
+      found.push({ view, key: filter.sort === 'created' ? `${String(row.created_at).padStart(16, '0')}` : sortKeyOf(contact, filter.sort) });
+    }
+    found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.view.id < b.view.id ? -1 : a.view.id > b.view.id ? 1 : 0));
+    const listed = pageOfList(found, cursor, limit, (item) => [item.key, item.view.id], FOUND_POSITION);
+    return { ...listed, data: listed.data.map((item) => item.view) };
+  }
 
   /** The tag of a contact's card (or of one of its vCards) as the subscriber receives it. */
   const etagOf = (row: { card_since: number | null; card_etag: string; card_updated_at: number }, vcard?: VcardForm) =>
@@ -174,10 +209,11 @@ export function createContactService(deps: {
       return view(auth, id);
     },
 
-    async list(auth: AuthContext, filter: { status?: SubscriptionStatus; label?: string }, cursor: string | undefined, limit: number): Promise<Page<ContactView>> {
+    async list(auth: AuthContext, filter: { status?: SubscriptionStatus; label?: string; q?: string; sort?: ContactSort }, cursor: string | undefined, limit: number): Promise<Page<ContactView>> {
       const label = filter.label === undefined ? undefined : labelKey(filter.label);
       // By the status the subscriber reads: pending holds denied and silenced requests, denied nothing (PRODUCT §4).
       const statuses = filter.status ? storedAs(filter.status) : (Object.keys(SEEN_BY_SUBSCRIBER) as SubscriptionStatus[]);
+      if (filter.q !== undefined || (filter.sort ?? 'created') !== 'created') return find(auth, { statuses, label, q: filter.q ?? '', sort: filter.sort ?? 'created' }, cursor, limit);
       // A status no contact reads (denied) lists nothing; the cursor is still checked (an empty IN list is not SQL).
       const listed = await page(async (after, size) => (statuses.length ? db.direct.subs.list('subscriber', auth.account.id, { statuses, label }, after, size) : []), cursor, limit, (row) => row);
       const labels = await db.direct.annotations.labelsOf(auth.account.id, listed.data.map((row) => row.id));

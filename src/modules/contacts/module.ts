@@ -9,6 +9,7 @@ import { contactRoutes } from './contacts-routes.js';
 import { subscriptions as subscriptionsMigration } from './migrations/007-subscriptions.js';
 import { cardChanges } from './migrations/017-card-changes.js';
 import { waitingRequests } from './migrations/023-waiting-requests.js';
+import { requestLinks } from './migrations/024-request-links.js';
 import { annotationQueries, blockQueries, subscriptionQueries } from './queries.js';
 import { AnnotationSchema, ContactSchema, SubscriptionSchema } from './schemas.js';
 import { createSubscriptionService } from './subscriptions.js';
@@ -26,7 +27,7 @@ declare module '../../platform/module.js' {
 export const contactsModule = defineModule({
   name: 'contacts',
   operations: OPERATIONS,
-  migrations: { '007-subscriptions': subscriptionsMigration, '017-card-changes': cardChanges, '023-waiting-requests': waitingRequests },
+  migrations: { '007-subscriptions': subscriptionsMigration, '017-card-changes': cardChanges, '023-waiting-requests': waitingRequests, '024-request-links': requestLinks },
   schemas: [SubscriptionSchema, ContactSchema, AnnotationSchema],
   tags: [
     { name: 'subscriptions', description: 'Who sees your cards: requests, approvals, moves, revocations, blocks' },

@@ -87,6 +87,27 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       // The accounts row joined is the owner's on the subscriber's side: the rule reads it.
       .$if(side === 'subscriber', (query) => query.select(contactAccessRule.as('access')));
 
+  /** A side's list, narrowed by status and (on the subscriber's side) by one of its own labels. */
+  const listed = (side: 'owner' | 'subscriber', accountId: string, filter: { statuses: readonly string[]; label?: string }) => {
+    let query = rows(side).where(side === 'owner' ? 'subscriptions.owner_id' : 'subscriptions.subscriber_id', '=', accountId);
+    if (side === 'subscriber') query = query.where('subscriptions.hidden_at', 'is', null);
+    query = query.where('subscriptions.status', 'in', filter.statuses);
+    if (filter.label !== undefined) {
+      const labelKey = filter.label;
+      query = query.where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('annotation_labels')
+            .select('annotation_labels.subscription_id')
+            .whereRef('annotation_labels.subscription_id', '=', 'subscriptions.id')
+            .where('annotation_labels.author_id', '=', accountId)
+            .where('annotation_labels.label_key', '=', labelKey),
+        ),
+      );
+    }
+    return query;
+  };
+
   /** The subscriber's contacts with the audience rule's answer for each (its owner's account joined). */
   const contactsOf = (subscriberId: string) =>
     db
@@ -120,23 +141,15 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       after: KeysetPosition | undefined,
       limit: number,
     ): Promise<SubscriptionRow[]> {
-      let query = rows(side).where(side === 'owner' ? 'subscriptions.owner_id' : 'subscriptions.subscriber_id', '=', accountId);
-      if (side === 'subscriber') query = query.where('subscriptions.hidden_at', 'is', null);
-      query = query.where('subscriptions.status', 'in', filter.statuses);
-      if (filter.label !== undefined) {
-        const labelKey = filter.label;
-        query = query.where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom('annotation_labels')
-              .select('annotation_labels.subscription_id')
-              .whereRef('annotation_labels.subscription_id', '=', 'subscriptions.id')
-              .where('annotation_labels.author_id', '=', accountId)
-              .where('annotation_labels.label_key', '=', labelKey),
-          ),
-        );
-      }
-      return keysetPage(query, after, limit, { table: 'subscriptions' }).execute();
+      return keysetPage(listed(side, accountId, filter), after, limit, { table: 'subscriptions' }).execute();
+    },
+    /**
+     * Every contact of a subscriber that the list shows (status and label as for list), with the
+     * card each shows: what a search looks through. One index range (subscriptions_subscriber_idx),
+     * bounded by the contact limit.
+     */
+    async findable(subscriberId: string, filter: { statuses: readonly string[]; label?: string }): Promise<Array<SubscriptionRow & { card_json: string | null }>> {
+      return listed('subscriber', subscriberId, filter).select('profiles.card_json').execute();
     },
     /** The live subscription between two accounts (in one of `live`), if any. */
     async findLive(ownerId: string, subscriberId: string, live: readonly string[]): Promise<SubscriptionRecord | undefined> {
@@ -276,6 +289,10 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
         .where('status', '=', 'active')
         .executeTakeFirst();
       return Number(result.numUpdatedRows);
+    },
+    /** A profile is going: requests suggesting it suggest `toProfile` (its links go there too), or nothing. */
+    async moveSuggestions(ownerId: string, fromProfile: string, toProfile: string | null): Promise<void> {
+      await db.updateTable('subscriptions').set({ suggested_profile_id: toProfile }).where('owner_id', '=', ownerId).where('suggested_profile_id', '=', fromProfile).execute();
     },
     async countActive(ownerId: string, profileId: string): Promise<number> {
       const row = await db.selectFrom('subscriptions').select((eb) => eb.fn.countAll<number>().as('n')).where('owner_id', '=', ownerId).where('profile_id', '=', profileId).where('status', '=', 'active').executeTakeFirstOrThrow();
@@ -452,6 +469,11 @@ export function annotationQueries(db: Kysely<ContactTables>) {
       return rows.map((row) => ({ label: String(row.label), label_key: row.label_key, count: Number(row.n) }));
     },
     /** The labels of several contacts of one author (a page of /contacts). */
+    /** Every label the author gave, per contact (a search looks through all of them). */
+    async allLabelsOf(authorId: string): Promise<Map<string, string[]>> {
+      const rows = await db.selectFrom('annotations').select(['subscription_id', 'labels']).where('author_id', '=', authorId).execute();
+      return new Map(rows.map((row) => [row.subscription_id, JSON.parse(row.labels) as string[]]));
+    },
     async labelsOf(authorId: string, subscriptionIds: readonly string[]): Promise<Map<string, string[]>> {
       if (subscriptionIds.length === 0) return new Map();
       const rows = await db.selectFrom('annotations').select(['subscription_id', 'labels']).where('author_id', '=', authorId).where('subscription_id', 'in', subscriptionIds).execute();

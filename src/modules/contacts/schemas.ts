@@ -16,6 +16,17 @@ export const SubscriptionSchema = Type.Object(
     subscriber: Person,
     profile_id: Nullable(Type.String({ description: 'The profile the subscriber sees (null while pending or after a denial)' })),
     message: Nullable(Type.String({ description: 'What the subscriber wrote with the request' })),
+    via_share_link: Nullable(
+      Type.Object(
+        {
+          id: Type.String(),
+          label: Nullable(Type.String({ description: 'Your label for the link, if you gave it one' })),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'The share link the request came through; null for a request by username' },
+    ),
+    suggested_profile_id: Nullable(Type.String({ description: 'The profile of the link the request came through: preselect it when approving. null for a request by username' })),
     created_at: IsoDateTime,
     updated_at: IsoDateTime,
     version: Type.Integer(),
@@ -75,7 +86,15 @@ export const IdParams = Type.Object({ id: Id }, { additionalProperties: false })
 export const UsernameParams = Type.Object({ username: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false });
 export const SubscriptionsQuery = Type.Object({ ...PageQuery.properties, status: Type.Optional(Status) }, { additionalProperties: false });
 export const ContactsQuery = Type.Object(
-  { ...PageQuery.properties, status: Type.Optional(Status), label: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only contacts you gave this label (ignoring case)' })) },
+  {
+    ...PageQuery.properties,
+    status: Type.Optional(Status),
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only contacts you gave this label (ignoring case)' })),
+    q: Type.Optional(Type.String({ maxLength: 200, description: 'Only contacts whose name, username, your labels or a value their card shows you hold every word of it, ignoring case and accents ("zoe" finds "Zoë")' })),
+    sort: Type.Optional(Type.Union([Type.Literal('created'), Type.Literal('given_name'), Type.Literal('family_name'), Type.Literal('recently_changed')], {
+      description: 'created (default): oldest first. given_name, family_name: by the name their card shows you (without a name field, their display name whole). recently_changed: the card that changed last first, contacts without a card last',
+    })),
+  },
   { additionalProperties: false },
 );
 export const BlockSchema = Type.Object(

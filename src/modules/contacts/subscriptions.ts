@@ -33,8 +33,8 @@ export interface BlockView {
 export interface SubscribeInput {
   ownerId: string;
   message?: string | null;
-  /** A share link's grant: its profile, and whether it approves at once. */
-  link?: { id: string; profileId: string; autoApprove: boolean };
+  /** A share link's grant: its profile, whether it approves at once, and the owner's label for it. */
+  link?: { id: string; profileId: string; autoApprove: boolean; label: string | null };
 }
 
 /**
@@ -182,6 +182,8 @@ export function createSubscriptionService(deps: {
         silent_changes: 0,
         message,
         share_link_id: input.link?.id ?? null,
+        share_link_label: input.link?.label ?? null,
+        suggested_profile_id: input.link?.profileId ?? null,
         version: 1,
         created_at: now,
         updated_at: now,
@@ -319,6 +321,8 @@ export function createSubscriptionService(deps: {
      */
     async profileRemoving(tx: Tx, removal: ProfileRemoval): Promise<void> {
       const q = db.in(tx);
+      // Requests that came through the profile's links suggest where those links go now.
+      await q.subs.moveSuggestions(removal.accountId, removal.profileId, removal.moveTo ?? null);
       const seen = await q.subs.countActive(removal.accountId, removal.profileId);
       if (seen === 0) return;
       if (!removal.moveTo) {

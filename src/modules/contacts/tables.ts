@@ -10,6 +10,10 @@ export interface SubscriptionsTable {
   status: string;
   message: string | null;
   share_link_id: string | null;
+  /** The link's label when the request was made (024-request-links). */
+  share_link_label: string | null;
+  /** The link's profile, kept across a profile's delete with move_to (024-request-links). */
+  suggested_profile_id: string | null;
   version: number;
   created_at: number;
   updated_at: number;

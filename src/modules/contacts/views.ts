@@ -9,6 +9,10 @@ export interface SubscriptionView {
   subscriber: { username: string; display_name: string | null };
   profile_id: string | null;
   message: string | null;
+  /** The share link the request came through: its id and the owner's label for it. */
+  via_share_link: { id: string; label: string | null } | null;
+  /** That link's profile, which a client preselects when approving (PRODUCT §4). */
+  suggested_profile_id: string | null;
   created_at: string;
   updated_at: string;
   version: number;
@@ -38,6 +42,8 @@ export function subscriptionView(row: SubscriptionRow): SubscriptionView {
     subscriber: { username: row.other_username, display_name: row.other_display_name },
     profile_id: row.profile_id,
     message: row.message,
+    via_share_link: row.share_link_id === null ? null : { id: row.share_link_id, label: row.share_link_label },
+    suggested_profile_id: row.suggested_profile_id,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
     version: row.version,

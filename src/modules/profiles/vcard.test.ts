@@ -196,10 +196,11 @@ for (const form of FORMS) {
       assert.equal(String(out.getFirstPropertyValue('bday')), '1990-05-17');
     });
 
-    it('without a name field, FN is the display name (else the username) and N stays empty (required in 3.0)', async () => {
-      for (const owner of [{ username: 'ada', display_name: null }, { username: 'jose', display_name: 'José García Márquez' }]) {
+    it('without a name field, FN is the display name (else the username) and N carries it whole as the given name, never empty', async () => {
+      for (const [owner, n] of [[{ username: 'ada', display_name: null }, 'N:;ada;;;'], [{ username: 'jose', display_name: 'José García Márquez' }, 'N:;José García Márquez;;;']] as const) {
         const out = cardToVcard(card([], owner), { version, uid: 'urn:uuid:x' });
-        assert.ok(out.includes('\r\nN:;;;;\r\n'), 'never a guess at where the display name splits');
+        assert.ok(out.includes(`\r\n${n}\r\n`), `never empty, never a guess at where the display name splits: ${out}`);
+        assert.ok(!out.includes('\r\nN:;;;;\r\n'));
         for (const [reading] of await readEverywhere(out, form)) assertReadsCard(reading!, card([], owner), form);
       }
     });

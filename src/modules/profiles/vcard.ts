@@ -181,6 +181,7 @@ export function cardToVcard(card: Card, options: VcardOptions): string {
   const nameField = card.fields.find((f) => f.type === 'name');
   const name = (nameField?.value ?? {}) as Value;
   const formattedName = card.owner.display_name || (nameField ? text(nameField.details.formatted) : '') || card.owner.username;
+  const nameParts = nameField ? [text(name.family), text(name.given), text(name.middle), text(name.prefix), text(name.suffix)] : [];
 
   for (const field of card.fields) write(field);
 
@@ -262,11 +263,11 @@ export function cardToVcard(card: Card, options: VcardOptions): string {
     ...(v3 ? [] : [{ name: 'KIND', value: 'individual' }]),
     { name: 'UID', value: options.uid },
     { name: 'FN', value: escapeText(formattedName) },
-    // N from the name's parts (RFC 6350 §6.2.2). Without a name field on the card, N stays empty
-    // (required in 3.0, its components not): where a display name splits into given and family
-    // names depends on its language, a wrong guess files the person under the wrong letter, and
-    // FN carries the name for every reader to show (docs/vcard.md).
-    { name: 'N', value: components(nameField ? [text(name.family), text(name.given), text(name.middle), text(name.prefix), text(name.suffix)] : ['', '', '', '', '']) },
+    // N from the name's parts (RFC 6350 §6.2.2). Without them, the name FN shows, whole, in the
+    // given-name slot (PRODUCT §6): Apple Contacts builds a contact's name from N alone and files
+    // one with an empty N as "No Name", while where a display name splits into given and family
+    // names depends on its language, and a guessed split files the person under the wrong letter.
+    { name: 'N', value: components(nameParts.some(Boolean) ? nameParts : ['', formattedName, '', '', '']) },
     ...props,
     ...photoProperty(card, options),
     { name: 'REV', value: v3 ? rev : rev.replace(/[-:]/g, '') },

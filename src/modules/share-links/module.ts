@@ -1,6 +1,7 @@
 import { defineModule } from '../../platform/module.js';
 import { OPERATIONS } from './operations.js';
 import { shareLinks as shareLinksMigration } from './migrations/008-share-links.js';
+import { shareLinkLabels } from './migrations/021-share-link-labels.js';
 import { shareLinkQueries } from './queries.js';
 import { shareLinkRoutes } from './routes.js';
 import { ExportedShareLink, ShareLinkSchema } from './schemas.js';
@@ -17,7 +18,7 @@ declare module '../../platform/module.js' {
 export const shareLinksModule = defineModule({
   name: 'share-links',
   operations: OPERATIONS,
-  migrations: { '008-share-links': shareLinksMigration },
+  migrations: { '008-share-links': shareLinksMigration, '021-share-link-labels': shareLinkLabels },
   schemas: [ShareLinkSchema],
   tags: [{ name: 'sharing', description: 'Share links: let someone subscribe by QR code or link' }],
   build({ config, clock, store, box, subkeys, sealed, accountData }, { profiles, subscriptions, contacts }) {

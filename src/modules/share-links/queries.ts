@@ -18,6 +18,8 @@ export interface ShareLinksTable {
   auto_approve: number;
   created_at: number;
   revoked_at: number | null;
+  /** The owner's word for where the link was handed out (021-share-link-labels); null: none. */
+  label: string | null;
 }
 
 export type ShareLinkRecord = Selectable<ShareLinksTable>;

@@ -7,6 +7,7 @@ const Nullable = <T extends TSchema>(schema: T, options: { description?: string 
 export const ShareLinkSchema = Type.Object(
   {
     id: Type.String({ examples: ['shl_X0kVb2yJt8nRw4cLA3qD9m'] }),
+    label: Nullable(Type.String(), { description: 'Your word for where you handed the link out; requests through it show it' }),
     token: Type.String({ description: 'The secret in the link: whoever holds it may subscribe' }),
     url: Type.String({ description: 'The page for the token, for a QR code: PUBLIC_ORIGIN/s/#<token> (in the fragment, which never reaches a server; PUBLIC_ORIGIN/s/<token> from older links opens the same page)' }),
     profile_id: Type.String({ description: 'The profile a subscriber through this link sees' }),
@@ -25,6 +26,7 @@ export const ShareLinkSchema = Type.Object(
 export const ExportedShareLink = Type.Object(
   {
     id: Type.String(),
+    label: Nullable(Type.String()),
     profile_id: Type.String(),
     expires_at: Nullable(IsoDateTime),
     max_uses: Nullable(Type.Integer()),
@@ -40,6 +42,7 @@ export const ExportedShareLink = Type.Object(
 export const ShareLinkCreateBody = Type.Object(
   {
     profile_id: Type.String({ minLength: 1, maxLength: 64 }),
+    label: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64, pattern: '\\S', description: 'Your word for where you hand it out ("Conference badge"); requests through the link show it to you, never to the person who opens it' }))),
     expires_at: Type.Optional(Nullable(Type.String({ format: 'date-time', description: 'In the future; null or absent: no expiry' }))),
     max_uses: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 100000, description: 'null or absent: no limit' }))),
     auto_approve: Type.Boolean(),

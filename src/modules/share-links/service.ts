@@ -14,6 +14,7 @@ import type { ShareLinkRecord, shareLinkQueries } from './queries.js';
 
 export interface ShareLinkView {
   id: string;
+  label: string | null;
   token: string;
   url: string;
   profile_id: string;
@@ -81,6 +82,7 @@ export function createShareLinkService(deps: {
     const token = box.open(link.token_sealed, SEAL);
     return {
       id: link.id,
+      label: link.label,
       token,
       url: `${deps.publicOrigin}/s/#${token}`,
       profile_id: link.profile_id,
@@ -105,7 +107,7 @@ export function createShareLinkService(deps: {
   return {
     /** The token's lookup hash under the current key (the rotation recomputes stored ones). */
     tokenHash: hashOf,
-    async create(auth: AuthContext, input: { profile_id: string; expires_at?: string | null; max_uses?: number | null; auto_approve: boolean }): Promise<ShareLinkView> {
+    async create(auth: AuthContext, input: { profile_id: string; label?: string | null; expires_at?: string | null; max_uses?: number | null; auto_approve: boolean }): Promise<ShareLinkView> {
       const now = clock.now();
       const expiresAt = input.expires_at ? Date.parse(input.expires_at) : null;
       if (expiresAt !== null && !(expiresAt > now)) {
@@ -124,6 +126,7 @@ export function createShareLinkService(deps: {
         auto_approve: input.auto_approve ? 1 : 0,
         created_at: now,
         revoked_at: null,
+        label: input.label?.trim() || null,
       };
       await db.transaction(async (q, tx) => {
         // The account's lock (the signal) and then the profile's, in the order a profile's delete
@@ -142,6 +145,7 @@ export function createShareLinkService(deps: {
       for await (const rows of keysetPages((after, limit) => db.direct.links.all(accountId, after, limit), (row) => row)) {
         yield rows.map((link) => ({
           id: link.id,
+          label: link.label,
           profile_id: link.profile_id,
           expires_at: iso(link.expires_at),
           max_uses: link.max_uses,
@@ -193,7 +197,7 @@ export function createShareLinkService(deps: {
         await signal(tx, found.owner_id, 'share_links.changed');
         const link = await q.links.takeUse(found.id, clock.now());
         if (!link) throw gone();
-        return deps.subscriptions.subscribe(tx, auth, { ownerId: link.owner_id, link: { id: link.id, profileId: link.profile_id, autoApprove: link.auto_approve === 1 } });
+        return deps.subscriptions.subscribe(tx, auth, { ownerId: link.owner_id, link: { id: link.id, profileId: link.profile_id, autoApprove: link.auto_approve === 1, label: link.label } });
       });
     },
 

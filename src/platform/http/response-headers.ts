@@ -27,7 +27,7 @@ export const RESPONSE_HEADERS: Record<string, { description: string; schema: obj
   'WWW-Authenticate': { description: 'The DPoP challenge (RFC 9449 §7.1) with the error that refused the request.', schema: string },
   'VID-Idempotent-Replay': { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key.', schema: { type: 'string', const: 'true' } },
   ETag: { description: 'Strong entity tag of the representation: `"<version>"` for versioned resources; send it back as If-Match or If-None-Match.', schema: string },
-  'Cache-Control': { description: 'How the answer may be cached: `no-store` for secrets and tokens, `private` or `public, max-age=…` for cards (RFC 9111).', schema: string },
+  'Cache-Control': { description: 'How the answer may be cached (RFC 9111): on every answer to an authenticated request, refusals included, `no-store` unless a resource a client revalidates by its ETag says `private, no-cache`; `public, max-age=…` on public cards and the catalog.', schema: string },
   Location: { description: 'The URL of the resource created.', schema: string },
   'Content-Disposition': { description: 'A download\'s file name (RFC 6266).', schema: string },
   'X-Accel-Buffering': { description: 'Always `no` on the event stream: proxies must not buffer it.', schema: string },
@@ -64,7 +64,9 @@ export function headersFor(facts: RouteFacts, status: string): string[] {
   if (code === 409 || code === 429 || code === 503) names.push('Retry-After');
   if (code === 401 || (code === 400 && facts.auth && facts.auth !== 'none')) names.push('WWW-Authenticate');
   if (facts.idempotent && code < 500) names.push('VID-Idempotent-Replay');
-  if (code === 200 || code === 201 || code === 304) names.push('ETag', 'Cache-Control');
+  if (code === 200 || code === 201 || code === 304) names.push('ETag');
+  // On every answer to an authenticated request (PRODUCT §0), and on public cacheable ones.
+  names.push('Cache-Control');
   if (code === 201) names.push('Location');
   if (code === 200 && facts.method === 'GET') names.push('Content-Disposition');
   if (code === 200 && facts.stream) names.push('X-Accel-Buffering');

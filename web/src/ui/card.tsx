@@ -7,7 +7,8 @@ import { initials } from './words.js';
 
 export const nameOf = (owner: Card['owner']): string => owner.display_name || owner.username;
 
-export function CardView({ card, empty }: { card: Card; empty: string }) {
+/** `heading`: the card is the page itself (the public card), so its name is the page's heading. */
+export function CardView({ card, empty, heading }: { card: Card; empty: string; heading?: boolean }) {
   const types = useFieldTypes();
   const labels = new Map((types.data?.data ?? []).map((type) => [type.key, type.label]));
   const name = nameOf(card.owner);
@@ -19,7 +20,7 @@ export function CardView({ card, empty }: { card: Card; empty: string }) {
       <header class="vcard-head">
         {face ? <img class="avatar photo" src={face} alt={`Photo of ${name}`} width={56} height={56} /> : <div class="avatar" aria-hidden="true">{initials(name)}</div>}
         <div>
-          <p class="vcard-name">{name}</p>
+          {heading ? <h1 class="vcard-name">{name}</h1> : <p class="vcard-name">{name}</p>}
           <p class="vcard-username">@{card.owner.username}</p>
         </div>
       </header>

@@ -41,13 +41,15 @@ function valueOf(type: FieldType, parts: Part[], values: Values): unknown {
     const text = (values[part.key] ?? '').trim();
     if (!text) continue;
     if (part.kind === 'lines') value[part.key] = text.split('\n').map((l) => l.trim()).filter(Boolean);
-    else if (part.kind === 'number') value[part.key] = Number(text);
+    // By the schema's type, not the box's: a month chosen from a list of names is still a number.
+    else if (part.numeric) value[part.key] = Number(text);
     else value[part.key] = text;
   }
   return value;
 }
 
-export function FieldForm({ type, field, me, onDone }: { type: FieldType; field?: Field; me: Me; onDone: () => void }) {
+/** `onDone`: with the id of the field saved, or nothing when the form was cancelled. */
+export function FieldForm({ type, field, me, onDone }: { type: FieldType; field?: Field; me: Me; onDone: (savedId?: string) => void }) {
   const { countries } = useCountries();
   const [country, setCountry] = useState(field?.country ?? me.default_country ?? '');
   const [values, setValues] = useState<Values>(() => valuesOf(type, field));
@@ -76,10 +78,11 @@ export function FieldForm({ type, field, me, onDone }: { type: FieldType; field?
 
   const save = useAction(async () => {
     const body = { value: valueOf(type, parts, values), label: label.trim() || null, ...(takesCountry && country ? { country } : {}) };
-    if (field) await client.request('PATCH', '/me/fields/{id}', { params: { id: field.id }, body, ifMatch: field.version });
-    else await client.request('POST', '/me/fields', { body: { type: type.key, ...body } });
+    const saved = field
+      ? await client.request('PATCH', '/me/fields/{id}', { params: { id: field.id }, body, ifMatch: field.version })
+      : await client.request('POST', '/me/fields', { body: { type: type.key, ...body } });
     await cache.invalidate('/me/fields');
-    onDone();
+    onDone((saved as { id?: string } | undefined)?.id ?? field?.id);
   }, { done: field ? 'Saved.' : `${type.label} added.`, boxes });
 
   const set = (key: string) => (value: string) => setValues((v) => ({ ...v, [key]: value }));
@@ -94,7 +97,12 @@ export function FieldForm({ type, field, me, onDone }: { type: FieldType; field?
           hint={type.key === 'phone' ? 'For numbers typed without + and a country code.' : undefined}>
           {(aria) => (
             <select {...aria} name="country" autocomplete="country" required={type.country === 'required'} value={country}
-              onChange={(e) => setCountry((e.target as HTMLSelectElement).value)}>
+              onChange={(e) => {
+                setCountry((e.target as HTMLSelectElement).value);
+                // What was said of the boxes was said of another country's rules (a UK postcode
+                // under a US ZIP code box): it goes with them.
+                save.clear();
+              }}>
               {type.country === 'required' && country ? null : <option value="">{type.country === 'required' ? 'Choose a country' : 'None'}</option>}
               {countries.map((c) => <option key={c.code} value={c.code}>{c.name}</option>)}
             </select>
@@ -118,7 +126,7 @@ export function FieldForm({ type, field, me, onDone }: { type: FieldType; field?
       </Field>
       <div class="actions">
         <button type="submit" class="primary" disabled={save.busy || (type.key === 'postal_address' && !addressRule)}>{field ? 'Save' : `Add ${noun}`}</button>
-        <button type="button" onClick={onDone}>Cancel</button>
+        <button type="button" onClick={() => onDone()}>Cancel</button>
       </div>
       <FormError action={save} />
     </form>

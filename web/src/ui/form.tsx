@@ -1,9 +1,10 @@
 // Forms: a box with its label, its hint and the one sentence about it; drafts that survive live
 // updates (the component keeps them; nothing is redrawn from scratch); one way to run an action.
 import type { ComponentChildren } from 'preact';
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { online } from '../core/client.js';
 import type { BoxWords, Words } from '../core/messages.js';
-import { wordsFor } from '../core/sentences.js';
+import { unreachable, wordsFor } from '../core/sentences.js';
 import { toast } from '../core/toast.js';
 import { isCancel } from '../cancel.js';
 
@@ -105,31 +106,51 @@ export function useAction<A extends unknown[]>(
   const [failure, setFailure] = useState<Words | undefined>(undefined);
   const latest = useRef({ work, options });
   latest.current = { work, options };
+  /** What could not be sent because the server was out of reach: sent again when it answers. */
+  const waiting = useRef<A | undefined>(undefined);
+  const run = async (...args: A): Promise<boolean> => {
+    waiting.current = undefined;
+    setBusy(true);
+    setFailure(undefined);
+    try {
+      const result = await latest.current.work(...args);
+      const { done } = latest.current.options;
+      const note = typeof done === 'function' ? done(result) : done;
+      if (note) toast(note);
+      return true;
+    } catch (error) {
+      if (unreachable(error)) {
+        // Said plainly, and kept: what was typed stays in its boxes and goes when the server answers.
+        waiting.current = args;
+        setFailure({ message: NOT_SENT, boxes: {} });
+        return false;
+      }
+      const own = latest.current.options.explain?.(error);
+      // The message layer loads the first time something fails (core/sentences.ts).
+      setFailure(own ?? (isCancel(error) ? { message: 'Cancelled: nothing was changed.', boxes: {} } : await wordsFor(error, latest.current.options.boxes)));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  const again = useRef(run);
+  again.current = run;
+  // Back online (the first answer after the outage): what waits is sent, once.
+  useEffect(() => online.watch(() => {
+    const args = waiting.current;
+    if (online.value && args) void again.current(...args);
+  }), []);
   return {
     busy,
     failure,
     box: (pointer) => failure?.boxes[pointer],
-    clear: () => setFailure(undefined),
-    run: async (...args) => {
-      setBusy(true);
-      setFailure(undefined);
-      try {
-        const result = await latest.current.work(...args);
-        const { done } = latest.current.options;
-        const note = typeof done === 'function' ? done(result) : done;
-        if (note) toast(note);
-        return true;
-      } catch (error) {
-        const own = latest.current.options.explain?.(error);
-        // The message layer loads the first time something fails (core/sentences.ts).
-        setFailure(own ?? (isCancel(error) ? { message: 'Cancelled: nothing was changed.', boxes: {} } : await wordsFor(error, latest.current.options.boxes)));
-        return false;
-      } finally {
-        setBusy(false);
-      }
-    },
+    clear: () => ((waiting.current = undefined), setFailure(undefined)),
+    run,
   };
 }
+
+/** An action that could not reach the server: nothing was saved, and it goes when the server answers. */
+export const NOT_SENT = 'Not sent: the server cannot be reached. Keep this screen open and it is sent as soon as the server answers again.';
 
 /** The form-level sentence of an action's failure (its box sentences sit by their boxes). */
 export function FormError({ action }: { action: { failure: Words | undefined } }) {

@@ -8,6 +8,12 @@ type AsYouTypeClass = typeof import('./as-you-type.js').AsYouType;
 let formatter: Promise<AsYouTypeClass> | undefined;
 const loadFormatter = () => (formatter ??= import('./as-you-type.js').then((m) => m.AsYouType));
 
+/** The number, and from the first letter, '#' or ';' on, what names an extension (as typed, spaces before it kept). */
+export function splitExtension(text: string): { number: string; extension: string } {
+  const at = text.search(/\s*[\p{L}#;]/u);
+  return at < 0 ? { number: text, extension: '' } : { number: text.slice(0, at), extension: text.slice(at) };
+}
+
 export function PhoneInput({ country, value, onValue, ...rest }: BoxAttributes & { id: string; 'aria-describedby'?: string; 'aria-invalid'?: 'true' } & {
   country: string;
   value: string;
@@ -18,9 +24,13 @@ export function PhoneInput({ country, value, onValue, ...rest }: BoxAttributes &
     void loadFormatter().then((loaded) => setAsYouType(() => loaded)).catch(() => undefined);
   }, []);
   const format = (text: string): string => {
-    if (!AsYouType || !text.trim()) return text;
+    // A space typed last is kept: it may be the one before "ext." (the formatter would drop it).
+    if (!AsYouType || !text.trim() || /\s$/.test(text)) return text;
+    // An extension ("ext. 42", "x42", "#42") is kept as typed: the formatter would take its
+    // digits into the number (the server reads the extension from the words, RFC 3966 ;ext=).
+    const { number, extension } = splitExtension(text);
     try {
-      return new AsYouType((country || undefined) as never).input(text);
+      return new AsYouType((country || undefined) as never).input(number) + extension;
     } catch {
       return text;
     }

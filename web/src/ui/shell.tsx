@@ -49,17 +49,31 @@ function SignedInNav({ trusted }: { trusted: boolean }) {
   const [open, setOpen] = useState(false);
   const waiting = useWaiting(trusted);
   const at = useValue(path);
+  const toggle = useRef<HTMLButtonElement>(null);
   // Moving on closes the list.
   useEffect(() => setOpen(false), [at]);
+  // Escape closes it too, and gives the keyboard back to the button that opened it.
+  useEffect(() => {
+    if (!open) return undefined;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return;
+      setOpen(false);
+      toggle.current?.focus();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [open]);
+  // Contacts first: the cards you follow are why you come back. Then who sees yours (People),
+  // sharing, and what you show; the account's settings wait under More.
   const primary: Link[] = [
-    { href: '/account', label: 'Account', icon: 'account' },
-    { href: '/fields', label: 'Fields', icon: 'fields' },
-    { href: '/profiles', label: 'Profiles', icon: 'profiles' },
+    { href: '/contacts', label: 'Contacts', icon: 'contacts' },
     { href: '/people', label: 'People', icon: 'people', badge: waiting.people },
+    { href: '/share', label: 'Share', icon: 'share' },
+    { href: '/profiles', label: 'Profiles', icon: 'profiles' },
   ];
   const more: Link[] = [
-    { href: '/share', label: 'Share' },
-    { href: '/contacts', label: 'Contacts' },
+    { href: '/fields', label: 'Fields' },
+    { href: '/account', label: 'Account' },
     { href: '/phone-contacts', label: 'Phone contacts' },
     { href: '/security', label: 'Security' },
     { href: '/sessions', label: 'Sessions' },
@@ -73,7 +87,7 @@ function SignedInNav({ trusted }: { trusted: boolean }) {
       <ul class="nav-bar">
         {primary.map((link) => <NavLink key={link.href} link={link} primary />)}
         <li class="primary nav-more-toggle">
-          <button type="button" aria-expanded={open} aria-controls="nav-more" class={moreCurrent ? 'current' : undefined} onClick={() => setOpen(!open)}>
+          <button type="button" ref={toggle} aria-expanded={open} aria-controls="nav-more" class={moreCurrent ? 'current' : undefined} onClick={() => setOpen(!open)}>
             <Icon name="more" />
             <span class="nav-label">More</span>
             {moreWaiting ? <>{' '}<span class="badge-count">{moreWaiting}<span class="vh"> waiting</span></span></> : null}

@@ -13,6 +13,8 @@ export interface Part {
   label: string;
   required: boolean;
   kind: 'text' | 'lines' | 'number' | 'choice' | 'longtext';
+  /** The value's schema holds a number here, whatever box (a month picked by name) asks for it. */
+  numeric?: boolean;
   maxLength?: number;
   min?: number;
   max?: number;
@@ -113,6 +115,7 @@ export function partsOf(type: FieldType): Part[] {
       label: words[key]?.label ?? key.replaceAll('_', ' ').replace(/^./, (c) => c.toUpperCase()),
       required: !!schema.required?.includes(key),
       kind: choices ? 'choice' : kind === 'integer' || kind === 'number' ? 'number' : kind === 'array' ? 'lines' : 'text',
+      numeric: kind === 'integer' || kind === 'number',
       maxLength: s.maxLength ?? s.items?.maxLength,
       min: s.minimum,
       max: s.maximum,

@@ -22,8 +22,13 @@ import { ago, when } from '../ui/words.js';
 type LabelCount = { label: string; count: number };
 
 const LABELS = '/labels?limit=200';
-const listKey = (label: string | undefined) => `/contacts?limit=200${label ? `&label=${encodeURIComponent(label)}` : ''}`;
+type Sort = 'given_name' | 'family_name' | 'recently_changed';
+const SORTS: Array<[Sort, string]> = [['given_name', 'First name'], ['family_name', 'Last name'], ['recently_changed', 'Recently changed']];
+/** The list as the server finds and orders it (GET /contacts?q=&sort=: accents and case ignored). */
+const listKey = (label: string | undefined, q = '', sort: Sort = 'given_name') =>
+  `/contacts?limit=200&sort=${sort}${label ? `&label=${encodeURIComponent(label)}` : ''}${q.trim() ? `&q=${encodeURIComponent(q.trim())}` : ''}`;
 
+// No `denied`: a refused request looks like one not yet answered (PRODUCT §4, silent refusals).
 const ENDED: Record<string, (name: string) => string> = {
   revoked: (name) => `${name} stopped sharing their card with you.`,
   ended: () => 'This subscription has ended.',
@@ -292,7 +297,19 @@ export default function Contacts() {
   const query = () => new URLSearchParams(location.search);
   const [filter, setFilterState] = useState<string | undefined>(() => query().get('label') ?? undefined);
   const [highlight, setHighlight] = useState<string | undefined>(() => query().get('c') ?? undefined);
-  const list = useResource<ListPage<Contact>>(listKey(filter));
+  const [search, setSearch] = useState(() => query().get('q') ?? '');
+  const [asked, setAsked] = useState(search);
+  const [sort, setSort] = useState<Sort>(() => (SORTS.some(([s]) => s === query().get('sort')) ? query().get('sort') as Sort : 'given_name'));
+  // Typing asks once the typing pauses; what is on screen stays until the answer comes.
+  useEffect(() => {
+    const timer = setTimeout(() => setAsked(search), 120);
+    return () => clearTimeout(timer);
+  }, [search]);
+  const fresh = useResource<ListPage<Contact>>(listKey(filter, asked, sort));
+  const shown = useRef<typeof fresh>(fresh);
+  if (fresh.data !== undefined || shown.current.data === undefined) shown.current = fresh;
+  // A new search or order keeps the last list on screen while it loads, and when offline.
+  const list = fresh.data === undefined && shown.current.data !== undefined ? shown.current : fresh;
   const labels = useResource<ListPage<LabelCount>>(LABELS);
   const at = useValue(path);
   // Another link to this screen (a share link redeemed) names the contact to show.
@@ -308,12 +325,26 @@ export default function Contacts() {
   const pending = all.filter((c) => c.status === 'pending');
   const active = all.filter((c) => c.status === 'active');
   const ended = all.filter((c) => c.status !== 'pending' && c.status !== 'active');
+  const searching = asked.trim() !== '';
   const labelCounts = labels.data?.data ?? [];
   return (
     <>
       <PageHead title="Contacts" lead="The cards people share with you. They stay current: when someone changes a detail, you see it here." />
       <div class="contacts-layout">
         <div class="contacts-main">
+          <div class="contacts-find" role="search">
+            <div class="find-box">
+              <label for="contact-search">Find a contact</label>
+              <input id="contact-search" type="search" name="q" value={search} autocomplete="off" spellcheck={false} maxLength={200}
+                placeholder="Name, username, label, company…" onInput={(e) => setSearch((e.target as HTMLInputElement).value)} />
+            </div>
+            <div class="find-sort">
+              <label for="contact-sort">Sort by</label>
+              <select id="contact-sort" name="sort" value={sort} onChange={(e) => setSort((e.target as HTMLSelectElement).value as Sort)}>
+                {SORTS.map(([value, text]) => <option key={value} value={value}>{text}</option>)}
+              </select>
+            </div>
+          </div>
           {labelCounts.length ? <LabelFilter labels={labelCounts} filter={filter} onFilter={setFilter} /> : null}
           <Loaded state={list} lines={4}>
             {() => (
@@ -327,6 +358,14 @@ export default function Contacts() {
                       {active.map((c) => <ContactItem key={c.id} contact={c} highlighted={c.id === highlight} onLabel={setFilter} />)}
                     </ul>
                   )
+                  : searching
+                    ? (
+                      <section class="card empty-state" id="contacts">
+                        <h2>Nobody found for “{asked.trim()}”</h2>
+                        <p>The search looks at names, usernames, your labels and what each card shows you.</p>
+                        <button type="button" onClick={() => (setSearch(''), setAsked(''))}>Clear the search</button>
+                      </section>
+                    )
                   : filter
                     ? (
                       <section class="card empty-state" id="contacts">

@@ -31,6 +31,21 @@ function meta(f: Field, type: FieldType | undefined): string {
   return parts.join(' · ');
 }
 
+/**
+ * Keyboard focus on a field just saved, once the list shows it: without it focus falls to the
+ * page when the form that held it goes, and a keyboard or screen-reader user starts over at the top.
+ */
+function focusField(id: string | undefined): void {
+  if (!id) return;
+  let tries = 0;
+  const attempt = () => {
+    const item = document.querySelector<HTMLElement>(`#fields li[data-field="${CSS.escape(id)}"]`);
+    if (item) return item.focus();
+    if (++tries < 30) requestAnimationFrame(attempt);
+  };
+  requestAnimationFrame(attempt);
+}
+
 function FieldItem({ f, type, me }: { f: Field; type: FieldType | undefined; me: Me }) {
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
@@ -45,11 +60,11 @@ function FieldItem({ f, type, me }: { f: Field; type: FieldType | undefined; me:
   }, { done: `The ${noun} is removed.` });
   const thumbnail = thumbnailOf(f);
   return (
-    <li data-field={f.id} data-type={f.type} class={editing ? 'editing' : undefined}>
+    <li data-field={f.id} data-type={f.type} class={editing ? 'editing' : undefined} tabIndex={-1}>
       {editing && type ? (
         <div class="item-edit">
           <h3>{`Edit ${title.toLowerCase() === type.label.toLowerCase() ? noun : `${title} (${noun})`}`}</h3>
-          <FieldForm type={type} field={f} me={me} onDone={() => setEditing(false)} />
+          <FieldForm type={type} field={f} me={me} onDone={(saved) => (setEditing(false), focusField(saved ?? f.id))} />
         </div>
       ) : (
         <>
@@ -90,7 +105,7 @@ function AddField({ types, fields, me }: { types: FieldType[]; fields: Field[]; 
   if (type) {
     return (
       <Section title={`New ${TYPE_NOUNS[type.key] ?? type.label.toLowerCase()}`} id="field-editor">
-        <FieldForm type={type} me={me} onDone={() => (setType(undefined), setPicking(false))} />
+        <FieldForm type={type} me={me} onDone={(saved) => (setType(undefined), setPicking(false), focusField(saved))} />
       </Section>
     );
   }

@@ -50,10 +50,19 @@ function ProfilePicker({ label, profiles, value, onValue }: { label: string; pro
   );
 }
 
+/** How the request came: through which of your share links, named by your label for it. */
+function viaLink(sub: Subscription): string {
+  if (!sub.via_share_link) return '';
+  return sub.via_share_link.label ? ` through your link “${sub.via_share_link.label}”` : ' through one of your share links';
+}
+
 function Request({ sub, profiles }: { sub: Subscription; profiles: Profile[] }) {
   const name = nameOf(sub.subscriber);
   const [picked, setPicked] = useState('');
-  const profileId = profiles.find((p) => p.id === picked)?.id ?? profiles[0]?.id ?? '';
+  // The link's profile first (PRODUCT §4): a request through a work card's link is approved
+  // onto the work profile unless the person picks another, never onto whichever is listed first.
+  const suggested = profiles.find((p) => p.id === sub.suggested_profile_id)?.id;
+  const profileId = profiles.find((p) => p.id === picked)?.id ?? suggested ?? profiles[0]?.id ?? '';
   const decide = useAction(async (how: 'approve' | 'deny' | 'block') => {
     if (how === 'approve') await client.subscriptions.approve(sub.id, profileId);
     else await client.subscriptions.deny(sub.id, { block: how === 'block' });
@@ -68,7 +77,7 @@ function Request({ sub, profiles }: { sub: Subscription; profiles: Profile[] }) 
   return (
     <li data-request={sub.id}>
       <div class="item-main">
-        <PersonLine who={sub.subscriber} meta={`asked ${ago(sub.created_at)}`} />
+        <PersonLine who={sub.subscriber} meta={`asked ${ago(sub.created_at)}${viaLink(sub)}`} />
         {sub.message ? <blockquote class="request-message">{sub.message}</blockquote> : null}
       </div>
       <div class="decide">

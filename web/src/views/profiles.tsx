@@ -80,6 +80,8 @@ function Settings({ profile, otherPublic, onDeleted }: { profile: Profile; other
   }, { done: 'Profile saved.', boxes: { '/name': NAME_BOX, '/description': { name: 'description', maxLength: PROFILE_BOXES.description } }, explain: nameTaken });
   // What the box shows while the change is on its way (the server's answer replaces it).
   const [publicDraft, setPublicDraft] = useState<boolean | undefined>(undefined);
+  const [confirmingPublic, setConfirmingPublic] = useState(false);
+  const publicPreview = useResource<Card>(confirmingPublic ? `/profiles/${profile.id}/preview` : undefined);
   const setPublic = useAction(async (on: boolean) => {
     // One public profile at a time: the current one steps down first.
     if (on && otherPublic) await client.profiles.update(otherPublic.id, { public: false }, { ifMatch: otherPublic.version });
@@ -111,13 +113,29 @@ function Settings({ profile, otherPublic, onDeleted }: { profile: Profile; other
           onChange={(event) => {
             const on = (event.target as HTMLInputElement).checked;
             setPublicDraft(on);
-            void setPublic.run(on).then((done) => done || setPublicDraft(undefined));
+            // Going public is asked once, with the card strangers will see; going private is not.
+            if (on) setConfirmingPublic(true);
+            else if (confirmingPublic) (setConfirmingPublic(false), setPublicDraft(undefined));
+            else void setPublic.run(on).then((done) => done || setPublicDraft(undefined));
           }} />
         <label for={`${base}-public`}>
           Public card: anyone with my username can see this profile
           {otherPublic ? <span class="hint block">“{otherPublic.name}” is your public card now; this replaces it.</span> : null}
         </label>
       </div>
+      {confirmingPublic
+        ? (
+          <div class="confirm" id="public-confirm">
+            <p role="alert">Make “{profile.name}” your public card? Anyone who knows your username can see this, without signing in:</p>
+            <Loaded state={publicPreview}>{(card) => <CardView card={card} empty="Only your name: this profile shows no fields yet." />}</Loaded>
+            <div class="actions">
+              <button type="button" class="primary" id="confirm-public" disabled={setPublic.busy}
+                onClick={() => void setPublic.run(true).then((done) => (setConfirmingPublic(false), done || setPublicDraft(undefined)))}>Make it public</button>
+              <button type="button" onClick={() => (setConfirmingPublic(false), setPublicDraft(undefined))}>Keep it private</button>
+            </div>
+          </div>
+        )
+        : null}
       <FormError action={setPublic} />
       {confirming
         ? (

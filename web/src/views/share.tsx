@@ -36,6 +36,7 @@ function NewLink({ profiles, onCreated }: { profiles: Profile[]; onCreated: (id:
   const [days, setDays] = useState('');
   const [maxUses, setMaxUses] = useState('');
   const [auto, setAuto] = useState(false);
+  const [label, setLabel] = useState('');
   const base = useId();
   // The chosen profile, or the first while none is chosen (or the chosen one went).
   const chosen = profiles.find((p) => p.id === profileId)?.id ?? profiles[0]?.id ?? '';
@@ -44,12 +45,13 @@ function NewLink({ profiles, onCreated }: { profiles: Profile[]; onCreated: (id:
     const link = await client.shareLinks.create({
       profile_id: chosen,
       auto_approve: auto,
+      ...(label.trim() ? { label: label.trim() } : {}),
       ...(Number(days) ? { expires_at: new Date(Date.now() + Number(days) * 86_400_000).toISOString() } : {}),
       ...(uses ? { max_uses: uses } : {}),
     });
     await cache.invalidate('/share-links');
     onCreated(link.id);
-  }, { done: 'Share link created.', boxes: { '/max_uses': { name: 'number of uses' } } });
+  }, { done: 'Share link created.', boxes: { '/max_uses': { name: 'number of uses' }, '/label': { name: 'where you hand it out' } } });
   const usesError = maxUses.trim() && !(/^\d+$/.test(maxUses.trim()) && Number(maxUses) >= 1 && Number(maxUses) <= MAX_USES)
     ? `Enter a whole number from 1 to ${MAX_USES}, or leave it empty for no limit.`
     : create.box('/max_uses');
@@ -61,6 +63,12 @@ function NewLink({ profiles, onCreated }: { profiles: Profile[]; onCreated: (id:
             <select {...aria} name="profile_id" required value={chosen} onChange={(e) => setProfileId((e.target as HTMLSelectElement).value)}>
               {profiles.map((p) => <option key={p.id} value={p.id}>{p.name}{p.public ? ' (public card)' : ''}</option>)}
             </select>
+          )}
+        </Field>
+        <Field label="Where you hand it out" optional id={`${base}-label`} hint="Only you see this, beside each request that comes through the link." error={create.box('/label')}>
+          {(aria) => (
+            <input {...aria} name="label" type="text" maxLength={64} placeholder="For example: Conference badge" autocomplete="off"
+              value={label} onInput={(e) => setLabel((e.target as HTMLInputElement).value)} />
           )}
         </Field>
         <Field label="Link expires" id={`${base}-expiry`}>
@@ -154,7 +162,7 @@ function LinkItem({ link, name, shown, onShow }: { link: ShareLink; name: string
   return (
     <li data-share-link={link.id} data-state={link.state} class={shown ? 'current' : undefined}>
       <div class="item-main">
-        <strong>“{name}”</strong> {link.state === 'active' ? null : <span class="badge muted">{STATE[link.state]}</span>}
+        <strong>“{name}”</strong>{link.label ? <> · {link.label}</> : null} {link.state === 'active' ? null : <span class="badge muted">{STATE[link.state]}</span>}
         <div class="item-meta">{approvalText(link)} · {usesText(link)}</div>
         <div class="item-meta">{expiryText(link)} · created {created}</div>
         <FormError action={revoke} />

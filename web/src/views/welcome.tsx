@@ -15,7 +15,8 @@ import { autofillAssertion, createCredential, getAssertion } from '../webauthn.j
 async function signedIn(how: 'autofill' | 'button' | 'signup'): Promise<void> {
   if (how !== 'signup') document.body.dataset.login = how;
   await refreshSession();
-  navigate(takeReturn('/account'));
+  // A new account starts with its own details; a person coming back, with the cards they follow.
+  navigate(takeReturn(how === 'signup' ? '/account' : '/contacts'));
 }
 
 /** The username check as the person types: one request at a time, the last one wins. */

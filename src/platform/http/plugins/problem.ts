@@ -4,6 +4,7 @@ import { AppError, refuse } from '../../errors.js';
 import type { FieldError } from '../../errors.js';
 import type { RefusalCode } from '../../refusals.js';
 import type { RouteTable } from '../route-table.js';
+import { AUTHENTICATED_DEFAULT, isAuthenticatedRequest } from './cache-control.js';
 import { noteRefusal } from '../request-log.js';
 import { limitPolicyOfRefusal } from '../../metrics/metrics.js';
 import { databaseUnavailable, foreignKeyViolation } from '../../store/db.js';
@@ -113,6 +114,9 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
   noteRefusal(request, error.code, error.detail);
   refusals.set(reply, error);
   refusalHeaders(reply, error, challenge);
+  // PRODUCT §0: no browser may reuse a refusal of an authenticated request once the state changed,
+  // even where the route had meant its success to be revalidated (`private, no-cache`).
+  if (isAuthenticatedRequest(request)) reply.header('Cache-Control', AUTHENTICATED_DEFAULT);
   return reply.code(error.status).type('application/problem+json').send(problemDocument(error, String(request.id)));
 }
 
