@@ -7,6 +7,8 @@ export const SIGNAL_RESOURCES = {
   "me.changed": "/me",
   /** An identity field was added, changed or removed. */
   "fields.changed": "/me/fields",
+  /** A photo was added or deleted. */
+  "photos.changed": "/me/photos",
   /** A profile or its exposures changed. */
   "profiles.changed": "/profiles",
   /** A subscription to you was requested, approved, moved, revoked or ended. */
