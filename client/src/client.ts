@@ -289,13 +289,19 @@ export function createVidClient(options: VidClientOptions) {
      * ride on an <img>: show it from URL.createObjectURL; a card's 64 px thumbnail needs no call).
      */
     photos: {
+      /**
+       * POST /me/photos: the image's bytes with its media type (image/jpeg, image/png, image/webp,
+       * image/avif); `crop` is the square to keep, in pixels of the upright picture (else the centre).
+       */
       upload: (image: Blob | Uint8Array, options: { type: string; crop?: { x: number; y: number; size: number } } & CallOptions): Promise<Photo> => {
         const { type, crop, ...call } = options;
         return transport
           .send<Photo>({ ...call, method: 'POST', path: '/me/photos', query: crop ? { crop: `${Math.round(crop.x)},${Math.round(crop.y)},${Math.round(crop.size)}` } : undefined, bytes: { data: image, type } })
           .then((response) => response.data);
       },
+      /** Your photos, oldest first. */
       list: (call?: CallOptions): Paginated<Photo> => list('/me/photos', { ...call }),
+      /** Deletes a photo and every field that shows it: every card that showed it changes. */
       async remove(id: string, call?: CallOptions): Promise<void> {
         await request('DELETE', '/me/photos/{id}', { ...call, params: { id } });
       },

@@ -15,6 +15,7 @@ import { projectRoot } from '../../src/platform/paths.js';
 import { PUBLIC_ORIGIN, TEST_SECRET_KEY, testConfig } from './app.js';
 import type { TestBackend } from './backends.js';
 import { TestClient } from './client.js';
+import { commandArgs } from './commands.js';
 import { createContractChecker } from './contract.js';
 
 const run = promisify(execFile);
@@ -32,7 +33,7 @@ export interface ServedDatabase {
   sqlitePath?: string;
   dir: string;
   client: TestClient;
-  /** Runs `tsx src/<script>.ts args…` with the database's environment (plus `extra`). */
+  /** Runs the operator's command `script` (its bundle, as `npm run <script>` does) with the database's environment (plus `extra`). */
   cli(script: string, args: string[], extra?: Record<string, string>): Promise<CliResult>;
   /** Stops the service (the database stays until cleanup). */
   stop(): Promise<void>;
@@ -113,7 +114,7 @@ export async function serveDatabase(backend: TestBackend, extraEnv: Record<strin
     client: new TestClient(baseUrl, PUBLIC_ORIGIN, createContractChecker(JSON.parse(JSON.stringify(app.swagger()))), Date.now),
     async cli(script, args, extra = {}) {
       try {
-        const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', `src/${script}.ts`, ...args], {
+        const { stdout, stderr } = await run(process.execPath, [...commandArgs(script), ...args], {
           cwd: projectRoot,
           env: { ...process.env, ...env, ...extra },
         });

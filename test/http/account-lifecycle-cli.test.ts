@@ -1,4 +1,5 @@
 // `npm run purge` (PRODUCT §8): the operator's one-off purge over the configured database.
+import { commandArgs } from '../helpers/commands.js';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,7 +16,7 @@ describe('npm run purge [sqlite]', () => {
   const dir = mkdtempSync(join(tmpdir(), 'vid-purge-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
   const purge = () =>
-    run(process.execPath, ['--import', 'tsx', 'src/purge.ts'], { cwd: projectRoot, env: { ...process.env, SQLITE_PATH: join(dir, 'vid.sqlite'), LOG_LEVEL: 'warn' } });
+    run(process.execPath, commandArgs('purge'), { cwd: projectRoot, env: { ...process.env, SQLITE_PATH: join(dir, 'vid.sqlite'), LOG_LEVEL: 'warn' } });
 
   it('migrates an empty database, then purges the accounts whose grace is over', async () => {
     assert.match((await purge()).stdout, /purged 0 account\(s\), freed 0 username\(s\)/);

@@ -3,6 +3,7 @@
 // keeps acknowledging writes; every write acknowledged before the backup began is in the copy.
 // `npm run restore` refuses while the service has the database, then restores, keeps what it
 // replaced, and the service starts on the restored copy with every migration.
+import { commandArgs } from '../helpers/commands.js';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +26,7 @@ const run = promisify(execFile);
 
 async function command(script: string, args: string[], env: Record<string, string>): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', `src/${script}.ts`, ...args], { cwd: projectRoot, env: { ...process.env, DATABASE_URL: '', ...env } });
+    const { stdout, stderr } = await run(process.execPath, [...commandArgs(script), ...args], { cwd: projectRoot, env: { ...process.env, DATABASE_URL: '', ...env } });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };

@@ -141,7 +141,7 @@ for (const backend of backends) {
             assert.deepEqual(await observe(s, a), await observe(s, b), `after ${step} (${steps.join(', ')})`);
           }
         }),
-        { numRuns: backend.name === 'sqlite' ? 10 : 6, includeErrorInReport: true },
+        { numRuns: backend.name === 'sqlite' ? 6 : 4, includeErrorInReport: true },
       );
     });
 

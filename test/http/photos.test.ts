@@ -12,6 +12,7 @@ import { backends } from '../helpers/backends.js';
 import type { CallResult, Device } from '../helpers/client.js';
 import { expectProblem } from '../helpers/problem.js';
 import { upload } from '../helpers/photos.js';
+import { STEP_UP_HEADER, stepUp } from '../helpers/step-up.js';
 import { API, social } from '../helpers/social.js';
 import type { Social } from '../helpers/social.js';
 
@@ -186,6 +187,20 @@ for (const backend of backends) {
       assert.ok((await s.signals(friend)).slice(seen).some(([kind]) => kind === 'contact.card.changed'), 'the follower is told');
       expectProblem(await s.get(owner, `/photos/${photo}`), 404, 'photo_not_found');
       assert.ok(!((await s.get(friend, `/contacts/${contact}/vcard`)).body as string).includes('PHOTO'));
+    });
+
+    it('the account export holds every photo in every size, as the server keeps it', async () => {
+      const owner = await s.person('owner');
+      const photo = (await upload(t, owner, await cameraJpeg())).body.id as string;
+      const exported = await t.client.as(owner, 'GET', `${API}/account/export`, { headers: { [STEP_UP_HEADER]: await stepUp(t.client, owner) } });
+      assert.equal(exported.status, 200);
+      const body = typeof exported.body === 'string' ? JSON.parse(exported.body) : exported.body;
+      const [held] = body.photos as Array<{ id: string; jpeg: Record<string, string> }>;
+      assert.equal(held!.id, photo);
+      for (const size of ['64', '256', '512']) {
+        const served = (await s.get(owner, `/photos/${photo}?size=${size}`)).body as Buffer;
+        assert.ok(Buffer.from(held!.jpeg[size]!, 'base64').equals(served), `the ${size} px square as served`);
+      }
     });
   });
 }
