@@ -12,6 +12,8 @@ import type { Device } from '../helpers/client.js';
 import { API, social } from '../helpers/social.js';
 import { downloadRecoveryKey, enrollTotp, logInAs, stepUp } from '../helpers/step-up.js';
 import { expectProblem } from '../helpers/problem.js';
+import { upload } from '../helpers/photos.js';
+import sharp from 'sharp';
 
 const DAY = 86_400_000;
 
@@ -208,6 +210,8 @@ for (const backend of backends) {
       let { bob, carol } = w;
       await t.client.as(bob, 'PUT', `${API}/contacts/${w.contactId}/annotation`, { body: { note: 'met at the conference', labels: ['work'] } });
       await t.client.as(alice, 'PUT', `${API}/contacts/${w.aliceToBob}/annotation`, { body: { note: 'Alice wrote this', labels: [] } });
+      const photo = await upload(t, alice, await sharp({ create: { width: 64, height: 64, channels: 3, background: '#345' } }).jpeg().toBuffer());
+      assert.equal(photo.status, 201);
       await deleteAccount(alice);
 
       // Not before the grace ends. (Tokens expire meanwhile: Bob and Carol sign in again.)
@@ -241,7 +245,7 @@ for (const backend of backends) {
 
       // Nothing of Alice remains but the tombstone.
       const db = t.store.handle.db;
-      for (const table of ['fields', 'profiles', 'profile_exposures', 'passkeys', 'totp_authenticators', 'recovery_keys', 'sessions', 'security_log', 'events', 'share_links']) {
+      for (const table of ['fields', 'photos', 'profiles', 'profile_exposures', 'passkeys', 'totp_authenticators', 'recovery_keys', 'sessions', 'security_log', 'events', 'share_links']) {
         const { n } = await (db as any).selectFrom(table).select((eb: any) => eb.fn.countAll().as('n')).where(table === 'share_links' ? 'owner_id' : 'account_id', '=', alice.accountId).executeTakeFirstOrThrow();
         assert.equal(Number(n), 0, `${table} still holds rows of the purged account`);
       }
