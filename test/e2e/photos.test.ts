@@ -63,6 +63,7 @@ describe('web app: a photo on the card (Chromium)', { timeout: 180_000 }, () => 
     const face = ben.page.locator('.vcard img.avatar.photo');
     await face.waitFor({ timeout: 15_000 });
     assert.equal(await face.getAttribute('alt'), 'Photo of Ada Lovelace');
+    assert.equal(await ben.page.locator('.vcard .vcard-empty').count(), 0, 'a card with a face does not say it shows nothing');
     await ben.screens('contact-with-photo');
   });
 });

@@ -45,7 +45,8 @@ export function CardView({ card, empty, heading }: { card: Card; empty: string; 
             })}
           </ul>
         )
-        : <p class="vcard-empty">{empty}</p>}
+        // A card that shows only a face has nothing more to say.
+        : face ? null : <p class="vcard-empty">{empty}</p>}
     </article>
   );
 }
