@@ -1,9 +1,8 @@
 // The examples a client developer runs first (examples/signup-login.ts, client/examples/node.ts),
 // run as they are documented: their own process, against a started server at its public origin.
+import { freePort } from '../helpers/ports.js';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { projectRoot } from '../../src/platform/paths.js';
@@ -11,13 +10,6 @@ import { testConfig } from '../helpers/app.js';
 import { backends } from '../helpers/backends.js';
 import { uniqueName } from '../helpers/client.js';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** `npx tsx <example> <origin> <username>`: resolves with its exit code and output. */
 function runExample(path: string, origin: string, username: string): Promise<{ code: number | null; output: string }> {

@@ -2,10 +2,9 @@
 // installed into a fresh temporary project without the network, and docs/first-app.md's code run
 // there verbatim against a started server, after TypeScript checked it against the shipped .d.ts.
 // `require` of both entry points works too (Node loads ES modules from require since 20.19).
+import { freePort } from '../helpers/ports.js';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,13 +17,6 @@ import { backends } from '../helpers/backends.js';
 
 const run = promisify(execFile);
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 const npm = (args: string[], cwd: string) => run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, maxBuffer: 16 * 1024 * 1024 });
 
 /** The first ```ts block of docs/first-app.md: the page's program, exactly as a reader copies it. */

@@ -2,9 +2,8 @@
 // PUBLIC_ORIGIN = the URL the pages open, Debian's Chromium through playwright-core, and one
 // virtual authenticator (resident keys, user verification) per device. No Chromium: the suite
 // fails (launch throws); it never skips.
+import { freePort } from './ports.js';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
@@ -76,13 +75,6 @@ const UNLABELLED = `[...document.querySelectorAll('input:not([type=hidden]), sel
   .map((el) => el.outerHTML.slice(0, 80))
   .concat([...document.querySelectorAll('[onclick], div[role=button], span[role=button]')].map((el) => el.outerHTML.slice(0, 80)))`;
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** `env`: server settings for this suite (ACCOUNT_GRACE_DAYS, say), on top of the test defaults. */
 export async function startE2e(env: Record<string, string> = {}): Promise<E2e> {

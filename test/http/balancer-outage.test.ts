@@ -5,11 +5,11 @@
 // back: the nodes stay up, nothing answers 500, what is refused meanwhile is 503 with Retry-After,
 // readiness says 503 while the database is away, and service is back within seconds without a
 // restart. A missing binary fails the test (CI installs them: .ci/run), it never skips.
+import { freePort } from '../helpers/ports.js';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,13 +46,6 @@ function onPath(name: string): string {
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function until(check: () => Promise<boolean>, timeoutMs: number, what: string, explain?: () => string): Promise<number> {
   const started = Date.now();
