@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { refuse } from '../../platform/errors.js';
 import { noneMatchHolds } from '../../platform/etag.js';
 import { NotModified } from '../../platform/http/schemas.js';
-import type { PhotoSize } from '../photos/processing.js';
+import type { PhotoSize } from '../photos/tables.js';
 import { PhotoIdParams, PhotoSizeQuery } from '../photos/schemas.js';
 import type { PhotoService } from '../photos/service.js';
 import { photoAudience } from './audience.js';

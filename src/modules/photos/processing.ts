@@ -1,11 +1,7 @@
 import { createHash } from 'node:crypto';
 import type SharpModule from 'sharp';
-
 import { PHOTO_SIZES } from './tables.js';
 import type { PhotoSize } from './tables.js';
-
-export { PHOTO_SIZES };
-export type { PhotoSize };
 
 /** What an upload may be (PRODUCT §2): the four formats, at most 10 MiB and 40 megapixels. */
 export const PHOTO_LIMITS = { maxBytes: 10 * 1024 * 1024, maxPixels: 40_000_000 } as const;

@@ -7,8 +7,10 @@ import { signal } from '../../platform/signals/signal.js';
 import { keysetPages, page } from '../../platform/store/keyset.js';
 import type { Page } from '../../platform/store/keyset.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
-import { PHOTO_SIZES, processPhoto } from './processing.js';
-import type { Crop, PHOTO_MEDIA_TYPES, PhotoSize } from './processing.js';
+import { processPhoto } from './processing.js';
+import type { Crop, PHOTO_MEDIA_TYPES } from './processing.js';
+import { PHOTO_SIZES } from './tables.js';
+import type { PhotoSize } from './tables.js';
 import type { PhotoSummary, photoQueries } from './queries.js';
 
 /** Photos an account may keep at once: a few faces for a few audiences (PRODUCT §2). */
@@ -88,10 +90,9 @@ export function createPhotoService(deps: { db: Repo; clock: Clock }) {
 
     /** A photo field's details, when the account holds this photo (a field may show only its owner's photos). */
     async detailsOf(tx: Tx, accountId: string, id: string): Promise<PhotoDetails | undefined> {
-      const row = await db.in(tx).photos.find(accountId, id);
-      if (!row) return undefined;
-      const thumb = (await db.in(tx).photos.bytes(id, 64))!;
-      return { thumbnail: `data:image/jpeg;base64,${thumb.bytes.toString('base64')}`, sizes: [...PHOTO_SIZES], photo_tag: row.digest };
+      const thumb = await db.in(tx).photos.bytes(id, 64);
+      if (thumb?.account_id !== accountId) return undefined;
+      return { thumbnail: `data:image/jpeg;base64,${Buffer.from(thumb.bytes).toString('base64')}`, sizes: [...PHOTO_SIZES], photo_tag: thumb.digest };
     },
 
     /** One size's bytes, its owner and its tag; who may have them is the caller's rule. */

@@ -15,7 +15,7 @@ import { uniqueViolation } from '../../platform/store/store.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import { cleanText } from '../../platform/text.js';
 import { cardAsOf, cardChanges, cardContent, cardEtag, contentOf, renderCard } from './card.js';
-import { cardToVcard, photoIdsOf, uidFor } from './vcard.js';
+import { cardToVcard, uidFor, vcardPhotoIdOf } from './vcard.js';
 import type { VcardVersion } from './vcard.js';
 import type { ExposedField, ExposureRecord, exposureQueries, ProfileRow, profileQueries } from './queries.js';
 
@@ -199,7 +199,7 @@ export function createProfileService(deps: {
     vcardOf: (card: Parameters<typeof cardToVcard>[0], ownerId: string, version: VcardVersion, options: { rfc9554?: boolean; photos?: ReadonlyMap<string, Buffer> } = {}): string =>
       cardToVcard(card, { version, uid: uidFor(ownerId), rfc9554: options.rfc9554, photos: options.photos }),
     /** The photos some cards' vCards carry, read at once (a page of an address book is one read). */
-    vcardPhotosOf: (cards: ReadonlyArray<Parameters<typeof cardToVcard>[0]>): Promise<ReadonlyMap<string, Buffer>> => deps.vcardPhotos(cards.flatMap(photoIdsOf)),
+    vcardPhotosOf: (cards: ReadonlyArray<Parameters<typeof cardToVcard>[0]>): Promise<ReadonlyMap<string, Buffer>> => deps.vcardPhotos(cards.flatMap((card) => vcardPhotoIdOf(card) ?? [])),
     /** Subscribe to: a profile is about to be deleted (with move_to, or not). */
     onRemoving: removing.subscribe,
     /**

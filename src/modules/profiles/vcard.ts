@@ -281,10 +281,9 @@ export function cardToVcard(card: Card, options: VcardOptions): string {
  * Apple, Google and Android import; 4.0 as a data: URI (RFC 6350 §6.2.4, RFC 2397).
  */
 function photoProperty(card: Card, options: VcardOptions): Property[] {
-  for (const field of card.fields) {
-    if (field.type !== 'photo') continue;
-    const bytes = options.photos?.get((field.value as { photo_id: string }).photo_id);
-    if (!bytes) continue;
+  const id = vcardPhotoIdOf(card);
+  const bytes = id === undefined ? undefined : options.photos?.get(id);
+  if (bytes) {
     const base64 = bytes.toString('base64');
     return options.version === '3.0'
       ? [{ name: 'PHOTO', params: [['ENCODING', 'b'], ['TYPE', 'JPEG']], value: base64 }]
@@ -293,7 +292,7 @@ function photoProperty(card: Card, options: VcardOptions): Property[] {
   return [];
 }
 
-/** The photo ids a card's photo fields name, in card order (what a vCard's PHOTO may need). */
-export function photoIdsOf(card: Card): string[] {
-  return card.fields.filter((field) => field.type === 'photo').map((field) => (field.value as { photo_id: string }).photo_id);
+/** The photo a card's vCard carries as PHOTO: the first its photo fields name, if any. */
+export function vcardPhotoIdOf(card: Card): string | undefined {
+  return (card.fields.find((field) => field.type === 'photo')?.value as { photo_id: string } | undefined)?.photo_id;
 }
