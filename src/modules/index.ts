@@ -4,6 +4,7 @@ import { accountModule } from './account/module.js';
 import { addressBookModule } from './address-book/module.js';
 import { cardPhotosModule } from './card-photos/module.js';
 import { contactsModule } from './contacts/module.js';
+import { davSetupLinksModule } from './dav-setup-links/module.js';
 import { davTokensModule } from './dav-tokens/module.js';
 import { fieldsModule } from './fields/module.js';
 import { healthModule } from './health/module.js';
@@ -46,6 +47,7 @@ export const modules: readonly VidModule[] = [
   shareLinksModule,
   keysModule,
   davTokensModule,
+  davSetupLinksModule,
   addressBookModule,
   accountModule,
   signalsModule,

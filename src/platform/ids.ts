@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
  * Opaque, non-sequential ids with a type prefix (PRODUCT §0): `acc_…`, `ses_…`, `pk_…`.
  * 16 random bytes (128 bits) so ids cannot be guessed or enumerated.
  */
-export type IdPrefix = 'acc' | 'ses' | 'pk' | 'cer' | 'fld' | 'prf' | 'sub' | 'evt' | 'totp' | 'join' | 'shl' | 'sec' | 'key' | 'dav' | 'pho';
+export type IdPrefix = 'acc' | 'ses' | 'pk' | 'cer' | 'fld' | 'prf' | 'sub' | 'evt' | 'totp' | 'join' | 'shl' | 'sec' | 'key' | 'dav' | 'pho' | 'dsl';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBytes(16).toString('base64url')}`;

@@ -146,6 +146,9 @@ export const REFUSALS = {
   dav_unauthorized: { status: 401, title: 'Address-book sign-in required' },
   dav_token_not_found: { status: 404, title: 'Address-book password not found' },
   dav_token_limit: { status: 409, title: 'Address-book password limit reached' },
+  setup_link_not_found: { status: 404, title: 'Setup link not found' },
+  // Used, expired, withdrawn or unknown: one answer, so a guess learns nothing.
+  setup_link_gone: { status: 410, title: 'Setup link gone' },
 
   // The account lifecycle (PRODUCT §8)
   account_deleted: { status: 403, title: 'Account deleted' },

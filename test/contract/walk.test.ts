@@ -420,6 +420,14 @@ const WALK: Entry[] = [
   { op: 'DELETE /dav-tokens/{id}', expect: 204, request: (w) => ({ path: `/dav-tokens/${need(w.s.davToken, 'POST /dav-tokens').id}`, as: w.alice }) },
   { op: 'DELETE /dav-tokens', expect: 204, request: (w) => ({ path: '/dav-tokens', as: w.alice }) },
 
+  // Setup links: one used as a profile and withdrawn after, one used by the phone's page
+  { op: 'POST /dav-setup-links', expect: 201, request: (w) => ({ path: '/dav-setup-links', as: w.alice, body: { label: 'Walk iPhone' } }), then: (a, w) => void (w.s.setupLink = a.body) },
+  { op: 'GET /dav-setup-links/{id}', expect: 200, request: (w) => ({ path: `/dav-setup-links/${need(w.s.setupLink, 'POST /dav-setup-links').id}`, as: w.alice }) },
+  { op: 'POST /dav-setup-links/profile', expect: 200, request: (w) => ({ path: '/dav-setup-links/profile', body: { token: new URL(need(w.s.setupLink, 'POST /dav-setup-links').url).hash.slice(1) } }) },
+  { op: 'DELETE /dav-setup-links/{id}', expect: 204, request: (w) => ({ path: `/dav-setup-links/${need(w.s.setupLink, 'POST /dav-setup-links').id}`, as: w.alice }) },
+  { op: 'POST /dav-setup-links', expect: 201, request: (w) => ({ path: '/dav-setup-links', as: w.alice, body: {} }), then: (a, w) => void (w.s.phoneLink = a.body) },
+  { op: 'POST /dav-setup-links/redeem', expect: 201, request: (w) => ({ path: '/dav-setup-links/redeem', body: { code: need(w.s.phoneLink, 'POST /dav-setup-links').code } }) },
+
   // Keys
   { op: 'PUT /keys/devices/{method_id}', expect: 201, request: (w) => ({ path: `/keys/devices/${w.aliceMethodId}`, as: w.alice, body: { bundle: Buffer.from('walk device bundle').toString('base64url') } }) },
   { op: 'GET /keys/devices', expect: 200, request: (w) => ({ path: '/keys/devices', as: w.alice }) },

@@ -1480,6 +1480,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dav-setup-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a setup link for a phone (step-up)
+         * @description A single-use link, valid 10 minutes, and the same link as an eight-character code to type at PUBLIC_ORIGIN/p. Show the link as a QR code; opened on a phone, its page makes an address-book password for that phone and hands it over without typing: a configuration profile on iPhone, iPad and Mac (POST /dav-setup-links/profile), DAVx5's filled-in login on Android (POST /dav-setup-links/redeem), the plain values otherwise. Opening the page does not use the link, so link previews and prefetches cannot. Follow it with GET /dav-setup-links/{id}: `dav-tokens.changed` signals when a phone uses it and again at the phone's first sync.
+         */
+        post: operations["createPhoneSetupLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dav-setup-links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A setup link: waiting, used or expired
+         * @description Never its token or code. Kept a day after it ends.
+         */
+        get: operations["getPhoneSetupLink"];
+        put?: never;
+        post?: never;
+        /**
+         * Withdraw a setup link
+         * @description A phone that opens it afterwards is told it is gone. The password of a phone that already used it stays: revoke that under /dav-tokens.
+         */
+        delete: operations["withdrawPhoneSetupLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dav-setup-links/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Use a setup link on the phone: its password and hand-overs
+         * @description Uses the link once and answers a new address-book password, named after the link's label or the phone, with a link that opens DAVx5's login filled in. No Idempotency-Key: the link is its own single use; an answer lost on the way leaves the link used, and the person makes a new one. A used, expired, withdrawn or unknown link answers the same 410 setup_link_gone. Counted per client address like sign-in routes.
+         */
+        post: operations["redeemPhoneSetupLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dav-setup-links/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Use a setup link on an iPhone, iPad or Mac: the configuration profile
+         * @description Uses the link once, like /redeem, and answers the Apple configuration profile that adds the address book (com.apple.carddav.account) as a download. The phone's page posts it as a form so the browser hands the file to Settings; a refused form post is redirected (303) to the page with `?problem=<code>`, while a JSON body gets the problem itself.
+         */
+        post: operations["redeemPhoneSetupLinkAsProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/account/export": {
         parameters: {
             query?: never;
@@ -2297,6 +2381,65 @@ export interface components {
             /** @enum {number} */
             schema_version: 1;
         };
+        /** CreatedSetupLink */
+        CreatedSetupLink: {
+            /** @example dsl_Vq3xZ0bT9kLm2nP4rS6uWA */
+            id: string;
+            /** @description The name the phone's password will carry; null: named after the phone that uses the link ("iPhone") */
+            label: string | null;
+            /**
+             * @description The link to open on the phone (show it as a QR code). Its token is in the fragment, which browsers never send to a server.
+             * @example https://id.example.org/p/#Qm9vNHJ2ZXJ5LXNlY3JldC1yYW5kb20t
+             */
+            url: string;
+            /**
+             * @description The same link as a code to type at PUBLIC_ORIGIN/p instead: eight letters and digits
+             * @example K7QX-M2PD
+             */
+            code: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @enum {number} */
+            schema_version: 1;
+        };
+        /** SetupLink */
+        SetupLink: {
+            /** @example dsl_Vq3xZ0bT9kLm2nP4rS6uWA */
+            id: string;
+            /** @description The name the phone's password will carry; null: named after the phone that uses the link ("iPhone") */
+            label: string | null;
+            /** @description waiting for a phone, used by one (dav_token_id names its password), or expired unused */
+            state: "waiting" | "used" | "expired";
+            /** Format: date-time */
+            expires_at: string;
+            used_at: string | null;
+            /** @description The address-book password the link made: its last_used_at tells when the phone first synced */
+            dav_token_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @enum {number} */
+            schema_version: 1;
+        };
+        /** RedeemedSetupLink */
+        RedeemedSetupLink: {
+            id: string;
+            label: string;
+            /** @description The address-book password, shown this once */
+            secret: string;
+            /** @description The user name to type beside it (the hand-overs sign in with the account id, which survives a rename) */
+            username: string;
+            server_url: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Opens DAVx5's login with server, user name and password filled (davx5:// on https, carddav:// on http) */
+            davx5_url: string;
+            /** @description The same for Chrome on Android (an intent: URL naming DAVx5, which offers the app store when DAVx5 is missing) */
+            android_intent_url: string;
+            /** @enum {number} */
+            schema_version: 1;
+        };
         /**
          * AccountDeletion
          * @description Until purge_at, sign in and POST /account/undelete restore everything
@@ -2550,6 +2693,25 @@ export interface components {
         CreateAddressBookPasswordBody: {
             /** @description 1-64 characters once trimmed; no control characters */
             label: string;
+        };
+        /** CreatePhoneSetupLinkBody */
+        CreatePhoneSetupLinkBody: {
+            /** @description 1-64 characters once trimmed; no control characters */
+            label?: string;
+        };
+        /** RedeemPhoneSetupLinkBody */
+        RedeemPhoneSetupLinkBody: {
+            /** @description The token from the link's fragment */
+            token?: string;
+            /** @description The code, as typed: case, spaces and the dash do not matter */
+            code?: string;
+        };
+        /** RedeemPhoneSetupLinkAsProfileBody */
+        RedeemPhoneSetupLinkAsProfileBody: {
+            /** @description The token from the link's fragment */
+            token?: string;
+            /** @description The code, as typed: case, spaces and the dash do not matter */
+            code?: string;
         };
     };
     responses: never;
@@ -31004,6 +31166,1269 @@ export interface operations {
             };
         };
     };
+    createPhoneSetupLink: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description base64url of the JSON WebAuthn assertion answering POST /auth/step-up/begin (5 minutes, single use) */
+                "vid-step-up": string;
+                /** @description Required: a UUID (else 400 invalid_idempotency_key; missing where required: 400 idempotency_key_required). A retry with the same key on the same URL and a body of the same meaning replays the first answer for 24 h (VID-Idempotent-Replay: true); another body is 409 idempotency_key_reused. */
+                "idempotency-key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePhoneSetupLinkBody"];
+            };
+        };
+        responses: {
+            /** @description Created: the created setup link */
+            201: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedSetupLink"];
+                };
+            };
+            /** @description validation_failed (Validation failed): the label is empty or too long once trimmed, or holds control characters; invalid_idempotency_key (Invalid Idempotency-Key); idempotency_key_required (Idempotency-Key required); or malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
+            401: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description step_up_required (Step-up required): the VID-Step-Up assertion is missing or invalid; ephemeral_session (Not allowed on an ephemeral session); account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
+            403: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
+            409: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
+            503: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPhoneSetupLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the setup link */
+            200: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetupLink"];
+                };
+            };
+            /** @description Malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
+            401: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
+            403: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description setup_link_not_found (Setup link not found): you have no setup link with this id */
+            404: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
+            503: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    withdrawPhoneSetupLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional: a UUID (else 400 invalid_idempotency_key; missing where required: 400 idempotency_key_required). A retry with the same key on the same URL and a body of the same meaning replays the first answer for 24 h (VID-Idempotent-Replay: true); another body is 409 idempotency_key_reused. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_idempotency_key (Invalid Idempotency-Key); or malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unauthenticated (Authentication required): no access token or DPoP proof; invalid_token (Invalid token): an invalid or expired access token (see WWW-Authenticate); invalid_dpop_proof (Invalid DPoP proof): see WWW-Authenticate */
+            401: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description account_deleted (Account deleted): restore the account first; account_locked (Account locked): the account is locked by the operator */
+            403: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description setup_link_not_found (Setup link not found): you have no setup link with this id */
+            404: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency_key_reused (Idempotency-Key reused): the Idempotency-Key was sent with another body; idempotency_request_in_progress (Request in progress): the first request with this Idempotency-Key is still in flight */
+            409: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "VID-Idempotent-Replay": components["headers"]["VID-Idempotent-Replay"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
+            503: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Quota-Limit": components["headers"]["Quota-Limit"];
+                    "Quota-Remaining": components["headers"]["Quota-Remaining"];
+                    "Quota-Reset": components["headers"]["Quota-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    redeemPhoneSetupLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RedeemPhoneSetupLinkBody"];
+            };
+        };
+        responses: {
+            /** @description Created: the redeemed setup link */
+            201: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedeemedSetupLink"];
+                };
+            };
+            /** @description validation_failed (Validation failed): the code is not eight letters and digits, or the body names both a token and a code; or malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description dav_token_limit (Address-book password limit reached): the account holds 10 address-book passwords already */
+            409: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description setup_link_gone (Setup link gone): the link was used, has expired, was withdrawn, or never existed */
+            410: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
+            503: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    redeemPhoneSetupLinkAsProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["RedeemPhoneSetupLinkAsProfileBody"];
+                "application/json": components["schemas"]["RedeemPhoneSetupLinkAsProfileBody"];
+            };
+        };
+        responses: {
+            /** @description The configuration profile (a property list) */
+            200: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-apple-aspen-config": string;
+                };
+            };
+            /** @description A refused form post: back to the phone's page, which names the problem */
+            303: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_failed (Validation failed): the code is not eight letters and digits, or the body names both a token and a code; or malformed request: validation, JSON, headers */
+            400: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description dav_token_limit (Address-book password limit reached): the account holds 10 address-book passwords already */
+            409: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description setup_link_gone (Setup link gone): the link was used, has expired, was withdrawn, or never existed */
+            410: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit or monthly quota reached; honour Retry-After */
+            429: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unexpected failure on our side */
+            500: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Overloaded, draining, or the database away (overloaded, shutting_down, database_unavailable); honour Retry-After */
+            503: {
+                headers: {
+                    "VID-Request-Id": components["headers"]["VID-Request-Id"];
+                    "VID-API-Version": components["headers"]["VID-API-Version"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     exportAccount: {
         parameters: {
             query?: never;
@@ -31613,6 +33038,17 @@ export interface operations {
                             created_at: string;
                             last_used_at: string | null;
                             last_user_agent: string | null;
+                        }[];
+                        /** @description Links you made to set up a phone: dates and which password each made, not the links */
+                        dav_setup_links: {
+                            id: string;
+                            label: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                            used_at: string | null;
+                            dav_token_id: string | null;
                         }[];
                     };
                 };

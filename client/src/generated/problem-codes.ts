@@ -98,6 +98,8 @@ export type ServerProblemCode =
   | "refresh_token_reused"
   | "request_timeout"
   | "session_not_found"
+  | "setup_link_gone"
+  | "setup_link_not_found"
   | "share_link_gone"
   | "share_link_not_found"
   | "shutting_down"
@@ -219,6 +221,8 @@ export const SERVER_PROBLEM_CODES = [
   "refresh_token_reused",
   "request_timeout",
   "session_not_found",
+  "setup_link_gone",
+  "setup_link_not_found",
   "share_link_gone",
   "share_link_not_found",
   "shutting_down",
@@ -298,6 +302,11 @@ export interface OperationProblemCodes {
   "GET /contacts/{id}/keys": "account_deleted" | "account_locked" | "account_unavailable" | "bad_request" | "contact_not_active" | "contact_not_found" | "database_unavailable" | "internal_error" | "invalid_content_length" | "invalid_dpop_proof" | "invalid_json" | "invalid_token" | "json_too_deep" | "overloaded" | "payload_too_large" | "quota_exceeded" | "rate_limited" | "shutting_down" | "unauthenticated" | "unsupported_media_type" | "validation_failed";
   "GET /contacts/{id}/vcard": "account_deleted" | "account_locked" | "account_unavailable" | "bad_request" | "contact_not_active" | "contact_not_found" | "database_unavailable" | "internal_error" | "invalid_content_length" | "invalid_dpop_proof" | "invalid_json" | "invalid_token" | "json_too_deep" | "overloaded" | "payload_too_large" | "quota_exceeded" | "rate_limited" | "shutting_down" | "unauthenticated" | "unsupported_media_type" | "validation_failed";
   "GET /contacts/vcard": "account_deleted" | "account_locked" | "bad_request" | "database_unavailable" | "internal_error" | "invalid_content_length" | "invalid_dpop_proof" | "invalid_json" | "invalid_token" | "json_too_deep" | "overloaded" | "payload_too_large" | "quota_exceeded" | "rate_limited" | "shutting_down" | "unauthenticated" | "unsupported_media_type" | "validation_failed";
+  "POST /dav-setup-links": "account_deleted" | "account_locked" | "bad_request" | "database_unavailable" | "ephemeral_session" | "idempotency_key_required" | "idempotency_key_reused" | "idempotency_request_in_progress" | "internal_error" | "invalid_content_length" | "invalid_dpop_proof" | "invalid_idempotency_key" | "invalid_json" | "invalid_token" | "json_too_deep" | "overloaded" | "payload_too_large" | "quota_exceeded" | "rate_limited" | "shutting_down" | "step_up_required" | "unauthenticated" | "unsupported_media_type" | "validation_failed";
+  "GET /dav-setup-links/{id}": "account_deleted" | "account_locked" | "bad_request" | "database_unavailable" | "internal_error" | "invalid_content_length" | "invalid_dpop_proof" | "invalid_json" | "invalid_token" | "json_too_deep" | "overloaded" | "payload_too_large" | "quota_exceeded" | "rate_limited" | "setup_link_not_found" | "shutting_down" | "unauthenticated" | "unsupported_media_type" | "validation_failed";
+  "DELETE /dav-setup-links/{id}": "account_deleted" | "account_locked" | "bad_request" | "database_unavailable" | "idempotency_key_reused" | "idempotency_request_in_progress" | "internal_error" | "invalid_content_length" | "invalid_dpop_proof" | "invalid_idempotency_key" | "invalid_json" | "invalid_token" | "json_too_deep" | "overloaded" | "payload_too_large" | "quota_exceeded" | "rate_limited" | "setup_link_not_found" | "shutting_down" | "unauthenticated" | "unsupported_media_type" | "validation_failed";
+  "POST /dav-setup-links/profile": "bad_request" | "database_unavailable" | "dav_token_limit" | "internal_error" | "invalid_content_length" | "invalid_json" | "json_too_deep" | "overloaded" | "payload_too_large" | "quota_exceeded" | "rate_limited" | "setup_link_gone" | "shutting_down" | "unsupported_media_type" | "validation_failed";
+  "POST /dav-setup-links/redeem": "bad_request" | "database_unavailable" | "dav_token_limit" | "internal_error" | "invalid_content_length" | "invalid_json" | "json_too_deep" | "overloaded" | "payload_too_large" | "quota_exceeded" | "rate_limited" | "setup_link_gone" | "shutting_down" | "unsupported_media_type" | "validation_failed";
   "POST /dav-tokens": "account_deleted" | "account_locked" | "bad_request" | "database_unavailable" | "dav_token_limit" | "ephemeral_session" | "idempotency_key_required" | "idempotency_key_reused" | "idempotency_request_in_progress" | "internal_error" | "invalid_content_length" | "invalid_dpop_proof" | "invalid_idempotency_key" | "invalid_json" | "invalid_token" | "json_too_deep" | "overloaded" | "payload_too_large" | "quota_exceeded" | "rate_limited" | "shutting_down" | "step_up_required" | "unauthenticated" | "unsupported_media_type" | "validation_failed";
   "GET /dav-tokens": "account_deleted" | "account_locked" | "bad_request" | "database_unavailable" | "internal_error" | "invalid_content_length" | "invalid_dpop_proof" | "invalid_json" | "invalid_token" | "json_too_deep" | "overloaded" | "payload_too_large" | "quota_exceeded" | "rate_limited" | "shutting_down" | "unauthenticated" | "unsupported_media_type" | "validation_failed";
   "DELETE /dav-tokens": "account_deleted" | "account_locked" | "bad_request" | "database_unavailable" | "idempotency_key_reused" | "idempotency_request_in_progress" | "internal_error" | "invalid_content_length" | "invalid_dpop_proof" | "invalid_idempotency_key" | "invalid_json" | "invalid_token" | "json_too_deep" | "overloaded" | "payload_too_large" | "quota_exceeded" | "rate_limited" | "shutting_down" | "unauthenticated" | "unsupported_media_type" | "validation_failed";

@@ -107,11 +107,54 @@ export function createDavTokenService(deps: {
     return userId === account.account_id || deps.canonicalOf(userId) === account.username_canonical;
   }
 
-  async function stampUse(id: string, lastUsedAt: number | null, userAgent: string | undefined): Promise<void> {
+  async function stampUse(id: string, accountId: string, lastUsedAt: number | null, userAgent: string | undefined): Promise<void> {
     const now = clock.now();
     if (lastUsedAt !== null && now - lastUsedAt < LAST_USED_RESOLUTION_MS) return;
+    const agent = clientInfo('', userAgent).userAgent;
+    const stale = now - LAST_USED_RESOLUTION_MS;
+    // The first sync is news to the owner's other devices: the page that set the phone up waits
+    // for it (PRODUCT §9), so it is stamped with the signal. Later stamps are bookkeeping only.
+    const stamp = lastUsedAt === null
+      ? db.transaction(async (q, tx) => {
+        await signal(tx, accountId, 'dav-tokens.changed');
+        await q.tokens.touch(id, now, agent, stale);
+      })
+      : db.direct.tokens.touch(id, now, agent, stale);
     // Bookkeeping: a failed stamp never refuses a request that authenticated.
-    await db.direct.tokens.touch(id, now, clientInfo('', userAgent).userAgent, now - LAST_USED_RESOLUTION_MS).catch((error: unknown) => deps.warn(error, 'stamping an address-book password\'s use failed'));
+    await stamp.catch((error: unknown) => deps.warn(error, 'stamping an address-book password\'s use failed'));
+  }
+
+  /** Makes a password for the account in `tx`; its secret is in the answer only. */
+  async function issue(tx: Tx, account: { id: string; username: string }, rawLabel: string, client: LocatedClient): Promise<CreatedDavToken> {
+    const label = requiredText(rawLabel, { path: '/label', max: DAV_TOKEN_LIMITS.labelLength });
+    if (!label.ok) throw validationFailed([label.error]);
+    const { id, password } = newPassword();
+    const row: DavTokenRecord = {
+      id,
+      account_id: account.id,
+      label: label.text,
+      secret_hash: hasher.hash(password),
+      created_at: clock.now(),
+      last_used_at: null,
+      last_user_agent: null,
+    };
+    const q = db.in(tx);
+    // The signal takes the account row's lock first, so two concurrent creations cannot both count nine.
+    await signal(tx, account.id, 'dav-tokens.changed');
+    if ((await q.tokens.count(account.id)) >= DAV_TOKEN_LIMITS.perAccount) {
+      throw refuse('dav_token_limit', `an account holds at most ${DAV_TOKEN_LIMITS.perAccount} address-book passwords; revoke one first`);
+    }
+    await q.tokens.insert(row);
+    await securityLog.record(tx, account.id, 'dav_token_created', client);
+    return {
+      id,
+      label: row.label,
+      secret: password,
+      username: account.username,
+      server_url: `${deps.publicOrigin}/dav/`,
+      created_at: new Date(row.created_at).toISOString(),
+      schema_version: 1,
+    };
   }
 
   return {
@@ -140,42 +183,19 @@ export function createDavTokenService(deps: {
       if (row.deleted_at !== null || row.purged_at !== null || row.locked_at !== null) throw unauthorized('this account is not available');
       // Made under an older key of the ring: rewritten under the current one, so the rotation can retire the old key.
       if (key > 0) await db.direct.tokens.rehash(row.id, row.secret_hash, hasher.hash(credentials.password));
-      await stampUse(row.id, row.last_used_at, client.userAgent);
+      await stampUse(row.id, row.account_id, row.last_used_at, client.userAgent);
       return { accountId: row.account_id, username: row.username, tokenId: row.id };
     },
 
     async create(auth: AuthContext, rawLabel: string, client: LocatedClient): Promise<CreatedDavToken> {
-      const label = requiredText(rawLabel, { path: '/label', max: DAV_TOKEN_LIMITS.labelLength });
-      if (!label.ok) throw validationFailed([label.error]);
-      const { id, password } = newPassword();
-      const row: DavTokenRecord = {
-        id,
-        account_id: auth.account.id,
-        label: label.text,
-        secret_hash: hasher.hash(password),
-        created_at: clock.now(),
-        last_used_at: null,
-        last_user_agent: null,
-      };
-      await db.transaction(async (q, tx) => {
-        // The signal takes the account row's lock first, so two concurrent creations cannot both count nine.
-        await signal(tx, auth.account.id, 'dav-tokens.changed');
-        if ((await q.tokens.count(auth.account.id)) >= DAV_TOKEN_LIMITS.perAccount) {
-          throw refuse('dav_token_limit', `an account holds at most ${DAV_TOKEN_LIMITS.perAccount} address-book passwords; revoke one first`);
-        }
-        await q.tokens.insert(row);
-        await securityLog.record(tx, auth.account.id, 'dav_token_created', client);
-      });
-      return {
-        id,
-        label: row.label,
-        secret: password,
-        username: auth.account.username,
-        server_url: `${deps.publicOrigin}/dav/`,
-        created_at: new Date(row.created_at).toISOString(),
-        schema_version: 1,
-      };
+      return db.transaction((_q, tx) => issue(tx, { id: auth.account.id, username: auth.account.username }, rawLabel, client));
     },
+
+    /**
+     * Makes a password inside the caller's transaction (a setup link used on a phone, PRODUCT §9):
+     * the same limit, signal and security-log entry as `create`, committed with the caller's change.
+     */
+    issue,
 
     async list(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<DavTokenView>> {
       return page((after, size) => db.direct.tokens.list(auth.account.id, after, size), cursor, limit, view);

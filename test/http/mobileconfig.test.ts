@@ -1,4 +1,4 @@
-// The configuration profile the Phone contacts screen offers (web/src/ui/mobileconfig.ts): a
+// The configuration profile the Phone contacts screen offers (src/modules/dav-setup-links/mobileconfig.ts): a
 // plist with one com.apple.carddav.account payload carrying exactly the host, port, TLS, principal,
 // user name and password of the creation's answer; labels and passwords with markup characters
 // stay intact (escaped, never breaking the XML); characters XML cannot hold are left out; every
@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { carddavProfile, xmlText } from '../../web/src/ui/mobileconfig.js';
+import { carddavProfile, xmlText } from '../../src/modules/dav-setup-links/mobileconfig.js';
 import { parsePlist } from '../helpers/plist.js';
 import type { Plist } from '../helpers/plist.js';
 

@@ -1,7 +1,7 @@
 // An Apple configuration profile that adds the address book to an iPhone, iPad or Mac in one tap:
-// a property list (plist) holding one `com.apple.carddav.account` payload. It is written here, in
-// the browser, from the answer to POST /dav-tokens, so the password goes from the server to this
-// page once and never travels again (no server route ever serves it).
+// a property list (plist) holding one `com.apple.carddav.account` payload. It is written when a
+// setup link is used (POST /dav-setup-links/profile): the phone's browser downloads it once, in
+// the answer that made its password, and the server keeps no copy.
 //
 // Format: Apple's "Configuration Profile Reference" (developer.apple.com/business/documentation/
 // Configuration-Profile-Reference.pdf; now developer.apple.com/documentation/devicemanagement):
