@@ -2808,27 +2808,27 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "sec_lOrrbUPmIEhKcYGBxEMHmw",
+                     *           "id": "sec_ZdEnCUhTtfEhOMOfHWxnLA",
                      *           "kind": "signed_in",
-                     *           "at": "2026-11-28T17:19:38.467Z",
+                     *           "at": "2026-11-28T19:10:34.980Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
                      *           "device_label": "node"
                      *         },
                      *         {
-                     *           "id": "sec_j2Ox6__EI0Tiq8OmYGY90w",
+                     *           "id": "sec_UNAdYtmJKrmKyzpEg7CbaA",
                      *           "kind": "signed_in",
-                     *           "at": "2026-11-28T17:19:38.467Z",
+                     *           "at": "2026-11-28T19:10:34.980Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
                      *           "device_label": "node"
                      *         },
                      *         {
-                     *           "id": "sec_fVvRRc4uBealDTDv8PLUhA",
+                     *           "id": "sec_TpUJPV02RuPCA-J3-Q2qBA",
                      *           "kind": "signed_in",
-                     *           "at": "2026-11-28T17:19:38.467Z",
+                     *           "at": "2026-11-28T19:10:34.980Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
@@ -3083,8 +3083,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "username": "free4017x8gk7i",
-                     *       "canonical": "free4017x8gk7i",
+                     *       "username": "free22697x8ujkt",
+                     *       "canonical": "free22697x8ujkt",
                      *       "available": true,
                      *       "schema_version": 1
                      *     }
@@ -3287,11 +3287,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ses_nbFufDwpW1DM7jOvXl9X8g",
+                     *       "session_id": "ses_gB6iqDBXhzpx2BU7ObrsgQ",
                      *       "token_type": "DPoP",
-                     *       "access_token": "vid_at_TXW69RHnIE0AQKSD6BCe88ajNUIO7C9Kf4bAsC2FHgs",
+                     *       "access_token": "vid_at_q3UGO16WQsUDcPQDRNYga3tKb_x9GVLl-QIUMChXsbI",
                      *       "expires_in": 600,
-                     *       "refresh_token": "vid_rt_Lr2l-Tq5_eWwWYuZemorbPiynL2SgM3B7cRx3XMQA-g",
+                     *       "refresh_token": "vid_rt_MzVACeiqW9KbzPXEdWy2jvkDXSq0FPDX4TDNFAtO-UI",
                      *       "refresh_expires_in": 2592000,
                      *       "trusted": true,
                      *       "schema_version": 1
@@ -3809,37 +3809,37 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "ses_GBiSku8Qyd-sIe_w7GPRMw",
+                     *           "id": "ses_PVc-OeoK7QIzVb_3Yo358A",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "place": null,
                      *           "trusted": true,
                      *           "current": true,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "last_seen_at": "2026-11-28T17:19:08.467Z",
-                     *           "expires_at": "2026-12-28T17:19:08.467Z"
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "last_seen_at": "2026-11-28T19:10:04.980Z",
+                     *           "expires_at": "2026-12-28T19:10:04.980Z"
                      *         },
                      *         {
-                     *           "id": "ses_nbFufDwpW1DM7jOvXl9X8g",
+                     *           "id": "ses_Lv09z-tY0jG3gnD7F5P1pQ",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "place": null,
                      *           "trusted": true,
                      *           "current": false,
-                     *           "created_at": "2026-11-28T17:19:38.467Z",
-                     *           "last_seen_at": "2026-11-28T17:19:38.467Z",
-                     *           "expires_at": "2026-12-28T17:19:38.467Z"
+                     *           "created_at": "2026-11-28T19:10:34.980Z",
+                     *           "last_seen_at": "2026-11-28T19:10:34.980Z",
+                     *           "expires_at": "2026-12-28T19:10:34.980Z"
                      *         },
                      *         {
-                     *           "id": "ses_qIAyR_34Aqw2MSaYhJiWRw",
+                     *           "id": "ses_gB6iqDBXhzpx2BU7ObrsgQ",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "place": null,
                      *           "trusted": true,
                      *           "current": false,
-                     *           "created_at": "2026-11-28T17:19:38.467Z",
-                     *           "last_seen_at": "2026-11-28T17:19:38.467Z",
-                     *           "expires_at": "2026-12-28T17:19:38.467Z"
+                     *           "created_at": "2026-11-28T19:10:34.980Z",
+                     *           "last_seen_at": "2026-11-28T19:10:34.980Z",
+                     *           "expires_at": "2026-12-28T19:10:34.980Z"
                      *         }
                      *       ],
                      *       "next_cursor": null,
@@ -4385,13 +4385,13 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "pk_bjJ0qTiJA2Z96A11untWAw",
+                     *           "id": "pk_hbOOkyutrt5HYK0ZoYiWUg",
                      *           "name": "Passkey",
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "last_used_at": "2026-11-28T17:19:38.467Z",
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "last_used_at": "2026-11-28T19:10:34.980Z",
                      *           "backup_eligible": true,
                      *           "backed_up": true,
-                     *           "dpop_jkt": "p6kQP3lGZXsEDkwr04BTYFmCZvfY4hF0tMTHdvRuoGk",
+                     *           "dpop_jkt": "8pTyRyeLkmKSZBF7XJULu8d3VwWMgKO4qHuFsCkH4xM",
                      *           "flagged": false,
                      *           "current": true,
                      *           "version": 1,
@@ -4947,13 +4947,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "pk_bjJ0qTiJA2Z96A11untWAw",
+                     *       "id": "pk_hbOOkyutrt5HYK0ZoYiWUg",
                      *       "name": "Walk laptop",
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
-                     *       "last_used_at": "2026-11-28T17:19:38.467Z",
+                     *       "created_at": "2026-11-28T19:10:04.980Z",
+                     *       "last_used_at": "2026-11-28T19:10:34.980Z",
                      *       "backup_eligible": true,
                      *       "backed_up": true,
-                     *       "dpop_jkt": "p6kQP3lGZXsEDkwr04BTYFmCZvfY4hF0tMTHdvRuoGk",
+                     *       "dpop_jkt": "8pTyRyeLkmKSZBF7XJULu8d3VwWMgKO4qHuFsCkH4xM",
                      *       "flagged": false,
                      *       "current": true,
                      *       "version": 2,
@@ -5307,18 +5307,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_zG9W3x6WiERswFUxj8R86A",
+                     *       "ceremony_id": "cer_k3eJ3IyWdqpI22EVyKxg7A",
                      *       "options": {
                      *         "rp": {
                      *           "name": "VID",
                      *           "id": "localhost"
                      *         },
                      *         "user": {
-                     *           "id": "8LLxKb1WiMk-kz9rDbeoayGxvqQ9tGykFgT1L-7-Pzc",
-                     *           "name": "wa4017x104ye",
-                     *           "displayName": "wa4017x104ye"
+                     *           "id": "Tgk6V5PIwnHjMBIq7xpASl6FNLUs2IMVX8JJUgXyym0",
+                     *           "name": "wa22697x1jgvx",
+                     *           "displayName": "wa22697x1jgvx"
                      *         },
-                     *         "challenge": "ZFhx2JfALCw4Ee2ouCrLo40QRkyWzpxGLTyp34a-EZ8",
+                     *         "challenge": "nL_fkGe8Q4zbr3umqs4k5A7O72lkT1PbE9LlbLFyO_I",
                      *         "pubKeyCredParams": [
                      *           {
                      *             "type": "public-key",
@@ -5336,7 +5336,7 @@ export interface operations {
                      *         "timeout": 300000,
                      *         "excludeCredentials": [
                      *           {
-                     *             "id": "ChqjV-sHTof6vrVxP6RSR4jVMDD_kVupVhSLSYp4QqY",
+                     *             "id": "pmMgcY1pCTG0SGwfWUPMFssy5FOsXJ1uEIzsbxqCG2M",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -5638,13 +5638,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "pk_faOjC2oSnVzqrRv-a5d6gA",
+                     *       "id": "pk_ejJH5sAz1TjZGXFKv-wBbA",
                      *       "name": "Passkey",
-                     *       "created_at": "2026-11-28T17:19:38.467Z",
+                     *       "created_at": "2026-11-28T19:10:34.980Z",
                      *       "last_used_at": null,
                      *       "backup_eligible": true,
                      *       "backed_up": true,
-                     *       "dpop_jkt": "mJ2rbcFAQ5XtUJ1F8UoL0wC_uD42qo52kyKs0jF2hd4",
+                     *       "dpop_jkt": "Zujbf0VQ3lchLFerWcUGUbpOfYIyUorA9dQO6AM4Ueg",
                      *       "flagged": false,
                      *       "current": false,
                      *       "version": 1,
@@ -5925,21 +5925,21 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "totp_mP08qZI97Bp3_23LaAlrww",
+                     *           "id": "totp_W_rNDmZbu9O97IPEUK9fZw",
                      *           "name": "Phone app",
                      *           "active": true,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "confirmed_at": "2026-11-28T17:19:08.467Z",
-                     *           "last_used_at": "2026-11-28T17:19:08.467Z",
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "confirmed_at": "2026-11-28T19:10:04.980Z",
+                     *           "last_used_at": "2026-11-28T19:10:04.980Z",
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "totp_kHkkTbylF_WJltRmbRkDMQ",
+                     *           "id": "totp_7nBcREE5EwPrzfLG7nPGeA",
                      *           "name": "Walk app",
                      *           "active": true,
-                     *           "created_at": "2026-11-28T17:19:38.467Z",
-                     *           "confirmed_at": "2026-11-28T17:20:08.467Z",
-                     *           "last_used_at": "2026-11-28T17:20:08.467Z",
+                     *           "created_at": "2026-11-28T19:10:34.980Z",
+                     *           "confirmed_at": "2026-11-28T19:11:04.980Z",
+                     *           "last_used_at": "2026-11-28T19:11:04.980Z",
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -6197,15 +6197,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "totp_kHkkTbylF_WJltRmbRkDMQ",
+                     *       "id": "totp_7nBcREE5EwPrzfLG7nPGeA",
                      *       "name": "Walk app",
                      *       "active": false,
-                     *       "created_at": "2026-11-28T17:19:38.467Z",
+                     *       "created_at": "2026-11-28T19:10:34.980Z",
                      *       "confirmed_at": null,
                      *       "last_used_at": null,
                      *       "schema_version": 1,
-                     *       "secret": "KLIOE22MST42WEJ2WYVVODA4J4P673NJ",
-                     *       "otpauth_uri": "otpauth://totp/VID:wa4017x104ye?issuer=VID&secret=KLIOE22MST42WEJ2WYVVODA4J4P673NJ&algorithm=SHA1&digits=6&period=30"
+                     *       "secret": "INYD2ZXTGGWTTEF4GUPMG5MMDGZCOJZ2",
+                     *       "otpauth_uri": "otpauth://totp/VID:wa22697x1jgvx?issuer=VID&secret=INYD2ZXTGGWTTEF4GUPMG5MMDGZCOJZ2&algorithm=SHA1&digits=6&period=30"
                      *     }
                      */
                     "application/json": {
@@ -6498,12 +6498,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "totp_kHkkTbylF_WJltRmbRkDMQ",
+                     *       "id": "totp_7nBcREE5EwPrzfLG7nPGeA",
                      *       "name": "Walk app",
                      *       "active": true,
-                     *       "created_at": "2026-11-28T17:19:38.467Z",
-                     *       "confirmed_at": "2026-11-28T17:20:08.467Z",
-                     *       "last_used_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:10:34.980Z",
+                     *       "confirmed_at": "2026-11-28T19:11:04.980Z",
+                     *       "last_used_at": "2026-11-28T19:11:04.980Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -7118,13 +7118,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "acc_JWr5sM7FWYg1G1NNaRAMXQ",
-                     *       "username": "wa4017x104ye",
+                     *       "id": "acc_bM0xsd3Muf5ILAfIv12lwg",
+                     *       "username": "wa22697x1jgvx",
                      *       "display_name": null,
                      *       "locale": null,
                      *       "default_country": null,
                      *       "region": "eu",
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
+                     *       "created_at": "2026-11-28T19:10:04.980Z",
                      *       "status": "active",
                      *       "deleted_at": null,
                      *       "purge_at": null,
@@ -7376,13 +7376,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "acc_JWr5sM7FWYg1G1NNaRAMXQ",
-                     *       "username": "wa4017x104ye",
+                     *       "id": "acc_bM0xsd3Muf5ILAfIv12lwg",
+                     *       "username": "wa22697x1jgvx",
                      *       "display_name": "Alice Walker",
                      *       "locale": null,
                      *       "default_country": "DE",
                      *       "region": "eu",
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
+                     *       "created_at": "2026-11-28T19:10:04.980Z",
                      *       "status": "active",
                      *       "deleted_at": null,
                      *       "purge_at": null,
@@ -7709,9 +7709,9 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example VID recovery key for wa4017x104ye
+                     * @example VID recovery key for wa22697x1jgvx
                      *
-                     *     8DM1-9MGG-GDHX-JX1S-WZDW-460V-XVCM-A3SS
+                     *     AHZF-2Q3P-EYZS-SE5D-713Z-19QX-8HWX-WZAH
                      *
                      *     Keep it somewhere safe and offline. Anyone with this key (and your authenticator app, if you use one) can take over your account.
                      */
@@ -7974,8 +7974,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
-                     *       "downloaded_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:10:04.980Z",
+                     *       "downloaded_at": "2026-11-28T19:11:04.980Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -8242,18 +8242,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_wsUiCvDb7n7LUFc9Miahtw",
+                     *       "ceremony_id": "cer_Xgu_frYvzBnAPNWeqA-bkQ",
                      *       "options": {
                      *         "rp": {
                      *           "name": "VID",
                      *           "id": "localhost"
                      *         },
                      *         "user": {
-                     *           "id": "jeXsyn6_LTYu_D1UgYPXqVNWi9rsK9UpPZDXD9x5r8U",
-                     *           "name": "wr4017x6dxuk",
-                     *           "displayName": "wr4017x6dxuk"
+                     *           "id": "4dx3tRrhlIL8tRLqGSB_19wBcR0xr54ze-E8eP9-dSg",
+                     *           "name": "wr22697x6vore",
+                     *           "displayName": "wr22697x6vore"
                      *         },
-                     *         "challenge": "UrwVGV7wQVJW5sBoxo_h5uinpPnn3ccJ5SN3USW7tt8",
+                     *         "challenge": "W5d-M8EPYLVGj_El2dM1CR9gntXdIhgNGqLfPeiW8b0",
                      *         "pubKeyCredParams": [
                      *           {
                      *             "type": "public-key",
@@ -8271,7 +8271,7 @@ export interface operations {
                      *         "timeout": 300000,
                      *         "excludeCredentials": [
                      *           {
-                     *             "id": "-TBJgM6f5ABcOHJhznvxqrYlxCVju-1ElwDzwgWdtCQ",
+                     *             "id": "8rS49_kBnFIM0AHw_RDqSnv7Nq4em4GPQPKJ9oKQWdU",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -8518,11 +8518,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ses_4RZJIG-BQ-w1H0a5D7SWZQ",
+                     *       "session_id": "ses_0vGy7mtDknYAT9uvxPFdJg",
                      *       "token_type": "DPoP",
-                     *       "access_token": "vid_at_stU6NxKlDercY_5puR9AHY-cvgqr4gsjs7RHh7GIj6Q",
+                     *       "access_token": "vid_at_C7EpayYBOzssiLYrjao01HOdnoDsXKsqn3f2NXKJOkw",
                      *       "expires_in": 600,
-                     *       "refresh_token": "vid_rt_n5oU3YSTE3Sza6bisOEFJ4rNpqZ9tJQCgQI_GWvdhuw",
+                     *       "refresh_token": "vid_rt_etay19YNJnt887pHlYxSAtFmh7zbEIe4B8IWbHwkQwc",
                      *       "refresh_expires_in": 2592000,
                      *       "trusted": true,
                      *       "schema_version": 1
@@ -8772,18 +8772,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_sJLvGVJpjrY-u15CEOO0Sw",
+                     *       "ceremony_id": "cer_EgxWEm39wnKXZ4tWVIRkRA",
                      *       "options": {
                      *         "rp": {
                      *           "name": "VID",
                      *           "id": "localhost"
                      *         },
                      *         "user": {
-                     *           "id": "UtqPju3vIqjREfjxjmcVLfWCwo1108VpcLRoEYU-uSY",
-                     *           "name": "wn4017x9rqqv",
-                     *           "displayName": "wn4017x9rqqv"
+                     *           "id": "d9Q2js7roWu2dEU0jG9H9OvDKUAn_I8ver-OzQa45Xg",
+                     *           "name": "wn22697x9lj64",
+                     *           "displayName": "wn22697x9lj64"
                      *         },
-                     *         "challenge": "oAgK7vQ5h4AxlmXyU5JACKlQFFMXOn9W1CdSTI8qyRo",
+                     *         "challenge": "mH4eh2Dd24SZ3ml3CV2PkUp2mUO1ZZUTtBanj_KgIWQ",
                      *         "pubKeyCredParams": [
                      *           {
                      *             "type": "public-key",
@@ -9019,26 +9019,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "account": {
-                     *         "id": "acc_94oBB4IKGynxqDIJSulGcg",
-                     *         "username": "wn4017x9rqqv",
+                     *         "id": "acc_oQWKNExTRifhp_LSiV9e_g",
+                     *         "username": "wn22697x9lj64",
                      *         "display_name": null,
                      *         "locale": null,
                      *         "default_country": null,
                      *         "region": "eu",
-                     *         "created_at": "2026-11-28T17:19:38.467Z",
+                     *         "created_at": "2026-11-28T19:10:34.980Z",
                      *         "status": "active",
                      *         "deleted_at": null,
                      *         "purge_at": null,
                      *         "version": 1,
                      *         "schema_version": 1
                      *       },
-                     *       "passkey_id": "pk_CpFGb-Lp6pAn_yXfGtaBtg",
+                     *       "passkey_id": "pk_gLyB0FTTkSvX23nTijkEMg",
                      *       "tokens": {
-                     *         "session_id": "ses_zW6Ghm4tx8KAe-JZs0MPIQ",
+                     *         "session_id": "ses_FxfxyWBb7dfho_XrRjH_PA",
                      *         "token_type": "DPoP",
-                     *         "access_token": "vid_at_SCHW5wt2OU0XXSVCMJtjmywPl8w2pGFZcHYtizYIsqM",
+                     *         "access_token": "vid_at_jMNi2MorKsZ5Fi9_izw3V1IAgsr3nnqXh8SjChBOjoA",
                      *         "expires_in": 600,
-                     *         "refresh_token": "vid_rt_-9R0bhWoR3fQqvdgEnuPSCJWTNEssdiJ5YJ6DYZHIKQ",
+                     *         "refresh_token": "vid_rt_QtgF8iHqMofKeEfjKuC1FmjT6yCYwWOMU_Yy9-gDgzY",
                      *         "refresh_expires_in": 2592000,
                      *         "trusted": true,
                      *         "schema_version": 1
@@ -9292,9 +9292,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_KCs-8ehGFbnYpaG6DNWC-g",
+                     *       "ceremony_id": "cer_BQpbS3sIIpxMSGold1RKmg",
                      *       "options": {
-                     *         "challenge": "h-fGm7Uucekb1_oRIwhIvgojnu_WtWz8K6hVyTvvPV0",
+                     *         "challenge": "vd_zdnW6sp2Q0PByc2gr7vwVv10fQiJeCChVtMW0ork",
                      *         "timeout": 300000,
                      *         "rpId": "localhost",
                      *         "allowCredentials": [],
@@ -9506,11 +9506,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ses_qIAyR_34Aqw2MSaYhJiWRw",
+                     *       "session_id": "ses_Lv09z-tY0jG3gnD7F5P1pQ",
                      *       "token_type": "DPoP",
-                     *       "access_token": "vid_at_ZTdNTM03ncnDpS_bc3An5tdb8w-SbMtzDuWIzQ8jpCc",
+                     *       "access_token": "vid_at_xir2npx2sw-t2vdHfH8hfYbZPbrFvIL9_vra2Wi0tzs",
                      *       "expires_in": 600,
-                     *       "refresh_token": "vid_rt_8g7kTF9bPt6XB_sI-Cr9TSOvTK344HRgMwBN4yXZnQM",
+                     *       "refresh_token": "vid_rt_UUCP0DgopifcsOboJKBbGmI5q5WjXJUaOT8TSlwLbCI",
                      *       "refresh_expires_in": 2592000,
                      *       "trusted": true,
                      *       "schema_version": 1
@@ -9759,14 +9759,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_NA-1tosIsxIOvhoJ7b3Rhg",
+                     *       "ceremony_id": "cer_hon7UP5z2eEQ6xVifmlbUg",
                      *       "options": {
-                     *         "challenge": "c6EpkGrQTWC8fiFS4XSxCQeo37NbJWdT22DPBt5GXvU",
+                     *         "challenge": "04QFMQGh6pYfY7s1NVHOd_PRODtvxs4xrHXizmlXr-A",
                      *         "timeout": 300000,
                      *         "rpId": "localhost",
                      *         "allowCredentials": [
                      *           {
-                     *             "id": "ChqjV-sHTof6vrVxP6RSR4jVMDD_kVupVhSLSYp4QqY",
+                     *             "id": "pmMgcY1pCTG0SGwfWUPMFssy5FOsXJ1uEIzsbxqCG2M",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -10054,8 +10054,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": "139475",
-                     *       "expires_at": "2026-11-28T17:22:08.467Z",
+                     *       "code": "401762",
+                     *       "expires_at": "2026-11-28T19:13:04.980Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -10334,7 +10334,7 @@ export interface operations {
                      * @example {
                      *       "status": "active",
                      *       "wrong_guesses": 0,
-                     *       "expires_at": "2026-11-28T17:22:08.467Z",
+                     *       "expires_at": "2026-11-28T19:13:04.980Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -10611,9 +10611,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_obhNEtbuESB2hclzrHy0Bg",
+                     *       "attempt_id": "join_EE5PMSwt9hlyyGiCz5RUmw",
                      *       "status": "awaiting_approval",
-                     *       "expires_at": "2026-11-28T17:30:08.467Z",
+                     *       "expires_at": "2026-11-28T19:21:04.980Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -10884,9 +10884,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_9bcaOWRCHlubYgo-mNFZxA",
+                     *       "attempt_id": "join_CMrHO4QxUpSkVGMvQqm2LA",
                      *       "status": "awaiting_approval",
-                     *       "expires_at": "2026-11-28T17:30:08.467Z",
+                     *       "expires_at": "2026-11-28T19:21:04.980Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -11151,9 +11151,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_obhNEtbuESB2hclzrHy0Bg",
+                     *       "attempt_id": "join_EE5PMSwt9hlyyGiCz5RUmw",
                      *       "status": "awaiting_approval",
-                     *       "expires_at": "2026-11-28T17:30:08.467Z",
+                     *       "expires_at": "2026-11-28T19:21:04.980Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -11396,10 +11396,10 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "attempt_id": "join_obhNEtbuESB2hclzrHy0Bg",
+                     *           "attempt_id": "join_EE5PMSwt9hlyyGiCz5RUmw",
                      *           "via": "code",
-                     *           "created_at": "2026-11-28T17:20:08.467Z",
-                     *           "expires_at": "2026-11-28T17:30:08.467Z",
+                     *           "created_at": "2026-11-28T19:11:04.980Z",
+                     *           "expires_at": "2026-11-28T19:21:04.980Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "place": null,
@@ -11660,9 +11660,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_obhNEtbuESB2hclzrHy0Bg",
+                     *       "attempt_id": "join_EE5PMSwt9hlyyGiCz5RUmw",
                      *       "status": "approved",
-                     *       "expires_at": "2026-11-28T17:30:08.467Z",
+                     *       "expires_at": "2026-11-28T19:21:04.980Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -11990,9 +11990,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_ijMgf6KDyVxKMLnrQALqgA",
+                     *       "attempt_id": "join_KfextE6SyKXFG2SYI18dFQ",
                      *       "status": "denied",
-                     *       "expires_at": "2026-11-28T17:30:08.467Z",
+                     *       "expires_at": "2026-11-28T19:21:04.980Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -12317,9 +12317,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_9bcaOWRCHlubYgo-mNFZxA",
+                     *       "attempt_id": "join_CMrHO4QxUpSkVGMvQqm2LA",
                      *       "status": "approved",
-                     *       "expires_at": "2026-11-28T17:30:08.467Z",
+                     *       "expires_at": "2026-11-28T19:21:04.980Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -12617,11 +12617,11 @@ export interface operations {
                      *           "id": "localhost"
                      *         },
                      *         "user": {
-                     *           "id": "8LLxKb1WiMk-kz9rDbeoayGxvqQ9tGykFgT1L-7-Pzc",
-                     *           "name": "wa4017x104ye",
-                     *           "displayName": "wa4017x104ye"
+                     *           "id": "Tgk6V5PIwnHjMBIq7xpASl6FNLUs2IMVX8JJUgXyym0",
+                     *           "name": "wa22697x1jgvx",
+                     *           "displayName": "wa22697x1jgvx"
                      *         },
-                     *         "challenge": "EOYTnllKRH30VF-jk_2OCeH9KkKij_GDYaQeAcYDZKc",
+                     *         "challenge": "ZTn2Wa5l7wixPI6PXfUiLWWbfK3yrC8HFiXJ9j2sv4E",
                      *         "pubKeyCredParams": [
                      *           {
                      *             "type": "public-key",
@@ -12639,7 +12639,7 @@ export interface operations {
                      *         "timeout": 300000,
                      *         "excludeCredentials": [
                      *           {
-                     *             "id": "ChqjV-sHTof6vrVxP6RSR4jVMDD_kVupVhSLSYp4QqY",
+                     *             "id": "pmMgcY1pCTG0SGwfWUPMFssy5FOsXJ1uEIzsbxqCG2M",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -12647,7 +12647,7 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "uexxwO7U-WLj0-sLbi5Zgub6k_SA6JPfsZIu4TCTslc",
+                     *             "id": "8gRyf0GGQhyazZxFpZoD8J-5dxekqeRWOfKIu30y7Ss",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -12961,11 +12961,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ses_p3FZ9Z22hH6sG-55gzqpxg",
+                     *       "session_id": "ses_47n95AXr4XwLwgDTbMA4Jg",
                      *       "token_type": "DPoP",
-                     *       "access_token": "vid_at_lb6LMiA-A2v9SSvCqTR8-ffl00I6y_9npOZYBwtYhwY",
+                     *       "access_token": "vid_at_Be9IUdOIYeNnq7EjgDTRp0Bnsc1GKTIBvNIp0CRZC4U",
                      *       "expires_in": 600,
-                     *       "refresh_token": "vid_rt_NwYH8UG7UIwSOojNipOHLWxFN8RcA4oOYi9ZuUjUuMY",
+                     *       "refresh_token": "vid_rt_rv5rlPJjYzn87Yjn_TCPzvgiavwhyjWYyyKIIjR1nA8",
                      *       "refresh_expires_in": 2592000,
                      *       "trusted": true,
                      *       "schema_version": 1
@@ -13262,13 +13262,13 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "pho_TmXyINTvDy93JPVEyLt3cg",
+                     *           "id": "pho_FH-8F0q9GQ8ez34A-FoEug",
                      *           "sizes": [
                      *             64,
                      *             256,
                      *             512
                      *           ],
-                     *           "created_at": "2026-11-28T17:20:08.467Z",
+                     *           "created_at": "2026-11-28T19:11:04.980Z",
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -13531,13 +13531,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "pho_TmXyINTvDy93JPVEyLt3cg",
+                     *       "id": "pho_FH-8F0q9GQ8ez34A-FoEug",
                      *       "sizes": [
                      *         64,
                      *         256,
                      *         512
                      *       ],
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:11:04.980Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -13835,13 +13835,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "pho_TmXyINTvDy93JPVEyLt3cg",
+                     *       "id": "pho_FH-8F0q9GQ8ez34A-FoEug",
                      *       "sizes": [
                      *         64,
                      *         256,
                      *         512
                      *       ],
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:11:04.980Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -15201,48 +15201,55 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "fld_-laZ-wWeNb6ZJKZweZQmzQ",
-                     *           "type": "social",
+                     *           "id": "fld_CPmImUGBJjJpscQEtM9RCA",
+                     *           "type": "organization",
                      *           "label": null,
                      *           "country": null,
                      *           "value": {
-                     *             "platform": "bluesky",
-                     *             "handle": "alice.bsky.social"
+                     *             "name": "Acme",
+                     *             "unit": "R&D"
                      *           },
                      *           "original": null,
                      *           "details": {
-                     *             "url": "https://bsky.app/profile/alice.bsky.social"
+                     *             "formatted": "Acme, R&D"
                      *           },
                      *           "version": 1,
                      *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z"
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "updated_at": "2026-11-28T19:10:04.980Z"
                      *         },
                      *         {
-                     *           "id": "fld_AOk-06huWtyLLi9ENBFXSg",
-                     *           "type": "nickname",
-                     *           "label": null,
-                     *           "country": null,
-                     *           "value": "Al",
-                     *           "original": null,
-                     *           "details": {},
+                     *           "id": "fld_ESJQC4SKFjwbHRFRH7A8CA",
+                     *           "type": "phone",
+                     *           "label": "work",
+                     *           "country": "DE",
+                     *           "value": "+493022732152",
+                     *           "original": "+49 30 22732152",
+                     *           "details": {
+                     *             "line_type": "fixed_line",
+                     *             "national": "030 22732152",
+                     *             "international": "+49 30 22732152",
+                     *             "uri": "tel:+493022732152"
+                     *           },
                      *           "version": 1,
                      *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z"
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "updated_at": "2026-11-28T19:10:04.980Z"
                      *         },
                      *         {
-                     *           "id": "fld_DDB6ekys-afJDKpg5keObA",
-                     *           "type": "time_zone",
+                     *           "id": "fld_P6ZPYntX4fDy1OoLeSeH1g",
+                     *           "type": "language",
                      *           "label": null,
                      *           "country": null,
-                     *           "value": "Europe/Berlin",
+                     *           "value": "en",
                      *           "original": null,
-                     *           "details": {},
+                     *           "details": {
+                     *             "formatted": "English"
+                     *           },
                      *           "version": 1,
                      *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z"
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "updated_at": "2026-11-28T19:10:04.980Z"
                      *         }
                      *       ],
                      *       "next_cursor": null,
@@ -15497,7 +15504,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fld_lTwExQ488v827dn8MHTeSQ",
+                     *       "id": "fld_0gi8OfombFlMRepcoCen-g",
                      *       "type": "email",
                      *       "label": "spare",
                      *       "country": null,
@@ -15508,8 +15515,8 @@ export interface operations {
                      *       },
                      *       "version": 1,
                      *       "schema_version": 1,
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z"
+                     *       "created_at": "2026-11-28T19:11:04.980Z",
+                     *       "updated_at": "2026-11-28T19:11:04.980Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Field"];
@@ -15781,7 +15788,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fld_lTwExQ488v827dn8MHTeSQ",
+                     *       "id": "fld_0gi8OfombFlMRepcoCen-g",
                      *       "type": "email",
                      *       "label": "spare",
                      *       "country": null,
@@ -15792,8 +15799,8 @@ export interface operations {
                      *       },
                      *       "version": 1,
                      *       "schema_version": 1,
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z"
+                     *       "created_at": "2026-11-28T19:11:04.980Z",
+                     *       "updated_at": "2026-11-28T19:11:04.980Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Field"];
@@ -16411,7 +16418,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fld_lTwExQ488v827dn8MHTeSQ",
+                     *       "id": "fld_0gi8OfombFlMRepcoCen-g",
                      *       "type": "email",
                      *       "label": "old",
                      *       "country": null,
@@ -16422,8 +16429,8 @@ export interface operations {
                      *       },
                      *       "version": 2,
                      *       "schema_version": 1,
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z"
+                     *       "created_at": "2026-11-28T19:11:04.980Z",
+                     *       "updated_at": "2026-11-28T19:11:04.980Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Field"];
@@ -16775,26 +16782,26 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "prf_ZY_J48NG5NWsTCd6QKDlWg",
+                     *           "id": "prf_JpIPk1YklQLinqKSiqnVig",
                      *           "name": "Family",
                      *           "description": null,
                      *           "public": false,
                      *           "field_count": 3,
                      *           "subscriber_count": 0,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z",
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "updated_at": "2026-11-28T19:10:04.980Z",
                      *           "version": 1,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "prf_t1H797lncGjFbRddkHKnfw",
+                     *           "id": "prf_ZxhnKIVLB5lff7v_dK-KjA",
                      *           "name": "Work",
                      *           "description": null,
                      *           "public": true,
                      *           "field_count": 14,
                      *           "subscriber_count": 1,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z",
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "updated_at": "2026-11-28T19:10:04.980Z",
                      *           "version": 1,
                      *           "schema_version": 1
                      *         }
@@ -17051,14 +17058,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "prf_vmyyydqzhoaYEzyZnMfM2A",
+                     *       "id": "prf_WxT-AERUCLgSLMomXh9Aog",
                      *       "name": "Walk temp",
                      *       "description": "For a moment",
                      *       "public": false,
                      *       "field_count": 0,
                      *       "subscriber_count": 0,
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:11:04.980Z",
+                     *       "updated_at": "2026-11-28T19:11:04.980Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -17332,14 +17339,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "prf_t1H797lncGjFbRddkHKnfw",
+                     *       "id": "prf_ZxhnKIVLB5lff7v_dK-KjA",
                      *       "name": "Work",
                      *       "description": null,
                      *       "public": true,
                      *       "field_count": 14,
                      *       "subscriber_count": 1,
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
-                     *       "updated_at": "2026-11-28T17:19:08.467Z",
+                     *       "created_at": "2026-11-28T19:10:04.980Z",
+                     *       "updated_at": "2026-11-28T19:10:04.980Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -17961,14 +17968,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "prf_vmyyydqzhoaYEzyZnMfM2A",
+                     *       "id": "prf_WxT-AERUCLgSLMomXh9Aog",
                      *       "name": "Walk temp",
                      *       "description": "Still for a moment",
                      *       "public": false,
                      *       "field_count": 0,
                      *       "subscriber_count": 0,
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:11:04.980Z",
+                     *       "updated_at": "2026-11-28T19:11:04.980Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -18324,19 +18331,19 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "field_id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
+                     *           "field_id": "fld_ohmgonJ-VKKiQlegZk7Krg",
                      *           "label": null,
                      *           "position": 0,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "field_id": "fld_AOk-06huWtyLLi9ENBFXSg",
+                     *           "field_id": "fld_gHhX47xkWS2fnb6RyQ4Kpw",
                      *           "label": null,
                      *           "position": 1,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "field_id": "fld_DSO71fIgK1m32TiHYCCW9g",
+                     *           "field_id": "fld_ESJQC4SKFjwbHRFRH7A8CA",
                      *           "label": null,
                      *           "position": 2,
                      *           "schema_version": 1
@@ -18647,7 +18654,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "field_id": "fld_lTwExQ488v827dn8MHTeSQ",
+                     *       "field_id": "fld_0gi8OfombFlMRepcoCen-g",
                      *       "label": "mail",
                      *       "position": 0,
                      *       "schema_version": 1
@@ -19241,12 +19248,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "owner": {
-                     *         "username": "wa4017x104ye",
+                     *         "username": "wa22697x1jgvx",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "fields": [
                      *         {
-                     *           "id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
+                     *           "id": "fld_ohmgonJ-VKKiQlegZk7Krg",
                      *           "type": "name",
                      *           "label": null,
                      *           "country": null,
@@ -19259,7 +19266,7 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "fld_AOk-06huWtyLLi9ENBFXSg",
+                     *           "id": "fld_gHhX47xkWS2fnb6RyQ4Kpw",
                      *           "type": "nickname",
                      *           "label": null,
                      *           "country": null,
@@ -19267,7 +19274,7 @@ export interface operations {
                      *           "details": {}
                      *         },
                      *         {
-                     *           "id": "fld_DSO71fIgK1m32TiHYCCW9g",
+                     *           "id": "fld_ESJQC4SKFjwbHRFRH7A8CA",
                      *           "type": "phone",
                      *           "label": "work",
                      *           "country": "DE",
@@ -19280,7 +19287,7 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T19:11:04.980Z",
                      *       "changed": [
                      *         "display_name"
                      *       ],
@@ -19569,12 +19576,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "owner": {
-                     *         "username": "wa4017x104ye",
+                     *         "username": "wa22697x1jgvx",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "fields": [
                      *         {
-                     *           "id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
+                     *           "id": "fld_ohmgonJ-VKKiQlegZk7Krg",
                      *           "type": "name",
                      *           "label": null,
                      *           "country": null,
@@ -19587,7 +19594,7 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "fld_AOk-06huWtyLLi9ENBFXSg",
+                     *           "id": "fld_gHhX47xkWS2fnb6RyQ4Kpw",
                      *           "type": "nickname",
                      *           "label": null,
                      *           "country": null,
@@ -19595,7 +19602,7 @@ export interface operations {
                      *           "details": {}
                      *         },
                      *         {
-                     *           "id": "fld_DSO71fIgK1m32TiHYCCW9g",
+                     *           "id": "fld_ESJQC4SKFjwbHRFRH7A8CA",
                      *           "type": "phone",
                      *           "label": "work",
                      *           "country": "DE",
@@ -19608,7 +19615,7 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T19:11:04.980Z",
                      *       "changed": [
                      *         "display_name"
                      *       ],
@@ -19832,7 +19839,7 @@ export interface operations {
                      * @example BEGIN:VCARD
                      *     VERSION:3.0
                      *     PRODID:-//VID//Identity cards//EN
-                     *     UID:urn:uuid:a7ebfc14-8a02-83a0-89ee-2cd1e66f718a
+                     *     UID:urn:uuid:a01f5256-703e-8dcd-9d8a-286da16647a0
                      *     FN:Alice Walker
                      *     N:Walker;Alice;;;
                      *     NICKNAME:Al
@@ -19849,7 +19856,7 @@ export interface operations {
                      *     X-LANGUAGE:en
                      *     TZ;VALUE=text:Europe/Berlin
                      *     NOTE:Met at the walk.
-                     *     REV:2026-11-28T17:20:08Z
+                     *     REV:2026-11-28T19:11:04Z
                      *     END:VCARD
                      */
                     "text/vcard": string;
@@ -20068,51 +20075,51 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "sub_FP4vndnXclpv5kDKJzCmaA",
-                     *           "status": "pending",
-                     *           "subscriber": {
-                     *             "username": "wd4017x49ow6",
-                     *             "display_name": null
-                     *           },
-                     *           "profile_id": null,
-                     *           "message": null,
-                     *           "via_share_link": null,
-                     *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z",
-                     *           "version": 1,
-                     *           "schema_version": 1
-                     *         },
-                     *         {
-                     *           "id": "sub_TFfX-Klx0s8pAlWAnFSdQw",
-                     *           "status": "pending",
-                     *           "subscriber": {
-                     *             "username": "wc4017x3kptk",
-                     *             "display_name": null
-                     *           },
-                     *           "profile_id": null,
-                     *           "message": null,
-                     *           "via_share_link": null,
-                     *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z",
-                     *           "version": 1,
-                     *           "schema_version": 1
-                     *         },
-                     *         {
-                     *           "id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
+                     *           "id": "sub_3qMokCJOsQ49K5NEnFelAQ",
                      *           "status": "active",
                      *           "subscriber": {
-                     *             "username": "wb4017x2xeao",
+                     *             "username": "wb22697x2ozko",
                      *             "display_name": null
                      *           },
-                     *           "profile_id": "prf_t1H797lncGjFbRddkHKnfw",
+                     *           "profile_id": "prf_ZxhnKIVLB5lff7v_dK-KjA",
                      *           "message": "Hello from Bob",
                      *           "via_share_link": null,
                      *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z",
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "updated_at": "2026-11-28T19:10:04.980Z",
                      *           "version": 2,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_93Ai8CXA0wjt2gf2vAlvVg",
+                     *           "status": "pending",
+                     *           "subscriber": {
+                     *             "username": "wc22697x3vv68",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": null,
+                     *           "message": null,
+                     *           "via_share_link": null,
+                     *           "suggested_profile_id": null,
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "updated_at": "2026-11-28T19:10:04.980Z",
+                     *           "version": 1,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_s6qfVg57Ss797uzuVfYM1Q",
+                     *           "status": "pending",
+                     *           "subscriber": {
+                     *             "username": "wd22697x49g1r",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": null,
+                     *           "message": null,
+                     *           "via_share_link": null,
+                     *           "suggested_profile_id": null,
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "updated_at": "2026-11-28T19:10:04.980Z",
+                     *           "version": 1,
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -20362,18 +20369,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
+                     *       "id": "sub_3qMokCJOsQ49K5NEnFelAQ",
                      *       "status": "active",
                      *       "subscriber": {
-                     *         "username": "wb4017x2xeao",
+                     *         "username": "wb22697x2ozko",
                      *         "display_name": null
                      *       },
-                     *       "profile_id": "prf_t1H797lncGjFbRddkHKnfw",
+                     *       "profile_id": "prf_ZxhnKIVLB5lff7v_dK-KjA",
                      *       "message": "Hello from Bob",
                      *       "via_share_link": null,
                      *       "suggested_profile_id": null,
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
-                     *       "updated_at": "2026-11-28T17:19:08.467Z",
+                     *       "created_at": "2026-11-28T19:10:04.980Z",
+                     *       "updated_at": "2026-11-28T19:10:04.980Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -20646,18 +20653,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_TFfX-Klx0s8pAlWAnFSdQw",
+                     *       "id": "sub_93Ai8CXA0wjt2gf2vAlvVg",
                      *       "status": "active",
                      *       "subscriber": {
-                     *         "username": "wc4017x3kptk",
+                     *         "username": "wc22697x3vv68",
                      *         "display_name": null
                      *       },
-                     *       "profile_id": "prf_ZY_J48NG5NWsTCd6QKDlWg",
+                     *       "profile_id": "prf_JpIPk1YklQLinqKSiqnVig",
                      *       "message": null,
                      *       "via_share_link": null,
                      *       "suggested_profile_id": null,
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:10:04.980Z",
+                     *       "updated_at": "2026-11-28T19:11:04.980Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -20963,18 +20970,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_FP4vndnXclpv5kDKJzCmaA",
+                     *       "id": "sub_s6qfVg57Ss797uzuVfYM1Q",
                      *       "status": "denied",
                      *       "subscriber": {
-                     *         "username": "wd4017x49ow6",
+                     *         "username": "wd22697x49g1r",
                      *         "display_name": null
                      *       },
                      *       "profile_id": null,
                      *       "message": null,
                      *       "via_share_link": null,
                      *       "suggested_profile_id": null,
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:10:04.980Z",
+                     *       "updated_at": "2026-11-28T19:11:04.980Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -21280,18 +21287,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
+                     *       "id": "sub_3qMokCJOsQ49K5NEnFelAQ",
                      *       "status": "active",
                      *       "subscriber": {
-                     *         "username": "wb4017x2xeao",
+                     *         "username": "wb22697x2ozko",
                      *         "display_name": null
                      *       },
-                     *       "profile_id": "prf_ZY_J48NG5NWsTCd6QKDlWg",
+                     *       "profile_id": "prf_JpIPk1YklQLinqKSiqnVig",
                      *       "message": "Hello from Bob",
                      *       "via_share_link": null,
                      *       "suggested_profile_id": null,
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:10:04.980Z",
+                     *       "updated_at": "2026-11-28T19:11:04.980Z",
                      *       "version": 3,
                      *       "schema_version": 1
                      *     }
@@ -21597,18 +21604,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_TFfX-Klx0s8pAlWAnFSdQw",
+                     *       "id": "sub_93Ai8CXA0wjt2gf2vAlvVg",
                      *       "status": "revoked",
                      *       "subscriber": {
-                     *         "username": "wc4017x3kptk",
+                     *         "username": "wc22697x3vv68",
                      *         "display_name": null
                      *       },
-                     *       "profile_id": "prf_ZY_J48NG5NWsTCd6QKDlWg",
+                     *       "profile_id": "prf_JpIPk1YklQLinqKSiqnVig",
                      *       "message": null,
                      *       "via_share_link": null,
                      *       "suggested_profile_id": null,
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:38.467Z",
+                     *       "created_at": "2026-11-28T19:10:04.980Z",
+                     *       "updated_at": "2026-11-28T19:11:34.980Z",
                      *       "version": 3,
                      *       "schema_version": 1
                      *     }
@@ -21912,9 +21919,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "username": "wd4017x49ow6",
+                     *           "username": "wd22697x49g1r",
                      *           "display_name": null,
-                     *           "blocked_at": "2026-11-28T17:20:08.467Z"
+                     *           "blocked_at": "2026-11-28T19:11:04.980Z"
                      *         }
                      *       ],
                      *       "next_cursor": null,
@@ -22472,32 +22479,32 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
+                     *           "id": "sub_3qMokCJOsQ49K5NEnFelAQ",
                      *           "status": "active",
                      *           "owner": {
-                     *             "username": "wa4017x104ye",
+                     *             "username": "wa22697x1jgvx",
                      *             "display_name": "Alice Walker"
                      *           },
                      *           "message": "Hello from Bob",
                      *           "labels": [],
-                     *           "card_updated_at": "2026-11-28T17:20:08.467Z",
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:20:08.467Z",
+                     *           "card_updated_at": "2026-11-28T19:11:04.980Z",
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "updated_at": "2026-11-28T19:11:04.980Z",
                      *           "version": 3,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "sub_JFIdJFgh3XQQqTYKGc5zIw",
+                     *           "id": "sub_TWX6d50dvOFt5KFqb8P7CA",
                      *           "status": "pending",
                      *           "owner": {
-                     *             "username": "wc4017x3kptk",
+                     *             "username": "wc22697x3vv68",
                      *             "display_name": null
                      *           },
                      *           "message": "Hi Carol",
                      *           "labels": [],
                      *           "card_updated_at": null,
-                     *           "created_at": "2026-11-28T17:20:08.467Z",
-                     *           "updated_at": "2026-11-28T17:20:08.467Z",
+                     *           "created_at": "2026-11-28T19:11:04.980Z",
+                     *           "updated_at": "2026-11-28T19:11:04.980Z",
                      *           "version": 1,
                      *           "schema_version": 1
                      *         }
@@ -22754,17 +22761,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_JFIdJFgh3XQQqTYKGc5zIw",
+                     *       "id": "sub_TWX6d50dvOFt5KFqb8P7CA",
                      *       "status": "pending",
                      *       "owner": {
-                     *         "username": "wc4017x3kptk",
+                     *         "username": "wc22697x3vv68",
                      *         "display_name": null
                      *       },
                      *       "message": "Hi Carol",
                      *       "labels": [],
                      *       "card_updated_at": null,
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:11:04.980Z",
+                     *       "updated_at": "2026-11-28T19:11:04.980Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -23096,12 +23103,12 @@ export interface operations {
                      * @example BEGIN:VCARD
                      *     VERSION:3.0
                      *     PRODID:-//VID//Identity cards//EN
-                     *     UID:urn:uuid:a7ebfc14-8a02-83a0-89ee-2cd1e66f718a
+                     *     UID:urn:uuid:a01f5256-703e-8dcd-9d8a-286da16647a0
                      *     FN:Alice Walker
                      *     N:Walker;Alice;;;
                      *     NICKNAME:Al
                      *     TEL;TYPE=VOICE,WORK:+493022732152
-                     *     REV:2026-11-28T17:20:08Z
+                     *     REV:2026-11-28T19:11:04Z
                      *     END:VCARD
                      */
                     "text/vcard": string;
@@ -23341,17 +23348,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
+                     *       "id": "sub_3qMokCJOsQ49K5NEnFelAQ",
                      *       "status": "active",
                      *       "owner": {
-                     *         "username": "wa4017x104ye",
+                     *         "username": "wa22697x1jgvx",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "message": "Hello from Bob",
                      *       "labels": [],
-                     *       "card_updated_at": "2026-11-28T17:20:08.467Z",
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "card_updated_at": "2026-11-28T19:11:04.980Z",
+                     *       "created_at": "2026-11-28T19:10:04.980Z",
+                     *       "updated_at": "2026-11-28T19:11:04.980Z",
                      *       "version": 3,
                      *       "schema_version": 1
                      *     }
@@ -23910,12 +23917,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "owner": {
-                     *         "username": "wa4017x104ye",
+                     *         "username": "wa22697x1jgvx",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "fields": [
                      *         {
-                     *           "id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
+                     *           "id": "fld_ohmgonJ-VKKiQlegZk7Krg",
                      *           "type": "name",
                      *           "label": null,
                      *           "country": null,
@@ -23928,7 +23935,7 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "fld_AOk-06huWtyLLi9ENBFXSg",
+                     *           "id": "fld_gHhX47xkWS2fnb6RyQ4Kpw",
                      *           "type": "nickname",
                      *           "label": null,
                      *           "country": null,
@@ -23936,7 +23943,7 @@ export interface operations {
                      *           "details": {}
                      *         },
                      *         {
-                     *           "id": "fld_DSO71fIgK1m32TiHYCCW9g",
+                     *           "id": "fld_ESJQC4SKFjwbHRFRH7A8CA",
                      *           "type": "phone",
                      *           "label": "work",
                      *           "country": "DE",
@@ -23949,7 +23956,7 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T19:11:04.980Z",
                      *       "changed": [
                      *         "birthday",
                      *         "email",
@@ -24276,12 +24283,12 @@ export interface operations {
                      * @example BEGIN:VCARD
                      *     VERSION:3.0
                      *     PRODID:-//VID//Identity cards//EN
-                     *     UID:urn:uuid:a7ebfc14-8a02-83a0-89ee-2cd1e66f718a
+                     *     UID:urn:uuid:a01f5256-703e-8dcd-9d8a-286da16647a0
                      *     FN:Alice Walker
                      *     N:Walker;Alice;;;
                      *     NICKNAME:Al
                      *     TEL;TYPE=VOICE,WORK:+493022732152
-                     *     REV:2026-11-28T17:20:08Z
+                     *     REV:2026-11-28T19:11:04Z
                      *     END:VCARD
                      */
                     "text/vcard": string;
@@ -24592,13 +24599,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "contact_id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
+                     *       "contact_id": "sub_3qMokCJOsQ49K5NEnFelAQ",
                      *       "note": "Met at the walk",
                      *       "labels": [
                      *         "friends",
                      *         "work"
                      *       ],
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T19:11:04.980Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -24900,13 +24907,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "contact_id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
+                     *       "contact_id": "sub_3qMokCJOsQ49K5NEnFelAQ",
                      *       "note": "Met at the walk",
                      *       "labels": [
                      *         "friends",
                      *         "work"
                      *       ],
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T19:11:04.980Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -26097,17 +26104,17 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "shl_CCUS5y1X1ZvlaUzSmpLmZg",
+                     *           "id": "shl_kEaG5_LEyh0tEr8mg9hX-Q",
                      *           "label": null,
-                     *           "token": "dfBdA8Z8auh47Mc4VOoQXJHwnqGPNr1e",
-                     *           "url": "http://localhost:8080/s/#dfBdA8Z8auh47Mc4VOoQXJHwnqGPNr1e",
-                     *           "profile_id": "prf_t1H797lncGjFbRddkHKnfw",
-                     *           "expires_at": "2026-11-29T17:20:08.467Z",
+                     *           "token": "jVX6Ven7ERzXrNpifftRXNvD-iQQ1bNr",
+                     *           "url": "http://localhost:8080/s/#jVX6Ven7ERzXrNpifftRXNvD-iQQ1bNr",
+                     *           "profile_id": "prf_ZxhnKIVLB5lff7v_dK-KjA",
+                     *           "expires_at": "2026-11-29T19:11:04.980Z",
                      *           "max_uses": 5,
                      *           "uses": 0,
                      *           "auto_approve": true,
                      *           "state": "active",
-                     *           "created_at": "2026-11-28T17:20:08.467Z",
+                     *           "created_at": "2026-11-28T19:11:04.980Z",
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -26363,17 +26370,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "shl_CCUS5y1X1ZvlaUzSmpLmZg",
+                     *       "id": "shl_kEaG5_LEyh0tEr8mg9hX-Q",
                      *       "label": null,
-                     *       "token": "dfBdA8Z8auh47Mc4VOoQXJHwnqGPNr1e",
-                     *       "url": "http://localhost:8080/s/#dfBdA8Z8auh47Mc4VOoQXJHwnqGPNr1e",
-                     *       "profile_id": "prf_t1H797lncGjFbRddkHKnfw",
-                     *       "expires_at": "2026-11-29T17:20:08.467Z",
+                     *       "token": "jVX6Ven7ERzXrNpifftRXNvD-iQQ1bNr",
+                     *       "url": "http://localhost:8080/s/#jVX6Ven7ERzXrNpifftRXNvD-iQQ1bNr",
+                     *       "profile_id": "prf_ZxhnKIVLB5lff7v_dK-KjA",
+                     *       "expires_at": "2026-11-29T19:11:04.980Z",
                      *       "max_uses": 5,
                      *       "uses": 0,
                      *       "auto_approve": true,
                      *       "state": "active",
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:11:04.980Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -26961,11 +26968,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "owner": {
-                     *         "username": "wa4017x104ye",
+                     *         "username": "wa22697x1jgvx",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "auto_approve": true,
-                     *       "expires_at": "2026-11-29T17:20:08.467Z",
+                     *       "expires_at": "2026-11-29T19:11:04.980Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -27195,17 +27202,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_xb6n24njag8jrbpSZPh0yA",
+                     *       "id": "sub_R-I03gnrU9VCBsG5z3s8pg",
                      *       "status": "active",
                      *       "owner": {
-                     *         "username": "wa4017x104ye",
+                     *         "username": "wa22697x1jgvx",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "message": null,
                      *       "labels": [],
-                     *       "card_updated_at": "2026-11-28T17:20:08.467Z",
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "card_updated_at": "2026-11-28T19:11:04.980Z",
+                     *       "created_at": "2026-11-28T19:11:04.980Z",
+                     *       "updated_at": "2026-11-28T19:11:04.980Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -27559,11 +27566,11 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "key_IHSA2XtHKLNIm_Uz5VRmgQ",
-                     *           "method_id": "pk_bjJ0qTiJA2Z96A11untWAw",
+                     *           "id": "key_wCyb-WQfqot8B-2rorr8wQ",
+                     *           "method_id": "pk_hbOOkyutrt5HYK0ZoYiWUg",
                      *           "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
-                     *           "created_at": "2026-11-28T17:20:08.467Z",
-                     *           "updated_at": "2026-11-28T17:20:08.467Z",
+                     *           "created_at": "2026-11-28T19:11:04.980Z",
+                     *           "updated_at": "2026-11-28T19:11:04.980Z",
                      *           "version": 1,
                      *           "schema_version": 1
                      *         }
@@ -27815,11 +27822,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "key_IHSA2XtHKLNIm_Uz5VRmgQ",
-                     *       "method_id": "pk_bjJ0qTiJA2Z96A11untWAw",
+                     *       "id": "key_wCyb-WQfqot8B-2rorr8wQ",
+                     *       "method_id": "pk_hbOOkyutrt5HYK0ZoYiWUg",
                      *       "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:11:04.980Z",
+                     *       "updated_at": "2026-11-28T19:11:04.980Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -28122,11 +28129,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "key_IHSA2XtHKLNIm_Uz5VRmgQ",
-                     *       "method_id": "pk_bjJ0qTiJA2Z96A11untWAw",
+                     *       "id": "key_wCyb-WQfqot8B-2rorr8wQ",
+                     *       "method_id": "pk_hbOOkyutrt5HYK0ZoYiWUg",
                      *       "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:11:04.980Z",
+                     *       "updated_at": "2026-11-28T19:11:04.980Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -28827,9 +28834,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "key_IHSA2XtHKLNIm_Uz5VRmgQ",
+                     *           "id": "key_wCyb-WQfqot8B-2rorr8wQ",
                      *           "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
-                     *           "updated_at": "2026-11-28T17:20:08.467Z"
+                     *           "updated_at": "2026-11-28T19:11:04.980Z"
                      *         }
                      *       ],
                      *       "next_cursor": null,
@@ -29128,7 +29135,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "share": "d2FsayBzZXJ2ZXIgc2hhcmU",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T19:11:04.980Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -29431,7 +29438,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "share": "d2FsayBzZXJ2ZXIgc2hhcmU",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T19:11:04.980Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -30104,9 +30111,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "dav_YnVINzPIGXE7_wzsOVlwFg",
+                     *           "id": "dav_hK7QEP6FnEjV7xMo5GHgjw",
                      *           "label": "Walk phone",
-                     *           "created_at": "2026-11-28T17:20:08.467Z",
+                     *           "created_at": "2026-11-28T19:11:04.980Z",
                      *           "last_used_at": null,
                      *           "last_user_agent": null,
                      *           "device_label": null,
@@ -30367,12 +30374,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "dav_YnVINzPIGXE7_wzsOVlwFg",
+                     *       "id": "dav_hK7QEP6FnEjV7xMo5GHgjw",
                      *       "label": "Walk phone",
-                     *       "secret": "vidcd_dav_YnVINzPIGXE7_wzsOVlwFg_NihQ0jjVNrjQhJfJyVwoYSP3phDh5kiT90gOIcnQkGk",
-                     *       "username": "wa4017x104ye",
+                     *       "secret": "vidcd_dav_hK7QEP6FnEjV7xMo5GHgjw_K04fDIq-AQR-RCa0f3uz_uuJruGEGjQ2RB_HFZPbTkU",
+                     *       "username": "wa22697x1jgvx",
                      *       "server_url": "http://localhost:8080/dav/",
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:11:04.980Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -31208,6 +31215,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dsl_d5IhUg7KofdmcqF8pxzYqQ",
+                     *       "label": null,
+                     *       "url": "http://localhost:8080/p/#mO1RSiUg4eVapGdjk1o8-FVzAkZ5qIOa",
+                     *       "code": "41BS-JE9J",
+                     *       "expires_at": "2026-11-28T19:21:04.980Z",
+                     *       "created_at": "2026-11-28T19:11:04.980Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreatedSetupLink"];
                 };
             };
@@ -31475,6 +31493,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dsl_a7-slzWZ8VtMOln4wCuZUQ",
+                     *       "label": "Walk iPhone",
+                     *       "state": "waiting",
+                     *       "expires_at": "2026-11-28T19:21:04.980Z",
+                     *       "used_at": null,
+                     *       "dav_token_id": null,
+                     *       "created_at": "2026-11-28T19:11:04.980Z",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["SetupLink"];
                 };
             };
@@ -32025,6 +32055,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "dav_6vhX8hkD-TZbO5uPQlB4OA",
+                     *       "label": "Phone",
+                     *       "secret": "vidcd_dav_6vhX8hkD-TZbO5uPQlB4OA_61vR66OLGeTLP37bUTjVrp3nNmBsbsQLc0ANDTvVHro",
+                     *       "username": "wa22697x1jgvx",
+                     *       "server_url": "http://localhost:8080/dav/",
+                     *       "created_at": "2026-11-28T19:11:04.980Z",
+                     *       "davx5_url": "carddav://acc_bM0xsd3Muf5ILAfIv12lwg:vidcd_dav_6vhX8hkD-TZbO5uPQlB4OA_61vR66OLGeTLP37bUTjVrp3nNmBsbsQLc0ANDTvVHro@localhost:8080/dav/",
+                     *       "android_intent_url": "intent://acc_bM0xsd3Muf5ILAfIv12lwg:vidcd_dav_6vhX8hkD-TZbO5uPQlB4OA_61vR66OLGeTLP37bUTjVrp3nNmBsbsQLc0ANDTvVHro@localhost:8080/dav/#Intent;scheme=carddav;package=at.bitfire.davdroid;end",
+                     *       "schema_version": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["RedeemedSetupLink"];
                 };
             };
@@ -32231,9 +32274,28 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <?xml version="1.0" encoding="UTF-8"?>
+                     *     <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+                     *     <plist version="1.0">
+                     *     <dict>
+                     *       <key>PayloadType</key>
+                     *       <string>Configuration</string>
+                     *       <key>PayloadVersion</key>
+                     *       <integer>1</integer>
+                     *       <key>PayloadIdentifier</key>
+                     *       <string>localhost.vid.carddav.dav-9Bg-a2HbK5X-H0bmtkRLpg</string>
+                     *       <key>PayloadUUID</key>
+                     *       <string>51933404-A01F-4F98-821C-7769F13CDED1</string>
+                     *       <key>PayloadDisplayName</key>
+                     *       <string>VID contacts on Walk iPhone</string>
+                     *       <key>PayloadDescription</key>
+                     *       <string>Adds the people you…
+                     */
                     "application/x-apple-aspen-config": string;
                 };
             };
@@ -32467,7 +32529,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "schema_version": 1,
-                     *       "exported_at": "2026-11-28T17:20:38.467Z",
+                     *       "exported_at": "2026-11-28T19:11:34.980Z",
                      *       "left_out": [
                      *         {
                      *           "table": "sessions",
@@ -32492,13 +32554,13 @@ export interface operations {
                      *         }
                      *       ],
                      *       "account": {
-                     *         "id": "acc_JWr5sM7FWYg1G1NNaRAMXQ",
-                     *         "username": "wa4017x104ye",
+                     *         "id": "acc_bM0xsd3Muf5ILAfIv12lwg",
+                     *         "username": "wa22697x1jgvx",
                      *         "display_name": "Alice Walker",
                      *         "locale": null,
                      *         "default_country": "DE",
                      *         "region": "eu",
-                     *         "created_at": "2026-11-28T17:19:08.467Z",
+                     *         "created_at": "2026-11-28T19:10:04.980Z",
                      *         "status": "active",
                      *         "deleted_at": null,
                      *         "purge_at": null,
@@ -32507,27 +32569,27 @@ export interface operations {
                      *       },
                      *       "security_log": [
                      *         {
-                     *           "id": "sec_QOCgQIHwMzxEJ5CFyoAeug",
+                     *           "id": "sec__7wCYyiaCtnQ5fprLCrh2Q",
                      *           "kind": "passkey_added",
-                     *           "at": "2026-11-28T17:20:38.467Z",
+                     *           "at": "2026-11-28T19:11:34.980Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
                      *           "device_label": "node"
                      *         },
                      *         {
-                     *           "id": "sec_AMTi3s3fxCEUGg9U7ncofQ",
+                     *           "id": "sec_Biue8-x4NFnAvEzaXuGXBg",
                      *           "kind": "signed_in",
-                     *           "at": "2026-11-28T17:20:38.467Z",
+                     *           "at": "2026-11-28T19:11:34.980Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
                      *           "device_label": "node"
                      *         },
                      *         {
-                     *           "id": "sec_vXZ0MDoL3knYf46WBopSYw",
-                     *           "kind": "totp_confirmed",
-                     *           "at": "2026-11-28T17:20:08.467Z",
+                     *           "id": "sec_Z2fiWGVhXGPqSNPvS0cN1Q",
+                     *           "kind": "recovery_key_downloaded",
+                     *           "at": "2026-11-28T19:11:04.980Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
@@ -32536,80 +32598,80 @@ export interface operations {
                      *       ],
                      *       "sessions": [
                      *         {
-                     *           "id": "ses_GBiSku8Qyd-sIe_w7GPRMw",
+                     *           "id": "ses_PVc-OeoK7QIzVb_3Yo358A",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
-                     *           "passkey_id": "pk_bjJ0qTiJA2Z96A11untWAw",
+                     *           "passkey_id": "pk_hbOOkyutrt5HYK0ZoYiWUg",
                      *           "trusted": true,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "last_seen_at": "2026-11-28T17:20:38.467Z",
-                     *           "expires_at": "2026-12-28T17:19:08.467Z",
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "last_seen_at": "2026-11-28T19:11:34.980Z",
+                     *           "expires_at": "2026-12-28T19:10:04.980Z",
                      *           "revoked_at": null
                      *         },
                      *         {
-                     *           "id": "ses_nbFufDwpW1DM7jOvXl9X8g",
+                     *           "id": "ses_Lv09z-tY0jG3gnD7F5P1pQ",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
-                     *           "passkey_id": "pk_bjJ0qTiJA2Z96A11untWAw",
+                     *           "passkey_id": "pk_hbOOkyutrt5HYK0ZoYiWUg",
                      *           "trusted": true,
-                     *           "created_at": "2026-11-28T17:19:38.467Z",
-                     *           "last_seen_at": "2026-11-28T17:19:38.467Z",
-                     *           "expires_at": "2026-12-28T17:19:38.467Z",
+                     *           "created_at": "2026-11-28T19:10:34.980Z",
+                     *           "last_seen_at": "2026-11-28T19:10:34.980Z",
+                     *           "expires_at": "2026-12-28T19:10:34.980Z",
                      *           "revoked_at": null
                      *         },
                      *         {
-                     *           "id": "ses_qIAyR_34Aqw2MSaYhJiWRw",
+                     *           "id": "ses_gB6iqDBXhzpx2BU7ObrsgQ",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
-                     *           "passkey_id": "pk_bjJ0qTiJA2Z96A11untWAw",
+                     *           "passkey_id": "pk_hbOOkyutrt5HYK0ZoYiWUg",
                      *           "trusted": true,
-                     *           "created_at": "2026-11-28T17:19:38.467Z",
-                     *           "last_seen_at": "2026-11-28T17:19:38.467Z",
-                     *           "expires_at": "2026-12-28T17:19:38.467Z",
+                     *           "created_at": "2026-11-28T19:10:34.980Z",
+                     *           "last_seen_at": "2026-11-28T19:10:34.980Z",
+                     *           "expires_at": "2026-12-28T19:10:34.980Z",
                      *           "revoked_at": null
                      *         }
                      *       ],
                      *       "passkeys": [
                      *         {
-                     *           "id": "pk_bjJ0qTiJA2Z96A11untWAw",
+                     *           "id": "pk_hbOOkyutrt5HYK0ZoYiWUg",
                      *           "name": "Walk laptop",
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "last_used_at": "2026-11-28T17:20:38.467Z",
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "last_used_at": "2026-11-28T19:11:34.980Z",
                      *           "backup_eligible": true,
                      *           "backed_up": true,
-                     *           "dpop_jkt": "p6kQP3lGZXsEDkwr04BTYFmCZvfY4hF0tMTHdvRuoGk",
+                     *           "dpop_jkt": "8pTyRyeLkmKSZBF7XJULu8d3VwWMgKO4qHuFsCkH4xM",
                      *           "version": 2,
                      *           "flagged": false,
                      *           "current": false,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "pk_faOjC2oSnVzqrRv-a5d6gA",
+                     *           "id": "pk_ejJH5sAz1TjZGXFKv-wBbA",
                      *           "name": "Passkey",
-                     *           "created_at": "2026-11-28T17:19:38.467Z",
+                     *           "created_at": "2026-11-28T19:10:34.980Z",
                      *           "last_used_at": null,
                      *           "backup_eligible": true,
                      *           "backed_up": true,
-                     *           "dpop_jkt": "mJ2rbcFAQ5XtUJ1F8UoL0wC_uD42qo52kyKs0jF2hd4",
+                     *           "dpop_jkt": "Zujbf0VQ3lchLFerWcUGUbpOfYIyUorA9dQO6AM4Ueg",
                      *           "version": 1,
                      *           "flagged": false,
                      *           "current": false,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "pk_Nrlg8Q3PZIMHwpIeaAQX-A",
+                     *           "id": "pk_7CHQwAItq2QCttt-junvJg",
                      *           "name": "Passkey",
-                     *           "created_at": "2026-11-28T17:20:38.467Z",
+                     *           "created_at": "2026-11-28T19:11:34.980Z",
                      *           "last_used_at": null,
                      *           "backup_eligible": true,
                      *           "backed_up": true,
-                     *           "dpop_jkt": "53mnBJhY2hST6Nv4g4vzzA7PxFQY-7rsgGoE5VO_bkw",
+                     *           "dpop_jkt": "eK1O2XUNK25F2BrK81AR-5xxdcTJXXAPO7sRVcS1NAE",
                      *           "version": 1,
                      *           "flagged": false,
                      *           "current": false,
@@ -32618,98 +32680,105 @@ export interface operations {
                      *       ],
                      *       "totp": [
                      *         {
-                     *           "id": "totp_mP08qZI97Bp3_23LaAlrww",
+                     *           "id": "totp_W_rNDmZbu9O97IPEUK9fZw",
                      *           "name": "Phone app",
                      *           "active": true,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "confirmed_at": "2026-11-28T17:19:08.467Z",
-                     *           "last_used_at": "2026-11-28T17:20:38.467Z",
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "confirmed_at": "2026-11-28T19:10:04.980Z",
+                     *           "last_used_at": "2026-11-28T19:11:34.980Z",
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "totp_kHkkTbylF_WJltRmbRkDMQ",
+                     *           "id": "totp_7nBcREE5EwPrzfLG7nPGeA",
                      *           "name": "Walk app",
                      *           "active": true,
-                     *           "created_at": "2026-11-28T17:19:38.467Z",
-                     *           "confirmed_at": "2026-11-28T17:20:08.467Z",
-                     *           "last_used_at": "2026-11-28T17:20:08.467Z",
+                     *           "created_at": "2026-11-28T19:10:34.980Z",
+                     *           "confirmed_at": "2026-11-28T19:11:04.980Z",
+                     *           "last_used_at": "2026-11-28T19:11:04.980Z",
                      *           "schema_version": 1
                      *         }
                      *       ],
                      *       "photos": [],
                      *       "fields": [
                      *         {
-                     *           "id": "fld_-laZ-wWeNb6ZJKZweZQmzQ",
-                     *           "type": "social",
+                     *           "id": "fld_CPmImUGBJjJpscQEtM9RCA",
+                     *           "type": "organization",
                      *           "label": null,
                      *           "country": null,
                      *           "value": {
-                     *             "platform": "bluesky",
-                     *             "handle": "alice.bsky.social"
+                     *             "name": "Acme",
+                     *             "unit": "R&D"
                      *           },
                      *           "original": null,
                      *           "details": {
-                     *             "url": "https://bsky.app/profile/alice.bsky.social"
+                     *             "formatted": "Acme, R&D"
                      *           },
                      *           "version": 1,
                      *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z"
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "updated_at": "2026-11-28T19:10:04.980Z"
                      *         },
                      *         {
-                     *           "id": "fld_AOk-06huWtyLLi9ENBFXSg",
-                     *           "type": "nickname",
-                     *           "label": null,
-                     *           "country": null,
-                     *           "value": "Al",
-                     *           "original": null,
-                     *           "details": {},
+                     *           "id": "fld_ESJQC4SKFjwbHRFRH7A8CA",
+                     *           "type": "phone",
+                     *           "label": "work",
+                     *           "country": "DE",
+                     *           "value": "+493022732152",
+                     *           "original": "+49 30 22732152",
+                     *           "details": {
+                     *             "line_type": "fixed_line",
+                     *             "national": "030 22732152",
+                     *             "international": "+49 30 22732152",
+                     *             "uri": "tel:+493022732152"
+                     *           },
                      *           "version": 1,
                      *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z"
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "updated_at": "2026-11-28T19:10:04.980Z"
                      *         },
                      *         {
-                     *           "id": "fld_DDB6ekys-afJDKpg5keObA",
-                     *           "type": "time_zone",
+                     *           "id": "fld_P6ZPYntX4fDy1OoLeSeH1g",
+                     *           "type": "language",
                      *           "label": null,
                      *           "country": null,
-                     *           "value": "Europe/Berlin",
+                     *           "value": "en",
                      *           "original": null,
-                     *           "details": {},
+                     *           "details": {
+                     *             "formatted": "English"
+                     *           },
                      *           "version": 1,
                      *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z"
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "updated_at": "2026-11-28T19:10:04.980Z"
                      *         }
                      *       ],
                      *       "profiles": [
                      *         {
-                     *           "id": "prf_ZY_J48NG5NWsTCd6QKDlWg",
+                     *           "id": "prf_JpIPk1YklQLinqKSiqnVig",
                      *           "name": "Family",
                      *           "description": null,
                      *           "public": false,
                      *           "field_count": 3,
                      *           "subscriber_count": 2,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z",
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "updated_at": "2026-11-28T19:10:04.980Z",
                      *           "version": 1,
                      *           "schema_version": 1,
                      *           "exposures": [
                      *             {
-                     *               "field_id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
+                     *               "field_id": "fld_ohmgonJ-VKKiQlegZk7Krg",
                      *               "label": null,
                      *               "position": 0,
                      *               "schema_version": 1
                      *             },
                      *             {
-                     *               "field_id": "fld_AOk-06huWtyLLi9ENBFXSg",
+                     *               "field_id": "fld_gHhX47xkWS2fnb6RyQ4Kpw",
                      *               "label": null,
                      *               "position": 1,
                      *               "schema_version": 1
                      *             },
                      *             {
-                     *               "field_id": "fld_DSO71fIgK1m32TiHYCCW9g",
+                     *               "field_id": "fld_ESJQC4SKFjwbHRFRH7A8CA",
                      *               "label": null,
                      *               "position": 2,
                      *               "schema_version": 1
@@ -32717,12 +32786,12 @@ export interface operations {
                      *           ],
                      *           "card": {
                      *             "owner": {
-                     *               "username": "wa4017x104ye",
+                     *               "username": "wa22697x1jgvx",
                      *               "display_name": "Alice Walker"
                      *             },
                      *             "fields": [
                      *               {
-                     *                 "id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
+                     *                 "id": "fld_ohmgonJ-VKKiQlegZk7Krg",
                      *                 "type": "name",
                      *                 "label": null,
                      *                 "country": null,
@@ -32735,7 +32804,7 @@ export interface operations {
                      *                 }
                      *               },
                      *               {
-                     *                 "id": "fld_AOk-06huWtyLLi9ENBFXSg",
+                     *                 "id": "fld_gHhX47xkWS2fnb6RyQ4Kpw",
                      *                 "type": "nickname",
                      *                 "label": null,
                      *                 "country": null,
@@ -32743,7 +32812,7 @@ export interface operations {
                      *                 "details": {}
                      *               },
                      *               {
-                     *                 "id": "fld_DSO71fIgK1m32TiHYCCW9g",
+                     *                 "id": "fld_ESJQC4SKFjwbHRFRH7A8CA",
                      *                 "type": "phone",
                      *                 "label": "work",
                      *                 "country": "DE",
@@ -32756,7 +32825,7 @@ export interface operations {
                      *                 }
                      *               }
                      *             ],
-                     *             "updated_at": "2026-11-28T17:20:08.467Z",
+                     *             "updated_at": "2026-11-28T19:11:04.980Z",
                      *             "changed": [
                      *               "display_name"
                      *             ],
@@ -32764,31 +32833,31 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "prf_t1H797lncGjFbRddkHKnfw",
+                     *           "id": "prf_ZxhnKIVLB5lff7v_dK-KjA",
                      *           "name": "Work",
                      *           "description": null,
                      *           "public": true,
                      *           "field_count": 14,
                      *           "subscriber_count": 1,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z",
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "updated_at": "2026-11-28T19:10:04.980Z",
                      *           "version": 1,
                      *           "schema_version": 1,
                      *           "exposures": [
                      *             {
-                     *               "field_id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
+                     *               "field_id": "fld_ohmgonJ-VKKiQlegZk7Krg",
                      *               "label": null,
                      *               "position": 0,
                      *               "schema_version": 1
                      *             },
                      *             {
-                     *               "field_id": "fld_AOk-06huWtyLLi9ENBFXSg",
+                     *               "field_id": "fld_gHhX47xkWS2fnb6RyQ4Kpw",
                      *               "label": null,
                      *               "position": 1,
                      *               "schema_version": 1
                      *             },
                      *             {
-                     *               "field_id": "fld_DSO71fIgK1m32TiHYCCW9g",
+                     *               "field_id": "fld_ESJQC4SKFjwbHRFRH7A8CA",
                      *               "label": null,
                      *               "position": 2,
                      *               "schema_version": 1
@@ -32796,12 +32865,12 @@ export interface operations {
                      *           ],
                      *           "card": {
                      *             "owner": {
-                     *               "username": "wa4017x104ye",
+                     *               "username": "wa22697x1jgvx",
                      *               "display_name": "Alice Walker"
                      *             },
                      *             "fields": [
                      *               {
-                     *                 "id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
+                     *                 "id": "fld_ohmgonJ-VKKiQlegZk7Krg",
                      *                 "type": "name",
                      *                 "label": null,
                      *                 "country": null,
@@ -32814,7 +32883,7 @@ export interface operations {
                      *                 }
                      *               },
                      *               {
-                     *                 "id": "fld_AOk-06huWtyLLi9ENBFXSg",
+                     *                 "id": "fld_gHhX47xkWS2fnb6RyQ4Kpw",
                      *                 "type": "nickname",
                      *                 "label": null,
                      *                 "country": null,
@@ -32822,7 +32891,7 @@ export interface operations {
                      *                 "details": {}
                      *               },
                      *               {
-                     *                 "id": "fld_DSO71fIgK1m32TiHYCCW9g",
+                     *                 "id": "fld_ESJQC4SKFjwbHRFRH7A8CA",
                      *                 "type": "phone",
                      *                 "label": "work",
                      *                 "country": "DE",
@@ -32835,7 +32904,7 @@ export interface operations {
                      *                 }
                      *               }
                      *             ],
-                     *             "updated_at": "2026-11-28T17:20:08.467Z",
+                     *             "updated_at": "2026-11-28T19:11:04.980Z",
                      *             "changed": [
                      *               "display_name"
                      *             ],
@@ -32845,51 +32914,51 @@ export interface operations {
                      *       ],
                      *       "subscriptions": [
                      *         {
-                     *           "id": "sub_FP4vndnXclpv5kDKJzCmaA",
+                     *           "id": "sub_3qMokCJOsQ49K5NEnFelAQ",
+                     *           "status": "active",
+                     *           "subscriber": {
+                     *             "username": "wb22697x2ozko",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": "prf_JpIPk1YklQLinqKSiqnVig",
+                     *           "message": "Hello from Bob",
+                     *           "via_share_link": null,
+                     *           "suggested_profile_id": null,
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "updated_at": "2026-11-28T19:11:04.980Z",
+                     *           "version": 3,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_93Ai8CXA0wjt2gf2vAlvVg",
+                     *           "status": "active",
+                     *           "subscriber": {
+                     *             "username": "wc22697x3vv68",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": "prf_JpIPk1YklQLinqKSiqnVig",
+                     *           "message": null,
+                     *           "via_share_link": null,
+                     *           "suggested_profile_id": null,
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "updated_at": "2026-11-28T19:11:04.980Z",
+                     *           "version": 2,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_s6qfVg57Ss797uzuVfYM1Q",
                      *           "status": "denied",
                      *           "subscriber": {
-                     *             "username": "wd4017x49ow6",
+                     *             "username": "wd22697x49g1r",
                      *             "display_name": null
                      *           },
                      *           "profile_id": null,
                      *           "message": null,
                      *           "via_share_link": null,
                      *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:20:08.467Z",
+                     *           "created_at": "2026-11-28T19:10:04.980Z",
+                     *           "updated_at": "2026-11-28T19:11:04.980Z",
                      *           "version": 2,
-                     *           "schema_version": 1
-                     *         },
-                     *         {
-                     *           "id": "sub_TFfX-Klx0s8pAlWAnFSdQw",
-                     *           "status": "active",
-                     *           "subscriber": {
-                     *             "username": "wc4017x3kptk",
-                     *             "display_name": null
-                     *           },
-                     *           "profile_id": "prf_ZY_J48NG5NWsTCd6QKDlWg",
-                     *           "message": null,
-                     *           "via_share_link": null,
-                     *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:20:08.467Z",
-                     *           "version": 2,
-                     *           "schema_version": 1
-                     *         },
-                     *         {
-                     *           "id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
-                     *           "status": "active",
-                     *           "subscriber": {
-                     *             "username": "wb4017x2xeao",
-                     *             "display_name": null
-                     *           },
-                     *           "profile_id": "prf_ZY_J48NG5NWsTCd6QKDlWg",
-                     *           "message": "Hello from Bob",
-                     *           "via_share_link": null,
-                     *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:20:08.467Z",
-                     *           "version": 3,
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -32898,20 +32967,45 @@ export interface operations {
                      *       "blocks": [],
                      *       "share_links": [
                      *         {
-                     *           "id": "shl_CCUS5y1X1ZvlaUzSmpLmZg",
+                     *           "id": "shl_kEaG5_LEyh0tEr8mg9hX-Q",
                      *           "label": null,
-                     *           "profile_id": "prf_t1H797lncGjFbRddkHKnfw",
-                     *           "expires_at": "2026-11-29T17:20:08.467Z",
+                     *           "profile_id": "prf_ZxhnKIVLB5lff7v_dK-KjA",
+                     *           "expires_at": "2026-11-29T19:11:04.980Z",
                      *           "max_uses": 5,
                      *           "uses": 1,
                      *           "auto_approve": true,
                      *           "state": "revoked",
-                     *           "created_at": "2026-11-28T17:20:08.467Z",
-                     *           "revoked_at": "2026-11-28T17:20:08.467Z"
+                     *           "created_at": "2026-11-28T19:11:04.980Z",
+                     *           "revoked_at": "2026-11-28T19:11:04.980Z"
                      *         }
                      *       ],
                      *       "key_bundles": [],
-                     *       "dav_tokens": []
+                     *       "dav_tokens": [
+                     *         {
+                     *           "id": "dav_6vhX8hkD-TZbO5uPQlB4OA",
+                     *           "label": "Phone",
+                     *           "created_at": "2026-11-28T19:11:04.980Z",
+                     *           "last_used_at": null,
+                     *           "last_user_agent": null
+                     *         },
+                     *         {
+                     *           "id": "dav_9Bg-a2HbK5X_H0bmtkRLpg",
+                     *           "label": "Walk iPhone",
+                     *           "created_at": "2026-11-28T19:11:04.980Z",
+                     *           "last_used_at": null,
+                     *           "last_user_agent": null
+                     *         }
+                     *       ],
+                     *       "dav_setup_links": [
+                     *         {
+                     *           "id": "dsl_d5IhUg7KofdmcqF8pxzYqQ",
+                     *           "label": null,
+                     *           "created_at": "2026-11-28T19:11:04.980Z",
+                     *           "expires_at": "2026-11-28T19:21:04.980Z",
+                     *           "used_at": "2026-11-28T19:11:04.980Z",
+                     *           "dav_token_id": "dav_6vhX8hkD-TZbO5uPQlB4OA"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -33530,8 +33624,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "status": "deleted",
-                     *       "deleted_at": "2026-11-28T17:20:38.467Z",
-                     *       "purge_at": "2026-12-28T17:20:38.467Z",
+                     *       "deleted_at": "2026-11-28T19:11:34.980Z",
+                     *       "purge_at": "2026-12-28T19:11:34.980Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -33805,13 +33899,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "acc_K0DgNcG0QqorqLlG9MPX8g",
-                     *       "username": "wz4017x764en",
+                     *       "id": "acc_eav9ZTsr9vyZvWVujuS2gQ",
+                     *       "username": "wz22697x7u1l9",
                      *       "display_name": null,
                      *       "locale": null,
                      *       "default_country": null,
                      *       "region": "eu",
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
+                     *       "created_at": "2026-11-28T19:10:04.980Z",
                      *       "status": "active",
                      *       "deleted_at": null,
                      *       "purge_at": null,
@@ -34095,25 +34189,25 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "Mi4xLjAuWTNkLXlEMHRhTUk",
+                     *           "id": "Mi4xLjAuRW1Kb1E4V1E0STY",
                      *           "kind": "sessions.changed",
                      *           "resource": "/auth/sessions",
-                     *           "at": "2026-11-28T17:19:08.467Z"
+                     *           "at": "2026-11-28T19:10:04.980Z"
                      *         },
                      *         {
-                     *           "id": "Mi4yLjAuWTNkLXlEMHRhTUk",
+                     *           "id": "Mi4yLjAuRW1Kb1E4V1E0STY",
                      *           "kind": "fields.changed",
                      *           "resource": "/me/fields",
-                     *           "at": "2026-11-28T17:19:08.467Z"
+                     *           "at": "2026-11-28T19:10:04.980Z"
                      *         },
                      *         {
-                     *           "id": "Mi4zLjAuWTNkLXlEMHRhTUk",
+                     *           "id": "Mi4zLjAuRW1Kb1E4V1E0STY",
                      *           "kind": "fields.changed",
                      *           "resource": "/me/fields",
-                     *           "at": "2026-11-28T17:19:08.467Z"
+                     *           "at": "2026-11-28T19:10:04.980Z"
                      *         }
                      *       ],
-                     *       "next_cursor": "Mi4yMC4wLlkzZC15RDB0YU1J",
+                     *       "next_cursor": "Mi4yMC4wLkVtSm9ROFdRNEk2",
                      *       "has_more": true
                      *     }
                      */

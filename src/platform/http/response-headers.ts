@@ -39,6 +39,8 @@ export interface RouteFacts {
   auth?: string;
   idempotent: boolean;
   stream: boolean;
+  /** Its 200 answer is a file of another type than JSON (a vCard, a configuration profile): it may be named for download. */
+  file: boolean;
   /** Request headers the route's plugins require (lower case), though the validator does not. */
   requiredHeaders: string[];
 }
@@ -50,8 +52,15 @@ export function routeFacts(route: RouteOptions, idempotent: boolean, requiredHea
     auth: config.auth,
     idempotent,
     stream: Boolean(config.stream),
+    file: fileTypes(route).length > 0,
     requiredHeaders,
   };
+}
+
+/** The media types other than JSON a route's 200 answer declares. */
+function fileTypes(route: RouteOptions): string[] {
+  const ok = (route.schema?.response as Record<string, { content?: Record<string, unknown> }> | undefined)?.[200];
+  return Object.keys(ok?.content ?? {}).filter((type) => !type.includes('json'));
 }
 
 /** The headers a response of this status of this route may carry. */
@@ -68,7 +77,7 @@ export function headersFor(facts: RouteFacts, status: string): string[] {
   // On every answer to an authenticated request (PRODUCT §0), and on public cacheable ones.
   names.push('Cache-Control');
   if (code === 201) names.push('Location');
-  if (code === 200 && facts.method === 'GET') names.push('Content-Disposition');
+  if (code === 200 && (facts.method === 'GET' || facts.file)) names.push('Content-Disposition');
   if (code === 200 && facts.stream) names.push('X-Accel-Buffering');
   return names;
 }
