@@ -15,6 +15,10 @@ export function registerScreens(): void {
   route('/share', { view: 'share', title: 'Share', component: lazy(() => import('./views/share.js')) });
   route('/people', { view: 'people', title: 'People', component: lazy(() => import('./views/people.js')) });
   route('/contacts', { view: 'contacts', title: 'Contacts', component: lazy(() => import('./views/contacts.js')) });
+  // A phone's setup page: /p/#<token> from the QR code, or /p where the short code is typed.
+  const phoneSetup: Screen = { view: 'phone-setup', title: 'Add your contacts', component: lazy(() => import('./views/phone-setup.js')), open: true };
+  route('/p', phoneSetup);
+  route('/p/', phoneSetup);
   route('/phone-contacts', { view: 'phone-contacts', title: 'Phone contacts', component: lazy(() => import('./views/phone-contacts.js')) });
   route('/security', { view: 'security', title: 'Security', component: lazy(() => import('./views/security.js')) });
   route('/sessions', { view: 'sessions', title: 'Sessions', component: lazy(() => import('./views/sessions.js')) });

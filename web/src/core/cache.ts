@@ -13,6 +13,8 @@ const RELATED: Record<string, string[]> = {
   '/me': ['/auth/security-log'],
   // A join attempt moves: the code it used is spent.
   '/auth/join/pending': ['/auth/join/code'],
+  // A phone used a setup link, or first synced: the link's page follows both.
+  '/dav-tokens': ['/dav-setup-links'],
 };
 
 export const cache = createResourceCache(client, {

@@ -90,6 +90,8 @@ const CODES: Record<string, string> = {
   block_not_found: 'That person is not blocked.',
   dav_token_limit: 'You have 10 phones set up, the most there can be. Revoke one you no longer use first.',
   dav_token_not_found: 'That phone was revoked already.',
+  setup_link_not_found: 'That setup link is gone.',
+  setup_link_gone: 'This setup link was used already or has expired. Make a new one on the device where you are signed in.',
 };
 
 /** Sentences for one box, by the failure's code (validator keywords and the field rules). */

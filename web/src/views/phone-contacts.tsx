@@ -1,27 +1,28 @@
 // Phone contacts (PRODUCT §9, docs/carddav.md): the people you follow in the phone's own Contacts
-// app. Adding a phone makes an address-book password (POST /dav-tokens, after a passkey check);
-// its answer is shown once: the server, username and password to type, a configuration profile
-// for iPhone and Mac written here from that answer (ui/mobileconfig.ts), and the steps for
-// Android (DAVx5) and Thunderbird. Below, every phone with its last sync, revoked one by one or
-// all at once; the list follows `dav-tokens.changed` from every device.
-import type { ComponentChildren } from 'preact';
-import { useEffect, useId, useMemo, useRef, useState } from 'preact/hooks';
-import type { Me } from '../../../client/src/index.js';
+// app. Adding a phone makes a setup link (POST /dav-setup-links, after a passkey check) shown as a
+// QR code and a short code: the phone opens it (views/phone-setup.tsx) and receives its own
+// address-book password without typing. This screen follows the link live (`dav-tokens.changed`):
+// used, then the phone's first sync. Typing a password by hand (POST /dav-tokens) stays as the
+// way for other apps. Below, every phone with its last sync, revoked one by one or all at once.
+import QRCode from 'qrcode';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { Schemas } from '../../../client/src/api.js';
 import { cache, useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
 import { client, session } from '../core/client.js';
 import { useValue } from '../core/state.js';
 import { LIMITS } from '../core/limits.js';
+import { Credentials } from '../ui/credentials.js';
 import { Confirm, FormError, TextField, useAction, useDraft } from '../ui/form.js';
 import { Empty, Loaded, PageHead, Section } from '../ui/layout.js';
-import { carddavProfile, MOBILECONFIG_TYPE } from '../ui/mobileconfig.js';
 import { ago, day } from '../ui/words.js';
 import { stepUp } from '../webauthn.js';
 import './phone-contacts.css';
 
 type Phone = Schemas['DavToken'];
 type Created = Schemas['CreatedDavToken'];
+type Link = Schemas['CreatedSetupLink'];
+type LinkState = Schemas['SetupLink'];
 
 const PHONES = '/dav-tokens';
 /** At most this many at once (the server's DAV_TOKEN_LIMITS.perAccount; test/web/limits.test.ts). */
@@ -30,98 +31,121 @@ export const PHONE_LIMIT = LIMITS.davTokens;
 /** "Last synced 5 minutes ago" or "Never synced yet". */
 export const lastSync = (iso: string | null, now = Date.now()): string => (iso ? `Last synced ${ago(iso, now)}` : 'Never synced yet');
 
-/** The password in groups of four, so it can be read off one screen and typed on another. */
-export const groups = (secret: string): string[] => secret.match(/.{1,4}/gu) ?? [secret];
+/**
+ * Whether a phone can open a link to this server: never for the computer's own names
+ * (localhost, 127.0.0.1, ::1), only on the same network for private addresses (RFC 1918, .local).
+ */
+export function phoneReach(url: string): 'anywhere' | 'same-network' | 'never' {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost') || host === '::1' || host === '0.0.0.0' || /^127\./.test(host)) return 'never';
+  if (/^10\./.test(host) || /^192\.168\./.test(host) || /^172\.(1[6-9]|2\d|3[01])\./.test(host) || host.endsWith('.local') || /^f[cd][0-9a-f]{2}:/.test(host)) return 'same-network';
+  return 'anywhere';
+}
 
-/** What the iPhone's "Server" box takes: the host, with its port when it is not the usual one. */
-const hostOf = (serverUrl: string): string => new URL(serverUrl).host;
+/** "9:41" left, to the second. */
+const left = (ms: number): string => `${Math.floor(ms / 60_000)}:${String(Math.floor((ms % 60_000) / 1000)).padStart(2, '0')}`;
 
-function Copy({ what, value }: { what: string; value: string }) {
-  const copy = useAction(async () => navigator.clipboard.writeText(value), { done: `${what} copied.` });
+function useNow(everyMs: number): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), everyMs);
+    return () => clearInterval(timer);
+  }, [everyMs]);
+  return now;
+}
+
+/** The QR code as SVG (the qrcode library writes no script and no inline style: CSP-safe). */
+function Qr({ url }: { url: string }) {
+  const [svg, setSvg] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    let gone = false;
+    void QRCode.toString(url, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' }).then((text) => gone || setSvg(text));
+    return () => void (gone = true);
+  }, [url]);
+  const label = 'QR code: scan it with the phone’s camera';
+  return svg ? <div class="qr qr-large" role="img" aria-label={label} dangerouslySetInnerHTML={{ __html: svg }} /> : <div class="qr qr-large" role="img" aria-label={label} />;
+}
+
+function Reach({ url }: { url: string }) {
+  const reach = phoneReach(url);
+  const host = new URL(url).host;
+  if (reach === 'never') {
+    return <p class="notice warn" role="note" id="phone-unreachable">A phone cannot open this: VID runs at {host}, an address only this computer knows. Whoever runs VID can give it an address phones can reach.</p>;
+  }
+  if (reach === 'same-network') {
+    return <p class="notice" role="note" id="phone-same-network">VID runs at {host}, a private address: the phone must be on the same Wi-Fi as this server, now and whenever it syncs.</p>;
+  }
+  return null;
+}
+
+/** Where the phone is: waiting for the link, has its password, has synced. */
+function Progress({ state, phone, expired }: { state: LinkState | undefined; phone: Phone | undefined; expired: boolean }) {
+  if (phone?.last_used_at) return <p class="msg ok" role="status" id="phone-connected"><strong>{phone.label} is connected.</strong> It synced the people you follow. You can close this.</p>;
+  if (state?.state === 'used') return <p class="msg" role="status" id="phone-opened">{phone?.label ?? 'The phone'} has its password. Waiting for its first sync…</p>;
+  if (expired || state?.state === 'expired') return <p class="msg error" role="status" id="phone-link-expired">This code has expired unused. Close it and add the phone again.</p>;
+  return <p class="msg" role="status" id="phone-waiting">Waiting for the phone…</p>;
+}
+
+function SetUpPanel({ link, onClose }: { link: Link; onClose: () => void }) {
+  const state = useResource<LinkState>(`/dav-setup-links/${link.id}`);
+  const phones = useResource<ListPage<Phone>>(PHONES);
+  const phone = phones.data?.data.find((p) => p.id === state.data?.dav_token_id);
+  const now = useNow(1_000);
+  const remaining = Date.parse(link.expires_at) - now;
+  const waiting = (state.data?.state ?? 'waiting') === 'waiting' && remaining > 0;
+  const lead = useRef<HTMLParagraphElement>(null);
+  useEffect(() => lead.current?.focus(), []);
+  const close = useAction(async () => {
+    // A link still waiting is withdrawn: a code left on a screen must not work after it closes.
+    if (waiting) await client.request('DELETE', '/dav-setup-links/{id}', { params: { id: link.id } });
+    onClose();
+  });
+  const shortUrl = `${new URL(link.url).host}/p`;
   return (
-    <button type="button" class="subtle copy" disabled={copy.busy} onClick={() => void copy.run()} aria-label={`Copy the ${what}`}>
-      Copy
-    </button>
+    <Section title="Scan with the phone" id="phone-setup">
+      <Reach url={link.url} />
+      {waiting ? (
+        <div class="setup-scan">
+          <Qr url={link.url} />
+          <div>
+            <p tabIndex={-1} ref={lead}>Open the phone’s camera and point it at the code. Tap the link it shows.</p>
+            <p>No camera? On the phone, open <strong id="phone-short-url">{shortUrl}</strong> and type <strong class="setup-code" id="phone-code">{link.code}</strong></p>
+            <p class="hint" id="phone-countdown">Works once, for {left(remaining)} more.</p>
+          </div>
+        </div>
+      ) : null}
+      <Progress state={state.data} phone={phone} expired={remaining <= 0} />
+      {waiting ? <p class="hint">Setting up this device itself? <a href={link.url} id="setup-here" target="_blank" rel="noopener">Open the link here</a>.</p> : null}
+      <div class="actions">
+        <button type="button" id="phone-setup-close" class={phone?.last_used_at ? 'primary' : ''} disabled={close.busy} onClick={() => void close.run()}>{phone?.last_used_at ? 'Done' : 'Close'}</button>
+      </div>
+      <FormError action={close} />
+    </Section>
   );
 }
 
-function Value({ label, value, id, children }: { label: string; value: string; id: string; children?: ComponentChildren }) {
-  return (
-    <div class="credential">
-      <dt>{label}</dt>
-      <dd>
-        <span class="credential-value" id={id}>{children ?? value}</span>
-        <Copy what={label} value={value} />
-      </dd>
-    </div>
-  );
-}
-
-/** The file a tap installs: made once per password, here; the link lives while this view does. */
-function useProfileLink(created: Created, accountId: string | undefined): string | undefined {
-  const url = useMemo(() => {
-    if (!accountId) return undefined;
-    const text = carddavProfile({
-      serverUrl: created.server_url,
-      username: accountId,
-      password: created.secret,
-      accountId,
-      tokenId: created.id,
-      label: created.label,
-    });
-    return URL.createObjectURL(new Blob([text], { type: MOBILECONFIG_TYPE }));
-  }, [created, accountId]);
-  useEffect(() => () => (url ? URL.revokeObjectURL(url) : undefined), [url]);
-  return url;
-}
-
-function SetUp({ created, onDone }: { created: Created; onDone: () => void }) {
-  const me = useResource<Me>('/me');
-  const profile = useProfileLink(created, me.data?.id);
-  // The form that made it is gone: bring the person (and the focus) to what to do next.
+/** By hand: a password to type into another app (shown once). */
+function TypedPassword({ created, onDone }: { created: Created; onDone: () => void }) {
   const notice = useRef<HTMLParagraphElement>(null);
   useEffect(() => notice.current?.focus(), []);
   return (
-    <Section title={`Set up ${created.label}`} id="phone-setup">
+    <Section title={`Set up ${created.label}`} id="phone-typed">
       <p class="notice once" role="note" tabIndex={-1} ref={notice}>
-        <strong>This password is shown only now.</strong> Once you leave this page it cannot be shown again. Lost it? Revoke this phone below and add it again.
+        <strong>This password is shown only now.</strong> Once you leave this page it cannot be shown again. Lost it? Revoke it below and make another.
       </p>
-
-      <h3>iPhone, iPad or Mac: install the profile</h3>
-      <p>On the iPhone or Mac itself, tap the button. Then, on iPhone: Settings → Profile Downloaded → Install. On a Mac: System Settings → Privacy &amp; Security → Profiles → Install. On another device, type the values below instead.</p>
-      <div class="actions">
-        {profile ? (
-          <a class="button primary" id="download-profile" href={profile} download="VID contacts.mobileconfig">Install on iPhone or Mac</a>
-        ) : null}
-      </div>
-      <p class="hint">Your device calls the profile “Unverified”: it was made on this page, for you, rather than signed by a company.</p>
-
-      <h3>Or type these in</h3>
-      <dl class="credentials">
-        <Value label="Server" value={hostOf(created.server_url)} id="phone-server" />
-        <Value label="Server URL" value={created.server_url} id="phone-server-url" />
-        <Value label="Username" value={created.username} id="phone-username" />
-        <Value label="Password" value={created.secret} id="phone-password">
-          <span class="password" data-secret={created.secret}>
-            {groups(created.secret).map((group, i) => <span key={i} class="group">{group}</span>)}
-          </span>
-        </Value>
-      </dl>
-      <p class="hint">Type the password without spaces; capitals count. Copy puts it on this device’s clipboard exactly.</p>
-
+      <Credentials created={created} />
       <details class="how">
         <summary>iPhone or iPad by hand</summary>
-        <p>Settings → Contacts → Accounts → Add Account → Other → Add CardDAV Account. Server: the Server above. User Name and Password: the ones above. Then Next.</p>
+        <p>Settings → Apps → Contacts → Contacts Accounts → Add Account → Other → Add CardDAV Account. Server: the Server above. User Name and Password: the ones above. Then Next.</p>
       </details>
       <details class="how">
         <summary>Android (DAVx5)</summary>
-        <p>Install DAVx5 from the Play Store or F-Droid. Tap +, then “Login with URL and user name”. Base URL: the Server URL above; then the username and the password. Tap Login, then Create account, and tick “People I follow”. DAVx5 syncs every few hours; its account settings can make it more often.</p>
+        <p>Install DAVx5 from Google Play or F-Droid. Tap +, then “Login with URL and user name”. Base URL: the Server URL above; then the username and the password. Tap Login, then Create account, and tick “People I follow”.</p>
       </details>
       <details class="how">
         <summary>Thunderbird</summary>
         <p>Address Book → New Address Book → Add CardDAV Address Book. Username: the one above. Location: the Server URL above. Continue, give the password when asked, and tick “People I follow”.</p>
       </details>
-
       <div class="actions">
         <button type="button" class="primary" id="phone-done" onClick={onDone}>Done, it is set up</button>
       </div>
@@ -178,54 +202,66 @@ function RevokeAll({ count }: { count: number }) {
   );
 }
 
-function AddPhone({ full, onCreated }: { full: boolean; onCreated: (created: Created) => void }) {
+function AddPhone({ full, onLink, onTyped }: { full: boolean; onLink: (link: Link) => void; onTyped: (created: Created) => void }) {
   const label = useDraft('');
   const id = useId();
+  const boxes = { '/label': { name: 'name', maxLength: LIMITS.davTokenLabel } };
   const add = useAction(async () => {
-    const created = await client.request('POST', '/dav-tokens', { body: { label: label.value.trim() }, stepUp });
+    const name = label.value.trim();
+    const link = await client.request('POST', '/dav-setup-links', { body: name ? { label: name } : {}, stepUp });
     label.reset();
-    onCreated(created as Created);
+    onLink(link as Link);
+  }, { boxes });
+  const type = useAction(async () => {
+    const created = await client.request('POST', '/dav-tokens', { body: { label: label.value.trim() || 'Address book' }, stepUp });
+    label.reset();
+    onTyped(created as Created);
     await cache.invalidate(PHONES);
-  }, { boxes: { '/label': { name: 'name', maxLength: LIMITS.davTokenLabel } } });
+  }, { boxes });
   if (full) {
     return <p class="notice" role="note" id="phone-limit">You have {PHONE_LIMIT} phones set up, the most there can be. Revoke one you no longer use to add another.</p>;
   }
   return (
     <form class="inline-form" id="add-phone" onSubmit={(e) => (e.preventDefault(), void add.run())}>
-      <TextField id={id} label="Name this phone" maxLength={LIMITS.davTokenLabel} required autocomplete="off" value={label.value} onValue={label.set} error={add.box('/label')}
-        hint="Such as “Alice’s iPhone” or “Work laptop”: it names the phone in your list." />
-      <button type="submit" class="primary" disabled={add.busy || !label.value.trim()}>Add a phone</button>
+      <TextField id={id} label="Name this phone" optional maxLength={LIMITS.davTokenLabel} autocomplete="off" value={label.value} onValue={label.set} error={add.box('/label') ?? type.box('/label')}
+        hint="Such as “Alice’s iPhone”. Left empty, it is named after the phone." />
+      <button type="submit" class="primary" disabled={add.busy}>Add a phone</button>
       <FormError action={add} />
+      <p class="hint">Another app, such as Thunderbird? <button type="button" class="subtle" id="type-password" disabled={type.busy} onClick={() => void type.run()}>Make a password to type instead</button></p>
+      <FormError action={type} />
     </form>
   );
 }
 
 export default function PhoneContacts() {
   const phones = useResource<ListPage<Phone>>(PHONES);
-  const [created, setCreated] = useState<Created | undefined>(undefined);
+  const [link, setLink] = useState<Link | undefined>(undefined);
+  const [typed, setTyped] = useState<Created | undefined>(undefined);
   const trusted = useValue(session)?.trusted ?? false;
   const count = phones.data?.data.length ?? 0;
+  const busy = link || typed;
   return (
     <>
       <PageHead title="Phone contacts" lead="See the people you follow in your phone’s own Contacts app." />
-      {created ? <SetUp created={created} onDone={() => setCreated(undefined)} /> : null}
-      {created ? null : (
+      {link ? <SetUpPanel link={link} onClose={() => setLink(undefined)} /> : null}
+      {typed ? <TypedPassword created={typed} onDone={() => setTyped(undefined)} /> : null}
+      {busy ? null : (
         <Section title="Add a phone" id="phone-add">
           <ul class="facts">
             <li>Everyone you follow appears in an address book called “People I follow”, with the card they show you.</li>
             <li>It stays current by itself: when someone changes their card, your phone gets the change at its next sync. When they stop sharing with you, they leave it.</li>
             <li>It is read-only. To change what you see, people change their own cards.</li>
           </ul>
-          <p class="hint">Each phone or computer gets its own password, made here and shown once. You can revoke it any time. Adding an iPhone or Mac from that device itself sets it up in one tap.</p>
+          <p class="hint">You scan a code with the phone, and it sets itself up: nothing to type. Each phone gets its own password, which you can revoke any time.</p>
           {trusted ? null : <p class="notice" role="note">This device is signed in for now only. Adding a phone needs a device you keep.</p>}
-          {phones.data ? <AddPhone full={count >= PHONE_LIMIT} onCreated={setCreated} /> : null}
+          {phones.data ? <AddPhone full={count >= PHONE_LIMIT} onLink={setLink} onTyped={setTyped} /> : null}
         </Section>
       )}
       <Section title="Your phones" id="phones-section">
         <Loaded state={phones} lines={2}>
           {(page) => page.data.length ? (
             <ul class="items" id="phones">{page.data.map((p) => <PhoneItem key={p.id} phone={p} />)}</ul>
-          ) : <Empty>No phone yet. Name one above and add it.</Empty>}
+          ) : <Empty>No phone yet. Add one above.</Empty>}
         </Loaded>
         <RevokeAll count={count} />
       </Section>
