@@ -23,6 +23,8 @@ function expected(card: Card, form: Form): Array<{ name: string; value: string |
   const v3 = form.version === '3.0';
   const rfc9554 = !v3 && form.rfc9554 === true;
   const out: Array<{ name: string; value: string | string[]; label?: string }> = [];
+  const notes: string[] = [];
+  let noteAt = 0;
   for (const field of card.fields) {
     const value = field.value as Record<string, unknown>;
     const label = field.label && !TYPE_LABELS.has(field.label.toLowerCase()) ? field.label : undefined;
@@ -31,8 +33,8 @@ function expected(card: Card, form: Form): Array<{ name: string; value: string |
         out.push({ name: 'NICKNAME', value: str(field.value) });
         break;
       case 'phone':
-        // 3.0: the number and " x" with the extension; 4.0: the tel: URI (RFC 3966).
-        out.push({ name: 'TEL', value: v3 ? str(field.value).replace(';ext=', ' x') : str(field.details.uri), label });
+        // 3.0: the number and a wait ';' before the extension (decision 310); 4.0: the tel: URI (RFC 3966).
+        out.push({ name: 'TEL', value: v3 ? str(field.value).replace(';ext=', ';') : str(field.details.uri), label });
         break;
       case 'email':
         out.push({ name: 'EMAIL', value: str(field.value), label });
@@ -60,10 +62,13 @@ function expected(card: Card, form: Form): Array<{ name: string; value: string |
         out.push({ name: rfc9554 ? 'PRONOUNS' : 'X-PRONOUNS', value: str(field.value) });
         break;
       case 'note':
-        out.push({ name: 'NOTE', value: str(field.value) });
+        if (!notes.length) noteAt = out.length;
+        notes.push(str(field.value));
         break;
     }
   }
+  // Every note in one NOTE, a blank line between, where the first was.
+  if (notes.length) out.splice(noteAt, 0, { name: 'NOTE', value: notes.join('\n\n') });
   return out;
 }
 

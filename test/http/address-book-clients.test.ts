@@ -3,6 +3,7 @@
 // real server, and the answers read the way those clients read them (CARDDAV.md "Clients").
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { PUBLIC_ORIGIN } from '../helpers/app.js';
 import type { TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/backends.js';
 import type { Device } from '../helpers/client.js';
@@ -75,7 +76,7 @@ for (const backend of backends) {
       // RFC 6764 §5: every method on the well-known URI is redirected, without credentials.
       const wellKnown = await dav(t.baseUrl, null, 'PROPFIND', '/.well-known/carddav', { body: APPLE.principalLookup, depth: '0' });
       assert.equal(wellKnown.status, 301);
-      assert.equal(wellKnown.headers.get('location'), '/dav/');
+      assert.equal(wellKnown.headers.get('location'), `${PUBLIC_ORIGIN}/dav/`, 'absolute, from PUBLIC_ORIGIN');
       // iOS asks without credentials first and answers the challenge.
       const anonymous = await dav(t.baseUrl, null, 'PROPFIND', '/dav/', { body: APPLE.principalLookup, depth: '0' });
       assert.equal(anonymous.status, 401);
@@ -101,6 +102,7 @@ for (const backend of backends) {
 
       const home = assertShape(await req('PROPFIND', paths.home, { body: APPLE.home, depth: '1' }));
       assert.deepEqual(home.map((r) => r.href), [paths.home, paths.book], 'macOS uses the first book: there is one');
+      assert.ok(byHref(home, paths.home).missing.includes(D('displayname')), 'the home has no name of a book');
       const book = byHref(home, paths.book);
       assert.deepEqual(namesIn(book.ok.get(D('resourcetype'))).sort(), [C('addressbook'), D('collection')].sort());
       assert.equal(text(book, D('displayname')), 'People I follow');
@@ -121,8 +123,12 @@ for (const backend of backends) {
       }
 
       const hrefs = cards.map((r) => fill(APPLE.href, { href: r.href })).join('\n  ');
-      const got = assertShape(await req('REPORT', paths.book, { body: fill(APPLE.multiget, { hrefs }), depth: '0' }));
+      const multiget = await req('REPORT', paths.book, { body: fill(APPLE.multiget, { hrefs }), depth: '0' });
+      // Each CR of the vCard as &#13; (sabre-io/dav#36): the parser keeps the CRLF line ends GET serves.
+      assert.ok(!multiget.text.includes('\r'), 'no raw CR inside the XML');
+      const got = assertShape(multiget);
       const adaCard = byHref(got, paths.card(ada.accountId));
+      assert.equal(text(adaCard, C('address-data')), (await req('GET', paths.card(ada.accountId))).text);
       const lines = vcardLines(text(adaCard, C('address-data'))!);
       assert.equal(lines[0], 'BEGIN:VCARD');
       assert.ok(lines.includes('VERSION:3.0'), 'vCard 3.0, as advertised');
@@ -154,7 +160,7 @@ for (const backend of backends) {
       assert.deepEqual(hrefsIn(detected.ok.get(D('current-user-principal'))), [paths.principal]);
       const wellKnown = await req('PROPFIND', '/.well-known/carddav', { body: THUNDERBIRD.wellKnown, depth: '0' });
       assert.equal(wellKnown.status, 301);
-      assert.equal(wellKnown.headers.get('location'), '/dav/');
+      assert.equal(wellKnown.headers.get('location'), `${PUBLIC_ORIGIN}/dav/`, 'absolute, from PUBLIC_ORIGIN');
 
       const principal = byHref(assertShape(await req('PROPFIND', paths.principal, { body: THUNDERBIRD.homeSet, depth: '0' })), paths.principal);
       assert.deepEqual(hrefsIn(principal.ok.get(C('addressbook-home-set'))), [paths.home]);
@@ -194,6 +200,15 @@ for (const backend of backends) {
       assert.notEqual(delta.syncToken, token);
     });
 
+    it('DAVx5 given only the host name: PROPFIND / leads to the principal and the home set', async () => {
+      const res = await req('PROPFIND', '/', { body: DAVX5.baseUrl, depth: '0' });
+      assert.equal(res.status, 207, res.text);
+      const [root] = readMultistatus(res.text).responses;
+      assert.equal(root!.href, '/');
+      assert.deepEqual(hrefsIn(root!.ok.get(D('current-user-principal'))), [paths.principal]);
+      assert.deepEqual(hrefsIn(root!.ok.get(C('addressbook-home-set'))), [paths.home]);
+    });
+
     it('DAVx5: the base URL, OPTIONS addressbook, home set, collections with privileges, capabilities, sync-collection then multiget by ten, need-privileges on upload', async () => {
       const base = byHref(assertShape(await req('PROPFIND', '/dav/', { body: DAVX5.baseUrl, depth: '0' })), '/dav/');
       assert.deepEqual(hrefsIn(base.ok.get(D('current-user-principal'))), [paths.principal]);
@@ -225,7 +240,10 @@ for (const backend of backends) {
       const hrefs = listed.responses.map((r) => fill(DAVX5.href, { href: r.href })).join('');
       const got = assertShape(await req('REPORT', paths.book, { body: fill(DAVX5.multiget, { hrefs }), depth: '0' }));
       assert.equal(got.length, 2);
-      for (const r of got) assert.ok(vcardLines(text(r, C('address-data'))!).includes('VERSION:3.0'));
+      for (const r of got) {
+        assert.ok(vcardLines(text(r, C('address-data'))!).includes('VERSION:3.0'));
+        assert.equal(text(r, C('address-data')), (await req('GET', r.href)).text, 'the vCard read from the XML is the one GET serves, CRLF and all');
+      }
 
       const quiet = readMultistatus((await req('REPORT', paths.book, { body: fill(DAVX5.sync, { token: listed.syncToken! }), depth: '0' })).text);
       assert.deepEqual(quiet.responses, []);

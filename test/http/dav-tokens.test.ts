@@ -4,7 +4,7 @@
 // CardDAV routes call (davTokens.authenticate) is driven through the test app's services: it
 // accepts a fresh password, refuses a revoked one at once, a wrong password, user name or
 // header, a deleted or locked account, throttles failures per address and per password (and
-// across nodes through Redis), and stamps the last use at most once a minute. Both backends.
+// across nodes through Redis) without ever refusing the right password (decision 310), and stamps the last use at most once a minute. Both backends.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -217,31 +217,31 @@ for (const backend of backends) {
       await signIn(alice, token.secret);
     });
 
-    it('throttles failures per address: 429 with Retry-After past the limit, the right password too, until the minute ends', async () => {
+    it('throttles failures per address: 429 with Retry-After past the limit for a wrong password, never for the right one (decision 310)', async () => {
       const alice = await s.person('alice');
       const token = await create(alice);
       const ip = freshIp();
       // Asking without credentials first is what clients do: never counted.
       for (let n = 0; n < PER_CLIENT * 2; n++) await refused(dav.authenticate(undefined, { ip }), 401, 'dav_unauthorized');
       for (let n = 0; n < PER_CLIENT; n++) await refused(dav.authenticate(basic(alice.username, 'wrong'), { ip }), 401, 'dav_unauthorized');
-      const throttled = await refused(signIn(alice, token.secret, IPHONE, ip), 429, 'too_many_failed_authentications');
+      const throttled = await refused(dav.authenticate(basic(alice.username, 'wrong'), { ip }), 429, 'too_many_failed_authentications');
       assert.ok(throttled.retryAfterSeconds! >= 1 && throttled.retryAfterSeconds! <= 60, `Retry-After ${throttled.retryAfterSeconds}`);
-      await signIn(alice, token.secret, IPHONE, freshIp());
+      // A phone behind the same address (a shared Wi-Fi, a carrier's NAT) still signs in.
+      assert.equal((await signIn(alice, token.secret, IPHONE, ip)).tokenId, token.id);
       t.clock.advance(throttled.retryAfterSeconds! * 1000);
-      assert.deepEqual((await signIn(alice, token.secret, IPHONE, ip)).tokenId, token.id, 'the next window lets it in');
+      await refused(dav.authenticate(basic(alice.username, 'wrong'), { ip }), 401, 'dav_unauthorized');
     });
 
-    it('throttles failures per password id from any address: 429 past the limit, until the minute ends', async () => {
+    it('throttles failures per password id from any address: wrong secrets past the limit are 429, the right password passes (decision 310)', async () => {
       const alice = await s.person('alice');
       const token = await create(alice);
-      const other = await create(alice, 'Laptop');
       const flipped = token.secret.slice(0, -1) + (token.secret.endsWith('A') ? 'B' : 'A');
       for (let n = 0; n < PER_TOKEN; n++) await refused(signIn(alice, flipped), 401, 'dav_unauthorized');
-      const throttled = await refused(signIn(alice, token.secret), 429, 'too_many_failed_authentications');
+      const throttled = await refused(signIn(alice, flipped), 429, 'too_many_failed_authentications');
       assert.ok(throttled.retryAfterSeconds! >= 1 && throttled.retryAfterSeconds! <= 60);
-      await signIn(alice, other.secret);
+      assert.equal((await signIn(alice, token.secret)).tokenId, token.id, 'a stranger\'s guesses never lock the phone out');
       t.clock.advance(throttled.retryAfterSeconds! * 1000);
-      await signIn(alice, token.secret);
+      await refused(signIn(alice, flipped), 401, 'dav_unauthorized');
     });
 
     it('stamps the last use and its user agent at most once a minute', async () => {
@@ -330,6 +330,8 @@ describe('dav tokens across two nodes on one database and one Redis [postgres]',
     for (let n = 0; n < PER_TOKEN; n++) await refused(nodes[n % 2]!.authenticate(basic(alice.username, flipped), { ip: freshIp() }), 401, 'dav_unauthorized');
     // Each node counted some of the failures; the shared count is past the limit on both.
     for (const node of nodes) await refused(node.authenticate(basic(alice.username, flipped), { ip: freshIp() }), 429, 'too_many_failed_authentications');
+    // And the right password still passes on both (decision 310).
+    for (const node of nodes) assert.equal((await node.authenticate(basic(alice.username, token.secret), { ip: freshIp() })).tokenId, token.id);
 
     assert.equal((await nodes[1]!.authenticate(basic(alice.username, other.secret), { ip: freshIp() })).tokenId, other.id);
     assert.equal((await one.client.as(alice, 'DELETE', `${API}/dav-tokens/${other.id}`)).status, 204);

@@ -4,7 +4,7 @@ import { DavError } from './dav-error.js';
 import { ADDRESS_DATA, readPropfind, readReport } from './dav-requests.js';
 import type { PropRequest, Report } from './dav-requests.js';
 import { MULTISTATUS_CLOSE, MULTISTATUS_OPEN, MULTISTATUS_TYPE, STATUS, answer, propResponse, statusResponse, syncTokenElement } from './multistatus.js';
-import { VCARD_TYPE, cardProperties, collectionProperties } from './properties.js';
+import { PROP, VCARD_TYPE, cardProperties, collectionProperties } from './properties.js';
 import type { PropertyContext, PropertyValue } from './properties.js';
 import { pathOf, resolveHref, resolvePath } from './resources.js';
 import type { Resource } from './resources.js';
@@ -12,7 +12,7 @@ import { SYNC_PAGE } from './service.js';
 import type { AddressBookService, AddressCard } from './service.js';
 import type { SyncTokens } from './sync-token.js';
 import { matchesFilter, vcardSubset } from './vcard-parts.js';
-import { escapeXml, href } from './xml.js';
+import { escapeVcardXml, href } from './xml.js';
 
 /**
  * The address book's DAV methods on plain values (routes.ts adapts them to HTTP): OPTIONS,
@@ -80,8 +80,11 @@ function propfindDepth(header: string | undefined): 0 | 1 {
 
 const multistatus = (body: string | AsyncIterable<string>): DavAnswer => ({ status: 207, headers: { 'Content-Type': MULTISTATUS_TYPE }, body });
 
-/** Whether a property request asks for the cards' vCards (C:address-data, REPORTs only). */
-const wantsVcards = (props: PropRequest) => props.kind === 'names' && props.names.includes(ADDRESS_DATA);
+/**
+ * Whether answering needs the cards' vCards: for C:address-data (REPORTs only), and for
+ * DAV:getcontentlength, which every card has (RFC 4918 §15.4) and allprop and propname name.
+ */
+const wantsVcards = (props: PropRequest) => props.kind !== 'names' || props.names.includes(ADDRESS_DATA) || props.names.includes(PROP.getcontentlength);
 
 export function createDavHandler(deps: { book: AddressBookService; tokens: SyncTokens }) {
   const { book, tokens } = deps;
@@ -91,7 +94,7 @@ export function createDavHandler(deps: { book: AddressBookService; tokens: SyncT
     const available = cardProperties(card);
     if (card.vcard !== undefined && props.kind === 'names') {
       const properties = props.addressData?.properties;
-      available[ADDRESS_DATA] = escapeXml(properties ? vcardSubset(card.vcard, properties) : card.vcard);
+      available[ADDRESS_DATA] = escapeVcardXml(properties ? vcardSubset(card.vcard, properties) : card.vcard);
     }
     return available;
   }
@@ -131,19 +134,20 @@ export function createDavHandler(deps: { book: AddressBookService; tokens: SyncT
     const { principal } = call;
     const path = (r: Resource) => pathOf(r, principal.accountId);
     if (resource.kind === 'card') {
-      const [card] = await book.cards(principal.accountId, [resource.person], false);
+      const [card] = await book.cards(principal.accountId, [resource.person], wantsVcards(props));
       if (!card) throw new DavError(404, 'no such card in this address book');
       return multistatus(`${MULTISTATUS_OPEN}${propResponse(path(resource), await answer(props, cardProperties(card)))}${MULTISTATUS_CLOSE}`);
     }
     const ctx = contextOf(principal);
     // The resource itself before anything is sent, so a failure is still a status of its own.
-    const first = propResponse(path(resource), await answer(props, collectionProperties(resource, ctx)));
+    // PROPFIND / (a client given only the host name): the root's answer, under the href asked.
+    const first = propResponse(call.path === '/' ? '/' : path(resource), await answer(props, collectionProperties(resource, ctx)));
     async function* rest(): AsyncIterable<string> {
       yield MULTISTATUS_OPEN + first;
       if (depth === 1) {
         for (const member of membersOf(resource)) yield propResponse(path(member), await answer(props, collectionProperties(member, ctx)));
         if (resource.kind === 'book') {
-          for await (const page of book.pages(principal.accountId, false)) {
+          for await (const page of book.pages(principal.accountId, wantsVcards(props))) {
             const responses: string[] = [];
             for (const card of page) responses.push(propResponse(path({ kind: 'card', person: card.ownerId }), await answer(props, cardProperties(card))));
             yield responses.join('');
@@ -279,7 +283,8 @@ export function createDavHandler(deps: { book: AddressBookService; tokens: SyncT
   }
 
   return async function handle(call: DavCall): Promise<DavAnswer> {
-    const resource = resolvePath(call.path, call.principal.accountId);
+    // `/` is routed here for PROPFIND only (routes.ts): it answers as the DAV root does.
+    const resource = call.path === '/' ? ({ kind: 'root' } as const) : resolvePath(call.path, call.principal.accountId);
     // Another account's path answers as nothing would: its existence is not told.
     if (!resource) throw new DavError(404, 'nothing here');
     switch (call.method) {

@@ -34,7 +34,7 @@ export const addressBookModule = defineModule({
     });
     return {
       provides: { addressBook: book },
-      rootRoutes: (app) => addressBookRoutes(app, { handle, authenticate: davTokens.authenticate, rateLimits }),
+      rootRoutes: (app) => addressBookRoutes(app, { handle, authenticate: davTokens.authenticate, rateLimits, publicOrigin: config.publicOrigin }),
     };
   },
 });

@@ -21,6 +21,7 @@ export const PROP = {
   syncToken: clark(DAV, 'sync-token'),
   getetag: clark(DAV, 'getetag'),
   getcontenttype: clark(DAV, 'getcontenttype'),
+  getcontentlength: clark(DAV, 'getcontentlength'),
   getlastmodified: clark(DAV, 'getlastmodified'),
   homeSet: clark(CARDDAV, 'addressbook-home-set'),
   description: clark(CARDDAV, 'addressbook-description'),
@@ -86,7 +87,10 @@ export function collectionProperties(resource: Resource, ctx: PropertyContext): 
         [PROP.reports]: '',
       };
     case 'home':
-      return { ...common, [PROP.resourcetype]: '<D:collection/>', [PROP.displayname]: 'Address books', [PROP.owner]: href(path('principal')), [PROP.reports]: '' };
+      // No display name: the npm `dav` client takes every member of the home with a
+      // DAV:displayname for an address book (listAddressBooks), so the home itself would show as
+      // a second, empty one; sabre/dav's homes have none either.
+      return { ...common, [PROP.resourcetype]: '<D:collection/>', [PROP.owner]: href(path('principal')), [PROP.reports]: '' };
     case 'book':
       return {
         ...common,
@@ -106,12 +110,17 @@ export function collectionProperties(resource: Resource, ctx: PropertyContext): 
   }
 }
 
-/** The properties of a card, from its tag and time alone: listing a book renders no card. */
+/**
+ * The properties of a card, from its tag and time alone (listing a book renders no card), and
+ * its DAV:getcontentlength (RFC 4918 §15.4: the octets GET serves) when its vCard was read:
+ * `needsVcard` says when a request asks for it. cadaver fails on a member without it.
+ */
 export function cardProperties(card: AddressCard): Record<string, PropertyValue> {
   return {
     [PROP.resourcetype]: '',
     [PROP.getetag]: escapeXml(card.etag),
     [PROP.getcontenttype]: VCARD_TYPE,
+    ...(card.vcard !== undefined ? { [PROP.getcontentlength]: String(Buffer.byteLength(card.vcard, 'utf8')) } : {}),
     [PROP.getlastmodified]: httpDate(card.updatedAt),
   };
 }

@@ -79,44 +79,60 @@ export async function addressBookRoutes(
     authenticate(authorization: string | undefined, client: { ip: string; userAgent?: string }): Promise<DavPrincipal>;
     /** Requests a minute per password, and the account's monthly quota, as on the API (PRODUCT §0). */
     rateLimits: Pick<RateLimits, 'count' | 'countQuota'>;
+    /** PUBLIC_ORIGIN: the well-known redirect's absolute Location. */
+    publicOrigin: string;
   },
 ) {
   for (const method of DAV_METHODS) if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true });
 
-  // RFC 6764 §5: the well-known URI redirects to the service, for every method, and serves nothing itself.
+  // RFC 6764 §5: the well-known URI redirects to the service, for every method, and serves nothing
+  // itself. The Location is absolute, from PUBLIC_ORIGIN: a client that resolves a relative one
+  // against the wrong base went to port 80 (RFC 9110 §10.2.2 allows either; absolute is unambiguous).
+  const service = new URL(DAV_PREFIX, opts.publicOrigin).href;
   await app.register(async (wellKnown) => {
     davScope(wellKnown);
     for (const url of ['/.well-known/carddav', '/.well-known/carddav/']) {
-      wellKnown.route({ method: METHODS, url, config: ROUTE_CONFIG, schema: OUTSIDE_OPENAPI, exposeHeadRoute: false, handler: async (_request, reply) => reply.code(301).header('Location', DAV_PREFIX).send() });
+      wellKnown.route({ method: METHODS, url, config: ROUTE_CONFIG, schema: OUTSIDE_OPENAPI, exposeHeadRoute: false, handler: async (_request, reply) => reply.code(301).header('Location', service).send() });
     }
+  });
+
+  const principals = new WeakMap<FastifyRequest, DavPrincipal>();
+  /** Before the body is read: a request without a valid password costs no more than the check. */
+  const signIn = async (request: FastifyRequest, reply: FastifyReply) => {
+    const principal = await opts.authenticate(header(request, 'authorization'), { ip: request.ip, userAgent: header(request, 'user-agent') });
+    // A phone that syncs is a few requests each quarter hour; a loop over full-book queries is not.
+    await opts.rateLimits.count(reply, 'dav', principal.tokenId);
+    await opts.rateLimits.countQuota(reply, principal.accountId);
+    principals.set(request, principal);
+  };
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const answer = await opts.handle({
+      method: request.method,
+      path: request.url.split('?')[0]!,
+      depth: header(request, 'depth'),
+      ifNoneMatch: header(request, 'if-none-match'),
+      body: Buffer.isBuffer(request.body) ? request.body : undefined,
+      principal: principals.get(request)!,
+    });
+    reply.code(answer.status).headers(answer.headers);
+    if (answer.body === undefined) return reply.send();
+    return reply.send(typeof answer.body === 'string' ? answer.body : Readable.from(answer.body));
+  };
+
+  // PROPFIND / : a client given only the host name (DAVx5, Thunderbird, cadaver) asks the root
+  // for DAV:current-user-principal (RFC 5397 §3) and finds the book from there. Only PROPFIND:
+  // GET / stays the web app's.
+  await app.register(async (root) => {
+    davScope(root);
+    root.addHook('onRequest', signIn);
+    root.route({ method: 'PROPFIND', url: '/', config: ROUTE_CONFIG, schema: OUTSIDE_OPENAPI, handler });
   });
 
   await app.register(
     async (dav) => {
       davScope(dav);
       dav.setNotFoundHandler((request, reply) => answerError(new DavError(405, `${request.method} is not supported here; use ${ALLOWED}`), request, reply));
-      const principals = new WeakMap<FastifyRequest, DavPrincipal>();
-      // Before the body is read: a request without a valid password costs no more than the check.
-      dav.addHook('onRequest', async (request, reply) => {
-        const principal = await opts.authenticate(header(request, 'authorization'), { ip: request.ip, userAgent: header(request, 'user-agent') });
-        // A phone that syncs is a few requests each quarter hour; a loop over full-book queries is not.
-        await opts.rateLimits.count(reply, 'dav', principal.tokenId);
-        await opts.rateLimits.countQuota(reply, principal.accountId);
-        principals.set(request, principal);
-      });
-      const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-        const answer = await opts.handle({
-          method: request.method,
-          path: request.url.split('?')[0]!,
-          depth: header(request, 'depth'),
-          ifNoneMatch: header(request, 'if-none-match'),
-          body: Buffer.isBuffer(request.body) ? request.body : undefined,
-          principal: principals.get(request)!,
-        });
-        reply.code(answer.status).headers(answer.headers);
-        if (answer.body === undefined) return reply.send();
-        return reply.send(typeof answer.body === 'string' ? answer.body : Readable.from(answer.body));
-      };
+      dav.addHook('onRequest', signIn);
       for (const url of ['', '/*']) dav.route({ method: METHODS, url, config: ROUTE_CONFIG, schema: OUTSIDE_OPENAPI, exposeHeadRoute: false, handler });
     },
     { prefix: DAV_PREFIX.slice(0, -1) },

@@ -34,6 +34,14 @@ export function escapeXml(text: string): string {
 }
 
 /**
+ * A vCard inside an XML answer (C:address-data): escaped, and each CR written `&#13;`. A parser
+ * turns a raw CRLF into LF (XML 1.0 §2.11), so the vCard a client reads back would lose the CRLF
+ * line ends RFC 6350 §3.2 requires; a character reference survives it. sabre/dav does the same
+ * for Apple's clients (sabre-io/dav#36).
+ */
+export const escapeVcardXml = (vcard: string): string => escapeXml(vcard).replace(/\r/g, '&#13;');
+
+/**
  * An element with the given content (already XML), named by its Clark name: one of the fixed
  * prefixes, or its own namespace declared on it (a property a client asked for in a namespace
  * the service does not know goes back in its 404 propstat exactly as named).

@@ -93,8 +93,15 @@ export function createDavTokenService(deps: {
     deps.failureLimits,
   );
 
-  /** Counts a failed sign-in (per address, and per password id when it names one) and refuses: 429 past a limit, else 401. */
+  /**
+   * Counts a failed sign-in (per address, and per password id when it names one) and refuses:
+   * 429 past a limit, else 401. Only a failure is ever refused by these counts (decision 310,
+   * as decision 250): the right password is checked first and passes whatever strangers spent.
+   */
   async function failed(ip: string, tokenId?: string): Promise<never> {
+    // Past a limit already: refused from memory, no counter round trip.
+    failures.refuseBlockedClient(ip);
+    if (tokenId !== undefined) failures.refuseBlockedKey(tokenId);
     const throttled = await failures.failed(ip, tokenId).catch((error: unknown) => {
       deps.warn(error, 'counting a failed address-book sign-in failed');
       return undefined;
@@ -162,18 +169,17 @@ export function createDavTokenService(deps: {
      * The account an `Authorization: Basic` header speaks for, read from the database on every
      * call, so a revoked password, a deleted or a locked account is refused at once. Refusals:
      * 401 dav_unauthorized (answer it with `WWW-Authenticate: Basic realm="VID", charset="UTF-8"`,
-     * RFC 7617 §2.1), 429 too_many_failed_authentications with retryAfterSeconds past the limits.
+     * RFC 7617 §2.1), 429 too_many_failed_authentications with retryAfterSeconds for a failure
+     * past the limits. The right password is never refused by them: wrong secrets sent for a
+     * known id, from any address, slow down the guesser, not the phone (decision 310).
      * Neither the header nor the password is ever logged or put into a refusal.
      */
     async authenticate(authorization: string | undefined, client: { ip: string; userAgent?: string }): Promise<DavPrincipal> {
-      // Refused from memory before any work: no parse, no lookup.
-      failures.refuseBlockedClient(client.ip);
       // Not a failure: clients ask without credentials first and send them on the challenge (iOS does).
       if (authorization === undefined || authorization.trim() === '') throw unauthorized('sign in with your username and an address-book password');
       const credentials = basicCredentials(authorization);
       const tokenId = credentials && tokenIdOf(credentials.password);
       if (!credentials || !tokenId) return failed(client.ip);
-      failures.refuseBlockedKey(tokenId);
       const row = await db.direct.tokens.findForAuthentication(tokenId);
       // An unknown id counts against the address only: made-up ids must not fill the counters.
       if (!row) return failed(client.ip);

@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
 import ICAL from 'ical.js';
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { assertReadsCard, serviceText } from '../../../test/helpers/vcard-expect.js';
 import type { Form } from '../../../test/helpers/vcard-expect.js';
 import { icalText, readEverywhere, readVcard4, vobject } from '../../../test/helpers/vcard-readers.js';
@@ -144,14 +143,13 @@ for (const form of FORMS) {
       const numbers = tels.map((p) => String(p.getFirstValue()));
       assert.deepEqual(
         numbers,
-        v3 ? ['+493022732152', '+447400123456', '+12024561111', '+442079460958 x123'] : ['tel:+493022732152', 'tel:+447400123456', 'tel:+12024561111', 'tel:+442079460958;ext=123'],
+        v3 ? ['+493022732152', '+447400123456', '+12024561111', '+442079460958;123'] : ['tel:+493022732152', 'tel:+447400123456', 'tel:+12024561111', 'tel:+442079460958;ext=123'],
       );
       if (v3) {
         assert.ok(!/\r\n(item\d+\.)?TEL[^:]*:[^\r]*;ext=/.test(text), 'no ;ext= inside a 3.0 TEL');
-        // libphonenumber (whose rules Android and Google Contacts format numbers with) reads the extension back.
-        const read = parsePhoneNumberFromString(numbers[3]!);
-        assert.equal(read?.number, '+442079460958');
-        assert.equal(read?.ext, '123');
+        // The dial string both phones dial (decision 310): the number, a wait, the extension; no
+        // letter, which Android's dialer would dial as a keypad digit (x is 9).
+        assert.match(numbers[3]!, /^\+\d+;\d+$/);
       }
       const group = tels[2]!.getParameter('group');
       assert.ok(group, 'the custom label sits on a group');
@@ -222,6 +220,7 @@ describe('any text, through escaping and folding, read back by every reader (pro
             { id: 't', type: 'job_title', label: t.label, country: null, value: t.title, details: {} },
             { id: 'a', type: 'postal_address', label: null, country: 'GB', value: { street_lines: [t.street, t.note.split('\n')[0]], locality: t.org, postal_code: 'SW1A 2AA' }, details: {} },
             { id: 'x', type: 'note', label: null, country: null, value: t.note, details: {} },
+            { id: 'y', type: 'note', label: null, country: null, value: t.title, details: {} },
           ];
           const shown = card(fields, { username: 'x', display_name: t.display });
           for (const form of FORMS) {
@@ -263,8 +262,17 @@ describe('vCard text rules', () => {
     assert.equal(folded.map((p, i) => (i ? p.slice(1) : p)).join(''), line);
   });
 
-  it('writes a 3.0 extension after " x", never as ;ext=', () => {
-    assert.equal(tel30('+442079460958;ext=123'), '+442079460958 x123');
+  it('merges several notes into one NOTE, a blank line between, where the first was', () => {
+    for (const version of ['3.0', '4.0'] as const) {
+      const text = cardToVcard(card([field('note', 'First; one'), field('nickname', 'Nick'), field('note', 'Second\nline')]), { version, uid: 'urn:uuid:x' });
+      const lines = text.split('\r\n');
+      assert.deepEqual(lines.filter((l) => l.startsWith('NOTE')), ['NOTE:First\\; one\\n\\nSecond\\nline']);
+      assert.ok(lines.findIndex((l) => l.startsWith('NOTE')) < lines.findIndex((l) => l.startsWith('NICKNAME')), 'where the first note was');
+    }
+  });
+
+  it('writes a 3.0 extension after a wait ";", never as ;ext= nor after a letter (decision 310)', () => {
+    assert.equal(tel30('+442079460958;ext=123'), '+442079460958;123');
     assert.equal(tel30('+442079460958'), '+442079460958');
   });
 });

@@ -132,16 +132,16 @@ export function uidFor(accountId: string): string {
 
 /**
  * A phone number in 3.0, whose TEL value is free text (RFC 2426 §3.3.1), not a tel: URI as in
- * 4.0: the E.164 number, and an extension after " x" (`+442079460958 x123`). Not `;ext=`, which
- * is URI syntax (RFC 3966) and an unescaped component separator in a 3.0 line; not a pause
- * comma, although phones would dial it, because readers cut the value there (python-vobject,
- * which khard and vdirsyncer use, keeps only the number before it) or flag it (vcard4-ts).
- * libphonenumber, whose rules Android and Google Contacts format numbers with, reads " x123"
- * as extension 123; Apple Contacts shows it as written (docs/vcard.md).
+ * 4.0: the E.164 number, and an extension after a wait `;` (`+442079460958;123`), the dial
+ * string both phones store and dial: Android's dialer sends what follows PhoneNumberUtils.WAIT
+ * after the call connects, DAVx5 stores a 3.0 TEL as written (and maps 4.0's `;ext=` to the same
+ * wait, davx5-ose#2258), and iOS's Phone app offers "Dial 123" at its wait. Not ` x123`: Android
+ * dials letters as keypad digits (x is 9). Not a pause comma: python-vobject cuts a value at a
+ * bare comma. Decision 310 has the sources.
  */
 export function tel30(value: string): string {
   const [number, extension] = value.split(';ext=');
-  return extension ? `${number} x${extension}` : number!;
+  return extension ? `${number};${extension}` : number!;
 }
 
 /**
@@ -165,6 +165,8 @@ export function cardToVcard(card: Card, options: VcardOptions): string {
   const type = (...values: string[]) => (values.length ? [['TYPE', (v3 ? values.map((t) => t.toUpperCase()) : values).join(',')] as [string, string]] : []);
   const props: Property[] = [];
   let groups = 0;
+  /** Where the merged NOTE goes: where the first note field was. */
+  let noteAt = -1;
 
   /** A label address books know becomes a TYPE; any other survives as an Apple label on a group (item1.X-ABLabel). */
   function labelled(property: Property, label: string | null, types: string[] = []): void {
@@ -183,7 +185,16 @@ export function cardToVcard(card: Card, options: VcardOptions): string {
   const formattedName = card.owner.display_name || (nameField ? text(nameField.details.formatted) : '') || card.owner.username;
   const nameParts = nameField ? [text(name.family), text(name.given), text(name.middle), text(name.prefix), text(name.suffix)] : [];
 
+  // Every note in one NOTE, a blank line between: SyncEvolution keeps only the last of several
+  // and an iPhone has one notes field (RFC 6350 §6.7.2 allows several; readers do not).
+  const notes: string[] = [];
   for (const field of card.fields) write(field);
+  if (notes.length) props.splice(noteAt, 0, { name: 'NOTE', value: escapeText(notes.join('\n\n')) });
+
+  function note(value: string): void {
+    if (noteAt === -1) noteAt = props.length;
+    notes.push(value);
+  }
 
   function write(field: CardField): void {
     const value = field.value as Value;
@@ -248,10 +259,10 @@ export function cardToVcard(card: Card, options: VcardOptions): string {
       case 'time_zone':
         return void props.push({ name: 'TZ', params: v3 ? [['VALUE', 'text']] : [], value: escapeText(text(field.value)) });
       case 'note':
-        return void props.push({ name: 'NOTE', value: escapeText(text(field.value)) });
+        return note(text(field.value));
       default:
         // A type added to the catalog later: kept as a note rather than dropped.
-        return void props.push({ name: 'NOTE', value: escapeText(`${field.label ?? field.type}: ${typeof field.value === 'string' ? field.value : JSON.stringify(field.value)}`) });
+        return note(`${field.label ?? field.type}: ${typeof field.value === 'string' ? field.value : JSON.stringify(field.value)}`);
     }
   }
 
