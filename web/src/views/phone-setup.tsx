@@ -98,12 +98,10 @@ function Values({ phone }: { phone: Redeemed }) {
 }
 
 /** Uses the link as JSON: the password and DAVx5's hand-over. */
-function Redeem({ secret, platform, label }: { secret: { token?: string; code?: string }; platform: Platform; label: string }) {
-  const [phone, setPhone] = useState<Redeemed | undefined>(undefined);
+function Redeem({ secret, label, onRedeemed }: { secret: { token?: string; code?: string }; label: string; onRedeemed: (phone: Redeemed) => void }) {
   const redeem = useAction(async () => {
-    setPhone(await client.request('POST', '/dav-setup-links/redeem', { auth: 'none', body: secret }) as Redeemed);
+    onRedeemed(await client.request('POST', '/dav-setup-links/redeem', { auth: 'none', body: secret }) as Redeemed);
   }, { boxes: { '/code': { name: 'code' } } });
-  if (phone) return platform === 'android' ? <AndroidHandover phone={phone} /> : <Values phone={phone} />;
   return (
     <>
       <div class="actions">
@@ -132,27 +130,29 @@ export default function PhoneSetup() {
   const [token] = useState(tokenFromHash);
   const [code, setCode] = useState<string | undefined>(undefined);
   const [plain, setPlain] = useState(false);
+  const [phone, setPhone] = useState<Redeemed | undefined>(undefined);
   const problem = new URLSearchParams(location.search).get('problem');
   const secret = token ? { token } : code ? { code } : undefined;
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), [secret?.code]);
+  // A typed code replaced the form: the focus goes back to the top of what changed.
+  useEffect(() => void (code && heading.current?.focus()), [code]);
   return (
     <div class="public-page">
       <section class="card" id="phone-setup-page">
         <h1 tabIndex={-1} ref={heading}>Add your contacts to this phone</h1>
         <p>The people you follow on VID appear in this device’s own Contacts app, and stay current by themselves. Read-only.</p>
         {problem && !secret ? <p class="msg error" role="alert" id="setup-problem">{PROBLEMS[problem] ?? PROBLEMS.setup_link_gone}</p> : null}
-        {!secret ? <CodeForm onCode={setCode} /> : plain || platform === 'other' ? (
-          <Redeem secret={secret} platform="other" label="Show the settings" />
+        {phone ? (platform === 'android' && !plain ? <AndroidHandover phone={phone} /> : <Values phone={phone} />) : !secret ? <CodeForm onCode={setCode} /> : plain || platform === 'other' ? (
+          <Redeem secret={secret} label="Show the settings" onRedeemed={setPhone} />
         ) : platform === 'apple' ? (
           <AppleInstall secret={secret} />
         ) : (
-          <Redeem secret={secret} platform="android" label="Set up with DAVx5" />
+          <Redeem secret={secret} label="Set up with DAVx5" onRedeemed={setPhone} />
         )}
-        {secret && !plain && platform !== 'other' ? (
-          <p class="hint"><button type="button" class="link" id="show-values" onClick={() => setPlain(true)}>Another app? Show the settings to type instead</button></p>
+        {secret && !phone && !plain && platform !== 'other' ? (
+          <p class="hint"><button type="button" class="subtle" id="show-values" onClick={() => setPlain(true)}>Another app? Show the settings to type instead</button></p>
         ) : null}
-        <p class="hint">This link works once, for a few minutes. Nothing is used until you tap.</p>
+        {phone ? null : <p class="hint">This link works once, for a few minutes. Nothing is used until you tap.</p>}
       </section>
     </div>
   );
