@@ -67,6 +67,9 @@ for (const backend of backends) {
       const alice = await s.person('setup');
       const link = await makeLink(alice);
       const before = await davSignals(alice);
+      // A messenger's preview or a browser's prefetch loads the page (never the fragment): nothing is used.
+      for (const path of ['/p/', '/p']) await (await fetch(`${t.baseUrl}${path}`, { headers: { 'user-agent': 'WhatsApp/2.24 A', accept: 'text/html' } })).arrayBuffer();
+      assert.equal((await status(alice, link.id)).state, 'waiting');
       const res = await redeem({ token: link.token });
       assert.equal(res.status, 201, JSON.stringify(res.body));
       assert.equal(res.headers.get('cache-control'), 'no-store');
