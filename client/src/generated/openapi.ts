@@ -5379,7 +5379,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK: the me */
+            /** @description OK: the signed-in account */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -5457,7 +5457,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK: the me */
+            /** @description OK: the signed-in account */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
@@ -13047,7 +13047,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK: the me */
+            /** @description OK: the signed-in account */
             200: {
                 headers: {
                     "VID-Request-Id": components["headers"]["VID-Request-Id"];
