@@ -4,11 +4,13 @@
 // someone by their share link, and sees their card in the contact list; when that person changes
 // their card on their own device, the list shows the new value without a reload.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, request as forward } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
@@ -24,6 +26,7 @@ const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chro
   .find((path): path is string => !!path && existsSync(path));
 // The database plays no part here: the first backend this run uses.
 const backend = backends.find((b) => !b.skip)!;
+const run = promisify(execFile);
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 /** The example as one ES module, with React or with Preact standing in for it (preact/compat). */
@@ -116,6 +119,11 @@ describe(`@vid/react: the example app in a browser [${backend.name}]`, { skip: C
     assert.deepEqual(errors, []);
     return page;
   }
+
+  it('the example and the binding type-check (React\'s JSX, strict)', async () => {
+    const tsc = await run(process.execPath, [here('../../node_modules/typescript/bin/tsc'), '-p', here('../../react/examples/contacts/tsconfig.json')]).catch((error: { stdout: string }) => error);
+    assert.equal(tsc.stdout, '');
+  });
 
   for (const framework of ['react', 'preact'] as const) {
     it(`${framework}: a live contact list updates when the other person changes their card`, { timeout: 90_000 }, async () => {
