@@ -62,7 +62,8 @@ export function fieldValuesSource(): string {
 }
 
 export interface Document {
-  paths: Record<string, Record<string, { responses?: Record<string, { 'x-problem-codes'?: string[] }> }>>;
+  /** Each operation's `x-problem-codes`: per error status, the codes it may carry. */
+  paths: Record<string, Record<string, { 'x-problem-codes'?: Record<string, string[]> }>>;
 }
 
 /** client/src/generated/problem-codes.ts, from the refusal catalogue and the OpenAPI document. */
@@ -73,7 +74,7 @@ export function problemCodesSource(document: Document): string {
     for (const [method, operation] of Object.entries(item)) {
       if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
       const declared = new Set<string>();
-      for (const response of Object.values(operation.responses ?? {})) for (const code of response['x-problem-codes'] ?? []) declared.add(code);
+      for (const list of Object.values(operation['x-problem-codes'] ?? {})) for (const code of list) declared.add(code);
       if (!declared.size) continue;
       operations.push(`  ${quote(`${method.toUpperCase()} ${path}`)}: ${[...declared].sort().map(quote).join(' | ')};\n`);
     }
@@ -81,7 +82,7 @@ export function problemCodesSource(document: Document): string {
   return (
     HEADER +
     '// Problem codes: every one the refusal catalogue (src/platform/refusals.ts) can answer, and the\n' +
-    '// ones each operation declares in the OpenAPI document (its 4xx responses\' x-problem-codes).\n\n' +
+    '// ones each operation declares in the OpenAPI document (its x-problem-codes, per error status).\n\n' +
     `/** Every \`code\` a VID server answers in a problem document. */\nexport type ServerProblemCode =\n${codes.map((code) => `  | ${quote(code)}\n`).join('')};\n\n` +
     `/** Every problem code, as a list (for a switch's exhaustiveness or a lookup table). */\nexport const SERVER_PROBLEM_CODES = [\n${codes.map((code) => `  ${quote(code)},\n`).join('')}] as const satisfies readonly ServerProblemCode[];\n\n` +
     `/** The codes each operation declares (\`'METHOD /path/{template}'\`), beside those any route may answer. */\nexport interface OperationProblemCodes {\n${operations.join('')}}\n`

@@ -4,7 +4,7 @@ export type { CardPath, CreateCredential, GetAssertion, HeldCard, Op, RequestArg
 export type { CallOptions, FetchLike, VidResponse } from './http.js';
 export { isProblem, VidNetworkError, VidProblemError } from './errors.js';
 export { contactCards, contactOfCard } from './contact-cards.js';
-export { createResourceCache, pathOfKey, resourceCovers } from './resources.js';
+export { createResourceCache, pathOfKey, RELATED_RESOURCES, resourceCovers } from './resources.js';
 export type { Listener, ResourceCache, ResourceCacheOptions, ResourceState } from './resources.js';
 export { knownSignal } from './events.js';
 export { SIGNAL_RESOURCES } from './generated/signal-kinds.js';

@@ -22,11 +22,28 @@ export interface ResourceState<T = unknown> {
   readonly settled: boolean;
 }
 
+/**
+ * Resources a signal's resource also touches (the signal catalogue names one path per kind), as
+ * the server answers them: a passkey or authenticator app changed (`/auth/methods`) changes both
+ * lists, the devices' key bundles and the security log; a session or the account changed is in the
+ * security log; a join attempt that moved spent the code it used. The default `related` of every
+ * cache, so the web app and `@vid/react` invalidate alike.
+ */
+export const RELATED_RESOURCES: Readonly<Record<string, readonly string[]>> = {
+  '/auth/methods': ['/auth/totp', '/auth/security-log', '/keys/devices'],
+  '/auth/sessions': ['/auth/security-log'],
+  '/me': ['/auth/security-log'],
+  '/auth/join/pending': ['/auth/join/code'],
+  // A phone used a setup link, or first synced: the link's page follows both.
+  '/dav-tokens': ['/dav-setup-links'],
+};
+
 /** How a resource cache relates signals to resources, and how it retries. */
 export interface ResourceCacheOptions {
   /**
    * Resources a signal's resource also touches, beyond its own path and the paths below it: e.g.
-   * `/auth/methods` (a passkey or authenticator app changed) touches `/auth/totp`.
+   * `/auth/methods` (a passkey or authenticator app changed) touches `/auth/totp`. Default:
+   * `RELATED_RESOURCES`.
    */
   related?: Record<string, readonly string[]>;
   /** The wait before retrying a watched entry whose read failed; default 2 s doubling to 30 s. */
@@ -137,7 +154,7 @@ export function createResourceCache(client: Pick<VidClient, 'send'>, options: Re
 
   /** Keys a resource names, its related resources included. */
   const keysFor = (resource: string): string[] => {
-    const resources = [resource, ...(options.related?.[resource] ?? [])];
+    const resources = [resource, ...((options.related ?? RELATED_RESOURCES)[resource] ?? [])];
     return [...entries.keys()].filter((key) => resources.some((r) => resourceCovers(r, key)));
   };
 

@@ -2,6 +2,8 @@
 // installed into a fresh temporary project without the network, and docs/first-app.md's code run
 // there verbatim against a started server, after TypeScript checked it against the shipped .d.ts.
 // `require` of both entry points works too (Node loads ES modules from require since 20.19).
+// docs/join.md's recipe runs there too; @vid/react packs the same way (against the client's
+// declarations) and installs beside it.
 import { freePort } from '../helpers/ports.js';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
@@ -24,6 +26,22 @@ export function firstAppCode(): string {
   const page = readFileSync(join(projectRoot, 'docs/first-app.md'), 'utf8');
   const code = /```ts\n([\s\S]*?)```/.exec(page)?.[1];
   if (!code) throw new Error('docs/first-app.md has no ```ts block');
+  return code;
+}
+
+/** The first ```ts block of docs/join.md: the join recipe with the client. */
+export function joinRecipeCode(): string {
+  const page = readFileSync(join(projectRoot, 'docs/join.md'), 'utf8');
+  const code = /```ts\n([\s\S]*?)```/.exec(page)?.[1];
+  if (!code) throw new Error('docs/join.md has no ```ts block');
+  return code;
+}
+
+/** The first ```tsx block of react/README.md: the binding's example as a reader copies it. */
+function readmeExample(): string {
+  const readme = readFileSync(join(projectRoot, 'react/README.md'), 'utf8');
+  const code = /```tsx\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (!code) throw new Error('react/README.md has no ```tsx block');
   return code;
 }
 
@@ -93,12 +111,60 @@ describe(`@vid/client packed, installed and run as docs/first-app.md says [${bac
     const required = await run(process.execPath, ['check.cjs'], { cwd: project });
     assert.equal(required.stdout.trim(), 'function function function');
   });
+
+  it('runs docs/join.md\'s recipe: a new device asks with the 6-digit code, the trusted device approves', async () => {
+    // The project the first test made, with the client's tarball installed.
+    writeFileSync(join(project, 'join.ts'), joinRecipeCode());
+    writeFileSync(
+      join(project, 'tsconfig.join.json'),
+      JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], typeRoots: [join(projectRoot, 'node_modules/@types')] },
+        files: ['join.ts'],
+      }),
+    );
+    const tsc = await run(process.execPath, [join(projectRoot, 'node_modules/typescript/bin/tsc'), '-p', join(project, 'tsconfig.join.json')]).catch((error: { stdout: string }) => error);
+    assert.equal(tsc.stdout, '', 'join.ts type-checks against the installed package');
+
+    const { code, output } = await runApp(project, origin, 'join.ts');
+    assert.equal(code, 0, output);
+    assert.match(output, /^The phone shows a 6-digit code until \d\d:\d\d:\d\d$/m);
+    assert.match(output, /^A mistyped code is refused: join_code_invalid$/m);
+    assert.match(output, /^The laptop asks to join: awaiting_approval$/m);
+    assert.match(output, /^The phone sees a request from .+$/m);
+    assert.match(output, /^The laptop is signed in as the same account: true \(trusted: false\)$/m);
+  });
+
+  it('@vid/react packs against the client, installs beside it and type-checks its README\'s example', async () => {
+    // Its build reads the client's declarations (client/dist, which the client's pack built).
+    await npm(['pack', '--pack-destination', packs], join(projectRoot, 'react'));
+    assert.ok(readdirSync(packs).includes('vid-react-0.1.0.tgz'));
+    // React as its peer, from the npm cache (the checkout installed it: a dev dependency).
+    await npm(['install', '--offline', join(packs, 'vid-react-0.1.0.tgz'), 'react@^19', 'react-dom@^19', '@types/react@^19', '@types/react-dom@^19'], project);
+    const installed = JSON.parse(readFileSync(join(project, 'node_modules/@vid/react/package.json'), 'utf8')) as { dependencies?: object; peerDependencies: Record<string, string> };
+    assert.equal(installed.dependencies, undefined, 'no runtime dependencies');
+    assert.deepEqual(Object.keys(installed.peerDependencies).sort(), ['@vid/client', 'react']);
+
+    writeFileSync(join(project, 'contacts.tsx'), readmeExample());
+    writeFileSync(
+      join(project, 'tsconfig.react.json'),
+      JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', jsx: 'react-jsx', lib: ['ES2023', 'DOM'], strict: true, noEmit: true, skipLibCheck: false, types: [] },
+        files: ['contacts.tsx'],
+      }),
+    );
+    const tsc = await run(process.execPath, [join(projectRoot, 'node_modules/typescript/bin/tsc'), '-p', join(project, 'tsconfig.react.json')]).catch((error: { stdout: string }) => error);
+    assert.equal(tsc.stdout, '', 'the README example type-checks against the installed packages');
+
+    writeFileSync(join(project, 'check-react.cjs'), "const r = require('@vid/react'); console.log(typeof r.VidProvider, typeof r.useContacts);\n");
+    const required = await run(process.execPath, ['check-react.cjs'], { cwd: project });
+    assert.equal(required.stdout.trim(), 'function function');
+  });
 });
 
 /** `npx tsx app.ts` in the project (tsx from this checkout: the project installs nothing else offline). */
-function runApp(cwd: string, origin: string): Promise<{ code: number | null; output: string }> {
+function runApp(cwd: string, origin: string, file = 'app.ts'): Promise<{ code: number | null; output: string }> {
   const tsx = import.meta.resolve('tsx');
-  const child = spawn(process.execPath, ['--import', tsx, 'app.ts'], { cwd, env: { ...process.env, VID_ORIGIN: origin }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', tsx, file], { cwd, env: { ...process.env, VID_ORIGIN: origin }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));

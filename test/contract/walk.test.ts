@@ -348,6 +348,12 @@ const WALK: Entry[] = [
     expect: 201,
     request: (w) => ({ path: `/profiles/${need(w.s.profile, 'POST /profiles').id}/exposures/${need(w.s.field, 'POST /me/fields').id}`, as: w.alice, body: { label: 'mail', position: 0 } }),
   },
+  // The same call again: the exposure exists, so it is changed (200), not created.
+  {
+    op: 'PUT /profiles/{id}/exposures/{field_id}',
+    expect: 200,
+    request: (w) => ({ path: `/profiles/${need(w.s.profile, 'POST /profiles').id}/exposures/${need(w.s.field, 'POST /me/fields').id}`, as: w.alice, body: { label: 'email', position: 0 } }),
+  },
   {
     op: 'DELETE /profiles/{id}/exposures/{field_id}',
     expect: 204,
@@ -394,6 +400,11 @@ const WALK: Entry[] = [
     expect: 201,
     request: (w) => ({ path: `/contacts/${w.bobSub}/annotation`, as: w.bob, body: { note: 'Met at the walk', labels: ['friends', 'work'] } }),
   },
+  {
+    op: 'PUT /contacts/{id}/annotation',
+    expect: 200,
+    request: async (w) => ({ path: `/contacts/${w.bobSub}/annotation`, as: w.bob, body: { note: 'Met at the walk in May', labels: ['friends', 'work'] }, headers: { 'if-match': await etagOf(w, w.bob, `/contacts/${w.bobSub}/annotation`) } }),
+  },
   { op: 'GET /contacts/{id}/annotation', expect: 200, request: (w) => ({ path: `/contacts/${w.bobSub}/annotation`, as: w.bob }) },
   { op: 'GET /labels', expect: 200, request: (w) => ({ path: '/labels', as: w.bob }) },
   {
@@ -430,10 +441,21 @@ const WALK: Entry[] = [
 
   // Keys
   { op: 'PUT /keys/devices/{method_id}', expect: 201, request: (w) => ({ path: `/keys/devices/${w.aliceMethodId}`, as: w.alice, body: { bundle: Buffer.from('walk device bundle').toString('base64url') } }) },
+  {
+    op: 'PUT /keys/devices/{method_id}',
+    expect: 200,
+    request: async (w) => ({ path: `/keys/devices/${w.aliceMethodId}`, as: w.alice, body: { bundle: Buffer.from('walk device bundle, again').toString('base64url') }, headers: { 'if-match': await etagOf(w, w.alice, `/keys/devices/${w.aliceMethodId}`) } }),
+  },
   { op: 'GET /keys/devices', expect: 200, request: (w) => ({ path: '/keys/devices', as: w.alice }) },
   { op: 'GET /keys/devices/{method_id}', expect: 200, request: (w) => ({ path: `/keys/devices/${w.aliceMethodId}`, as: w.alice }) },
   { op: 'GET /contacts/{id}/keys', expect: 200, request: (w) => ({ path: `/contacts/${w.bobSub}/keys`, as: w.bob }) },
   { op: 'PUT /keys/share', expect: 201, request: (w) => ({ path: '/keys/share', as: w.alice, body: { share: Buffer.from('walk server share').toString('base64url') } }), then: (a, w) => void (w.s.share = a.body) },
+  {
+    op: 'PUT /keys/share',
+    expect: 200,
+    request: (w) => ({ path: '/keys/share', as: w.alice, body: { share: Buffer.from('walk server share, again').toString('base64url') }, headers: { 'if-match': `"${need(w.s.share, 'PUT /keys/share').version}"` } }),
+    then: (a, w) => void (w.s.share = a.body),
+  },
   { op: 'GET /keys/share', expect: 200, request: (w) => ({ path: '/keys/share', as: w.alice }) },
   { op: 'DELETE /keys/share', expect: 204, request: (w) => ({ path: '/keys/share', as: w.alice, headers: { 'if-match': `"${need(w.s.share, 'PUT /keys/share').version}"` } }) },
   {

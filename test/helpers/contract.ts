@@ -11,15 +11,20 @@ export interface ContractChecker {
   check(method: string, path: string, status: number, contentType: string | null, body: unknown): void;
 }
 
+interface Response {
+  $ref?: string;
+  content?: Record<string, { schema: unknown }>;
+}
+
 interface Operation {
-  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+  responses: Record<string, Response>;
 }
 
 function escapePointer(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-export function createContractChecker(document: { paths: Record<string, Record<string, Operation>> }): ContractChecker {
+export function createContractChecker(document: { paths: Record<string, Record<string, Operation>>; components?: { responses?: Record<string, Response> } }): ContractChecker {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats.default(ajv);
   ajv.addSchema({ ...document, $id: 'openapi.json' } as never);
@@ -36,14 +41,17 @@ export function createContractChecker(document: { paths: Record<string, Record<s
       if (!match) throw new Error(`contract: ${method} ${path} is not in the OpenAPI document`);
       const operation = document.paths[match.template]?.[method.toLowerCase()];
       if (!operation) throw new Error(`contract: ${method} ${match.template} is not in the OpenAPI document`);
-      const response = operation.responses[String(status)];
+      const listed = operation.responses[String(status)];
+      // An error response is a shared component (components/responses/<name>) named by $ref.
+      const shared = listed?.$ref?.split('/').pop();
+      const response = shared ? document.components?.responses?.[shared] : listed;
       if (!response) throw new Error(`contract: ${method} ${match.template} answered ${status}, which the document does not list`);
       if (!response.content || status === 204) return;
       const mediaType = (contentType ?? '').split(';')[0]!.trim();
       if (!response.content[mediaType]) {
         throw new Error(`contract: ${method} ${match.template} ${status} answered ${mediaType}, documented: ${Object.keys(response.content).join(', ')}`);
       }
-      const pointer = ['paths', match.template, method.toLowerCase(), 'responses', String(status), 'content', mediaType, 'schema'].map(escapePointer).join('/');
+      const pointer = (shared ? ['components', 'responses', shared] : ['paths', match.template, method.toLowerCase(), 'responses', String(status)]).concat(['content', mediaType, 'schema']).map(escapePointer).join('/');
       let validate = compiled.get(pointer);
       if (!validate) {
         validate = ajv.compile({ $ref: `openapi.json#/${pointer}` });

@@ -80,7 +80,7 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
 
   r.get('/contacts/:id', {
     config: { auth: 'session', refusals: ['contact_not_found'] },
-    schema: { tags, summary: 'One contact', params: IdParams, response: { 200: ref(ContactSchema) } },
+    schema: { tags, summary: 'One contact', description: 'One person you follow or asked to follow: who, and the status of your request; the card they show you is at GET /contacts/{id}/card.', params: IdParams, response: { 200: ref(ContactSchema) } },
   }, async (request, reply) => {
     const contact = await contacts.view(callerOf(request), request.params.id);
     setEtag(reply, contact.version);
@@ -133,7 +133,7 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
 
   r.get('/contacts/:id/annotation', {
     config: { auth: 'session', refusals: ['contact_not_found', ['annotation_not_found', 'no annotation yet']] },
-    schema: { tags: ['annotations'], summary: 'Your private note and labels on a contact', params: IdParams, response: { 200: ref(AnnotationSchema) } },
+    schema: { tags: ['annotations'], summary: 'Your private note and labels on a contact', description: 'What you wrote about a contact, which only you see; 404 annotation_not_found until you write one with PUT /contacts/{id}/annotation.', params: IdParams, response: { 200: ref(AnnotationSchema) } },
   }, async (request, reply) => {
     const annotation = await annotations.get(callerOf(request), request.params.id);
     setEtag(reply, annotation.version);

@@ -19,7 +19,7 @@ export async function subscriptionRoutes(app: FastifyInstance, opts: { subscript
 
   r.get('/subscriptions/:id', {
     config: { auth: 'session', refusals: [['subscription_not_found', 'no subscription to you has this id']] },
-    schema: { tags, summary: 'One subscription to you', params: IdParams, response: { 200: ref(SubscriptionSchema) } },
+    schema: { tags, summary: 'One subscription to you', description: 'One request or subscription of someone who follows you (or asked to): who, its status and the profile they see.', params: IdParams, response: { 200: ref(SubscriptionSchema) } },
   }, async (request, reply) => {
     const subscription = await subscriptions.get(callerOf(request), request.params.id);
     setEtag(reply, subscription.version);
@@ -62,12 +62,12 @@ export async function subscriptionRoutes(app: FastifyInstance, opts: { subscript
 
   r.get('/blocks', {
     config: { auth: 'session' },
-    schema: { tags, summary: 'People you blocked', querystring: PageQuery, response: { 200: PageOf(BlockSchema, 'BlockPage') } },
+    schema: { tags, summary: 'People you blocked', description: 'The people you blocked, a page at a time (limit and cursor): they cannot ask to follow you until unblocked.', querystring: PageQuery, response: { 200: PageOf(BlockSchema, 'BlockPage') } },
   }, async (request) => subscriptions.blocks(callerOf(request), request.query.cursor, request.query.limit ?? 50));
 
   r.delete('/blocks/:username', {
     config: { auth: 'session', refusals: [['block_not_found', 'you have not blocked this person']] },
-    schema: { tags, summary: 'Unblock someone', params: UsernameParams, response: { 204: NoContent } },
+    schema: { tags, summary: 'Unblock someone', description: 'They may ask to follow you again. 404 block_not_found when you have not blocked that username.', params: UsernameParams, response: { 204: NoContent } },
   }, async (request, reply) => {
     await subscriptions.unblock(callerOf(request), request.params.username, opts.canonicalOf(request.params.username));
     return reply.code(204).send(null);

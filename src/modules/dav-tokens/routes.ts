@@ -65,7 +65,7 @@ export async function davTokenRoutes(app: FastifyInstance, opts: { tokens: DavTo
 
   r.delete('/dav-tokens', {
     config: { auth: 'session' },
-    schema: { tags, summary: 'Revoke every address-book password', response: { 204: NoContent } },
+    schema: { tags, summary: 'Revoke every address-book password', description: 'Every address-book password of the account stops working at once: each phone\'s next sync is refused until it is given a new password.', response: { 204: NoContent } },
   }, async (request, reply) => {
     await tokens.revokeAll(callerOf(request), await request.client());
     return reply.code(204).send(null);

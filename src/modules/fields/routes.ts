@@ -56,7 +56,7 @@ export async function fieldRoutes(app: FastifyInstance, opts: { fields: FieldSer
 
   r.get('/me/fields/:id', {
     config: { auth: 'session', refusals: [NOT_FOUND] },
-    schema: { tags: ['identity'], summary: 'One of your fields', params: FieldIdParams, response: { 200: ref(FieldSchema) } },
+    schema: { tags: ['identity'], summary: 'One of your fields', description: 'One field of the account with its type, value and version; the version is the ETag PATCH /me/fields/{id} takes as If-Match.', params: FieldIdParams, response: { 200: ref(FieldSchema) } },
   }, async (request, reply) => {
     const field = await fields.get(callerOf(request), request.params.id);
     setEtag(reply, field.version);

@@ -74,6 +74,7 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
     schema: {
       tags: ['join'],
       summary: 'Poll an attempt (the redeeming device)',
+      description: 'The new device asks what became of its attempt, with a proof from the key that redeemed the code (else 403 join_key_mismatch). It answers the attempt with its status; once approved, the device finishes with POST /auth/join/finish, and until then it polls a few seconds apart.',
       params: Type.Object({ id: AttemptId }, { additionalProperties: false }),
       response: { 200: ref(JoinAttempt) },
     },
@@ -97,6 +98,7 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
     schema: {
       tags: ['join'],
       summary: 'Approve an attempt (trusted device, step-up)',
+      description: 'A trusted device approves an attempt from GET /auth/join/pending after a passkey check (VID-Step-Up); the new device then finishes the join. Ephemeral sessions cannot approve.',
       body: AttemptBody,
       response: { 200: ref(JoinAttempt) },
     },
@@ -107,6 +109,7 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
     schema: {
       tags: ['join'],
       summary: 'Deny an attempt (trusted device)',
+      description: 'A trusted device refuses an attempt from GET /auth/join/pending: the new device\'s next poll answers 403 join_denied. Ephemeral sessions cannot deny.',
       body: AttemptBody,
       response: { 200: ref(JoinAttempt) },
     },
@@ -117,6 +120,7 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
     schema: {
       tags: ['join'],
       summary: 'Approve your own attempt with a factor (no trusted device)',
+      description: 'For an attempt from POST /auth/join/start, sent by the device that started it: a TOTP code from the account\'s authenticator app, or its recovery key. Each wrong factor is counted per attempt and per client address and written to the account\'s security log.',
       body: FactorBody,
       response: { 200: ref(JoinAttempt) },
     },
@@ -127,6 +131,7 @@ export async function joinRoutes(app: FastifyInstance, opts: { join: JoinService
     schema: {
       tags: ['join'],
       summary: 'Creation options to keep this device (persist_device true)',
+      description: 'For an approved attempt whose device is to be kept: the WebAuthn creation options to pass to navigator.credentials.create, whose answer POST /auth/join/finish takes as credential.',
       body: AttemptBody,
       response: { 200: Type.Object({ options: ref(CreationOptions), schema_version: Type.Literal(1) }, { title: 'JoinRegisterOptions', additionalProperties: false }) },
     },

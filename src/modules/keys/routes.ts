@@ -27,7 +27,7 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
 
   r.get('/keys/devices/:method_id', {
     config: { auth: 'session', refusals: [['method_not_found', 'no passkey of yours has this id'], ['key_bundle_not_found', 'it has no bundle yet']] },
-    schema: { tags, summary: 'One device\'s key bundle', params: MethodIdParams, response: { 200: ref(KeyBundleSchema) } },
+    schema: { tags, summary: 'One device\'s key bundle', description: 'The opaque key bundle stored for one passkey\'s device with PUT /keys/devices/{method_id}; the server never reads it. Its version is the ETag for If-Match.', params: MethodIdParams, response: { 200: ref(KeyBundleSchema) } },
   }, async (request, reply) => {
     const bundle = await keys.devices.get(callerOf(request), request.params.method_id);
     setEtag(noStore(reply), bundle.version);
@@ -94,7 +94,7 @@ export async function keyRoutes(app: FastifyInstance, opts: { keys: KeyService }
 
   r.get('/keys/share', {
     config: { auth: 'session', stepUp: true, refusals: [['key_share_not_found', 'no server share is stored']] },
-    schema: { tags, summary: 'The server\'s share of your split secret (step-up)', response: { 200: ref(KeyShareSchema) } },
+    schema: { tags, summary: 'The server\'s share of your split secret (step-up)', description: 'The share of your split secret that the server holds (PUT /keys/share), after a passkey check (VID-Step-Up); answered with no-store.', response: { 200: ref(KeyShareSchema) } },
   }, async (request, reply) => {
     const share = await keys.share.get(callerOf(request));
     setEtag(noStore(reply), share.version);

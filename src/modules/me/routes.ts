@@ -11,7 +11,7 @@ export async function meRoutes(app: FastifyInstance, opts: { me: MeService }) {
 
   r.get('/me', {
     config: { auth: 'session', openWhileDeleted: true },
-    schema: { tags: ['identity'], summary: 'The identity of the caller', response: { 200: ref(MeSchema) } },
+    schema: { tags: ['identity'], summary: 'The identity of the caller', description: 'The account the access token belongs to: its id, username and settings, with its version as the ETag that PATCH /me takes as If-Match. Answers while the account is deleted, so a client can offer to restore it.', response: { 200: ref(MeSchema) } },
   }, async (request, reply) => {
     const me = opts.me.get(callerOf(request));
     setEtag(reply, me.version);

@@ -15,7 +15,7 @@ export async function passkeyRoutes(app: FastifyInstance, opts: { passkeys: Pass
 
   r.get('/auth/methods', {
     config: { auth: 'session' },
-    schema: { tags: ['auth'], summary: 'List your passkeys', querystring: PageQuery, response: { 200: PageOf(ref(Passkey), 'PasskeyPage') } },
+    schema: { tags: ['auth'], summary: 'List your passkeys', description: 'The passkeys of the account, a page at a time (limit and cursor); each carries the version PATCH /auth/methods/{id} takes as If-Match.', querystring: PageQuery, response: { 200: PageOf(ref(Passkey), 'PasskeyPage') } },
   }, async (request) => methods.list(callerOf(request), request.query.cursor, request.query.limit ?? 50));
 
   r.patch('/auth/methods/:id', {
@@ -23,6 +23,7 @@ export async function passkeyRoutes(app: FastifyInstance, opts: { passkeys: Pass
     schema: {
       tags: ['auth'],
       summary: 'Rename a passkey',
+      description: 'Changes the name a passkey is shown by. Send If-Match with the version last read: 412 version_mismatch when another device changed it meanwhile.',
       params: MethodIdParams,
       body: RenameBody,
       response: {
@@ -51,6 +52,7 @@ export async function passkeyRoutes(app: FastifyInstance, opts: { passkeys: Pass
     schema: {
       tags: ['auth'],
       summary: 'Finish adding a passkey',
+      description: 'Completes the WebAuthn create ceremony that POST /auth/methods/passkeys/begin started: the new passkey is stored on the account and answered.',
       body: Type.Object({ ceremony_id: CeremonyId, credential: ref(RegistrationCredential) }, { additionalProperties: false }),
       response: { 201: ref(Passkey) },
     },

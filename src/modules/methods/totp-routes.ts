@@ -30,6 +30,7 @@ export async function totpRoutes(app: FastifyInstance, opts: { totp: TotpService
     schema: {
       tags: ['auth'],
       summary: 'Activate an authenticator with a first valid code',
+      description: 'An authenticator app added with POST /auth/totp counts as a factor only once it answers one valid code: 422 totp_code_invalid for a wrong one, 409 totp_already_active when it is active already.',
       params: MethodIdParams,
       body: TotpCodeBody,
       response: {
@@ -54,6 +55,7 @@ export async function totpRoutes(app: FastifyInstance, opts: { totp: TotpService
     schema: {
       tags: ['auth'],
       summary: 'Remove an authenticator app (step-up)',
+      description: 'Removes an authenticator app after a passkey check (VID-Step-Up). Without one, the join factor path asks for the recovery key instead.',
       params: MethodIdParams,
       response: { 204: NoContent },
     },

@@ -64,7 +64,7 @@ export async function photoRoutes(app: FastifyInstance, opts: { photos: PhotoSer
 
   r.get('/me/photos/:id', {
     config: { auth: 'session', refusals: [['photo_not_found', 'you have no photo with this id']] },
-    schema: { tags, summary: 'One of your photos', params: PhotoIdParams, response: { 200: ref(PhotoSchema) } },
+    schema: { tags, summary: 'One of your photos', description: 'A photo\'s details: its id, when it was added and the square sizes served; the image itself is at GET /photos/{id}?size=.', params: PhotoIdParams, response: { 200: ref(PhotoSchema) } },
   }, async (request) => photos.get(callerOf(request), request.params.id));
 
   r.delete('/me/photos/:id', {

@@ -39,7 +39,7 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
 
   r.get('/profiles/:id', {
     config: { auth: 'session', refusals: [NOT_FOUND] },
-    schema: { tags: ['profiles'], summary: 'One of your profiles', params: ProfileIdParams, response: { 200: ref(ProfileSchema) } },
+    schema: { tags: ['profiles'], summary: 'One of your profiles', description: 'One profile (a card you share): its name, description and settings, with its version as the ETag PATCH /profiles/{id} takes as If-Match. Only its owner ever sees its name.', params: ProfileIdParams, response: { 200: ref(ProfileSchema) } },
   }, async (request, reply) => {
     const profile = await profiles.get(callerOf(request), request.params.id);
     setEtag(reply, profile.version);
@@ -82,6 +82,7 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
     schema: {
       tags: ['profiles'],
       summary: 'The fields a profile shows, in order',
+      description: 'The fields this profile\'s card shows, in the order the card shows them, a page at a time (limit and cursor).',
       params: ProfileIdParams,
       querystring: PageQuery,
       response: { 200: PageOf(ref(ExposureSchema), 'ExposureList') },
@@ -110,6 +111,7 @@ export async function profileRoutes(app: FastifyInstance, opts: { profiles: Prof
     schema: {
       tags: ['profiles'],
       summary: 'Stop showing a field in a profile',
+      description: 'The field stays on the account; this profile\'s card stops showing it, and the people who see that card are told their copy changed.',
       params: ExposureParams,
       response: { 204: NoContent },
     },

@@ -72,6 +72,7 @@ export async function recoveryRoutes(app: FastifyInstance, opts: { recovery: Rec
     schema: {
       tags: ['auth'],
       summary: 'Finish recovery: a new passkey on this device and a trusted session',
+      description: 'Completes the recovery begun with POST /auth/recovery/begin: the answer to the WebAuthn create ceremony is stored as a new passkey, and the tokens answered are bound to the DPoP key of this request\'s proof.',
       body: Type.Object({ ceremony_id: CeremonyId, credential: ref(RegistrationCredential) }, { additionalProperties: false }),
       response: { 200: ref(Tokens) },
     },

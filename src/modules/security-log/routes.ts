@@ -11,6 +11,7 @@ export async function securityLogRoutes(app: FastifyInstance, opts: { securityLo
     schema: {
       tags: ['auth'],
       summary: 'Your account\'s security log, newest first',
+      description: 'Sign-ins, passkeys and authenticator apps added or removed, sessions revoked, recovery and the other security events of the account, newest first, a page at a time (limit and cursor); each entry names its kind and the device and address it came from.',
       querystring: PageQuery,
       response: { 200: PageOf(ref(SecurityLogEntry), 'SecurityLogPage') },
     },

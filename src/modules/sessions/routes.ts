@@ -27,7 +27,7 @@ export async function sessionRoutes(app: FastifyInstance, opts: { sessions: Sess
 
   r.post('/auth/logout', {
     config: { auth: 'session', openWhileDeleted: true },
-    schema: { tags: ['auth'], summary: 'Revoke the current session', response: { 204: NoContent } },
+    schema: { tags: ['auth'], summary: 'Revoke the current session', description: 'Ends the session whose access token made this request (its refresh token too); the account\'s other sessions stay. Works while the account is deleted.', response: { 204: NoContent } },
   }, async (request, reply) => {
     await sessions.logout(callerOf(request));
     return reply.code(204).send(null);
@@ -38,6 +38,7 @@ export async function sessionRoutes(app: FastifyInstance, opts: { sessions: Sess
     schema: {
       tags: ['auth'],
       summary: 'List your live sessions',
+      description: 'Every live session of the account, a page at a time (limit and cursor); `current` marks the one making this request.',
       querystring: PageQuery,
       response: { 200: PageOf(ref(Session), 'SessionPage') },
     },
@@ -48,6 +49,7 @@ export async function sessionRoutes(app: FastifyInstance, opts: { sessions: Sess
     schema: {
       tags: ['auth'],
       summary: 'Revoke one of your sessions',
+      description: 'Ends that session at once: its access and refresh tokens stop working. 404 session_not_found when no live session of yours has this id.',
       params: SessionIdParams,
       response: { 204: NoContent },
     },

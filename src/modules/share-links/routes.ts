@@ -33,7 +33,7 @@ export async function shareLinkRoutes(app: FastifyInstance, opts: { links: Share
 
   r.get('/share-links', {
     config: { auth: 'session' },
-    schema: { tags, summary: 'Your share links (not revoked)', querystring: PageQuery, response: { 200: PageOf(ref(ShareLinkSchema), 'ShareLinkPage') } },
+    schema: { tags, summary: 'Your share links (not revoked)', description: 'The share links you made and did not revoke, a page at a time (limit and cursor), each with the profile it shares.', querystring: PageQuery, response: { 200: PageOf(ref(ShareLinkSchema), 'ShareLinkPage') } },
   }, async (request, reply) => {
     reply.header('Cache-Control', 'no-store');
     return links.list(callerOf(request), request.query.cursor, request.query.limit ?? 50);
@@ -41,7 +41,7 @@ export async function shareLinkRoutes(app: FastifyInstance, opts: { links: Share
 
   r.delete('/share-links/:id', {
     config: { auth: 'session', refusals: [['share_link_not_found', 'you have no share link with this id']] },
-    schema: { tags, summary: 'Revoke a share link', params: IdParams, response: { 204: NoContent } },
+    schema: { tags, summary: 'Revoke a share link', description: 'The link stops working at once: following it answers that it is no longer valid.', params: IdParams, response: { 204: NoContent } },
   }, async (request, reply) => {
     await links.revoke(callerOf(request), request.params.id);
     return reply.code(204).send(null);

@@ -57,6 +57,7 @@ export async function signInRoutes(app: FastifyInstance, opts: { signIn: SignInS
     schema: {
       tags: ['auth'],
       summary: 'Finish sign-in: tokens bound to a fresh DPoP key',
+      description: 'Verifies the WebAuthn assertion for the challenge of POST /auth/login/begin and answers access and refresh tokens bound to the DPoP key of this request\'s proof (RFC 9449 §5).',
       body: LoginFinishBody,
       response: { 200: ref(Tokens) },
     },

@@ -11,8 +11,12 @@ import recordedExamples from './openapi-examples.json' with { type: 'json' };
 /** Per `METHOD /path/{template}`, per status: the media type answered and the body. */
 type RecordedExamples = Record<string, Record<string, { mediaType: string; value: unknown }>>;
 
+/** Schema names whose words alone say nothing ("the me"). */
+const NAMED: Record<string, string> = { Me: 'signed-in account' };
+
 /** `SecurityLogPage` → `security log page`. */
 function wordsOf(name: string): string {
+  if (NAMED[name]) return NAMED[name];
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')

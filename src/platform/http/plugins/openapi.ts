@@ -7,8 +7,9 @@ import { RESPONSE_HEADERS, headersFor, routeFacts } from '../response-headers.js
 import type { RouteFacts } from '../response-headers.js';
 import { idempotencyMode } from './idempotency.js';
 import { finishDocument } from '../openapi-finish.js';
-import { refusalEntry } from '../../refusals.js';
-import type { RouteRefusal } from '../../refusals.js';
+import { REFUSALS, refusalEntry } from '../../refusals.js';
+import { problemType } from './problem.js';
+import type { RefusalCode, RouteRefusal } from '../../refusals.js';
 import type { OperationNames } from '../../module.js';
 
 export const API_PREFIX = '/api/v1';
@@ -158,7 +159,8 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
       // codes, so the validator does not refuse a missing one first.
       route.schema.headers = { type: 'object', properties: headers };
     }
-    route.schema.security = auth === 'session' ? [{ DPoP: [] }] : auth === 'proof' ? [{ DPoPProof: [] }] : auth === 'optional' ? [{ DPoP: [] }, {}] : [];
+    // An access token always travels with a proof (RFC 9449 §7): both schemes in one requirement.
+    route.schema.security = auth === 'session' ? [{ DPoP: [], DPoPProof: [] }] : auth === 'proof' ? [{ DPoPProof: [] }] : auth === 'optional' ? [{ DPoP: [], DPoPProof: [] }, {}] : [];
   });
 
   await app.register(swagger, {
@@ -183,24 +185,32 @@ export const openApiPlugin = fp(async (app: FastifyInstance, opts: OpenApiOption
       ],
       components: {
         securitySchemes: {
+          // RFC 9449 §7.1 registers DPoP as an HTTP authentication scheme, which OpenAPI would write
+          // as type http, scheme DPoP; but generators implement only the bearer and basic schemes of
+          // type http and warn about or drop any other (@hey-api/openapi-ts: "unsupported security
+          // scheme", once per operation). As two header API keys, required together, every
+          // generator emits a hook per header that the application fills: the same two headers.
           DPoP: {
-            type: 'http',
-            scheme: 'DPoP',
+            type: 'apiKey',
+            in: 'header',
+            name: 'Authorization',
             description:
-              'Authorization: DPoP <access_token> (Bearer is accepted too, as the spec writes it) plus a DPoP header ' +
-              'holding a proof JWT (RFC 9449) signed by the device key the token is bound to, with htm, htu, iat, jti and ath.',
+              'The access token as `Authorization: DPoP <access_token>` (RFC 9449 §7.1; `Bearer` is accepted too, as the spec writes it). ' +
+              'Always sent with the DPoPProof scheme: the token is bound to the device key that signs the proof, and the proof carries ath, the hash of this token.',
           },
           DPoPProof: {
             type: 'apiKey',
             in: 'header',
             name: 'DPoP',
-            description: 'A DPoP proof JWT (RFC 9449) without ath; the tokens issued are bound to its key.',
+            description:
+              'A DPoP proof JWT (RFC 9449 §4), new for every request and every retry: htm, htu (this URL without query, from the server\'s PUBLIC_ORIGIN), iat, a unique jti, ' +
+              'and ath with an access token; signed ES256 by the device key (raw r||s). Alone on the routes that issue tokens (the tokens are bound to its key); with DPoP on the others.',
           },
         },
       },
       tags: [...opts.tags],
     },
-    transformObject: (documents) => finishDocument(declareProblemCodes(declareResponseHeaders((documents as { openapiObject: Record<string, any> }).openapiObject, facts), codes)),
+    transformObject: (documents) => finishDocument(declareProblemCodes(declareResponseHeaders((documents as { openapiObject: Record<string, any> }).openapiObject, facts, codes), codes)),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 }, { name: 'openapi' });
@@ -240,37 +250,94 @@ export function codesByStatus(refusals: readonly RouteRefusal[]): Map<string, st
 }
 
 /**
- * `x-problem-codes` on each error response: the problem codes it may carry (the route's declared
- * refusals and those any route may answer), machine-readable beside the prose, for generators
- * and the client's per-operation code types.
+ * `x-problem-codes` on each operation, by error status: the problem codes each error response
+ * may carry (the route's declared refusals and those any route may answer), machine-readable
+ * beside the prose, for generators and the client's per-operation code types. On the operation
+ * rather than on each response: the error responses are shared components referenced with `$ref`,
+ * and a Reference Object takes no members beside `summary` and `description` (OpenAPI 3.1 §4.8.23).
  */
 function declareProblemCodes(document: Record<string, any>, codes: Map<string, Map<string, string[]>>): Record<string, any> {
   for (const item of Object.values<Record<string, any>>(document.paths ?? {})) {
     for (const operation of Object.values<Record<string, any>>(item)) {
       const byStatus = codes.get(operation?.operationId);
       if (!byStatus) continue;
-      for (const [status, response] of Object.entries<Record<string, any>>(operation.responses ?? {})) {
+      const declared: Record<string, string[]> = {};
+      for (const status of Object.keys(operation.responses ?? {})) {
         const list = byStatus.get(status);
-        if (list?.length) response['x-problem-codes'] = list;
+        if (list?.length) declared[status] = list;
       }
+      if (Object.keys(declared).length) operation['x-problem-codes'] = declared;
     }
   }
   return document;
 }
 
+/** The name of an error status in a response component's name (RFC 9110 §15 reason phrases). */
+const STATUS_WORDS: Record<string, string> = {
+  400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 410: 'Gone',
+  412: 'PreconditionFailed', 413: 'ContentTooLarge', 415: 'UnsupportedMediaType', 422: 'UnprocessableContent',
+  428: 'PreconditionRequired', 429: 'TooManyRequests', 500: 'InternalServerError', 503: 'ServiceUnavailable',
+};
+
 /**
- * Puts the response headers (response-headers.ts) into the document: once as components, and on
- * each operation's responses by what its route is.
+ * A shared error response's name: the status, and what sets its header list apart: the monthly
+ * quota (session routes), an idempotent replay (routes taking Idempotency-Key), the DPoP challenge
+ * on a 400 (authenticated routes). `NotFoundWithQuotaAndReplay`.
  */
-function declareResponseHeaders(document: Record<string, any>, facts: Map<string, RouteFacts>): Record<string, any> {
+function sharedResponseName(status: string, headers: readonly string[]): string | undefined {
+  const word = STATUS_WORDS[status];
+  if (!word) return undefined;
+  const parts = [headers.includes('Quota-Limit') && 'Quota', headers.includes('VID-Idempotent-Replay') && 'Replay', status === '400' && headers.includes('WWW-Authenticate') && 'Challenge'].filter(Boolean);
+  return parts.length ? `${word}With${parts.join('And')}` : word;
+}
+
+/** Only a plain problem+json response (as `problem()` writes it) is shared; anything else stays inline. */
+function isPlainProblem(response: Record<string, any>): boolean {
+  const types = Object.keys(response.content ?? {});
+  return types.length === 1 && types[0] === 'application/problem+json' && Object.keys(response.content['application/problem+json']).length === 1 && response.content['application/problem+json'].schema?.$ref === '#/components/schemas/Problem';
+}
+
+/** An example problem document of a code, as problem.ts writes one. */
+function exampleProblem(code: string, status: number): Record<string, unknown> {
+  const name = (Object.keys(REFUSALS) as RefusalCode[]).find((each) => refusalEntry(each).code === code && refusalEntry(each).status === status);
+  const title = name ? refusalEntry(name).title : code;
+  return { type: problemType(code), title, status, detail: `${title.charAt(0).toUpperCase()}${title.slice(1)} (the detail says what went wrong this time)`, code, request_id: '7d1e6f7c-3b0a-4c5e-9a51-2f4b8c1d9e03' };
+}
+
+/**
+ * Puts the response headers (response-headers.ts) into the document: once as header components,
+ * and per operation by what its route is. Success responses carry their header list; the error
+ * responses (16 to 22 headers each, on every operation) are shared response components, one per
+ * status and header list, referenced with the route's own description of its refusals.
+ */
+function declareResponseHeaders(document: Record<string, any>, facts: Map<string, RouteFacts>, codes: Map<string, Map<string, string[]>>): Record<string, any> {
   document.components ??= {};
   document.components.headers = Object.fromEntries(Object.entries(RESPONSE_HEADERS).map(([name, header]) => [name, { ...header, required: false }]));
+  const shared: Record<string, Record<string, any>> = {};
+  const statusOf = new Map<string, number>();
+  /** Per shared response, how often each code is declared where it is used: the commonest is its example. */
+  const codeCounts = new Map<string, Map<string, number>>();
   for (const item of Object.values<Record<string, any>>(document.paths ?? {})) {
     for (const operation of Object.values<Record<string, any>>(item)) {
       const route = facts.get(operation?.operationId);
       if (!route) continue;
       for (const [status, response] of Object.entries<Record<string, any>>(operation.responses ?? {})) {
-        response.headers = Object.fromEntries(headersFor(route, status).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+        const names = headersFor(route, status);
+        const headers = Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+        const name = Number(status) >= 400 && isPlainProblem(response) ? sharedResponseName(status, names) : undefined;
+        if (!name) {
+          response.headers = headers;
+          continue;
+        }
+        const held = shared[name];
+        statusOf.set(name, Number(status));
+        if (!held) shared[name] = { description: `${STATUS_WORDS[status]!.replace(/([a-z])([A-Z])/g, '$1 $2')}: a problem document (RFC 9457); the operation's x-problem-codes list the codes it may carry`, content: response.content, headers };
+        else if (Object.keys(held.headers).join() !== names.join()) throw new Error(`openapi: two header lists share the response name ${name}`);
+        const counts = codeCounts.get(name) ?? new Map<string, number>();
+        for (const code of codes.get(operation.operationId)?.get(status) ?? []) counts.set(code, (counts.get(code) ?? 0) + 1);
+        codeCounts.set(name, counts);
+        // OpenAPI 3.1 §4.8.23: a Reference Object's description overrides the component's.
+        operation.responses[status] = { $ref: `#/components/responses/${name}`, description: response.description };
       }
       // Header parameters that the plugins require (not the validator, which would refuse first
       // with a generic code): required in the contract all the same.
@@ -278,6 +345,12 @@ function declareResponseHeaders(document: Record<string, any>, facts: Map<string
         if (parameter.in === 'header' && route.requiredHeaders.includes(String(parameter.name).toLowerCase())) parameter.required = true;
       }
     }
+  }
+  for (const [name, response] of Object.entries(shared).sort(([a], [b]) => a.localeCompare(b))) {
+    const commonest = [...(codeCounts.get(name) ?? [])].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0];
+    if (commonest) response.content = { 'application/problem+json': { ...response.content['application/problem+json'], example: exampleProblem(commonest, statusOf.get(name)!) } };
+    document.components.responses ??= {};
+    document.components.responses[name] = response;
   }
   return document;
 }
