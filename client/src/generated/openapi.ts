@@ -1106,7 +1106,7 @@ export interface paths {
         };
         /**
          * The people you subscribe to
-         * @description `status` and `label` (your own labels, ignoring case) narrow the list; `q` finds contacts by what you see of them, ignoring case and accents; `sort` orders them by first or last name or by the latest card change. A cursor pages the list it came from (the same q and sort).
+         * @description `status` and `label` (your own labels, ignoring case) narrow the list; `q` finds contacts by what you see of them, ignoring case and accents; `sort` orders them by first or last name or by the latest card change; `include=card` brings each contact's card as GET /contacts/{id}/card answers it (null where that answer is a refusal), with its ETag. A cursor pages the list it came from (the same q and sort).
          */
         get: operations["listContacts"];
         put?: never;
@@ -2166,6 +2166,9 @@ export interface components {
             labels: string[];
             /** @description When the card you see last changed; null unless active */
             card_updated_at: string | null;
+            /** @description Only on GET /contacts?include=card: the card GET /contacts/{id}/card answers now, the same for the same viewer; null where that answer is a refusal (not active, the account deleted or unavailable) */
+            card?: components["schemas"]["Card"] | null;
+            card_etag?: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2646,27 +2649,27 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "sec_lOrrbUPmIEhKcYGBxEMHmw",
+                     *           "id": "sec_u0LC6Wdp4HCIjZyV8DCI-Q",
                      *           "kind": "signed_in",
-                     *           "at": "2026-11-28T17:19:38.467Z",
+                     *           "at": "2026-11-28T19:05:13.123Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
                      *           "device_label": "node"
                      *         },
                      *         {
-                     *           "id": "sec_j2Ox6__EI0Tiq8OmYGY90w",
+                     *           "id": "sec_qQoW68Fh6N65YT-1jDKltA",
                      *           "kind": "signed_in",
-                     *           "at": "2026-11-28T17:19:38.467Z",
+                     *           "at": "2026-11-28T19:05:13.123Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
                      *           "device_label": "node"
                      *         },
                      *         {
-                     *           "id": "sec_fVvRRc4uBealDTDv8PLUhA",
+                     *           "id": "sec_8TUCAS-f3wa3q6i0WsTz1Q",
                      *           "kind": "signed_in",
-                     *           "at": "2026-11-28T17:19:38.467Z",
+                     *           "at": "2026-11-28T19:05:13.123Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
@@ -2921,8 +2924,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "username": "free4017x8gk7i",
-                     *       "canonical": "free4017x8gk7i",
+                     *       "username": "free17925x8dkcx",
+                     *       "canonical": "free17925x8dkcx",
                      *       "available": true,
                      *       "schema_version": 1
                      *     }
@@ -3125,11 +3128,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ses_nbFufDwpW1DM7jOvXl9X8g",
+                     *       "session_id": "ses_jJr9RTHIKKNKUPxwh4sfqg",
                      *       "token_type": "DPoP",
-                     *       "access_token": "vid_at_TXW69RHnIE0AQKSD6BCe88ajNUIO7C9Kf4bAsC2FHgs",
+                     *       "access_token": "vid_at_YmB7ZEAcf1fpuVIJV1zCIkC6JGXdnAWCSS-_iSBU5Z0",
                      *       "expires_in": 600,
-                     *       "refresh_token": "vid_rt_Lr2l-Tq5_eWwWYuZemorbPiynL2SgM3B7cRx3XMQA-g",
+                     *       "refresh_token": "vid_rt_1Y3jP2a8k7cjuohnyl3wdqOtHy02davGSNDXVtFXXyU",
                      *       "refresh_expires_in": 2592000,
                      *       "trusted": true,
                      *       "schema_version": 1
@@ -3647,37 +3650,37 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "ses_GBiSku8Qyd-sIe_w7GPRMw",
+                     *           "id": "ses_dQgCDKREaWY55EkWUMlxDg",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "place": null,
                      *           "trusted": true,
                      *           "current": true,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "last_seen_at": "2026-11-28T17:19:08.467Z",
-                     *           "expires_at": "2026-12-28T17:19:08.467Z"
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "last_seen_at": "2026-11-28T19:04:43.123Z",
+                     *           "expires_at": "2026-12-28T19:04:43.123Z"
                      *         },
                      *         {
-                     *           "id": "ses_nbFufDwpW1DM7jOvXl9X8g",
+                     *           "id": "ses_BRHtjj39PmdNETvYNmlt5g",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "place": null,
                      *           "trusted": true,
                      *           "current": false,
-                     *           "created_at": "2026-11-28T17:19:38.467Z",
-                     *           "last_seen_at": "2026-11-28T17:19:38.467Z",
-                     *           "expires_at": "2026-12-28T17:19:38.467Z"
+                     *           "created_at": "2026-11-28T19:05:13.123Z",
+                     *           "last_seen_at": "2026-11-28T19:05:13.123Z",
+                     *           "expires_at": "2026-12-28T19:05:13.123Z"
                      *         },
                      *         {
-                     *           "id": "ses_qIAyR_34Aqw2MSaYhJiWRw",
+                     *           "id": "ses_jJr9RTHIKKNKUPxwh4sfqg",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "place": null,
                      *           "trusted": true,
                      *           "current": false,
-                     *           "created_at": "2026-11-28T17:19:38.467Z",
-                     *           "last_seen_at": "2026-11-28T17:19:38.467Z",
-                     *           "expires_at": "2026-12-28T17:19:38.467Z"
+                     *           "created_at": "2026-11-28T19:05:13.123Z",
+                     *           "last_seen_at": "2026-11-28T19:05:13.123Z",
+                     *           "expires_at": "2026-12-28T19:05:13.123Z"
                      *         }
                      *       ],
                      *       "next_cursor": null,
@@ -4223,13 +4226,13 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "pk_bjJ0qTiJA2Z96A11untWAw",
+                     *           "id": "pk_OiKZB_04EHhJeREYtPO1Jg",
                      *           "name": "Passkey",
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "last_used_at": "2026-11-28T17:19:38.467Z",
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "last_used_at": "2026-11-28T19:05:13.123Z",
                      *           "backup_eligible": true,
                      *           "backed_up": true,
-                     *           "dpop_jkt": "p6kQP3lGZXsEDkwr04BTYFmCZvfY4hF0tMTHdvRuoGk",
+                     *           "dpop_jkt": "K4l_jin-2QzVtHt8H0WXUb_IzIQZ-cLgetW_I-4AA2Q",
                      *           "flagged": false,
                      *           "current": true,
                      *           "version": 1,
@@ -4785,13 +4788,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "pk_bjJ0qTiJA2Z96A11untWAw",
+                     *       "id": "pk_OiKZB_04EHhJeREYtPO1Jg",
                      *       "name": "Walk laptop",
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
-                     *       "last_used_at": "2026-11-28T17:19:38.467Z",
+                     *       "created_at": "2026-11-28T19:04:43.123Z",
+                     *       "last_used_at": "2026-11-28T19:05:13.123Z",
                      *       "backup_eligible": true,
                      *       "backed_up": true,
-                     *       "dpop_jkt": "p6kQP3lGZXsEDkwr04BTYFmCZvfY4hF0tMTHdvRuoGk",
+                     *       "dpop_jkt": "K4l_jin-2QzVtHt8H0WXUb_IzIQZ-cLgetW_I-4AA2Q",
                      *       "flagged": false,
                      *       "current": true,
                      *       "version": 2,
@@ -5145,18 +5148,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_zG9W3x6WiERswFUxj8R86A",
+                     *       "ceremony_id": "cer_qkxv-Kq8GUDVsG-W1RCQOA",
                      *       "options": {
                      *         "rp": {
                      *           "name": "VID",
                      *           "id": "localhost"
                      *         },
                      *         "user": {
-                     *           "id": "8LLxKb1WiMk-kz9rDbeoayGxvqQ9tGykFgT1L-7-Pzc",
-                     *           "name": "wa4017x104ye",
-                     *           "displayName": "wa4017x104ye"
+                     *           "id": "UEu1XO3XJUTGQDDhLUtdx9DVapIGghTTb9ar2mF9HeU",
+                     *           "name": "wa17925x1y970",
+                     *           "displayName": "wa17925x1y970"
                      *         },
-                     *         "challenge": "ZFhx2JfALCw4Ee2ouCrLo40QRkyWzpxGLTyp34a-EZ8",
+                     *         "challenge": "wWYrPPdLZajGq3Q-JvNrfli-mNqfqaSmPQDfXfAJ13Q",
                      *         "pubKeyCredParams": [
                      *           {
                      *             "type": "public-key",
@@ -5174,7 +5177,7 @@ export interface operations {
                      *         "timeout": 300000,
                      *         "excludeCredentials": [
                      *           {
-                     *             "id": "ChqjV-sHTof6vrVxP6RSR4jVMDD_kVupVhSLSYp4QqY",
+                     *             "id": "CT86dy0-HWSgkTKZd0ICqCRYugTBIScLgRaZG3KA3gQ",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -5476,13 +5479,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "pk_faOjC2oSnVzqrRv-a5d6gA",
+                     *       "id": "pk_5VyjAeMZMzD6wH6OYf20BA",
                      *       "name": "Passkey",
-                     *       "created_at": "2026-11-28T17:19:38.467Z",
+                     *       "created_at": "2026-11-28T19:05:13.123Z",
                      *       "last_used_at": null,
                      *       "backup_eligible": true,
                      *       "backed_up": true,
-                     *       "dpop_jkt": "mJ2rbcFAQ5XtUJ1F8UoL0wC_uD42qo52kyKs0jF2hd4",
+                     *       "dpop_jkt": "Ynbm8QmisfSgOjd94GVCnNWpECst0ZDz4wKO84EQGSE",
                      *       "flagged": false,
                      *       "current": false,
                      *       "version": 1,
@@ -5763,21 +5766,21 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "totp_mP08qZI97Bp3_23LaAlrww",
+                     *           "id": "totp_BEovqy3pCbpv3YvkTHMKyQ",
                      *           "name": "Phone app",
                      *           "active": true,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "confirmed_at": "2026-11-28T17:19:08.467Z",
-                     *           "last_used_at": "2026-11-28T17:19:08.467Z",
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "confirmed_at": "2026-11-28T19:04:43.123Z",
+                     *           "last_used_at": "2026-11-28T19:04:43.123Z",
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "totp_kHkkTbylF_WJltRmbRkDMQ",
+                     *           "id": "totp_qgL3PFUkgYqwGu9kXpjiXA",
                      *           "name": "Walk app",
                      *           "active": true,
-                     *           "created_at": "2026-11-28T17:19:38.467Z",
-                     *           "confirmed_at": "2026-11-28T17:20:08.467Z",
-                     *           "last_used_at": "2026-11-28T17:20:08.467Z",
+                     *           "created_at": "2026-11-28T19:05:13.123Z",
+                     *           "confirmed_at": "2026-11-28T19:05:43.123Z",
+                     *           "last_used_at": "2026-11-28T19:05:43.123Z",
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -6035,15 +6038,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "totp_kHkkTbylF_WJltRmbRkDMQ",
+                     *       "id": "totp_qgL3PFUkgYqwGu9kXpjiXA",
                      *       "name": "Walk app",
                      *       "active": false,
-                     *       "created_at": "2026-11-28T17:19:38.467Z",
+                     *       "created_at": "2026-11-28T19:05:13.123Z",
                      *       "confirmed_at": null,
                      *       "last_used_at": null,
                      *       "schema_version": 1,
-                     *       "secret": "KLIOE22MST42WEJ2WYVVODA4J4P673NJ",
-                     *       "otpauth_uri": "otpauth://totp/VID:wa4017x104ye?issuer=VID&secret=KLIOE22MST42WEJ2WYVVODA4J4P673NJ&algorithm=SHA1&digits=6&period=30"
+                     *       "secret": "6PZMYGVT7UIJ5JHQPLL3ZHG2JR6URSBA",
+                     *       "otpauth_uri": "otpauth://totp/VID:wa17925x1y970?issuer=VID&secret=6PZMYGVT7UIJ5JHQPLL3ZHG2JR6URSBA&algorithm=SHA1&digits=6&period=30"
                      *     }
                      */
                     "application/json": {
@@ -6336,12 +6339,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "totp_kHkkTbylF_WJltRmbRkDMQ",
+                     *       "id": "totp_qgL3PFUkgYqwGu9kXpjiXA",
                      *       "name": "Walk app",
                      *       "active": true,
-                     *       "created_at": "2026-11-28T17:19:38.467Z",
-                     *       "confirmed_at": "2026-11-28T17:20:08.467Z",
-                     *       "last_used_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:05:13.123Z",
+                     *       "confirmed_at": "2026-11-28T19:05:43.123Z",
+                     *       "last_used_at": "2026-11-28T19:05:43.123Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -6956,13 +6959,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "acc_JWr5sM7FWYg1G1NNaRAMXQ",
-                     *       "username": "wa4017x104ye",
+                     *       "id": "acc_lOhjey2C2K6GQcSNRL6pzA",
+                     *       "username": "wa17925x1y970",
                      *       "display_name": null,
                      *       "locale": null,
                      *       "default_country": null,
                      *       "region": "eu",
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
+                     *       "created_at": "2026-11-28T19:04:43.123Z",
                      *       "status": "active",
                      *       "deleted_at": null,
                      *       "purge_at": null,
@@ -7214,13 +7217,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "acc_JWr5sM7FWYg1G1NNaRAMXQ",
-                     *       "username": "wa4017x104ye",
+                     *       "id": "acc_lOhjey2C2K6GQcSNRL6pzA",
+                     *       "username": "wa17925x1y970",
                      *       "display_name": "Alice Walker",
                      *       "locale": null,
                      *       "default_country": "DE",
                      *       "region": "eu",
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
+                     *       "created_at": "2026-11-28T19:04:43.123Z",
                      *       "status": "active",
                      *       "deleted_at": null,
                      *       "purge_at": null,
@@ -7547,9 +7550,9 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example VID recovery key for wa4017x104ye
+                     * @example VID recovery key for wa17925x1y970
                      *
-                     *     8DM1-9MGG-GDHX-JX1S-WZDW-460V-XVCM-A3SS
+                     *     7TXV-92HV-GWBZ-J7GD-M4DA-B8SN-YE7H-6M6T
                      *
                      *     Keep it somewhere safe and offline. Anyone with this key (and your authenticator app, if you use one) can take over your account.
                      */
@@ -7812,8 +7815,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
-                     *       "downloaded_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:04:43.123Z",
+                     *       "downloaded_at": "2026-11-28T19:05:43.123Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -8080,18 +8083,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_wsUiCvDb7n7LUFc9Miahtw",
+                     *       "ceremony_id": "cer_HOkUSp8pxxjdSDpd0leUNA",
                      *       "options": {
                      *         "rp": {
                      *           "name": "VID",
                      *           "id": "localhost"
                      *         },
                      *         "user": {
-                     *           "id": "jeXsyn6_LTYu_D1UgYPXqVNWi9rsK9UpPZDXD9x5r8U",
-                     *           "name": "wr4017x6dxuk",
-                     *           "displayName": "wr4017x6dxuk"
+                     *           "id": "mpZToStY-3jqRfUtr_8xCbHGqVnYSWoRRJDi0L4mV3Y",
+                     *           "name": "wr17925x6f1lb",
+                     *           "displayName": "wr17925x6f1lb"
                      *         },
-                     *         "challenge": "UrwVGV7wQVJW5sBoxo_h5uinpPnn3ccJ5SN3USW7tt8",
+                     *         "challenge": "Y3z2idYvn1He-LW2APkHZ5gig-IMsy5c58RVFeg9A3E",
                      *         "pubKeyCredParams": [
                      *           {
                      *             "type": "public-key",
@@ -8109,7 +8112,7 @@ export interface operations {
                      *         "timeout": 300000,
                      *         "excludeCredentials": [
                      *           {
-                     *             "id": "-TBJgM6f5ABcOHJhznvxqrYlxCVju-1ElwDzwgWdtCQ",
+                     *             "id": "YpRZR2lc_WEKu7M4NdHS6Fj5cbPrw9shGUZoHD6jt_0",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -8356,11 +8359,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ses_4RZJIG-BQ-w1H0a5D7SWZQ",
+                     *       "session_id": "ses_MirGJ0nyMLCGA1PRilXldQ",
                      *       "token_type": "DPoP",
-                     *       "access_token": "vid_at_stU6NxKlDercY_5puR9AHY-cvgqr4gsjs7RHh7GIj6Q",
+                     *       "access_token": "vid_at_VmI6M8MjHjVBonfF8YagNsnCp9ahBi9U8w5UflKQKYU",
                      *       "expires_in": 600,
-                     *       "refresh_token": "vid_rt_n5oU3YSTE3Sza6bisOEFJ4rNpqZ9tJQCgQI_GWvdhuw",
+                     *       "refresh_token": "vid_rt_8lBrb4o5D6Lqhu2rpgJlh1uSGfTXKedW4N_ZMvH1h6s",
                      *       "refresh_expires_in": 2592000,
                      *       "trusted": true,
                      *       "schema_version": 1
@@ -8610,18 +8613,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_sJLvGVJpjrY-u15CEOO0Sw",
+                     *       "ceremony_id": "cer_h9Dq0l0eMAtqm0GkoL5mtA",
                      *       "options": {
                      *         "rp": {
                      *           "name": "VID",
                      *           "id": "localhost"
                      *         },
                      *         "user": {
-                     *           "id": "UtqPju3vIqjREfjxjmcVLfWCwo1108VpcLRoEYU-uSY",
-                     *           "name": "wn4017x9rqqv",
-                     *           "displayName": "wn4017x9rqqv"
+                     *           "id": "i5CKtli-UnY7rjRv_je8jrg9oB37m05ox-NyKwyT_y4",
+                     *           "name": "wn17925x9m4rz",
+                     *           "displayName": "wn17925x9m4rz"
                      *         },
-                     *         "challenge": "oAgK7vQ5h4AxlmXyU5JACKlQFFMXOn9W1CdSTI8qyRo",
+                     *         "challenge": "_E5I853DpCiLk-p-rC6bGGTQPuXfByvtQCLnaQjDZlk",
                      *         "pubKeyCredParams": [
                      *           {
                      *             "type": "public-key",
@@ -8857,26 +8860,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "account": {
-                     *         "id": "acc_94oBB4IKGynxqDIJSulGcg",
-                     *         "username": "wn4017x9rqqv",
+                     *         "id": "acc_huqyDKJmUzmTG695dPBXJg",
+                     *         "username": "wn17925x9m4rz",
                      *         "display_name": null,
                      *         "locale": null,
                      *         "default_country": null,
                      *         "region": "eu",
-                     *         "created_at": "2026-11-28T17:19:38.467Z",
+                     *         "created_at": "2026-11-28T19:05:13.123Z",
                      *         "status": "active",
                      *         "deleted_at": null,
                      *         "purge_at": null,
                      *         "version": 1,
                      *         "schema_version": 1
                      *       },
-                     *       "passkey_id": "pk_CpFGb-Lp6pAn_yXfGtaBtg",
+                     *       "passkey_id": "pk_TdyUbgp8mqRfivxTgT1ExA",
                      *       "tokens": {
-                     *         "session_id": "ses_zW6Ghm4tx8KAe-JZs0MPIQ",
+                     *         "session_id": "ses_O4L18pUdzoqPvJZcpzk4eg",
                      *         "token_type": "DPoP",
-                     *         "access_token": "vid_at_SCHW5wt2OU0XXSVCMJtjmywPl8w2pGFZcHYtizYIsqM",
+                     *         "access_token": "vid_at_XX7LQxOecXhK9B1EmGQPrFRnCNxmUupzL-0kt2cyYEw",
                      *         "expires_in": 600,
-                     *         "refresh_token": "vid_rt_-9R0bhWoR3fQqvdgEnuPSCJWTNEssdiJ5YJ6DYZHIKQ",
+                     *         "refresh_token": "vid_rt_prwKu6QzSYr-s2hUKY-lIGCf2QAGzRqxhcY17Ky8Ge0",
                      *         "refresh_expires_in": 2592000,
                      *         "trusted": true,
                      *         "schema_version": 1
@@ -9130,9 +9133,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_KCs-8ehGFbnYpaG6DNWC-g",
+                     *       "ceremony_id": "cer_YxKYZT9-1Xv8cVUuaxOhlg",
                      *       "options": {
-                     *         "challenge": "h-fGm7Uucekb1_oRIwhIvgojnu_WtWz8K6hVyTvvPV0",
+                     *         "challenge": "WXxsB02JcHJ9gsdrgYbt-yj02qiwPfTVjfHs3D2tjdw",
                      *         "timeout": 300000,
                      *         "rpId": "localhost",
                      *         "allowCredentials": [],
@@ -9344,11 +9347,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ses_qIAyR_34Aqw2MSaYhJiWRw",
+                     *       "session_id": "ses_BRHtjj39PmdNETvYNmlt5g",
                      *       "token_type": "DPoP",
-                     *       "access_token": "vid_at_ZTdNTM03ncnDpS_bc3An5tdb8w-SbMtzDuWIzQ8jpCc",
+                     *       "access_token": "vid_at_drZYsdK2lcneuE0cx3p9BXhZ7so37XJvrbddNNpZOEU",
                      *       "expires_in": 600,
-                     *       "refresh_token": "vid_rt_8g7kTF9bPt6XB_sI-Cr9TSOvTK344HRgMwBN4yXZnQM",
+                     *       "refresh_token": "vid_rt__0UnjIR2wz-x-jXPwPBsrSb24toFVnJ8Mq0st-VBsNI",
                      *       "refresh_expires_in": 2592000,
                      *       "trusted": true,
                      *       "schema_version": 1
@@ -9597,14 +9600,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_NA-1tosIsxIOvhoJ7b3Rhg",
+                     *       "ceremony_id": "cer_98wDZZxrxHrcCXAsQRhCkg",
                      *       "options": {
-                     *         "challenge": "c6EpkGrQTWC8fiFS4XSxCQeo37NbJWdT22DPBt5GXvU",
+                     *         "challenge": "gLxlUNR7JKtdt4zzMqXYH-LItW8WQXOg-wUv-rcOh1k",
                      *         "timeout": 300000,
                      *         "rpId": "localhost",
                      *         "allowCredentials": [
                      *           {
-                     *             "id": "ChqjV-sHTof6vrVxP6RSR4jVMDD_kVupVhSLSYp4QqY",
+                     *             "id": "CT86dy0-HWSgkTKZd0ICqCRYugTBIScLgRaZG3KA3gQ",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -9892,8 +9895,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": "139475",
-                     *       "expires_at": "2026-11-28T17:22:08.467Z",
+                     *       "code": "860105",
+                     *       "expires_at": "2026-11-28T19:07:43.123Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -10172,7 +10175,7 @@ export interface operations {
                      * @example {
                      *       "status": "active",
                      *       "wrong_guesses": 0,
-                     *       "expires_at": "2026-11-28T17:22:08.467Z",
+                     *       "expires_at": "2026-11-28T19:07:43.123Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -10449,9 +10452,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_obhNEtbuESB2hclzrHy0Bg",
+                     *       "attempt_id": "join_5JriqdsSf2bGGm_qSvRb7w",
                      *       "status": "awaiting_approval",
-                     *       "expires_at": "2026-11-28T17:30:08.467Z",
+                     *       "expires_at": "2026-11-28T19:15:43.123Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -10722,9 +10725,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_9bcaOWRCHlubYgo-mNFZxA",
+                     *       "attempt_id": "join_nN5eVwpv2ftemhRZyRhH6Q",
                      *       "status": "awaiting_approval",
-                     *       "expires_at": "2026-11-28T17:30:08.467Z",
+                     *       "expires_at": "2026-11-28T19:15:43.123Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -10989,9 +10992,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_obhNEtbuESB2hclzrHy0Bg",
+                     *       "attempt_id": "join_5JriqdsSf2bGGm_qSvRb7w",
                      *       "status": "awaiting_approval",
-                     *       "expires_at": "2026-11-28T17:30:08.467Z",
+                     *       "expires_at": "2026-11-28T19:15:43.123Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -11234,10 +11237,10 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "attempt_id": "join_obhNEtbuESB2hclzrHy0Bg",
+                     *           "attempt_id": "join_5JriqdsSf2bGGm_qSvRb7w",
                      *           "via": "code",
-                     *           "created_at": "2026-11-28T17:20:08.467Z",
-                     *           "expires_at": "2026-11-28T17:30:08.467Z",
+                     *           "created_at": "2026-11-28T19:05:43.123Z",
+                     *           "expires_at": "2026-11-28T19:15:43.123Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "place": null,
@@ -11498,9 +11501,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_obhNEtbuESB2hclzrHy0Bg",
+                     *       "attempt_id": "join_5JriqdsSf2bGGm_qSvRb7w",
                      *       "status": "approved",
-                     *       "expires_at": "2026-11-28T17:30:08.467Z",
+                     *       "expires_at": "2026-11-28T19:15:43.123Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -11828,9 +11831,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_ijMgf6KDyVxKMLnrQALqgA",
+                     *       "attempt_id": "join_iEUdu7Nxt5GRDDDWB_4XeA",
                      *       "status": "denied",
-                     *       "expires_at": "2026-11-28T17:30:08.467Z",
+                     *       "expires_at": "2026-11-28T19:15:43.123Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -12155,9 +12158,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_9bcaOWRCHlubYgo-mNFZxA",
+                     *       "attempt_id": "join_nN5eVwpv2ftemhRZyRhH6Q",
                      *       "status": "approved",
-                     *       "expires_at": "2026-11-28T17:30:08.467Z",
+                     *       "expires_at": "2026-11-28T19:15:43.123Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -12455,11 +12458,11 @@ export interface operations {
                      *           "id": "localhost"
                      *         },
                      *         "user": {
-                     *           "id": "8LLxKb1WiMk-kz9rDbeoayGxvqQ9tGykFgT1L-7-Pzc",
-                     *           "name": "wa4017x104ye",
-                     *           "displayName": "wa4017x104ye"
+                     *           "id": "UEu1XO3XJUTGQDDhLUtdx9DVapIGghTTb9ar2mF9HeU",
+                     *           "name": "wa17925x1y970",
+                     *           "displayName": "wa17925x1y970"
                      *         },
-                     *         "challenge": "EOYTnllKRH30VF-jk_2OCeH9KkKij_GDYaQeAcYDZKc",
+                     *         "challenge": "pNb3Ldh0v9Yfo-k81BWT_UuVu2APD4fqq_8U9Zl7gfk",
                      *         "pubKeyCredParams": [
                      *           {
                      *             "type": "public-key",
@@ -12477,7 +12480,7 @@ export interface operations {
                      *         "timeout": 300000,
                      *         "excludeCredentials": [
                      *           {
-                     *             "id": "ChqjV-sHTof6vrVxP6RSR4jVMDD_kVupVhSLSYp4QqY",
+                     *             "id": "CT86dy0-HWSgkTKZd0ICqCRYugTBIScLgRaZG3KA3gQ",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -12485,7 +12488,7 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "uexxwO7U-WLj0-sLbi5Zgub6k_SA6JPfsZIu4TCTslc",
+                     *             "id": "Bv0mOjmzr8sdYEA4klXx-qIr2_Z3uSEUIHwzJNFj720",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -12799,11 +12802,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ses_p3FZ9Z22hH6sG-55gzqpxg",
+                     *       "session_id": "ses_fYfN18xhG2CGI-9u-uRGRQ",
                      *       "token_type": "DPoP",
-                     *       "access_token": "vid_at_lb6LMiA-A2v9SSvCqTR8-ffl00I6y_9npOZYBwtYhwY",
+                     *       "access_token": "vid_at_H_mvgvbG6yDsBCtpVegEXJxILRX14Lciyv_UmJGxGxQ",
                      *       "expires_in": 600,
-                     *       "refresh_token": "vid_rt_NwYH8UG7UIwSOojNipOHLWxFN8RcA4oOYi9ZuUjUuMY",
+                     *       "refresh_token": "vid_rt_Nqy01fs03wgztrOfMYRexoj8vFcYBI_9M4jVPqv6oTQ",
                      *       "refresh_expires_in": 2592000,
                      *       "trusted": true,
                      *       "schema_version": 1
@@ -13100,13 +13103,13 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "pho_TmXyINTvDy93JPVEyLt3cg",
+                     *           "id": "pho_CefYXO651enDXgAKxjJVVQ",
                      *           "sizes": [
                      *             64,
                      *             256,
                      *             512
                      *           ],
-                     *           "created_at": "2026-11-28T17:20:08.467Z",
+                     *           "created_at": "2026-11-28T19:05:43.123Z",
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -13369,13 +13372,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "pho_TmXyINTvDy93JPVEyLt3cg",
+                     *       "id": "pho_CefYXO651enDXgAKxjJVVQ",
                      *       "sizes": [
                      *         64,
                      *         256,
                      *         512
                      *       ],
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:05:43.123Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -13673,13 +13676,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "pho_TmXyINTvDy93JPVEyLt3cg",
+                     *       "id": "pho_CefYXO651enDXgAKxjJVVQ",
                      *       "sizes": [
                      *         64,
                      *         256,
                      *         512
                      *       ],
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:05:43.123Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -15039,7 +15042,41 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "fld_-laZ-wWeNb6ZJKZweZQmzQ",
+                     *           "id": "fld_-0krLgMarvTf-GCJX7Nhiw",
+                     *           "type": "birthday",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": {
+                     *             "year": 1990,
+                     *             "month": 5,
+                     *             "day": 17
+                     *           },
+                     *           "original": null,
+                     *           "details": {
+                     *             "formatted": "1990-05-17"
+                     *           },
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "updated_at": "2026-11-28T19:04:43.123Z"
+                     *         },
+                     *         {
+                     *           "id": "fld_1tGBkdSSE-qa8wjF4XO8ZA",
+                     *           "type": "language",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": "en",
+                     *           "original": null,
+                     *           "details": {
+                     *             "formatted": "English"
+                     *           },
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "updated_at": "2026-11-28T19:04:43.123Z"
+                     *         },
+                     *         {
+                     *           "id": "fld_4kFfEhSQRSE913pKCcXYKA",
                      *           "type": "social",
                      *           "label": null,
                      *           "country": null,
@@ -15053,34 +15090,8 @@ export interface operations {
                      *           },
                      *           "version": 1,
                      *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z"
-                     *         },
-                     *         {
-                     *           "id": "fld_AOk-06huWtyLLi9ENBFXSg",
-                     *           "type": "nickname",
-                     *           "label": null,
-                     *           "country": null,
-                     *           "value": "Al",
-                     *           "original": null,
-                     *           "details": {},
-                     *           "version": 1,
-                     *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z"
-                     *         },
-                     *         {
-                     *           "id": "fld_DDB6ekys-afJDKpg5keObA",
-                     *           "type": "time_zone",
-                     *           "label": null,
-                     *           "country": null,
-                     *           "value": "Europe/Berlin",
-                     *           "original": null,
-                     *           "details": {},
-                     *           "version": 1,
-                     *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z"
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "updated_at": "2026-11-28T19:04:43.123Z"
                      *         }
                      *       ],
                      *       "next_cursor": null,
@@ -15335,7 +15346,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fld_lTwExQ488v827dn8MHTeSQ",
+                     *       "id": "fld_EAZ4JiAKfiShyI1-8peVhQ",
                      *       "type": "email",
                      *       "label": "spare",
                      *       "country": null,
@@ -15346,8 +15357,8 @@ export interface operations {
                      *       },
                      *       "version": 1,
                      *       "schema_version": 1,
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z"
+                     *       "created_at": "2026-11-28T19:05:43.123Z",
+                     *       "updated_at": "2026-11-28T19:05:43.123Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Field"];
@@ -15619,7 +15630,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fld_lTwExQ488v827dn8MHTeSQ",
+                     *       "id": "fld_EAZ4JiAKfiShyI1-8peVhQ",
                      *       "type": "email",
                      *       "label": "spare",
                      *       "country": null,
@@ -15630,8 +15641,8 @@ export interface operations {
                      *       },
                      *       "version": 1,
                      *       "schema_version": 1,
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z"
+                     *       "created_at": "2026-11-28T19:05:43.123Z",
+                     *       "updated_at": "2026-11-28T19:05:43.123Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Field"];
@@ -16249,7 +16260,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fld_lTwExQ488v827dn8MHTeSQ",
+                     *       "id": "fld_EAZ4JiAKfiShyI1-8peVhQ",
                      *       "type": "email",
                      *       "label": "old",
                      *       "country": null,
@@ -16260,8 +16271,8 @@ export interface operations {
                      *       },
                      *       "version": 2,
                      *       "schema_version": 1,
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z"
+                     *       "created_at": "2026-11-28T19:05:43.123Z",
+                     *       "updated_at": "2026-11-28T19:05:43.123Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Field"];
@@ -16613,26 +16624,26 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "prf_ZY_J48NG5NWsTCd6QKDlWg",
-                     *           "name": "Family",
-                     *           "description": null,
-                     *           "public": false,
-                     *           "field_count": 3,
-                     *           "subscriber_count": 0,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z",
-                     *           "version": 1,
-                     *           "schema_version": 1
-                     *         },
-                     *         {
-                     *           "id": "prf_t1H797lncGjFbRddkHKnfw",
+                     *           "id": "prf_j5EqPpktgUKirFUdSS_CSg",
                      *           "name": "Work",
                      *           "description": null,
                      *           "public": true,
                      *           "field_count": 14,
                      *           "subscriber_count": 1,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z",
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "updated_at": "2026-11-28T19:04:43.123Z",
+                     *           "version": 1,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "prf_ntUGSDCrSw84d3WWxt4_ng",
+                     *           "name": "Family",
+                     *           "description": null,
+                     *           "public": false,
+                     *           "field_count": 3,
+                     *           "subscriber_count": 0,
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "updated_at": "2026-11-28T19:04:43.123Z",
                      *           "version": 1,
                      *           "schema_version": 1
                      *         }
@@ -16889,14 +16900,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "prf_vmyyydqzhoaYEzyZnMfM2A",
+                     *       "id": "prf_gy2pd9PXpDwzwASEvacIGw",
                      *       "name": "Walk temp",
                      *       "description": "For a moment",
                      *       "public": false,
                      *       "field_count": 0,
                      *       "subscriber_count": 0,
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:05:43.123Z",
+                     *       "updated_at": "2026-11-28T19:05:43.123Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -17170,14 +17181,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "prf_t1H797lncGjFbRddkHKnfw",
+                     *       "id": "prf_j5EqPpktgUKirFUdSS_CSg",
                      *       "name": "Work",
                      *       "description": null,
                      *       "public": true,
                      *       "field_count": 14,
                      *       "subscriber_count": 1,
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
-                     *       "updated_at": "2026-11-28T17:19:08.467Z",
+                     *       "created_at": "2026-11-28T19:04:43.123Z",
+                     *       "updated_at": "2026-11-28T19:04:43.123Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -17799,14 +17810,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "prf_vmyyydqzhoaYEzyZnMfM2A",
+                     *       "id": "prf_gy2pd9PXpDwzwASEvacIGw",
                      *       "name": "Walk temp",
                      *       "description": "Still for a moment",
                      *       "public": false,
                      *       "field_count": 0,
                      *       "subscriber_count": 0,
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:05:43.123Z",
+                     *       "updated_at": "2026-11-28T19:05:43.123Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -18162,19 +18173,19 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "field_id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
+                     *           "field_id": "fld_nRtcipAGxeDjgjEnnWwGiQ",
                      *           "label": null,
                      *           "position": 0,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "field_id": "fld_AOk-06huWtyLLi9ENBFXSg",
+                     *           "field_id": "fld_XaSHNmD_RZmnut_Ankl0Hg",
                      *           "label": null,
                      *           "position": 1,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "field_id": "fld_DSO71fIgK1m32TiHYCCW9g",
+                     *           "field_id": "fld_JBehlVTwi4Zehnb78cZ_uQ",
                      *           "label": null,
                      *           "position": 2,
                      *           "schema_version": 1
@@ -18485,7 +18496,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "field_id": "fld_lTwExQ488v827dn8MHTeSQ",
+                     *       "field_id": "fld_EAZ4JiAKfiShyI1-8peVhQ",
                      *       "label": "mail",
                      *       "position": 0,
                      *       "schema_version": 1
@@ -19079,12 +19090,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "owner": {
-                     *         "username": "wa4017x104ye",
+                     *         "username": "wa17925x1y970",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "fields": [
                      *         {
-                     *           "id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
+                     *           "id": "fld_nRtcipAGxeDjgjEnnWwGiQ",
                      *           "type": "name",
                      *           "label": null,
                      *           "country": null,
@@ -19097,7 +19108,7 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "fld_AOk-06huWtyLLi9ENBFXSg",
+                     *           "id": "fld_XaSHNmD_RZmnut_Ankl0Hg",
                      *           "type": "nickname",
                      *           "label": null,
                      *           "country": null,
@@ -19105,7 +19116,7 @@ export interface operations {
                      *           "details": {}
                      *         },
                      *         {
-                     *           "id": "fld_DSO71fIgK1m32TiHYCCW9g",
+                     *           "id": "fld_JBehlVTwi4Zehnb78cZ_uQ",
                      *           "type": "phone",
                      *           "label": "work",
                      *           "country": "DE",
@@ -19118,7 +19129,7 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T19:05:43.123Z",
                      *       "changed": [
                      *         "display_name"
                      *       ],
@@ -19407,12 +19418,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "owner": {
-                     *         "username": "wa4017x104ye",
+                     *         "username": "wa17925x1y970",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "fields": [
                      *         {
-                     *           "id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
+                     *           "id": "fld_nRtcipAGxeDjgjEnnWwGiQ",
                      *           "type": "name",
                      *           "label": null,
                      *           "country": null,
@@ -19425,7 +19436,7 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "fld_AOk-06huWtyLLi9ENBFXSg",
+                     *           "id": "fld_XaSHNmD_RZmnut_Ankl0Hg",
                      *           "type": "nickname",
                      *           "label": null,
                      *           "country": null,
@@ -19433,7 +19444,7 @@ export interface operations {
                      *           "details": {}
                      *         },
                      *         {
-                     *           "id": "fld_DSO71fIgK1m32TiHYCCW9g",
+                     *           "id": "fld_JBehlVTwi4Zehnb78cZ_uQ",
                      *           "type": "phone",
                      *           "label": "work",
                      *           "country": "DE",
@@ -19446,7 +19457,7 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T19:05:43.123Z",
                      *       "changed": [
                      *         "display_name"
                      *       ],
@@ -19670,7 +19681,7 @@ export interface operations {
                      * @example BEGIN:VCARD
                      *     VERSION:3.0
                      *     PRODID:-//VID//Identity cards//EN
-                     *     UID:urn:uuid:a7ebfc14-8a02-83a0-89ee-2cd1e66f718a
+                     *     UID:urn:uuid:8b91046d-e00f-8bfb-9c94-2a7aaec1c1d7
                      *     FN:Alice Walker
                      *     N:Walker;Alice;;;
                      *     NICKNAME:Al
@@ -19687,7 +19698,7 @@ export interface operations {
                      *     X-LANGUAGE:en
                      *     TZ;VALUE=text:Europe/Berlin
                      *     NOTE:Met at the walk.
-                     *     REV:2026-11-28T17:20:08Z
+                     *     REV:2026-11-28T19:05:43Z
                      *     END:VCARD
                      */
                     "text/vcard": string;
@@ -19906,51 +19917,51 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "sub_FP4vndnXclpv5kDKJzCmaA",
+                     *           "id": "sub_O3ojk2ukLAbYUi5Hn1tjgw",
                      *           "status": "pending",
                      *           "subscriber": {
-                     *             "username": "wd4017x49ow6",
+                     *             "username": "wc17925x3yp7l",
                      *             "display_name": null
                      *           },
                      *           "profile_id": null,
                      *           "message": null,
                      *           "via_share_link": null,
                      *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z",
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "updated_at": "2026-11-28T19:04:43.123Z",
                      *           "version": 1,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "sub_TFfX-Klx0s8pAlWAnFSdQw",
-                     *           "status": "pending",
-                     *           "subscriber": {
-                     *             "username": "wc4017x3kptk",
-                     *             "display_name": null
-                     *           },
-                     *           "profile_id": null,
-                     *           "message": null,
-                     *           "via_share_link": null,
-                     *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z",
-                     *           "version": 1,
-                     *           "schema_version": 1
-                     *         },
-                     *         {
-                     *           "id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
+                     *           "id": "sub_kWDyjKDI9tITSlHG7vqmjQ",
                      *           "status": "active",
                      *           "subscriber": {
-                     *             "username": "wb4017x2xeao",
+                     *             "username": "wb17925x292dr",
                      *             "display_name": null
                      *           },
-                     *           "profile_id": "prf_t1H797lncGjFbRddkHKnfw",
+                     *           "profile_id": "prf_j5EqPpktgUKirFUdSS_CSg",
                      *           "message": "Hello from Bob",
                      *           "via_share_link": null,
                      *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z",
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "updated_at": "2026-11-28T19:04:43.123Z",
                      *           "version": 2,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_v4og5qWCHVzniEdJzZRL6w",
+                     *           "status": "pending",
+                     *           "subscriber": {
+                     *             "username": "wd17925x4z4hk",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": null,
+                     *           "message": null,
+                     *           "via_share_link": null,
+                     *           "suggested_profile_id": null,
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "updated_at": "2026-11-28T19:04:43.123Z",
+                     *           "version": 1,
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -20200,18 +20211,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
+                     *       "id": "sub_kWDyjKDI9tITSlHG7vqmjQ",
                      *       "status": "active",
                      *       "subscriber": {
-                     *         "username": "wb4017x2xeao",
+                     *         "username": "wb17925x292dr",
                      *         "display_name": null
                      *       },
-                     *       "profile_id": "prf_t1H797lncGjFbRddkHKnfw",
+                     *       "profile_id": "prf_j5EqPpktgUKirFUdSS_CSg",
                      *       "message": "Hello from Bob",
                      *       "via_share_link": null,
                      *       "suggested_profile_id": null,
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
-                     *       "updated_at": "2026-11-28T17:19:08.467Z",
+                     *       "created_at": "2026-11-28T19:04:43.123Z",
+                     *       "updated_at": "2026-11-28T19:04:43.123Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -20484,18 +20495,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_TFfX-Klx0s8pAlWAnFSdQw",
+                     *       "id": "sub_O3ojk2ukLAbYUi5Hn1tjgw",
                      *       "status": "active",
                      *       "subscriber": {
-                     *         "username": "wc4017x3kptk",
+                     *         "username": "wc17925x3yp7l",
                      *         "display_name": null
                      *       },
-                     *       "profile_id": "prf_ZY_J48NG5NWsTCd6QKDlWg",
+                     *       "profile_id": "prf_ntUGSDCrSw84d3WWxt4_ng",
                      *       "message": null,
                      *       "via_share_link": null,
                      *       "suggested_profile_id": null,
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:04:43.123Z",
+                     *       "updated_at": "2026-11-28T19:05:43.123Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -20801,18 +20812,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_FP4vndnXclpv5kDKJzCmaA",
+                     *       "id": "sub_v4og5qWCHVzniEdJzZRL6w",
                      *       "status": "denied",
                      *       "subscriber": {
-                     *         "username": "wd4017x49ow6",
+                     *         "username": "wd17925x4z4hk",
                      *         "display_name": null
                      *       },
                      *       "profile_id": null,
                      *       "message": null,
                      *       "via_share_link": null,
                      *       "suggested_profile_id": null,
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:04:43.123Z",
+                     *       "updated_at": "2026-11-28T19:05:43.123Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -21118,18 +21129,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
+                     *       "id": "sub_kWDyjKDI9tITSlHG7vqmjQ",
                      *       "status": "active",
                      *       "subscriber": {
-                     *         "username": "wb4017x2xeao",
+                     *         "username": "wb17925x292dr",
                      *         "display_name": null
                      *       },
-                     *       "profile_id": "prf_ZY_J48NG5NWsTCd6QKDlWg",
+                     *       "profile_id": "prf_ntUGSDCrSw84d3WWxt4_ng",
                      *       "message": "Hello from Bob",
                      *       "via_share_link": null,
                      *       "suggested_profile_id": null,
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:04:43.123Z",
+                     *       "updated_at": "2026-11-28T19:05:43.123Z",
                      *       "version": 3,
                      *       "schema_version": 1
                      *     }
@@ -21435,18 +21446,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_TFfX-Klx0s8pAlWAnFSdQw",
+                     *       "id": "sub_O3ojk2ukLAbYUi5Hn1tjgw",
                      *       "status": "revoked",
                      *       "subscriber": {
-                     *         "username": "wc4017x3kptk",
+                     *         "username": "wc17925x3yp7l",
                      *         "display_name": null
                      *       },
-                     *       "profile_id": "prf_ZY_J48NG5NWsTCd6QKDlWg",
+                     *       "profile_id": "prf_ntUGSDCrSw84d3WWxt4_ng",
                      *       "message": null,
                      *       "via_share_link": null,
                      *       "suggested_profile_id": null,
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:38.467Z",
+                     *       "created_at": "2026-11-28T19:04:43.123Z",
+                     *       "updated_at": "2026-11-28T19:06:13.123Z",
                      *       "version": 3,
                      *       "schema_version": 1
                      *     }
@@ -21750,9 +21761,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "username": "wd4017x49ow6",
+                     *           "username": "wd17925x4z4hk",
                      *           "display_name": null,
-                     *           "blocked_at": "2026-11-28T17:20:08.467Z"
+                     *           "blocked_at": "2026-11-28T19:05:43.123Z"
                      *         }
                      *       ],
                      *       "next_cursor": null,
@@ -22276,6 +22287,8 @@ export interface operations {
                 q?: string;
                 /** @description created (default): oldest first. given_name, family_name: by the name their card shows you (without a name field, their display name whole). recently_changed: the card that changed last first, contacts without a card last */
                 sort?: "created" | "given_name" | "family_name" | "recently_changed";
+                /** @description card: each contact with the card GET /contacts/{id}/card shows you (and its ETag), so a list needs no read per contact */
+                include?: "card";
             };
             header?: never;
             path?: never;
@@ -22310,32 +22323,32 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
+                     *           "id": "sub_kWDyjKDI9tITSlHG7vqmjQ",
                      *           "status": "active",
                      *           "owner": {
-                     *             "username": "wa4017x104ye",
+                     *             "username": "wa17925x1y970",
                      *             "display_name": "Alice Walker"
                      *           },
                      *           "message": "Hello from Bob",
                      *           "labels": [],
-                     *           "card_updated_at": "2026-11-28T17:20:08.467Z",
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:20:08.467Z",
+                     *           "card_updated_at": "2026-11-28T19:05:43.123Z",
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "updated_at": "2026-11-28T19:05:43.123Z",
                      *           "version": 3,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "sub_JFIdJFgh3XQQqTYKGc5zIw",
+                     *           "id": "sub_5RoS1v_3uwhRVcU7tvD8Yw",
                      *           "status": "pending",
                      *           "owner": {
-                     *             "username": "wc4017x3kptk",
+                     *             "username": "wc17925x3yp7l",
                      *             "display_name": null
                      *           },
                      *           "message": "Hi Carol",
                      *           "labels": [],
                      *           "card_updated_at": null,
-                     *           "created_at": "2026-11-28T17:20:08.467Z",
-                     *           "updated_at": "2026-11-28T17:20:08.467Z",
+                     *           "created_at": "2026-11-28T19:05:43.123Z",
+                     *           "updated_at": "2026-11-28T19:05:43.123Z",
                      *           "version": 1,
                      *           "schema_version": 1
                      *         }
@@ -22592,17 +22605,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_JFIdJFgh3XQQqTYKGc5zIw",
+                     *       "id": "sub_5RoS1v_3uwhRVcU7tvD8Yw",
                      *       "status": "pending",
                      *       "owner": {
-                     *         "username": "wc4017x3kptk",
+                     *         "username": "wc17925x3yp7l",
                      *         "display_name": null
                      *       },
                      *       "message": "Hi Carol",
                      *       "labels": [],
                      *       "card_updated_at": null,
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:05:43.123Z",
+                     *       "updated_at": "2026-11-28T19:05:43.123Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -22934,12 +22947,12 @@ export interface operations {
                      * @example BEGIN:VCARD
                      *     VERSION:3.0
                      *     PRODID:-//VID//Identity cards//EN
-                     *     UID:urn:uuid:a7ebfc14-8a02-83a0-89ee-2cd1e66f718a
+                     *     UID:urn:uuid:8b91046d-e00f-8bfb-9c94-2a7aaec1c1d7
                      *     FN:Alice Walker
                      *     N:Walker;Alice;;;
                      *     NICKNAME:Al
                      *     TEL;TYPE=VOICE,WORK:+493022732152
-                     *     REV:2026-11-28T17:20:08Z
+                     *     REV:2026-11-28T19:05:43Z
                      *     END:VCARD
                      */
                     "text/vcard": string;
@@ -23179,17 +23192,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
+                     *       "id": "sub_kWDyjKDI9tITSlHG7vqmjQ",
                      *       "status": "active",
                      *       "owner": {
-                     *         "username": "wa4017x104ye",
+                     *         "username": "wa17925x1y970",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "message": "Hello from Bob",
                      *       "labels": [],
-                     *       "card_updated_at": "2026-11-28T17:20:08.467Z",
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "card_updated_at": "2026-11-28T19:05:43.123Z",
+                     *       "created_at": "2026-11-28T19:04:43.123Z",
+                     *       "updated_at": "2026-11-28T19:05:43.123Z",
                      *       "version": 3,
                      *       "schema_version": 1
                      *     }
@@ -23748,12 +23761,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "owner": {
-                     *         "username": "wa4017x104ye",
+                     *         "username": "wa17925x1y970",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "fields": [
                      *         {
-                     *           "id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
+                     *           "id": "fld_nRtcipAGxeDjgjEnnWwGiQ",
                      *           "type": "name",
                      *           "label": null,
                      *           "country": null,
@@ -23766,7 +23779,7 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "fld_AOk-06huWtyLLi9ENBFXSg",
+                     *           "id": "fld_XaSHNmD_RZmnut_Ankl0Hg",
                      *           "type": "nickname",
                      *           "label": null,
                      *           "country": null,
@@ -23774,7 +23787,7 @@ export interface operations {
                      *           "details": {}
                      *         },
                      *         {
-                     *           "id": "fld_DSO71fIgK1m32TiHYCCW9g",
+                     *           "id": "fld_JBehlVTwi4Zehnb78cZ_uQ",
                      *           "type": "phone",
                      *           "label": "work",
                      *           "country": "DE",
@@ -23787,7 +23800,7 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T19:05:43.123Z",
                      *       "changed": [
                      *         "birthday",
                      *         "email",
@@ -24114,12 +24127,12 @@ export interface operations {
                      * @example BEGIN:VCARD
                      *     VERSION:3.0
                      *     PRODID:-//VID//Identity cards//EN
-                     *     UID:urn:uuid:a7ebfc14-8a02-83a0-89ee-2cd1e66f718a
+                     *     UID:urn:uuid:8b91046d-e00f-8bfb-9c94-2a7aaec1c1d7
                      *     FN:Alice Walker
                      *     N:Walker;Alice;;;
                      *     NICKNAME:Al
                      *     TEL;TYPE=VOICE,WORK:+493022732152
-                     *     REV:2026-11-28T17:20:08Z
+                     *     REV:2026-11-28T19:05:43Z
                      *     END:VCARD
                      */
                     "text/vcard": string;
@@ -24430,13 +24443,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "contact_id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
+                     *       "contact_id": "sub_kWDyjKDI9tITSlHG7vqmjQ",
                      *       "note": "Met at the walk",
                      *       "labels": [
                      *         "friends",
                      *         "work"
                      *       ],
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T19:05:43.123Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -24738,13 +24751,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "contact_id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
+                     *       "contact_id": "sub_kWDyjKDI9tITSlHG7vqmjQ",
                      *       "note": "Met at the walk",
                      *       "labels": [
                      *         "friends",
                      *         "work"
                      *       ],
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T19:05:43.123Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -25935,17 +25948,17 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "shl_CCUS5y1X1ZvlaUzSmpLmZg",
+                     *           "id": "shl_fPLZNcmILVUQ4Nw6c__NOg",
                      *           "label": null,
-                     *           "token": "dfBdA8Z8auh47Mc4VOoQXJHwnqGPNr1e",
-                     *           "url": "http://localhost:8080/s/#dfBdA8Z8auh47Mc4VOoQXJHwnqGPNr1e",
-                     *           "profile_id": "prf_t1H797lncGjFbRddkHKnfw",
-                     *           "expires_at": "2026-11-29T17:20:08.467Z",
+                     *           "token": "uyTQTafyb92l96IQDqR1jEQNJ1zGh76a",
+                     *           "url": "http://localhost:8080/s/#uyTQTafyb92l96IQDqR1jEQNJ1zGh76a",
+                     *           "profile_id": "prf_j5EqPpktgUKirFUdSS_CSg",
+                     *           "expires_at": "2026-11-29T19:05:43.123Z",
                      *           "max_uses": 5,
                      *           "uses": 0,
                      *           "auto_approve": true,
                      *           "state": "active",
-                     *           "created_at": "2026-11-28T17:20:08.467Z",
+                     *           "created_at": "2026-11-28T19:05:43.123Z",
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -26201,17 +26214,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "shl_CCUS5y1X1ZvlaUzSmpLmZg",
+                     *       "id": "shl_fPLZNcmILVUQ4Nw6c__NOg",
                      *       "label": null,
-                     *       "token": "dfBdA8Z8auh47Mc4VOoQXJHwnqGPNr1e",
-                     *       "url": "http://localhost:8080/s/#dfBdA8Z8auh47Mc4VOoQXJHwnqGPNr1e",
-                     *       "profile_id": "prf_t1H797lncGjFbRddkHKnfw",
-                     *       "expires_at": "2026-11-29T17:20:08.467Z",
+                     *       "token": "uyTQTafyb92l96IQDqR1jEQNJ1zGh76a",
+                     *       "url": "http://localhost:8080/s/#uyTQTafyb92l96IQDqR1jEQNJ1zGh76a",
+                     *       "profile_id": "prf_j5EqPpktgUKirFUdSS_CSg",
+                     *       "expires_at": "2026-11-29T19:05:43.123Z",
                      *       "max_uses": 5,
                      *       "uses": 0,
                      *       "auto_approve": true,
                      *       "state": "active",
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:05:43.123Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -26799,11 +26812,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "owner": {
-                     *         "username": "wa4017x104ye",
+                     *         "username": "wa17925x1y970",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "auto_approve": true,
-                     *       "expires_at": "2026-11-29T17:20:08.467Z",
+                     *       "expires_at": "2026-11-29T19:05:43.123Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -27033,17 +27046,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_xb6n24njag8jrbpSZPh0yA",
+                     *       "id": "sub_chnj1mRM0ZsdUiyR1ouAFA",
                      *       "status": "active",
                      *       "owner": {
-                     *         "username": "wa4017x104ye",
+                     *         "username": "wa17925x1y970",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "message": null,
                      *       "labels": [],
-                     *       "card_updated_at": "2026-11-28T17:20:08.467Z",
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "card_updated_at": "2026-11-28T19:05:43.123Z",
+                     *       "created_at": "2026-11-28T19:05:43.123Z",
+                     *       "updated_at": "2026-11-28T19:05:43.123Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -27397,11 +27410,11 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "key_IHSA2XtHKLNIm_Uz5VRmgQ",
-                     *           "method_id": "pk_bjJ0qTiJA2Z96A11untWAw",
+                     *           "id": "key_sToLuEfItJ8bkGLeaDbJSg",
+                     *           "method_id": "pk_OiKZB_04EHhJeREYtPO1Jg",
                      *           "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
-                     *           "created_at": "2026-11-28T17:20:08.467Z",
-                     *           "updated_at": "2026-11-28T17:20:08.467Z",
+                     *           "created_at": "2026-11-28T19:05:43.123Z",
+                     *           "updated_at": "2026-11-28T19:05:43.123Z",
                      *           "version": 1,
                      *           "schema_version": 1
                      *         }
@@ -27653,11 +27666,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "key_IHSA2XtHKLNIm_Uz5VRmgQ",
-                     *       "method_id": "pk_bjJ0qTiJA2Z96A11untWAw",
+                     *       "id": "key_sToLuEfItJ8bkGLeaDbJSg",
+                     *       "method_id": "pk_OiKZB_04EHhJeREYtPO1Jg",
                      *       "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:05:43.123Z",
+                     *       "updated_at": "2026-11-28T19:05:43.123Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -27960,11 +27973,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "key_IHSA2XtHKLNIm_Uz5VRmgQ",
-                     *       "method_id": "pk_bjJ0qTiJA2Z96A11untWAw",
+                     *       "id": "key_sToLuEfItJ8bkGLeaDbJSg",
+                     *       "method_id": "pk_OiKZB_04EHhJeREYtPO1Jg",
                      *       "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:05:43.123Z",
+                     *       "updated_at": "2026-11-28T19:05:43.123Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -28665,9 +28678,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "key_IHSA2XtHKLNIm_Uz5VRmgQ",
+                     *           "id": "key_sToLuEfItJ8bkGLeaDbJSg",
                      *           "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
-                     *           "updated_at": "2026-11-28T17:20:08.467Z"
+                     *           "updated_at": "2026-11-28T19:05:43.123Z"
                      *         }
                      *       ],
                      *       "next_cursor": null,
@@ -28966,7 +28979,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "share": "d2FsayBzZXJ2ZXIgc2hhcmU",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T19:05:43.123Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -29269,7 +29282,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "share": "d2FsayBzZXJ2ZXIgc2hhcmU",
-                     *       "updated_at": "2026-11-28T17:20:08.467Z",
+                     *       "updated_at": "2026-11-28T19:05:43.123Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -29942,9 +29955,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "dav_YnVINzPIGXE7_wzsOVlwFg",
+                     *           "id": "dav_qHj4J6mWSpB6jWMKjefUdQ",
                      *           "label": "Walk phone",
-                     *           "created_at": "2026-11-28T17:20:08.467Z",
+                     *           "created_at": "2026-11-28T19:05:43.123Z",
                      *           "last_used_at": null,
                      *           "last_user_agent": null,
                      *           "device_label": null,
@@ -30205,12 +30218,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "dav_YnVINzPIGXE7_wzsOVlwFg",
+                     *       "id": "dav_qHj4J6mWSpB6jWMKjefUdQ",
                      *       "label": "Walk phone",
-                     *       "secret": "vidcd_dav_YnVINzPIGXE7_wzsOVlwFg_NihQ0jjVNrjQhJfJyVwoYSP3phDh5kiT90gOIcnQkGk",
-                     *       "username": "wa4017x104ye",
+                     *       "secret": "vidcd_dav_qHj4J6mWSpB6jWMKjefUdQ_BWijzBP5v1MHZCGriReRL-T1AixCatJA702eTAybZgI",
+                     *       "username": "wa17925x1y970",
                      *       "server_url": "http://localhost:8080/dav/",
-                     *       "created_at": "2026-11-28T17:20:08.467Z",
+                     *       "created_at": "2026-11-28T19:05:43.123Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -31042,7 +31055,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "schema_version": 1,
-                     *       "exported_at": "2026-11-28T17:20:38.467Z",
+                     *       "exported_at": "2026-11-28T19:06:13.123Z",
                      *       "left_out": [
                      *         {
                      *           "table": "sessions",
@@ -31067,13 +31080,13 @@ export interface operations {
                      *         }
                      *       ],
                      *       "account": {
-                     *         "id": "acc_JWr5sM7FWYg1G1NNaRAMXQ",
-                     *         "username": "wa4017x104ye",
+                     *         "id": "acc_lOhjey2C2K6GQcSNRL6pzA",
+                     *         "username": "wa17925x1y970",
                      *         "display_name": "Alice Walker",
                      *         "locale": null,
                      *         "default_country": "DE",
                      *         "region": "eu",
-                     *         "created_at": "2026-11-28T17:19:08.467Z",
+                     *         "created_at": "2026-11-28T19:04:43.123Z",
                      *         "status": "active",
                      *         "deleted_at": null,
                      *         "purge_at": null,
@@ -31082,27 +31095,27 @@ export interface operations {
                      *       },
                      *       "security_log": [
                      *         {
-                     *           "id": "sec_QOCgQIHwMzxEJ5CFyoAeug",
+                     *           "id": "sec_Z1PkM5sr3A35pTZMqtIRDA",
                      *           "kind": "passkey_added",
-                     *           "at": "2026-11-28T17:20:38.467Z",
+                     *           "at": "2026-11-28T19:06:13.123Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
                      *           "device_label": "node"
                      *         },
                      *         {
-                     *           "id": "sec_AMTi3s3fxCEUGg9U7ncofQ",
+                     *           "id": "sec_H6E8OfH6qNtDpaHtyKEVtA",
                      *           "kind": "signed_in",
-                     *           "at": "2026-11-28T17:20:38.467Z",
+                     *           "at": "2026-11-28T19:06:13.123Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
                      *           "device_label": "node"
                      *         },
                      *         {
-                     *           "id": "sec_vXZ0MDoL3knYf46WBopSYw",
-                     *           "kind": "totp_confirmed",
-                     *           "at": "2026-11-28T17:20:08.467Z",
+                     *           "id": "sec_uhmPGXCyl1hJPP-TihhJ4g",
+                     *           "kind": "dav_token_revoked",
+                     *           "at": "2026-11-28T19:05:43.123Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
@@ -31111,80 +31124,80 @@ export interface operations {
                      *       ],
                      *       "sessions": [
                      *         {
-                     *           "id": "ses_GBiSku8Qyd-sIe_w7GPRMw",
+                     *           "id": "ses_dQgCDKREaWY55EkWUMlxDg",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
-                     *           "passkey_id": "pk_bjJ0qTiJA2Z96A11untWAw",
+                     *           "passkey_id": "pk_OiKZB_04EHhJeREYtPO1Jg",
                      *           "trusted": true,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "last_seen_at": "2026-11-28T17:20:38.467Z",
-                     *           "expires_at": "2026-12-28T17:19:08.467Z",
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "last_seen_at": "2026-11-28T19:06:13.123Z",
+                     *           "expires_at": "2026-12-28T19:04:43.123Z",
                      *           "revoked_at": null
                      *         },
                      *         {
-                     *           "id": "ses_nbFufDwpW1DM7jOvXl9X8g",
+                     *           "id": "ses_BRHtjj39PmdNETvYNmlt5g",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
-                     *           "passkey_id": "pk_bjJ0qTiJA2Z96A11untWAw",
+                     *           "passkey_id": "pk_OiKZB_04EHhJeREYtPO1Jg",
                      *           "trusted": true,
-                     *           "created_at": "2026-11-28T17:19:38.467Z",
-                     *           "last_seen_at": "2026-11-28T17:19:38.467Z",
-                     *           "expires_at": "2026-12-28T17:19:38.467Z",
+                     *           "created_at": "2026-11-28T19:05:13.123Z",
+                     *           "last_seen_at": "2026-11-28T19:05:13.123Z",
+                     *           "expires_at": "2026-12-28T19:05:13.123Z",
                      *           "revoked_at": null
                      *         },
                      *         {
-                     *           "id": "ses_qIAyR_34Aqw2MSaYhJiWRw",
+                     *           "id": "ses_jJr9RTHIKKNKUPxwh4sfqg",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
-                     *           "passkey_id": "pk_bjJ0qTiJA2Z96A11untWAw",
+                     *           "passkey_id": "pk_OiKZB_04EHhJeREYtPO1Jg",
                      *           "trusted": true,
-                     *           "created_at": "2026-11-28T17:19:38.467Z",
-                     *           "last_seen_at": "2026-11-28T17:19:38.467Z",
-                     *           "expires_at": "2026-12-28T17:19:38.467Z",
+                     *           "created_at": "2026-11-28T19:05:13.123Z",
+                     *           "last_seen_at": "2026-11-28T19:05:13.123Z",
+                     *           "expires_at": "2026-12-28T19:05:13.123Z",
                      *           "revoked_at": null
                      *         }
                      *       ],
                      *       "passkeys": [
                      *         {
-                     *           "id": "pk_bjJ0qTiJA2Z96A11untWAw",
+                     *           "id": "pk_OiKZB_04EHhJeREYtPO1Jg",
                      *           "name": "Walk laptop",
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "last_used_at": "2026-11-28T17:20:38.467Z",
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "last_used_at": "2026-11-28T19:06:13.123Z",
                      *           "backup_eligible": true,
                      *           "backed_up": true,
-                     *           "dpop_jkt": "p6kQP3lGZXsEDkwr04BTYFmCZvfY4hF0tMTHdvRuoGk",
+                     *           "dpop_jkt": "K4l_jin-2QzVtHt8H0WXUb_IzIQZ-cLgetW_I-4AA2Q",
                      *           "version": 2,
                      *           "flagged": false,
                      *           "current": false,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "pk_faOjC2oSnVzqrRv-a5d6gA",
+                     *           "id": "pk_5VyjAeMZMzD6wH6OYf20BA",
                      *           "name": "Passkey",
-                     *           "created_at": "2026-11-28T17:19:38.467Z",
+                     *           "created_at": "2026-11-28T19:05:13.123Z",
                      *           "last_used_at": null,
                      *           "backup_eligible": true,
                      *           "backed_up": true,
-                     *           "dpop_jkt": "mJ2rbcFAQ5XtUJ1F8UoL0wC_uD42qo52kyKs0jF2hd4",
+                     *           "dpop_jkt": "Ynbm8QmisfSgOjd94GVCnNWpECst0ZDz4wKO84EQGSE",
                      *           "version": 1,
                      *           "flagged": false,
                      *           "current": false,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "pk_Nrlg8Q3PZIMHwpIeaAQX-A",
+                     *           "id": "pk_IT2mditAH0gj-Oa3bfkCxQ",
                      *           "name": "Passkey",
-                     *           "created_at": "2026-11-28T17:20:38.467Z",
+                     *           "created_at": "2026-11-28T19:06:13.123Z",
                      *           "last_used_at": null,
                      *           "backup_eligible": true,
                      *           "backed_up": true,
-                     *           "dpop_jkt": "53mnBJhY2hST6Nv4g4vzzA7PxFQY-7rsgGoE5VO_bkw",
+                     *           "dpop_jkt": "X9Zn1ojqLihQYHyQT9JgoXFJ-hFiITqhTigKEkw6TUM",
                      *           "version": 1,
                      *           "flagged": false,
                      *           "current": false,
@@ -31193,28 +31206,62 @@ export interface operations {
                      *       ],
                      *       "totp": [
                      *         {
-                     *           "id": "totp_mP08qZI97Bp3_23LaAlrww",
+                     *           "id": "totp_BEovqy3pCbpv3YvkTHMKyQ",
                      *           "name": "Phone app",
                      *           "active": true,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "confirmed_at": "2026-11-28T17:19:08.467Z",
-                     *           "last_used_at": "2026-11-28T17:20:38.467Z",
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "confirmed_at": "2026-11-28T19:04:43.123Z",
+                     *           "last_used_at": "2026-11-28T19:06:13.123Z",
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "totp_kHkkTbylF_WJltRmbRkDMQ",
+                     *           "id": "totp_qgL3PFUkgYqwGu9kXpjiXA",
                      *           "name": "Walk app",
                      *           "active": true,
-                     *           "created_at": "2026-11-28T17:19:38.467Z",
-                     *           "confirmed_at": "2026-11-28T17:20:08.467Z",
-                     *           "last_used_at": "2026-11-28T17:20:08.467Z",
+                     *           "created_at": "2026-11-28T19:05:13.123Z",
+                     *           "confirmed_at": "2026-11-28T19:05:43.123Z",
+                     *           "last_used_at": "2026-11-28T19:05:43.123Z",
                      *           "schema_version": 1
                      *         }
                      *       ],
                      *       "photos": [],
                      *       "fields": [
                      *         {
-                     *           "id": "fld_-laZ-wWeNb6ZJKZweZQmzQ",
+                     *           "id": "fld_-0krLgMarvTf-GCJX7Nhiw",
+                     *           "type": "birthday",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": {
+                     *             "year": 1990,
+                     *             "month": 5,
+                     *             "day": 17
+                     *           },
+                     *           "original": null,
+                     *           "details": {
+                     *             "formatted": "1990-05-17"
+                     *           },
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "updated_at": "2026-11-28T19:04:43.123Z"
+                     *         },
+                     *         {
+                     *           "id": "fld_1tGBkdSSE-qa8wjF4XO8ZA",
+                     *           "type": "language",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": "en",
+                     *           "original": null,
+                     *           "details": {
+                     *             "formatted": "English"
+                     *           },
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "updated_at": "2026-11-28T19:04:43.123Z"
+                     *         },
+                     *         {
+                     *           "id": "fld_4kFfEhSQRSE913pKCcXYKA",
                      *           "type": "social",
                      *           "label": null,
                      *           "country": null,
@@ -31228,63 +31275,37 @@ export interface operations {
                      *           },
                      *           "version": 1,
                      *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z"
-                     *         },
-                     *         {
-                     *           "id": "fld_AOk-06huWtyLLi9ENBFXSg",
-                     *           "type": "nickname",
-                     *           "label": null,
-                     *           "country": null,
-                     *           "value": "Al",
-                     *           "original": null,
-                     *           "details": {},
-                     *           "version": 1,
-                     *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z"
-                     *         },
-                     *         {
-                     *           "id": "fld_DDB6ekys-afJDKpg5keObA",
-                     *           "type": "time_zone",
-                     *           "label": null,
-                     *           "country": null,
-                     *           "value": "Europe/Berlin",
-                     *           "original": null,
-                     *           "details": {},
-                     *           "version": 1,
-                     *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z"
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "updated_at": "2026-11-28T19:04:43.123Z"
                      *         }
                      *       ],
                      *       "profiles": [
                      *         {
-                     *           "id": "prf_ZY_J48NG5NWsTCd6QKDlWg",
-                     *           "name": "Family",
+                     *           "id": "prf_j5EqPpktgUKirFUdSS_CSg",
+                     *           "name": "Work",
                      *           "description": null,
-                     *           "public": false,
-                     *           "field_count": 3,
-                     *           "subscriber_count": 2,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z",
+                     *           "public": true,
+                     *           "field_count": 14,
+                     *           "subscriber_count": 1,
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "updated_at": "2026-11-28T19:04:43.123Z",
                      *           "version": 1,
                      *           "schema_version": 1,
                      *           "exposures": [
                      *             {
-                     *               "field_id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
+                     *               "field_id": "fld_nRtcipAGxeDjgjEnnWwGiQ",
                      *               "label": null,
                      *               "position": 0,
                      *               "schema_version": 1
                      *             },
                      *             {
-                     *               "field_id": "fld_AOk-06huWtyLLi9ENBFXSg",
+                     *               "field_id": "fld_XaSHNmD_RZmnut_Ankl0Hg",
                      *               "label": null,
                      *               "position": 1,
                      *               "schema_version": 1
                      *             },
                      *             {
-                     *               "field_id": "fld_DSO71fIgK1m32TiHYCCW9g",
+                     *               "field_id": "fld_JBehlVTwi4Zehnb78cZ_uQ",
                      *               "label": null,
                      *               "position": 2,
                      *               "schema_version": 1
@@ -31292,12 +31313,12 @@ export interface operations {
                      *           ],
                      *           "card": {
                      *             "owner": {
-                     *               "username": "wa4017x104ye",
+                     *               "username": "wa17925x1y970",
                      *               "display_name": "Alice Walker"
                      *             },
                      *             "fields": [
                      *               {
-                     *                 "id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
+                     *                 "id": "fld_nRtcipAGxeDjgjEnnWwGiQ",
                      *                 "type": "name",
                      *                 "label": null,
                      *                 "country": null,
@@ -31310,7 +31331,7 @@ export interface operations {
                      *                 }
                      *               },
                      *               {
-                     *                 "id": "fld_AOk-06huWtyLLi9ENBFXSg",
+                     *                 "id": "fld_XaSHNmD_RZmnut_Ankl0Hg",
                      *                 "type": "nickname",
                      *                 "label": null,
                      *                 "country": null,
@@ -31318,7 +31339,7 @@ export interface operations {
                      *                 "details": {}
                      *               },
                      *               {
-                     *                 "id": "fld_DSO71fIgK1m32TiHYCCW9g",
+                     *                 "id": "fld_JBehlVTwi4Zehnb78cZ_uQ",
                      *                 "type": "phone",
                      *                 "label": "work",
                      *                 "country": "DE",
@@ -31331,7 +31352,7 @@ export interface operations {
                      *                 }
                      *               }
                      *             ],
-                     *             "updated_at": "2026-11-28T17:20:08.467Z",
+                     *             "updated_at": "2026-11-28T19:05:43.123Z",
                      *             "changed": [
                      *               "display_name"
                      *             ],
@@ -31339,31 +31360,31 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "prf_t1H797lncGjFbRddkHKnfw",
-                     *           "name": "Work",
+                     *           "id": "prf_ntUGSDCrSw84d3WWxt4_ng",
+                     *           "name": "Family",
                      *           "description": null,
-                     *           "public": true,
-                     *           "field_count": 14,
-                     *           "subscriber_count": 1,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:19:08.467Z",
+                     *           "public": false,
+                     *           "field_count": 3,
+                     *           "subscriber_count": 2,
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "updated_at": "2026-11-28T19:04:43.123Z",
                      *           "version": 1,
                      *           "schema_version": 1,
                      *           "exposures": [
                      *             {
-                     *               "field_id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
+                     *               "field_id": "fld_nRtcipAGxeDjgjEnnWwGiQ",
                      *               "label": null,
                      *               "position": 0,
                      *               "schema_version": 1
                      *             },
                      *             {
-                     *               "field_id": "fld_AOk-06huWtyLLi9ENBFXSg",
+                     *               "field_id": "fld_XaSHNmD_RZmnut_Ankl0Hg",
                      *               "label": null,
                      *               "position": 1,
                      *               "schema_version": 1
                      *             },
                      *             {
-                     *               "field_id": "fld_DSO71fIgK1m32TiHYCCW9g",
+                     *               "field_id": "fld_JBehlVTwi4Zehnb78cZ_uQ",
                      *               "label": null,
                      *               "position": 2,
                      *               "schema_version": 1
@@ -31371,12 +31392,12 @@ export interface operations {
                      *           ],
                      *           "card": {
                      *             "owner": {
-                     *               "username": "wa4017x104ye",
+                     *               "username": "wa17925x1y970",
                      *               "display_name": "Alice Walker"
                      *             },
                      *             "fields": [
                      *               {
-                     *                 "id": "fld_LQ3ug_JjFR0Yb7uXy3k_8Q",
+                     *                 "id": "fld_nRtcipAGxeDjgjEnnWwGiQ",
                      *                 "type": "name",
                      *                 "label": null,
                      *                 "country": null,
@@ -31389,7 +31410,7 @@ export interface operations {
                      *                 }
                      *               },
                      *               {
-                     *                 "id": "fld_AOk-06huWtyLLi9ENBFXSg",
+                     *                 "id": "fld_XaSHNmD_RZmnut_Ankl0Hg",
                      *                 "type": "nickname",
                      *                 "label": null,
                      *                 "country": null,
@@ -31397,7 +31418,7 @@ export interface operations {
                      *                 "details": {}
                      *               },
                      *               {
-                     *                 "id": "fld_DSO71fIgK1m32TiHYCCW9g",
+                     *                 "id": "fld_JBehlVTwi4Zehnb78cZ_uQ",
                      *                 "type": "phone",
                      *                 "label": "work",
                      *                 "country": "DE",
@@ -31410,7 +31431,7 @@ export interface operations {
                      *                 }
                      *               }
                      *             ],
-                     *             "updated_at": "2026-11-28T17:20:08.467Z",
+                     *             "updated_at": "2026-11-28T19:05:43.123Z",
                      *             "changed": [
                      *               "display_name"
                      *             ],
@@ -31420,51 +31441,51 @@ export interface operations {
                      *       ],
                      *       "subscriptions": [
                      *         {
-                     *           "id": "sub_FP4vndnXclpv5kDKJzCmaA",
+                     *           "id": "sub_O3ojk2ukLAbYUi5Hn1tjgw",
+                     *           "status": "active",
+                     *           "subscriber": {
+                     *             "username": "wc17925x3yp7l",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": "prf_ntUGSDCrSw84d3WWxt4_ng",
+                     *           "message": null,
+                     *           "via_share_link": null,
+                     *           "suggested_profile_id": null,
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "updated_at": "2026-11-28T19:05:43.123Z",
+                     *           "version": 2,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_kWDyjKDI9tITSlHG7vqmjQ",
+                     *           "status": "active",
+                     *           "subscriber": {
+                     *             "username": "wb17925x292dr",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": "prf_ntUGSDCrSw84d3WWxt4_ng",
+                     *           "message": "Hello from Bob",
+                     *           "via_share_link": null,
+                     *           "suggested_profile_id": null,
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "updated_at": "2026-11-28T19:05:43.123Z",
+                     *           "version": 3,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_v4og5qWCHVzniEdJzZRL6w",
                      *           "status": "denied",
                      *           "subscriber": {
-                     *             "username": "wd4017x49ow6",
+                     *             "username": "wd17925x4z4hk",
                      *             "display_name": null
                      *           },
                      *           "profile_id": null,
                      *           "message": null,
                      *           "via_share_link": null,
                      *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:20:08.467Z",
+                     *           "created_at": "2026-11-28T19:04:43.123Z",
+                     *           "updated_at": "2026-11-28T19:05:43.123Z",
                      *           "version": 2,
-                     *           "schema_version": 1
-                     *         },
-                     *         {
-                     *           "id": "sub_TFfX-Klx0s8pAlWAnFSdQw",
-                     *           "status": "active",
-                     *           "subscriber": {
-                     *             "username": "wc4017x3kptk",
-                     *             "display_name": null
-                     *           },
-                     *           "profile_id": "prf_ZY_J48NG5NWsTCd6QKDlWg",
-                     *           "message": null,
-                     *           "via_share_link": null,
-                     *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:20:08.467Z",
-                     *           "version": 2,
-                     *           "schema_version": 1
-                     *         },
-                     *         {
-                     *           "id": "sub_tdRrvZ91FOwMCHGlrjlLHQ",
-                     *           "status": "active",
-                     *           "subscriber": {
-                     *             "username": "wb4017x2xeao",
-                     *             "display_name": null
-                     *           },
-                     *           "profile_id": "prf_ZY_J48NG5NWsTCd6QKDlWg",
-                     *           "message": "Hello from Bob",
-                     *           "via_share_link": null,
-                     *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T17:19:08.467Z",
-                     *           "updated_at": "2026-11-28T17:20:08.467Z",
-                     *           "version": 3,
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -31473,16 +31494,16 @@ export interface operations {
                      *       "blocks": [],
                      *       "share_links": [
                      *         {
-                     *           "id": "shl_CCUS5y1X1ZvlaUzSmpLmZg",
+                     *           "id": "shl_fPLZNcmILVUQ4Nw6c__NOg",
                      *           "label": null,
-                     *           "profile_id": "prf_t1H797lncGjFbRddkHKnfw",
-                     *           "expires_at": "2026-11-29T17:20:08.467Z",
+                     *           "profile_id": "prf_j5EqPpktgUKirFUdSS_CSg",
+                     *           "expires_at": "2026-11-29T19:05:43.123Z",
                      *           "max_uses": 5,
                      *           "uses": 1,
                      *           "auto_approve": true,
                      *           "state": "revoked",
-                     *           "created_at": "2026-11-28T17:20:08.467Z",
-                     *           "revoked_at": "2026-11-28T17:20:08.467Z"
+                     *           "created_at": "2026-11-28T19:05:43.123Z",
+                     *           "revoked_at": "2026-11-28T19:05:43.123Z"
                      *         }
                      *       ],
                      *       "key_bundles": [],
@@ -32094,8 +32115,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "status": "deleted",
-                     *       "deleted_at": "2026-11-28T17:20:38.467Z",
-                     *       "purge_at": "2026-12-28T17:20:38.467Z",
+                     *       "deleted_at": "2026-11-28T19:06:13.123Z",
+                     *       "purge_at": "2026-12-28T19:06:13.123Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -32369,13 +32390,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "acc_K0DgNcG0QqorqLlG9MPX8g",
-                     *       "username": "wz4017x764en",
+                     *       "id": "acc_6jijX78hO06IcWoAuf7ldA",
+                     *       "username": "wz17925x73im8",
                      *       "display_name": null,
                      *       "locale": null,
                      *       "default_country": null,
                      *       "region": "eu",
-                     *       "created_at": "2026-11-28T17:19:08.467Z",
+                     *       "created_at": "2026-11-28T19:04:43.123Z",
                      *       "status": "active",
                      *       "deleted_at": null,
                      *       "purge_at": null,
@@ -32659,25 +32680,25 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "Mi4xLjAuWTNkLXlEMHRhTUk",
+                     *           "id": "Mi4xLjAudlZxek1nM0doQ0M",
                      *           "kind": "sessions.changed",
                      *           "resource": "/auth/sessions",
-                     *           "at": "2026-11-28T17:19:08.467Z"
+                     *           "at": "2026-11-28T19:04:43.123Z"
                      *         },
                      *         {
-                     *           "id": "Mi4yLjAuWTNkLXlEMHRhTUk",
+                     *           "id": "Mi4yLjAudlZxek1nM0doQ0M",
                      *           "kind": "fields.changed",
                      *           "resource": "/me/fields",
-                     *           "at": "2026-11-28T17:19:08.467Z"
+                     *           "at": "2026-11-28T19:04:43.123Z"
                      *         },
                      *         {
-                     *           "id": "Mi4zLjAuWTNkLXlEMHRhTUk",
+                     *           "id": "Mi4zLjAudlZxek1nM0doQ0M",
                      *           "kind": "fields.changed",
                      *           "resource": "/me/fields",
-                     *           "at": "2026-11-28T17:19:08.467Z"
+                     *           "at": "2026-11-28T19:04:43.123Z"
                      *         }
                      *       ],
-                     *       "next_cursor": "Mi4yMC4wLlkzZC15RDB0YU1J",
+                     *       "next_cursor": "Mi4yMC4wLnZWcXpNZzNHaEND",
                      *       "has_more": true
                      *     }
                      */

@@ -53,13 +53,13 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
     schema: {
       tags,
       summary: 'The people you subscribe to',
-      description: '`status` and `label` (your own labels, ignoring case) narrow the list; `q` finds contacts by what you see of them, ignoring case and accents; `sort` orders them by first or last name or by the latest card change. A cursor pages the list it came from (the same q and sort).',
+      description: '`status` and `label` (your own labels, ignoring case) narrow the list; `q` finds contacts by what you see of them, ignoring case and accents; `sort` orders them by first or last name or by the latest card change; `include=card` brings each contact\'s card as GET /contacts/{id}/card answers it (null where that answer is a refusal), with its ETag. A cursor pages the list it came from (the same q and sort).',
       querystring: ContactsQuery,
       response: { 200: PageOf(ref(ContactSchema), 'ContactPage') },
     },
   }, async (request) => {
-    const { status, label, q, sort, cursor, limit } = request.query;
-    return contacts.list(callerOf(request), { status, label, q, sort }, cursor, limit ?? 50);
+    const { status, label, q, sort, include, cursor, limit } = request.query;
+    return contacts.list(callerOf(request), { status, label, q, sort }, cursor, limit ?? 50, include === 'card');
   });
 
   r.get('/contacts/vcard', {
