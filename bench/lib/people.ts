@@ -40,7 +40,7 @@ export function insertPeople(file: string, count: number, readers: Array<{ id: s
           cardContent({ username, display_name: name(i) }, [
             field(0, 'nickname', `Person number ${i}`, {}),
             field(1, 'email', `person${i}@example.org`, {}),
-            field(2, 'phone', '+49 30 22732152', { e164: '+493022732152', uri: 'tel:+49-30-22732152', line_type: 'fixed_line' }),
+            field(2, 'phone', '+49 30 22732152', { line_type: 'fixed_line', national: '030 22732152', international: '+49 30 22732152', uri: 'tel:+49-30-22732152' }),
           ]),
           then,
         );

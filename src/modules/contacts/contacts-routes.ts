@@ -6,7 +6,7 @@ import { callerOf } from '../../platform/http/caller.js';
 import { ifMatched, ifMatchedOptional, notModified, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
 import { NoContent, NotModified, PageOf, PageQuery, ref } from '../../platform/http/schemas.js';
-import { ifNoneMatch, sendStored } from '../../platform/http/stored-representation.js';
+import { ifNoneMatch, sendPageWithStored, sendStored } from '../../platform/http/stored-representation.js';
 import { CardSchema, VCARD_REFUSAL, vcardFormOf, VcardHeaders, VcardQuery } from '../profiles/schemas.js';
 import type { AnnotationService } from './annotations.js';
 import type { ContactService } from './contacts.js';
@@ -57,9 +57,12 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
       querystring: ContactsQuery,
       response: { 200: PageOf(ref(ContactSchema), 'ContactPage') },
     },
-  }, async (request) => {
+  }, async (request, reply) => {
     const { status, label, q, sort, include, cursor, limit } = request.query;
-    return contacts.list(callerOf(request), { status, label, q, sort }, cursor, limit ?? 50, include === 'card');
+    const page = await contacts.list(callerOf(request), { status, label, q, sort }, cursor, limit ?? 50, include === 'card');
+    if (include !== 'card') return page;
+    // Each card as stored, as GET /contacts/{id}/card sends it: the same bytes, not serialised again.
+    return sendPageWithStored(reply, { ...page, data: page.data.map((contact) => ({ ...contact, stored: contact.stored ?? null })) }, 'card');
   });
 
   r.get('/contacts/vcard', {

@@ -9,8 +9,7 @@ import { keysetPages, listPosition, page, pageOfList } from '../../platform/stor
 import type { KeysetPosition, Page } from '../../platform/store/keyset.js';
 import type { RepositoryOf } from '../../platform/store/store.js';
 import type { ProfileService } from '../profiles/service.js';
-import type { CardSchema, VcardForm } from '../profiles/schemas.js';
-import type { Static } from 'typebox';
+import type { VcardForm } from '../profiles/schemas.js';
 import { labelKey } from './queries.js';
 import type { annotationQueries, blockQueries, ContactAccessRow, ContactCardRow, subscriptionQueries } from './queries.js';
 import { SEEN_BY_SUBSCRIBER, storedAs, TRANSITIONS } from './states.js';
@@ -59,8 +58,11 @@ function movedAt(row: { card_since: number | null; card_updated_at: number }): n
   return since >= row.card_updated_at ? since : undefined;
 }
 
-/** A contact as GET /contacts lists it: with include=card, the card it shows (null: none) and that card's tag. */
-export type ListedContact = ContactView & { card?: Static<typeof CardSchema> | null; card_etag?: string | null };
+/**
+ * A contact as GET /contacts lists it; with include=card, the card it shows as stored (`stored`,
+ * the JSON its own route sends; null: none), which the route sends as `card`, and that card's tag.
+ */
+export type ListedContact = ContactView & { card_etag?: string | null; stored?: string | null };
 
 /** A listed row (the subscriber's side: the rule's `access` selected) with the card columns include=card selects. */
 type ListedCardRow = Omit<ContactCardRow, 'card_updated_at'> & { profile_card_updated_at: number | null };
@@ -148,9 +150,9 @@ export function createContactService(deps: {
   function withCard(view: ContactView, row: ListedCardRow): ListedContact {
     try {
       const card = cardOf({ ...row, card_updated_at: row.profile_card_updated_at });
-      return { ...view, card: JSON.parse(card.json) as Static<typeof CardSchema>, card_etag: card.etag };
+      return { ...view, card_etag: card.etag, stored: card.json };
     } catch (error) {
-      if (error instanceof AppError) return { ...view, card: null, card_etag: null };
+      if (error instanceof AppError) return { ...view, card_etag: null, stored: null };
       throw error;
     }
   }
