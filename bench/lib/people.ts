@@ -16,8 +16,14 @@ const newId = (prefix: string) => `${prefix}_${randomBytes(16).toString('base64u
  * card builder renders it, as the service would have), its history in the card-change log, and
  * an active subscription of each reader in `readers` (the first `limits[i]` people for reader i).
  */
-export function insertPeople(file: string, count: number, readers: Array<{ id: string; limit: number }>, options: { name?: (i: number) => string; prefix?: string } = {}): void {
-  const name = options.name ?? ((i: number) => `Person ${i}`);
+export function insertPeople(
+  file: string,
+  count: number,
+  readers: Array<{ id: string; limit: number }>,
+  /** `name`: person i's given and family name (the card then shows a name field too); `prefix`: their usernames'. */
+  options: { name?: (i: number) => { given: string; family: string }; prefix?: string } = {},
+): void {
+  const name = (i: number) => (options.name ? `${options.name(i).given} ${options.name(i).family}` : `Person ${i}`);
   const db = new Database(file);
   try {
     db.pragma('busy_timeout = 10000');
@@ -35,12 +41,13 @@ export function insertPeople(file: string, count: number, readers: Array<{ id: s
         const id = newId('acc');
         const username = `${options.prefix ?? 'benchdavowner'}${process.pid}x${i}`;
         account.run(id, username, username, username, name(i), randomBytes(32).toString('base64url'), region, then);
-        const field = (n: number, type: string, value: string, details: object) => ({ field_id: `fld_${i}x${n}`, label: null, position: n, type, field_label: null, country: type === 'phone' ? 'DE' : null, value: JSON.stringify(value), details: JSON.stringify(details) });
+        const field = (n: number, type: string, value: unknown, details: object) => ({ field_id: `fld_${i}x${n}`, label: null, position: n, type, field_label: null, country: type === 'phone' ? 'DE' : null, value: JSON.stringify(value), details: JSON.stringify(details) });
         const card = renderCard(
           cardContent({ username, display_name: name(i) }, [
             field(0, 'nickname', `Person number ${i}`, {}),
             field(1, 'email', `person${i}@example.org`, {}),
             field(2, 'phone', '+49 30 22732152', { line_type: 'fixed_line', national: '030 22732152', international: '+49 30 22732152', uri: 'tel:+49-30-22732152' }),
+            ...(options.name ? [field(3, 'name', options.name(i), { formatted: name(i) })] : []),
           ]),
           then,
         );

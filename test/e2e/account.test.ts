@@ -110,11 +110,7 @@ describe('web app: the account half (Chromium)', { timeout: 300_000 }, () => {
     await number.pressSequentially('07400123456');
     // Formatted as typed: waited for, as the formatter loads with the box and may come after the
     // keys under load (it then formats what is there).
-    await number.evaluate((box) => new Promise<void>((resolve, reject) => {
-      const until = Date.now() + 10_000;
-      const check = () => ((box as HTMLInputElement).value === '07400 123456' ? resolve() : Date.now() > until ? reject(new Error(`the box reads “${(box as HTMLInputElement).value}”`)) : setTimeout(check, 50));
-      check();
-    }));
+    await page.waitForFunction((box) => (box as HTMLInputElement).value === '07400 123456', await number.elementHandle(), { timeout: 10_000 }).catch(() => undefined);
     assert.equal(await number.inputValue(), '07400 123456', 'formatted as typed');
     await editor.getByLabel(/^Label/).fill('mobile');
     await phone.screens('04-fields-phone-form');
