@@ -121,7 +121,7 @@ function ContactList({ contacts, sort, listed, highlight, label, onLabel }: { co
           ? (
             <p class="list-earlier">
               <button type="button" onClick={() => setRange((r) => ({ start: Math.max(0, r.start - STEP), end: r.end }))}>
-                Show the {Math.min(STEP, range.start)} before
+                Show the {Math.min(STEP, range.start)} contacts before these
               </button>
             </p>
           )
@@ -131,7 +131,7 @@ function ContactList({ contacts, sort, listed, highlight, label, onLabel }: { co
           {range.end < contacts.length ? <li ref={end} class="list-end" aria-hidden="true" /> : null}
         </ul>
         {range.end < contacts.length
-          ? <p class="list-more"><button type="button" onClick={() => setRange((r) => ({ ...r, end: r.end + STEP }))}>Show more ({contacts.length - range.end} after these)</button></p>
+          ? <p class="list-more"><button type="button" onClick={() => setRange((r) => ({ ...r, end: r.end + STEP }))}>Show more contacts ({contacts.length - range.end} after these)</button></p>
           : null}
       </div>
       {letters.length
