@@ -108,6 +108,9 @@ describe('web app: the account half (Chromium)', { timeout: 300_000 }, () => {
     const number = editor.getByLabel('Phone', { exact: true });
     assert.deepEqual(await number.evaluate((el) => [el.getAttribute('type'), el.getAttribute('inputmode'), el.getAttribute('autocomplete'), el.getAttribute('maxlength')]), ['tel', 'tel', 'tel', '64']);
     await number.pressSequentially('07400123456');
+    // Formatted as typed: waited for, as the formatter loads with the box and may come after the
+    // keys under load (it then formats what is there).
+    await page.waitForFunction((box) => (box as HTMLInputElement).value === '07400 123456', await number.elementHandle(), { timeout: 10_000 }).catch(() => undefined);
     assert.equal(await number.inputValue(), '07400 123456', 'formatted as typed');
     await editor.getByLabel(/^Label/).fill('mobile');
     await phone.screens('04-fields-phone-form');

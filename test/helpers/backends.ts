@@ -18,7 +18,7 @@ export interface TestBackend {
   name: 'sqlite' | 'postgres';
   skip: string | false;
   /** A fresh, migrated, isolated database. */
-  open(): Promise<{ store: Store; databaseUrl?: string; schema?: string; cleanup(): Promise<void> }>;
+  open(): Promise<{ store: Store; databaseUrl?: string; schema?: string; file?: string; cleanup(): Promise<void> }>;
 }
 
 const only = process.env.VID_TEST_BACKEND;
@@ -29,10 +29,12 @@ const sqlite: TestBackend = {
   skip: only && only !== 'sqlite' ? 'VID_TEST_BACKEND excludes sqlite' : false,
   async open() {
     const dir = mkdtempSync(join(tmpdir(), 'vid-test-'));
-    const store = createStore(openSqlite(join(dir, 'vid.sqlite')));
+    const file = join(dir, 'vid.sqlite');
+    const store = createStore(openSqlite(file));
     await migrateToLatest(store.handle.db, store.handle.schema, allMigrations());
     return {
       store,
+      file,
       async cleanup() {
         await store.close();
         rmSync(dir, { recursive: true, force: true });

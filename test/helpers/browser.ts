@@ -59,6 +59,8 @@ export interface Device {
 
 export interface E2e {
   origin: string;
+  /** The service's SQLite file (a test writes thousands of rows straight into it: bench/lib/people.ts). */
+  databaseFile: string;
   browser: Browser;
   /** The service's own modules (an operator's lock, as `npm run admin` does it). */
   services: ModuleServices;
@@ -101,6 +103,7 @@ export async function startE2e(env: Record<string, string> = {}): Promise<E2e> {
   const contexts: BrowserContext[] = [];
   return {
     origin,
+    databaseFile: database.file!,
     browser,
     get services() {
       return services;

@@ -5,7 +5,8 @@
 // contact.card.changed signals they received with what a small model says; and each
 // subscriber's address book (PRODUCT §9), kept by one CardDAV sync after every step, with what
 // GET /contacts/{id}/vcard shows the same subscriber: the same cards, the same tags, a card
-// answered exactly when it changed, and a 404 member at the sync after it went.
+// answered exactly when it changed, and a 404 member at the sync after it went. And each
+// subscriber's list with include=card: every contact carrying exactly the single card answer.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -147,6 +148,27 @@ for (const backend of backends) {
                 // What changed names kinds of detail only, of fields this model has (nicknames) or the name.
                 for (const kind of changed) assert.ok(kind === 'nickname' || kind === 'display_name', `${JSON.stringify(step)}: subscriber ${i}'s card says ${kind} changed`);
               }
+              // The list with include=card, unsorted and sorted (two paths through the service):
+              // each contact carries exactly the single card answer (its JSON and ETag), or null
+              // where that answer is a refusal; and no subscriber's list holds another's contact.
+              for (const query of ['include=card', 'include=card&sort=given_name']) {
+                const list = await s.get(sub.device, `/contacts?${query}&limit=200`);
+                assert.equal(list.status, 200);
+                const listed = list.body.data.filter((c: any) => c.id === sub.id);
+                assert.equal(listed.length, 1, `${JSON.stringify(step)}: subscriber ${i} lists its contact once (${query})`);
+                if (res.status === 200) {
+                  assert.deepEqual(listed[0].card, res.body, `${JSON.stringify(step)}: subscriber ${i}'s listed card is the single answer (${query})`);
+                  assert.equal(listed[0].card_etag, res.headers.get('etag'), `${JSON.stringify(step)}: subscriber ${i}'s listed card's tag (${query})`);
+                } else {
+                  assert.equal(listed[0].card, null, `${JSON.stringify(step)}: subscriber ${i} lists no card (${query})`);
+                  assert.equal(listed[0].card_etag, null);
+                }
+                const others = new Set(subs.filter((x) => x !== sub).map((x) => x.id));
+                assert.ok(list.body.data.every((c: any) => !others.has(c.id)), `${JSON.stringify(step)}: subscriber ${i} lists only its own contacts`);
+              }
+              const plain = await s.get(sub.device, '/contacts?limit=200');
+              assert.ok(plain.body.data.every((c: any) => !('card' in c) && !('card_etag' in c)), 'without include=card no card is listed');
+
               // Told exactly when the card it sees changed (an approval or a revocation is a
               // status change, told by contacts.changed; a card that stayed the same, by nothing).
               const cardChanged = before[i] !== 'null' && now !== null && before[i] !== JSON.stringify(now);

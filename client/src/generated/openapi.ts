@@ -1181,7 +1181,7 @@ export interface paths {
         };
         /**
          * The people you subscribe to
-         * @description `status` and `label` (your own labels, ignoring case) narrow the list; `q` finds contacts by what you see of them, ignoring case and accents; `sort` orders them by first or last name or by the latest card change. A cursor pages the list it came from (the same q and sort).
+         * @description `status` and `label` (your own labels, ignoring case) narrow the list; `q` finds contacts by what you see of them, ignoring case and accents; `sort` orders them by first or last name or by the latest card change; `include=card` brings each contact's card as GET /contacts/{id}/card answers it (null where that answer is a refusal), with its ETag. A cursor pages the list it came from (the same q and sort).
          */
         get: operations["listContacts"];
         put?: never;
@@ -2346,6 +2346,9 @@ export interface components {
             labels: string[];
             /** @description When the card you see last changed; null unless active */
             card_updated_at: string | null;
+            /** @description Only on GET /contacts?include=card: the card GET /contacts/{id}/card answers now, the same for the same viewer; null where that answer is a refusal (not active, the account deleted or unavailable) */
+            card?: components["schemas"]["Card"] | null;
+            card_etag?: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -4406,27 +4409,27 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "sec_Op9kCMfi7BQqgVBGc5iLfQ",
+                     *           "id": "sec_ucOME4nxnycRLso1s6gwwQ",
                      *           "kind": "signed_in",
-                     *           "at": "2026-11-28T19:42:29.380Z",
+                     *           "at": "2026-11-28T19:46:37.999Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
                      *           "device_label": "node"
                      *         },
                      *         {
-                     *           "id": "sec_OkYWgCwueZogp7rMQH5Mrw",
+                     *           "id": "sec_ohQ7ZTCQ6iGNfzlzrZhybQ",
                      *           "kind": "signed_in",
-                     *           "at": "2026-11-28T19:42:29.380Z",
+                     *           "at": "2026-11-28T19:46:37.999Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
                      *           "device_label": "node"
                      *         },
                      *         {
-                     *           "id": "sec_703gFnmdFQiEF14qIPcf_A",
+                     *           "id": "sec_bjPTYN0GAFjACXFGnLGlPg",
                      *           "kind": "signed_in",
-                     *           "at": "2026-11-28T19:42:29.380Z",
+                     *           "at": "2026-11-28T19:46:37.999Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
@@ -4501,8 +4504,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "username": "free18704x8wkuf",
-                     *       "canonical": "free18704x8wkuf",
+                     *       "username": "free22405x8eikl",
+                     *       "canonical": "free22405x8eikl",
                      *       "available": true,
                      *       "schema_version": 1
                      *     }
@@ -4564,11 +4567,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ses_AvGOGzSGTZGHtG6by_LVjA",
+                     *       "session_id": "ses_Oosb-yWyB2CrOxEisZDK3Q",
                      *       "token_type": "DPoP",
-                     *       "access_token": "vid_at_sTQKkSyUkdDWM-9VyYZodZvYh6hbgpbCo0D8dDwUVGk",
+                     *       "access_token": "vid_at_wZGtug6QE5eW28Ka-66ZaPMK2gssizowYRNM-KI20Q8",
                      *       "expires_in": 600,
-                     *       "refresh_token": "vid_rt_NFkvi2XYT8nXLJ0QX8EzYM-aI4zvr1V51eG-G2KL1Eg",
+                     *       "refresh_token": "vid_rt_ynL8KkePMw1SfHrmW38VpFU9tI2wXuDU9sfg9xIWNPk",
                      *       "refresh_expires_in": 2592000,
                      *       "trusted": true,
                      *       "schema_version": 1
@@ -4693,37 +4696,37 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "ses_u8lTZKil83FifEu5_rjYdQ",
+                     *           "id": "ses_1LanMNMljizPNuhti3Tpmw",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "place": null,
                      *           "trusted": true,
                      *           "current": true,
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "last_seen_at": "2026-11-28T19:41:59.380Z",
-                     *           "expires_at": "2026-12-28T19:41:59.380Z"
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "last_seen_at": "2026-11-28T19:46:07.999Z",
+                     *           "expires_at": "2026-12-28T19:46:07.999Z"
                      *         },
                      *         {
-                     *           "id": "ses_AvGOGzSGTZGHtG6by_LVjA",
+                     *           "id": "ses_Oosb-yWyB2CrOxEisZDK3Q",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "place": null,
                      *           "trusted": true,
                      *           "current": false,
-                     *           "created_at": "2026-11-28T19:42:29.380Z",
-                     *           "last_seen_at": "2026-11-28T19:42:29.380Z",
-                     *           "expires_at": "2026-12-28T19:42:29.380Z"
+                     *           "created_at": "2026-11-28T19:46:37.999Z",
+                     *           "last_seen_at": "2026-11-28T19:46:37.999Z",
+                     *           "expires_at": "2026-12-28T19:46:37.999Z"
                      *         },
                      *         {
-                     *           "id": "ses_J85BM1fVWNWm8g1UQY3hRg",
+                     *           "id": "ses_UPpKlsNiAf-KmvCY4STOGA",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "place": null,
                      *           "trusted": true,
                      *           "current": false,
-                     *           "created_at": "2026-11-28T19:42:29.380Z",
-                     *           "last_seen_at": "2026-11-28T19:42:29.380Z",
-                     *           "expires_at": "2026-12-28T19:42:29.380Z"
+                     *           "created_at": "2026-11-28T19:46:37.999Z",
+                     *           "last_seen_at": "2026-11-28T19:46:37.999Z",
+                     *           "expires_at": "2026-12-28T19:46:37.999Z"
                      *         }
                      *       ],
                      *       "next_cursor": null,
@@ -4856,13 +4859,13 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "pk_hL4WJX7HFIh-4sr4fdT_dQ",
+                     *           "id": "pk_brTefQd830av5U8Wu1F0sw",
                      *           "name": "Passkey",
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "last_used_at": "2026-11-28T19:42:29.380Z",
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "last_used_at": "2026-11-28T19:46:37.999Z",
                      *           "backup_eligible": true,
                      *           "backed_up": true,
-                     *           "dpop_jkt": "7qmxyDimcCPE_pj8By-GdcamiaqRxMqQLt5VPCWf0cg",
+                     *           "dpop_jkt": "_FYMlclVs47RxbxCBqlrQfnfIhfOCTPiDIHSuByzZew",
                      *           "flagged": false,
                      *           "current": true,
                      *           "version": 1,
@@ -5005,13 +5008,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "pk_hL4WJX7HFIh-4sr4fdT_dQ",
+                     *       "id": "pk_brTefQd830av5U8Wu1F0sw",
                      *       "name": "Walk laptop",
-                     *       "created_at": "2026-11-28T19:41:59.380Z",
-                     *       "last_used_at": "2026-11-28T19:42:29.380Z",
+                     *       "created_at": "2026-11-28T19:46:07.999Z",
+                     *       "last_used_at": "2026-11-28T19:46:37.999Z",
                      *       "backup_eligible": true,
                      *       "backed_up": true,
-                     *       "dpop_jkt": "7qmxyDimcCPE_pj8By-GdcamiaqRxMqQLt5VPCWf0cg",
+                     *       "dpop_jkt": "_FYMlclVs47RxbxCBqlrQfnfIhfOCTPiDIHSuByzZew",
                      *       "flagged": false,
                      *       "current": true,
                      *       "version": 2,
@@ -5086,18 +5089,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_YW9CxoVyaBzDd2xhWmeQsA",
+                     *       "ceremony_id": "cer_E6p9UQ7sFePrILx_phk3vA",
                      *       "options": {
                      *         "rp": {
                      *           "name": "VID",
                      *           "id": "localhost"
                      *         },
                      *         "user": {
-                     *           "id": "qTYHM8AFp2WVrFgdisUWjRI2R6y9Xqk69oyxe3SnUi4",
-                     *           "name": "wa18704x1f336",
-                     *           "displayName": "wa18704x1f336"
+                     *           "id": "XXMLMPAMMOBraIzBW-0z90F2c8qbVAXUWZGhOQ6tfQA",
+                     *           "name": "wa22405x1n93i",
+                     *           "displayName": "wa22405x1n93i"
                      *         },
-                     *         "challenge": "to6k0BMI2qg_FJuYbu_waU3u-lrtUP0jI6TxSObY-1Y",
+                     *         "challenge": "x_ZhDvt8dBfndMEz3JGBW8tZAngqJ1CSefHIP2HzYWY",
                      *         "pubKeyCredParams": [
                      *           {
                      *             "type": "public-key",
@@ -5115,7 +5118,7 @@ export interface operations {
                      *         "timeout": 300000,
                      *         "excludeCredentials": [
                      *           {
-                     *             "id": "QwMa2tfnwHybTng6Gn9P9T5btCVdT_oPJLHF-AwSQK8",
+                     *             "id": "1mzUJgU16ITEKoLnrQ8BzrTRY3-2GbH7SZ0N41Dt-S4",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -5207,13 +5210,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "pk_nQrLX6uT1uY-dtUcdVqa-g",
+                     *       "id": "pk_wzwG6CH0bO9O5B4gGuDlLQ",
                      *       "name": "Passkey",
-                     *       "created_at": "2026-11-28T19:42:29.380Z",
+                     *       "created_at": "2026-11-28T19:46:37.999Z",
                      *       "last_used_at": null,
                      *       "backup_eligible": true,
                      *       "backed_up": true,
-                     *       "dpop_jkt": "Ma7F3iZcegfiUuv9XKliz2NO2cZ03dXZJLsa8Tl-eKA",
+                     *       "dpop_jkt": "M1eAgzIbzS9MjFHh-xB-xw1fz48aE5HY2Cz1icSs-fA",
                      *       "flagged": false,
                      *       "current": false,
                      *       "version": 1,
@@ -5284,21 +5287,21 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "totp_mEo6lplNKRKz8hfvt4haEw",
+                     *           "id": "totp_cMRktQfaY4ZFhFoaDq2khw",
                      *           "name": "Phone app",
                      *           "active": true,
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "confirmed_at": "2026-11-28T19:41:59.380Z",
-                     *           "last_used_at": "2026-11-28T19:41:59.380Z",
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "confirmed_at": "2026-11-28T19:46:07.999Z",
+                     *           "last_used_at": "2026-11-28T19:46:07.999Z",
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "totp_zdk73jyGFAOZibHfJsF1sQ",
+                     *           "id": "totp_naGLEry4rlHr77Xh56XeiQ",
                      *           "name": "Walk app",
                      *           "active": true,
-                     *           "created_at": "2026-11-28T19:42:29.380Z",
-                     *           "confirmed_at": "2026-11-28T19:42:59.380Z",
-                     *           "last_used_at": "2026-11-28T19:42:59.380Z",
+                     *           "created_at": "2026-11-28T19:46:37.999Z",
+                     *           "confirmed_at": "2026-11-28T19:47:07.999Z",
+                     *           "last_used_at": "2026-11-28T19:47:07.999Z",
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -5376,15 +5379,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "totp_zdk73jyGFAOZibHfJsF1sQ",
+                     *       "id": "totp_naGLEry4rlHr77Xh56XeiQ",
                      *       "name": "Walk app",
                      *       "active": false,
-                     *       "created_at": "2026-11-28T19:42:29.380Z",
+                     *       "created_at": "2026-11-28T19:46:37.999Z",
                      *       "confirmed_at": null,
                      *       "last_used_at": null,
                      *       "schema_version": 1,
-                     *       "secret": "VXRMUQJAEXGD2NJTLW66EA5A6TDOQZPS",
-                     *       "otpauth_uri": "otpauth://totp/VID:wa18704x1f336?issuer=VID&secret=VXRMUQJAEXGD2NJTLW66EA5A6TDOQZPS&algorithm=SHA1&digits=6&period=30"
+                     *       "secret": "T3ZFK4TWZBTUNMSQ7QZPJXF2EBFNV3WF",
+                     *       "otpauth_uri": "otpauth://totp/VID:wa22405x1n93i?issuer=VID&secret=T3ZFK4TWZBTUNMSQ7QZPJXF2EBFNV3WF&algorithm=SHA1&digits=6&period=30"
                      *     }
                      */
                     "application/json": {
@@ -5467,12 +5470,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "totp_zdk73jyGFAOZibHfJsF1sQ",
+                     *       "id": "totp_naGLEry4rlHr77Xh56XeiQ",
                      *       "name": "Walk app",
                      *       "active": true,
-                     *       "created_at": "2026-11-28T19:42:29.380Z",
-                     *       "confirmed_at": "2026-11-28T19:42:59.380Z",
-                     *       "last_used_at": "2026-11-28T19:42:59.380Z",
+                     *       "created_at": "2026-11-28T19:46:37.999Z",
+                     *       "confirmed_at": "2026-11-28T19:47:07.999Z",
+                     *       "last_used_at": "2026-11-28T19:47:07.999Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -5598,13 +5601,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "acc_hdVPCxJegGzJ-ZitCPwriA",
-                     *       "username": "wa18704x1f336",
+                     *       "id": "acc_W8siUQdHvtz7zrujAFHH5Q",
+                     *       "username": "wa22405x1n93i",
                      *       "display_name": null,
                      *       "locale": null,
                      *       "default_country": null,
                      *       "region": "eu",
-                     *       "created_at": "2026-11-28T19:41:59.380Z",
+                     *       "created_at": "2026-11-28T19:46:07.999Z",
                      *       "status": "active",
                      *       "deleted_at": null,
                      *       "purge_at": null,
@@ -5676,13 +5679,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "acc_hdVPCxJegGzJ-ZitCPwriA",
-                     *       "username": "wa18704x1f336",
+                     *       "id": "acc_W8siUQdHvtz7zrujAFHH5Q",
+                     *       "username": "wa22405x1n93i",
                      *       "display_name": "Alice Walker",
                      *       "locale": null,
                      *       "default_country": "DE",
                      *       "region": "eu",
-                     *       "created_at": "2026-11-28T19:41:59.380Z",
+                     *       "created_at": "2026-11-28T19:46:07.999Z",
                      *       "status": "active",
                      *       "deleted_at": null,
                      *       "purge_at": null,
@@ -5753,9 +5756,9 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example VID recovery key for wa18704x1f336
+                     * @example VID recovery key for wa22405x1n93i
                      *
-                     *     REMB-0EPS-RQ71-MRAJ-SXRX-07QR-0F70-VQMD
+                     *     6J8Z-V9N8-6Z85-NFNV-Z2CM-44JX-FHYN-A66A
                      *
                      *     Keep it somewhere safe and offline. Anyone with this key (and your authenticator app, if you use one) can take over your account.
                      */
@@ -5816,8 +5819,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "created_at": "2026-11-28T19:41:59.380Z",
-                     *       "downloaded_at": "2026-11-28T19:42:59.380Z",
+                     *       "created_at": "2026-11-28T19:46:07.999Z",
+                     *       "downloaded_at": "2026-11-28T19:47:07.999Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -5882,18 +5885,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_z11GDYoBW_yq57Ec0gd31A",
+                     *       "ceremony_id": "cer_luaux8-w96IGyk7x51ZLeQ",
                      *       "options": {
                      *         "rp": {
                      *           "name": "VID",
                      *           "id": "localhost"
                      *         },
                      *         "user": {
-                     *           "id": "PRQhyyN_eqTAb8rw3ZB8EufxdW2H2ReeKUxojdqtuwA",
-                     *           "name": "wr18704x6gwwb",
-                     *           "displayName": "wr18704x6gwwb"
+                     *           "id": "ECYZFJHWF7-rOhfqQkTzwvSxv5IGaCii1NVA61zmr1U",
+                     *           "name": "wr22405x6fjwf",
+                     *           "displayName": "wr22405x6fjwf"
                      *         },
-                     *         "challenge": "pHwFRHUwjPy5tek_aEtycj9gdWtb7vs-uqk_SbYoRqI",
+                     *         "challenge": "zQcQ8duEL26X5U2XOfUk3XnAmBxfNE81rwIPJgpqJj0",
                      *         "pubKeyCredParams": [
                      *           {
                      *             "type": "public-key",
@@ -5911,7 +5914,7 @@ export interface operations {
                      *         "timeout": 300000,
                      *         "excludeCredentials": [
                      *           {
-                     *             "id": "w-Err6_0YyMWKulRBS6shbpkHPBNVpom3xayZJdg-NA",
+                     *             "id": "WXFjU67PnxD3cC7Lcp50Uy_88hdn9drV3PDedXNkDHU",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -5997,11 +6000,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ses_4KMXRzts7J5h6-g3IDlh1w",
+                     *       "session_id": "ses_KtLbzeKPz4t0OvtPkWBysA",
                      *       "token_type": "DPoP",
-                     *       "access_token": "vid_at_zgDfbsYOi4n1lB2qIF9ecV7GTeIeeLvD6ChAjptMLE0",
+                     *       "access_token": "vid_at_Iyfdo_T-_iEVsrlglAtGiUI1H5PxCk-N045zegGWtJg",
                      *       "expires_in": 600,
-                     *       "refresh_token": "vid_rt_3LYLI7cCjRjTdE-6D95vG5g7TvQlHrnFWpMASnxRpBQ",
+                     *       "refresh_token": "vid_rt_bGljC9Cp17-NA7qghEEPhgPv40241bwIrpIJIohbWyQ",
                      *       "refresh_expires_in": 2592000,
                      *       "trusted": true,
                      *       "schema_version": 1
@@ -6068,18 +6071,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_A39PP_MFEHDZBcIVmSQc8A",
+                     *       "ceremony_id": "cer_gLwOM1zvrh69-eKTAteNyA",
                      *       "options": {
                      *         "rp": {
                      *           "name": "VID",
                      *           "id": "localhost"
                      *         },
                      *         "user": {
-                     *           "id": "KTeCrEkkuKEbsxQRbGn2P5DYHXquVfh3Uz-S19He_Lk",
-                     *           "name": "wn18704x9ehp7",
-                     *           "displayName": "wn18704x9ehp7"
+                     *           "id": "OU7aI31H4Gfi54rP6gqPplp1rWNua1oHEEQOURp92Uk",
+                     *           "name": "wn22405x9fyl8",
+                     *           "displayName": "wn22405x9fyl8"
                      *         },
-                     *         "challenge": "N9Swg1JzoFUBcf7DXqt7s-jvW_RFUaRTylAfzyhak-0",
+                     *         "challenge": "xO_1yTmsTklfOMpWm2YHz3cDWwxwuVcDrNsR4slXdJU",
                      *         "pubKeyCredParams": [
                      *           {
                      *             "type": "public-key",
@@ -6174,26 +6177,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "account": {
-                     *         "id": "acc_kxpIPoCY5CEybjlM7Oso2A",
-                     *         "username": "wn18704x9ehp7",
+                     *         "id": "acc_8SJypPV2sTFCYpEtc6ZMeQ",
+                     *         "username": "wn22405x9fyl8",
                      *         "display_name": null,
                      *         "locale": null,
                      *         "default_country": null,
                      *         "region": "eu",
-                     *         "created_at": "2026-11-28T19:42:29.380Z",
+                     *         "created_at": "2026-11-28T19:46:37.999Z",
                      *         "status": "active",
                      *         "deleted_at": null,
                      *         "purge_at": null,
                      *         "version": 1,
                      *         "schema_version": 1
                      *       },
-                     *       "passkey_id": "pk_1KFDuyHtD-E5v3mu6wS-Fw",
+                     *       "passkey_id": "pk_2tgrAw4OOBcokWl-TR-UpQ",
                      *       "tokens": {
-                     *         "session_id": "ses_9cWZc9s36Rg0BGO89oXNJQ",
+                     *         "session_id": "ses_NejDTjvMNcRA8kCtPbaLpQ",
                      *         "token_type": "DPoP",
-                     *         "access_token": "vid_at_A6bkS284PkJ939btMx8sBh_3IlN0572DFatluSAY9pU",
+                     *         "access_token": "vid_at_JpkLQSeGYkH8155gsHUAcNbQheJhPG7b69-d4OLlaH0",
                      *         "expires_in": 600,
-                     *         "refresh_token": "vid_rt_3xxDS7zTtwJsI_JhKbchZEmM1IEtqRsxAmOPufbZUXI",
+                     *         "refresh_token": "vid_rt_ztb0V4nJDHP_1dMXk3YBH7rIKJm5buVudD4vbgBLvxc",
                      *         "refresh_expires_in": 2592000,
                      *         "trusted": true,
                      *         "schema_version": 1
@@ -6264,9 +6267,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_1XblXp2670ELKDsF6hFeiA",
+                     *       "ceremony_id": "cer_hB1oBdjeCRanYTx5hdQQyA",
                      *       "options": {
-                     *         "challenge": "25dJ_LX2Fo1gPSemK_0mRtz3NPYvGQh3Ppgb_Sv66dM",
+                     *         "challenge": "-YI2tygYWquKHJEEtg8aEBBh2A2-CapOMWxMx50vT7c",
                      *         "timeout": 300000,
                      *         "rpId": "localhost",
                      *         "allowCredentials": [],
@@ -6337,11 +6340,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ses_Lugc8RlXN10BeWngT-ww2Q",
+                     *       "session_id": "ses_zaJAg3fXQg760GaUE3vzTg",
                      *       "token_type": "DPoP",
-                     *       "access_token": "vid_at_ttauM0vYQfRiD_KwAtDwFviCt--bZw7GzUnheGBOIhU",
+                     *       "access_token": "vid_at_X02SuW2v3MQQNQdYuz0VtyoDq4GY5rrkEwgfSHY9dnk",
                      *       "expires_in": 600,
-                     *       "refresh_token": "vid_rt_gTAEzOCbnXjw7D8NUEq1sxupiYy0gz951eAi6e9VWVY",
+                     *       "refresh_token": "vid_rt_bKS6mmvSOX0KxT_rZBGAwvKRMemLTcAbTdIdQK_w8K8",
                      *       "refresh_expires_in": 2592000,
                      *       "trusted": true,
                      *       "schema_version": 1
@@ -6407,14 +6410,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_1BhmSPUOQcEe4fzBbRAttQ",
+                     *       "ceremony_id": "cer_Jis7AFJYA3L-pSyiRVXz5w",
                      *       "options": {
-                     *         "challenge": "71XGovJlkRSB9IIs5oM5b3xBDjuBTDVIPE3eq8XVqzo",
+                     *         "challenge": "i6Ac1cC0r6mhODElffXMWiMaC1CmXHMRLmDDSMabHlw",
                      *         "timeout": 300000,
                      *         "rpId": "localhost",
                      *         "allowCredentials": [
                      *           {
-                     *             "id": "QwMa2tfnwHybTng6Gn9P9T5btCVdT_oPJLHF-AwSQK8",
+                     *             "id": "1mzUJgU16ITEKoLnrQ8BzrTRY3-2GbH7SZ0N41Dt-S4",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -6492,8 +6495,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": "125616",
-                     *       "expires_at": "2026-11-28T19:44:59.380Z",
+                     *       "code": "652435",
+                     *       "expires_at": "2026-11-28T19:49:07.999Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -6562,7 +6565,7 @@ export interface operations {
                      * @example {
                      *       "status": "active",
                      *       "wrong_guesses": 0,
-                     *       "expires_at": "2026-11-28T19:44:59.380Z",
+                     *       "expires_at": "2026-11-28T19:49:07.999Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -6637,9 +6640,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_eGTeYQgTUV_oyiSWQd45TA",
+                     *       "attempt_id": "join_evqrUszBWRTB_h9pmb43ew",
                      *       "status": "awaiting_approval",
-                     *       "expires_at": "2026-11-28T19:52:59.380Z",
+                     *       "expires_at": "2026-11-28T19:57:07.999Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -6707,9 +6710,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_SMCeisjdoHKqTXRqLBReIA",
+                     *       "attempt_id": "join_lUmEtpz1XyrBAGeJrHgaVw",
                      *       "status": "awaiting_approval",
-                     *       "expires_at": "2026-11-28T19:52:59.380Z",
+                     *       "expires_at": "2026-11-28T19:57:07.999Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -6771,9 +6774,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_eGTeYQgTUV_oyiSWQd45TA",
+                     *       "attempt_id": "join_evqrUszBWRTB_h9pmb43ew",
                      *       "status": "awaiting_approval",
-                     *       "expires_at": "2026-11-28T19:52:59.380Z",
+                     *       "expires_at": "2026-11-28T19:57:07.999Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -6841,10 +6844,10 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "attempt_id": "join_eGTeYQgTUV_oyiSWQd45TA",
+                     *           "attempt_id": "join_evqrUszBWRTB_h9pmb43ew",
                      *           "via": "code",
-                     *           "created_at": "2026-11-28T19:42:59.380Z",
-                     *           "expires_at": "2026-11-28T19:52:59.380Z",
+                     *           "created_at": "2026-11-28T19:47:07.999Z",
+                     *           "expires_at": "2026-11-28T19:57:07.999Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "place": null,
@@ -6925,9 +6928,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_eGTeYQgTUV_oyiSWQd45TA",
+                     *       "attempt_id": "join_evqrUszBWRTB_h9pmb43ew",
                      *       "status": "approved",
-                     *       "expires_at": "2026-11-28T19:52:59.380Z",
+                     *       "expires_at": "2026-11-28T19:57:07.999Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -6999,9 +7002,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_Exu2nV-ILsGH_HXgsInxrQ",
+                     *       "attempt_id": "join_Gz0V2IFVs2sV9cKHNLUxXA",
                      *       "status": "denied",
-                     *       "expires_at": "2026-11-28T19:52:59.380Z",
+                     *       "expires_at": "2026-11-28T19:57:07.999Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -7070,9 +7073,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_SMCeisjdoHKqTXRqLBReIA",
+                     *       "attempt_id": "join_lUmEtpz1XyrBAGeJrHgaVw",
                      *       "status": "approved",
-                     *       "expires_at": "2026-11-28T19:52:59.380Z",
+                     *       "expires_at": "2026-11-28T19:57:07.999Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -7147,11 +7150,11 @@ export interface operations {
                      *           "id": "localhost"
                      *         },
                      *         "user": {
-                     *           "id": "qTYHM8AFp2WVrFgdisUWjRI2R6y9Xqk69oyxe3SnUi4",
-                     *           "name": "wa18704x1f336",
-                     *           "displayName": "wa18704x1f336"
+                     *           "id": "XXMLMPAMMOBraIzBW-0z90F2c8qbVAXUWZGhOQ6tfQA",
+                     *           "name": "wa22405x1n93i",
+                     *           "displayName": "wa22405x1n93i"
                      *         },
-                     *         "challenge": "dHTMbHEek-BB2zNs3yZWGDRIMS-1u39Qie4JiRJRcjg",
+                     *         "challenge": "YjfaKTtLzw1OTiM9eiUDGfDoUh8kaU5H7lWGFFuAydE",
                      *         "pubKeyCredParams": [
                      *           {
                      *             "type": "public-key",
@@ -7169,7 +7172,7 @@ export interface operations {
                      *         "timeout": 300000,
                      *         "excludeCredentials": [
                      *           {
-                     *             "id": "QwMa2tfnwHybTng6Gn9P9T5btCVdT_oPJLHF-AwSQK8",
+                     *             "id": "1mzUJgU16ITEKoLnrQ8BzrTRY3-2GbH7SZ0N41Dt-S4",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -7177,7 +7180,7 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "IGj52x6rCmEmbXzIp8hMXyZt42OrZ-kU-Rc78xdkHVg",
+                     *             "id": "1p1oEsnFNRX2V-kgAkubeYmyPx1mrADLb3H1pCyiydQ",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -7268,11 +7271,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ses_Jk2a3Z1DwgVWVJPfTa30HQ",
+                     *       "session_id": "ses_sBhDtV-8TANj27Ua8jY1_w",
                      *       "token_type": "DPoP",
-                     *       "access_token": "vid_at_vR19_EpthR41aBj73Tv1i_EEe0O7l_XZq6dtn8--srk",
+                     *       "access_token": "vid_at_TLECtXuJHyMFbCXxYWvVbMG59AnM0pBtDccrezVeTT4",
                      *       "expires_in": 600,
-                     *       "refresh_token": "vid_rt_lqN5yqzglrtcKxn-iU0KJLZzMVPW4ApBTPtm-wI4WN8",
+                     *       "refresh_token": "vid_rt_jaOJkSSjh4DK5MwHi0LXjbmzMpcZvg0phQO5dFhwxNc",
                      *       "refresh_expires_in": 2592000,
                      *       "trusted": true,
                      *       "schema_version": 1
@@ -7346,13 +7349,13 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "pho_c5DLKbYq9wk2uh0D_9P1TA",
+                     *           "id": "pho_qL1FxZGrEafWdU93RiNrZA",
                      *           "sizes": [
                      *             64,
                      *             256,
                      *             512
                      *           ],
-                     *           "created_at": "2026-11-28T19:42:59.380Z",
+                     *           "created_at": "2026-11-28T19:47:07.999Z",
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -7435,13 +7438,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "pho_c5DLKbYq9wk2uh0D_9P1TA",
+                     *       "id": "pho_qL1FxZGrEafWdU93RiNrZA",
                      *       "sizes": [
                      *         64,
                      *         256,
                      *         512
                      *       ],
-                     *       "created_at": "2026-11-28T19:42:59.380Z",
+                     *       "created_at": "2026-11-28T19:47:07.999Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -7506,13 +7509,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "pho_c5DLKbYq9wk2uh0D_9P1TA",
+                     *       "id": "pho_qL1FxZGrEafWdU93RiNrZA",
                      *       "sizes": [
                      *         64,
                      *         256,
                      *         512
                      *       ],
-                     *       "created_at": "2026-11-28T19:42:59.380Z",
+                     *       "created_at": "2026-11-28T19:47:07.999Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -8025,7 +8028,20 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "fld_0KS0Ru1hFQovSz0ZeTdVGA",
+                     *           "id": "fld_2XCRbBIT_U6ioj8AS8zzag",
+                     *           "type": "time_zone",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": "Europe/Berlin",
+                     *           "original": null,
+                     *           "details": {},
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "updated_at": "2026-11-28T19:46:07.999Z"
+                     *         },
+                     *         {
+                     *           "id": "fld_3dRf4GGVcr0iEwPY29Eb8A",
                      *           "type": "phone",
                      *           "label": "work",
                      *           "country": "DE",
@@ -8039,42 +8055,21 @@ export interface operations {
                      *           },
                      *           "version": 1,
                      *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "updated_at": "2026-11-28T19:41:59.380Z"
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "updated_at": "2026-11-28T19:46:07.999Z"
                      *         },
                      *         {
-                     *           "id": "fld_0datcr2WW0VYiJ4u9FOi4g",
-                     *           "type": "language",
+                     *           "id": "fld_3fqKg2_gUheDQU0HOBa3Kg",
+                     *           "type": "url",
                      *           "label": null,
                      *           "country": null,
-                     *           "value": "en",
+                     *           "value": "https://example.org/alice",
                      *           "original": null,
-                     *           "details": {
-                     *             "formatted": "English"
-                     *           },
+                     *           "details": {},
                      *           "version": 1,
                      *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "updated_at": "2026-11-28T19:41:59.380Z"
-                     *         },
-                     *         {
-                     *           "id": "fld_AWx2Ul1Jwg0xQOFnf1Jy_Q",
-                     *           "type": "birthday",
-                     *           "label": null,
-                     *           "country": null,
-                     *           "value": {
-                     *             "year": 1990,
-                     *             "month": 5,
-                     *             "day": 17
-                     *           },
-                     *           "original": null,
-                     *           "details": {
-                     *             "formatted": "1990-05-17"
-                     *           },
-                     *           "version": 1,
-                     *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "updated_at": "2026-11-28T19:41:59.380Z"
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "updated_at": "2026-11-28T19:46:07.999Z"
                      *         }
                      *       ],
                      *       "next_cursor": null,
@@ -8149,7 +8144,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fld_FGWmFLarDIlLdMwAXrbaiA",
+                     *       "id": "fld_P7Joxkl_f-vANEsUuGcOag",
                      *       "type": "email",
                      *       "label": "spare",
                      *       "country": null,
@@ -8160,8 +8155,8 @@ export interface operations {
                      *       },
                      *       "version": 1,
                      *       "schema_version": 1,
-                     *       "created_at": "2026-11-28T19:42:59.380Z",
-                     *       "updated_at": "2026-11-28T19:42:59.380Z"
+                     *       "created_at": "2026-11-28T19:47:07.999Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Field"];
@@ -8223,7 +8218,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fld_FGWmFLarDIlLdMwAXrbaiA",
+                     *       "id": "fld_P7Joxkl_f-vANEsUuGcOag",
                      *       "type": "email",
                      *       "label": "spare",
                      *       "country": null,
@@ -8234,8 +8229,8 @@ export interface operations {
                      *       },
                      *       "version": 1,
                      *       "schema_version": 1,
-                     *       "created_at": "2026-11-28T19:42:59.380Z",
-                     *       "updated_at": "2026-11-28T19:42:59.380Z"
+                     *       "created_at": "2026-11-28T19:47:07.999Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Field"];
@@ -8372,7 +8367,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fld_FGWmFLarDIlLdMwAXrbaiA",
+                     *       "id": "fld_P7Joxkl_f-vANEsUuGcOag",
                      *       "type": "email",
                      *       "label": "old",
                      *       "country": null,
@@ -8383,8 +8378,8 @@ export interface operations {
                      *       },
                      *       "version": 2,
                      *       "schema_version": 1,
-                     *       "created_at": "2026-11-28T19:42:59.380Z",
-                     *       "updated_at": "2026-11-28T19:42:59.380Z"
+                     *       "created_at": "2026-11-28T19:47:07.999Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Field"];
@@ -8457,26 +8452,26 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "prf_af2SYwS6rl3o1ni5zTBOdA",
+                     *           "id": "prf_A__YzYDoNlIX7Tp7Ap-PAg",
                      *           "name": "Family",
                      *           "description": null,
                      *           "public": false,
                      *           "field_count": 3,
                      *           "subscriber_count": 0,
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "updated_at": "2026-11-28T19:41:59.380Z",
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "updated_at": "2026-11-28T19:46:07.999Z",
                      *           "version": 1,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "prf_p11VC3ScnCvU87Djlm32HA",
+                     *           "id": "prf_TRhtSFUvlNHI5_VckO4-7A",
                      *           "name": "Work",
                      *           "description": null,
                      *           "public": true,
                      *           "field_count": 14,
                      *           "subscriber_count": 1,
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "updated_at": "2026-11-28T19:41:59.380Z",
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "updated_at": "2026-11-28T19:46:07.999Z",
                      *           "version": 1,
                      *           "schema_version": 1
                      *         }
@@ -8553,14 +8548,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "prf_cs26hDZJ8hQ7o0_Fn3q5wg",
+                     *       "id": "prf_uEHbgEZ9Q9S1RTeSvoSWHQ",
                      *       "name": "Walk temp",
                      *       "description": "For a moment",
                      *       "public": false,
                      *       "field_count": 0,
                      *       "subscriber_count": 0,
-                     *       "created_at": "2026-11-28T19:42:59.380Z",
-                     *       "updated_at": "2026-11-28T19:42:59.380Z",
+                     *       "created_at": "2026-11-28T19:47:07.999Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -8624,14 +8619,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "prf_p11VC3ScnCvU87Djlm32HA",
+                     *       "id": "prf_TRhtSFUvlNHI5_VckO4-7A",
                      *       "name": "Work",
                      *       "description": null,
                      *       "public": true,
                      *       "field_count": 14,
                      *       "subscriber_count": 1,
-                     *       "created_at": "2026-11-28T19:41:59.380Z",
-                     *       "updated_at": "2026-11-28T19:41:59.380Z",
+                     *       "created_at": "2026-11-28T19:46:07.999Z",
+                     *       "updated_at": "2026-11-28T19:46:07.999Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -8772,14 +8767,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "prf_cs26hDZJ8hQ7o0_Fn3q5wg",
+                     *       "id": "prf_uEHbgEZ9Q9S1RTeSvoSWHQ",
                      *       "name": "Walk temp",
                      *       "description": "Still for a moment",
                      *       "public": false,
                      *       "field_count": 0,
                      *       "subscriber_count": 0,
-                     *       "created_at": "2026-11-28T19:42:59.380Z",
-                     *       "updated_at": "2026-11-28T19:42:59.380Z",
+                     *       "created_at": "2026-11-28T19:47:07.999Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -8856,19 +8851,19 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "field_id": "fld_Aucb35lPRzJ-V0VDAeQLvw",
+                     *           "field_id": "fld_DeDrlx4_ca-n_0pWls2Fzw",
                      *           "label": null,
                      *           "position": 0,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "field_id": "fld_e43KM0lKpdupE9jQLvX7IQ",
+                     *           "field_id": "fld_9N04JFnW2DJSfgacKSDhWg",
                      *           "label": null,
                      *           "position": 1,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "field_id": "fld_0KS0Ru1hFQovSz0ZeTdVGA",
+                     *           "field_id": "fld_3dRf4GGVcr0iEwPY29Eb8A",
                      *           "label": null,
                      *           "position": 2,
                      *           "schema_version": 1
@@ -8950,7 +8945,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "field_id": "fld_FGWmFLarDIlLdMwAXrbaiA",
+                     *       "field_id": "fld_P7Joxkl_f-vANEsUuGcOag",
                      *       "label": "email",
                      *       "position": 0,
                      *       "schema_version": 1
@@ -8985,7 +8980,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "field_id": "fld_FGWmFLarDIlLdMwAXrbaiA",
+                     *       "field_id": "fld_P7Joxkl_f-vANEsUuGcOag",
                      *       "label": "mail",
                      *       "position": 0,
                      *       "schema_version": 1
@@ -9113,12 +9108,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "owner": {
-                     *         "username": "wa18704x1f336",
+                     *         "username": "wa22405x1n93i",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "fields": [
                      *         {
-                     *           "id": "fld_Aucb35lPRzJ-V0VDAeQLvw",
+                     *           "id": "fld_DeDrlx4_ca-n_0pWls2Fzw",
                      *           "type": "name",
                      *           "label": null,
                      *           "country": null,
@@ -9131,7 +9126,7 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "fld_e43KM0lKpdupE9jQLvX7IQ",
+                     *           "id": "fld_9N04JFnW2DJSfgacKSDhWg",
                      *           "type": "nickname",
                      *           "label": null,
                      *           "country": null,
@@ -9139,7 +9134,7 @@ export interface operations {
                      *           "details": {}
                      *         },
                      *         {
-                     *           "id": "fld_0KS0Ru1hFQovSz0ZeTdVGA",
+                     *           "id": "fld_3dRf4GGVcr0iEwPY29Eb8A",
                      *           "type": "phone",
                      *           "label": "work",
                      *           "country": "DE",
@@ -9152,7 +9147,7 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "updated_at": "2026-11-28T19:42:59.380Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z",
                      *       "changed": [
                      *         "display_name"
                      *       ],
@@ -9239,12 +9234,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "owner": {
-                     *         "username": "wa18704x1f336",
+                     *         "username": "wa22405x1n93i",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "fields": [
                      *         {
-                     *           "id": "fld_Aucb35lPRzJ-V0VDAeQLvw",
+                     *           "id": "fld_DeDrlx4_ca-n_0pWls2Fzw",
                      *           "type": "name",
                      *           "label": null,
                      *           "country": null,
@@ -9257,7 +9252,7 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "fld_e43KM0lKpdupE9jQLvX7IQ",
+                     *           "id": "fld_9N04JFnW2DJSfgacKSDhWg",
                      *           "type": "nickname",
                      *           "label": null,
                      *           "country": null,
@@ -9265,7 +9260,7 @@ export interface operations {
                      *           "details": {}
                      *         },
                      *         {
-                     *           "id": "fld_0KS0Ru1hFQovSz0ZeTdVGA",
+                     *           "id": "fld_3dRf4GGVcr0iEwPY29Eb8A",
                      *           "type": "phone",
                      *           "label": "work",
                      *           "country": "DE",
@@ -9278,7 +9273,7 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "updated_at": "2026-11-28T19:42:59.380Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z",
                      *       "changed": [
                      *         "display_name"
                      *       ],
@@ -9367,7 +9362,7 @@ export interface operations {
                      * @example BEGIN:VCARD
                      *     VERSION:3.0
                      *     PRODID:-//VID//Identity cards//EN
-                     *     UID:urn:uuid:97633290-a260-807f-a4b5-053300625280
+                     *     UID:urn:uuid:2a9354fe-378c-8dd8-be6d-7aace710e907
                      *     FN:Alice Walker
                      *     N:Walker;Alice;;;
                      *     NICKNAME:Al
@@ -9384,7 +9379,7 @@ export interface operations {
                      *     X-LANGUAGE:en
                      *     TZ;VALUE=text:Europe/Berlin
                      *     NOTE:Met at the walk.
-                     *     REV:2026-11-28T19:42:59Z
+                     *     REV:2026-11-28T19:47:07Z
                      *     END:VCARD
                      */
                     "text/vcard": string;
@@ -9468,51 +9463,51 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "sub_0y80BUItJiPVZD_wACyGag",
-                     *           "status": "pending",
-                     *           "subscriber": {
-                     *             "username": "wd18704x48ytr",
-                     *             "display_name": null
-                     *           },
-                     *           "profile_id": null,
-                     *           "message": null,
-                     *           "via_share_link": null,
-                     *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "updated_at": "2026-11-28T19:41:59.380Z",
-                     *           "version": 1,
-                     *           "schema_version": 1
-                     *         },
-                     *         {
-                     *           "id": "sub_Ta7Ddfi_m1KBTTFrJ5Ff1w",
-                     *           "status": "pending",
-                     *           "subscriber": {
-                     *             "username": "wc18704x3qlm6",
-                     *             "display_name": null
-                     *           },
-                     *           "profile_id": null,
-                     *           "message": null,
-                     *           "via_share_link": null,
-                     *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "updated_at": "2026-11-28T19:41:59.380Z",
-                     *           "version": 1,
-                     *           "schema_version": 1
-                     *         },
-                     *         {
-                     *           "id": "sub_UYbup6HTWxidnclzJfW30g",
+                     *           "id": "sub_GqW2Y5o-EzbecG_gOfjLQQ",
                      *           "status": "active",
                      *           "subscriber": {
-                     *             "username": "wb18704x2eo0l",
+                     *             "username": "wb22405x2d0kh",
                      *             "display_name": null
                      *           },
-                     *           "profile_id": "prf_p11VC3ScnCvU87Djlm32HA",
+                     *           "profile_id": "prf_TRhtSFUvlNHI5_VckO4-7A",
                      *           "message": "Hello from Bob",
                      *           "via_share_link": null,
                      *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "updated_at": "2026-11-28T19:41:59.380Z",
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "updated_at": "2026-11-28T19:46:07.999Z",
                      *           "version": 2,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_TvtfJS8T-chcCTpZOZ0f-g",
+                     *           "status": "pending",
+                     *           "subscriber": {
+                     *             "username": "wd22405x4a32y",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": null,
+                     *           "message": null,
+                     *           "via_share_link": null,
+                     *           "suggested_profile_id": null,
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "updated_at": "2026-11-28T19:46:07.999Z",
+                     *           "version": 1,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_UjWkQrImjzKeyB6ohQSdNQ",
+                     *           "status": "pending",
+                     *           "subscriber": {
+                     *             "username": "wc22405x33etk",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": null,
+                     *           "message": null,
+                     *           "via_share_link": null,
+                     *           "suggested_profile_id": null,
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "updated_at": "2026-11-28T19:46:07.999Z",
+                     *           "version": 1,
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -9582,18 +9577,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_UYbup6HTWxidnclzJfW30g",
+                     *       "id": "sub_GqW2Y5o-EzbecG_gOfjLQQ",
                      *       "status": "active",
                      *       "subscriber": {
-                     *         "username": "wb18704x2eo0l",
+                     *         "username": "wb22405x2d0kh",
                      *         "display_name": null
                      *       },
-                     *       "profile_id": "prf_p11VC3ScnCvU87Djlm32HA",
+                     *       "profile_id": "prf_TRhtSFUvlNHI5_VckO4-7A",
                      *       "message": "Hello from Bob",
                      *       "via_share_link": null,
                      *       "suggested_profile_id": null,
-                     *       "created_at": "2026-11-28T19:41:59.380Z",
-                     *       "updated_at": "2026-11-28T19:41:59.380Z",
+                     *       "created_at": "2026-11-28T19:46:07.999Z",
+                     *       "updated_at": "2026-11-28T19:46:07.999Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -9664,18 +9659,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_Ta7Ddfi_m1KBTTFrJ5Ff1w",
+                     *       "id": "sub_UjWkQrImjzKeyB6ohQSdNQ",
                      *       "status": "active",
                      *       "subscriber": {
-                     *         "username": "wc18704x3qlm6",
+                     *         "username": "wc22405x33etk",
                      *         "display_name": null
                      *       },
-                     *       "profile_id": "prf_af2SYwS6rl3o1ni5zTBOdA",
+                     *       "profile_id": "prf_A__YzYDoNlIX7Tp7Ap-PAg",
                      *       "message": null,
                      *       "via_share_link": null,
                      *       "suggested_profile_id": null,
-                     *       "created_at": "2026-11-28T19:41:59.380Z",
-                     *       "updated_at": "2026-11-28T19:42:59.380Z",
+                     *       "created_at": "2026-11-28T19:46:07.999Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -9748,18 +9743,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_0y80BUItJiPVZD_wACyGag",
+                     *       "id": "sub_TvtfJS8T-chcCTpZOZ0f-g",
                      *       "status": "denied",
                      *       "subscriber": {
-                     *         "username": "wd18704x48ytr",
+                     *         "username": "wd22405x4a32y",
                      *         "display_name": null
                      *       },
                      *       "profile_id": null,
                      *       "message": null,
                      *       "via_share_link": null,
                      *       "suggested_profile_id": null,
-                     *       "created_at": "2026-11-28T19:41:59.380Z",
-                     *       "updated_at": "2026-11-28T19:42:59.380Z",
+                     *       "created_at": "2026-11-28T19:46:07.999Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -9832,18 +9827,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_UYbup6HTWxidnclzJfW30g",
+                     *       "id": "sub_GqW2Y5o-EzbecG_gOfjLQQ",
                      *       "status": "active",
                      *       "subscriber": {
-                     *         "username": "wb18704x2eo0l",
+                     *         "username": "wb22405x2d0kh",
                      *         "display_name": null
                      *       },
-                     *       "profile_id": "prf_af2SYwS6rl3o1ni5zTBOdA",
+                     *       "profile_id": "prf_A__YzYDoNlIX7Tp7Ap-PAg",
                      *       "message": "Hello from Bob",
                      *       "via_share_link": null,
                      *       "suggested_profile_id": null,
-                     *       "created_at": "2026-11-28T19:41:59.380Z",
-                     *       "updated_at": "2026-11-28T19:42:59.380Z",
+                     *       "created_at": "2026-11-28T19:46:07.999Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z",
                      *       "version": 3,
                      *       "schema_version": 1
                      *     }
@@ -9916,18 +9911,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_Ta7Ddfi_m1KBTTFrJ5Ff1w",
+                     *       "id": "sub_UjWkQrImjzKeyB6ohQSdNQ",
                      *       "status": "revoked",
                      *       "subscriber": {
-                     *         "username": "wc18704x3qlm6",
+                     *         "username": "wc22405x33etk",
                      *         "display_name": null
                      *       },
-                     *       "profile_id": "prf_af2SYwS6rl3o1ni5zTBOdA",
+                     *       "profile_id": "prf_A__YzYDoNlIX7Tp7Ap-PAg",
                      *       "message": null,
                      *       "via_share_link": null,
                      *       "suggested_profile_id": null,
-                     *       "created_at": "2026-11-28T19:41:59.380Z",
-                     *       "updated_at": "2026-11-28T19:43:29.380Z",
+                     *       "created_at": "2026-11-28T19:46:07.999Z",
+                     *       "updated_at": "2026-11-28T19:47:37.999Z",
                      *       "version": 3,
                      *       "schema_version": 1
                      *     }
@@ -9998,9 +9993,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "username": "wd18704x48ytr",
+                     *           "username": "wd22405x4a32y",
                      *           "display_name": null,
-                     *           "blocked_at": "2026-11-28T19:42:59.380Z"
+                     *           "blocked_at": "2026-11-28T19:47:07.999Z"
                      *         }
                      *       ],
                      *       "next_cursor": null,
@@ -10111,6 +10106,8 @@ export interface operations {
                 q?: string;
                 /** @description created (default): oldest first. given_name, family_name: by the name their card shows you (without a name field, their display name whole). recently_changed: the card that changed last first, contacts without a card last */
                 sort?: "created" | "given_name" | "family_name" | "recently_changed";
+                /** @description card: each contact with the card GET /contacts/{id}/card shows you (and its ETag), so a list needs no read per contact */
+                include?: "card";
             };
             header?: never;
             path?: never;
@@ -10145,32 +10142,32 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "sub_UYbup6HTWxidnclzJfW30g",
+                     *           "id": "sub_GqW2Y5o-EzbecG_gOfjLQQ",
                      *           "status": "active",
                      *           "owner": {
-                     *             "username": "wa18704x1f336",
+                     *             "username": "wa22405x1n93i",
                      *             "display_name": "Alice Walker"
                      *           },
                      *           "message": "Hello from Bob",
                      *           "labels": [],
-                     *           "card_updated_at": "2026-11-28T19:42:59.380Z",
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "updated_at": "2026-11-28T19:42:59.380Z",
+                     *           "card_updated_at": "2026-11-28T19:47:07.999Z",
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "updated_at": "2026-11-28T19:47:07.999Z",
                      *           "version": 3,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "sub_kQCIG8GGXnV3Iq2hlqK5WQ",
+                     *           "id": "sub__mDRisyfP9gdUAyh2QTgag",
                      *           "status": "pending",
                      *           "owner": {
-                     *             "username": "wc18704x3qlm6",
+                     *             "username": "wc22405x33etk",
                      *             "display_name": null
                      *           },
                      *           "message": "Hi Carol",
                      *           "labels": [],
                      *           "card_updated_at": null,
-                     *           "created_at": "2026-11-28T19:42:59.380Z",
-                     *           "updated_at": "2026-11-28T19:42:59.380Z",
+                     *           "created_at": "2026-11-28T19:47:07.999Z",
+                     *           "updated_at": "2026-11-28T19:47:07.999Z",
                      *           "version": 1,
                      *           "schema_version": 1
                      *         }
@@ -10247,17 +10244,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_kQCIG8GGXnV3Iq2hlqK5WQ",
+                     *       "id": "sub__mDRisyfP9gdUAyh2QTgag",
                      *       "status": "pending",
                      *       "owner": {
-                     *         "username": "wc18704x3qlm6",
+                     *         "username": "wc22405x33etk",
                      *         "display_name": null
                      *       },
                      *       "message": "Hi Carol",
                      *       "labels": [],
                      *       "card_updated_at": null,
-                     *       "created_at": "2026-11-28T19:42:59.380Z",
-                     *       "updated_at": "2026-11-28T19:42:59.380Z",
+                     *       "created_at": "2026-11-28T19:47:07.999Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -10333,12 +10330,12 @@ export interface operations {
                      * @example BEGIN:VCARD
                      *     VERSION:3.0
                      *     PRODID:-//VID//Identity cards//EN
-                     *     UID:urn:uuid:97633290-a260-807f-a4b5-053300625280
+                     *     UID:urn:uuid:2a9354fe-378c-8dd8-be6d-7aace710e907
                      *     FN:Alice Walker
                      *     N:Walker;Alice;;;
                      *     NICKNAME:Al
                      *     TEL;TYPE=VOICE,WORK:+493022732152
-                     *     REV:2026-11-28T19:42:59Z
+                     *     REV:2026-11-28T19:47:07Z
                      *     END:VCARD
                      */
                     "text/vcard": string;
@@ -10398,17 +10395,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_UYbup6HTWxidnclzJfW30g",
+                     *       "id": "sub_GqW2Y5o-EzbecG_gOfjLQQ",
                      *       "status": "active",
                      *       "owner": {
-                     *         "username": "wa18704x1f336",
+                     *         "username": "wa22405x1n93i",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "message": "Hello from Bob",
                      *       "labels": [],
-                     *       "card_updated_at": "2026-11-28T19:42:59.380Z",
-                     *       "created_at": "2026-11-28T19:41:59.380Z",
-                     *       "updated_at": "2026-11-28T19:42:59.380Z",
+                     *       "card_updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "created_at": "2026-11-28T19:46:07.999Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z",
                      *       "version": 3,
                      *       "schema_version": 1
                      *     }
@@ -10532,12 +10529,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "owner": {
-                     *         "username": "wa18704x1f336",
+                     *         "username": "wa22405x1n93i",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "fields": [
                      *         {
-                     *           "id": "fld_Aucb35lPRzJ-V0VDAeQLvw",
+                     *           "id": "fld_DeDrlx4_ca-n_0pWls2Fzw",
                      *           "type": "name",
                      *           "label": null,
                      *           "country": null,
@@ -10550,7 +10547,7 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "fld_e43KM0lKpdupE9jQLvX7IQ",
+                     *           "id": "fld_9N04JFnW2DJSfgacKSDhWg",
                      *           "type": "nickname",
                      *           "label": null,
                      *           "country": null,
@@ -10558,7 +10555,7 @@ export interface operations {
                      *           "details": {}
                      *         },
                      *         {
-                     *           "id": "fld_0KS0Ru1hFQovSz0ZeTdVGA",
+                     *           "id": "fld_3dRf4GGVcr0iEwPY29Eb8A",
                      *           "type": "phone",
                      *           "label": "work",
                      *           "country": "DE",
@@ -10571,7 +10568,7 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "updated_at": "2026-11-28T19:42:59.380Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z",
                      *       "changed": [
                      *         "birthday",
                      *         "email",
@@ -10674,12 +10671,12 @@ export interface operations {
                      * @example BEGIN:VCARD
                      *     VERSION:3.0
                      *     PRODID:-//VID//Identity cards//EN
-                     *     UID:urn:uuid:97633290-a260-807f-a4b5-053300625280
+                     *     UID:urn:uuid:2a9354fe-378c-8dd8-be6d-7aace710e907
                      *     FN:Alice Walker
                      *     N:Walker;Alice;;;
                      *     NICKNAME:Al
                      *     TEL;TYPE=VOICE,WORK:+493022732152
-                     *     REV:2026-11-28T19:42:59Z
+                     *     REV:2026-11-28T19:47:07Z
                      *     END:VCARD
                      */
                     "text/vcard": string;
@@ -10766,13 +10763,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "contact_id": "sub_UYbup6HTWxidnclzJfW30g",
+                     *       "contact_id": "sub_GqW2Y5o-EzbecG_gOfjLQQ",
                      *       "note": "Met at the walk in May",
                      *       "labels": [
                      *         "friends",
                      *         "work"
                      *       ],
-                     *       "updated_at": "2026-11-28T19:42:59.380Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -10845,13 +10842,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "contact_id": "sub_UYbup6HTWxidnclzJfW30g",
+                     *       "contact_id": "sub_GqW2Y5o-EzbecG_gOfjLQQ",
                      *       "note": "Met at the walk in May",
                      *       "labels": [
                      *         "friends",
                      *         "work"
                      *       ],
-                     *       "updated_at": "2026-11-28T19:42:59.380Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -10885,13 +10882,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "contact_id": "sub_UYbup6HTWxidnclzJfW30g",
+                     *       "contact_id": "sub_GqW2Y5o-EzbecG_gOfjLQQ",
                      *       "note": "Met at the walk",
                      *       "labels": [
                      *         "friends",
                      *         "work"
                      *       ],
-                     *       "updated_at": "2026-11-28T19:42:59.380Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -11188,17 +11185,17 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "shl_k1460ZKJOkQHmtn2x5tzyQ",
+                     *           "id": "shl_WvC3zCOvjP6PuyoBENzOog",
                      *           "label": null,
-                     *           "token": "7mQ4VKfjlE3fawlX1O6RUOKHynZjwWOo",
-                     *           "url": "http://localhost:8080/s/#7mQ4VKfjlE3fawlX1O6RUOKHynZjwWOo",
-                     *           "profile_id": "prf_p11VC3ScnCvU87Djlm32HA",
-                     *           "expires_at": "2026-11-29T19:42:59.380Z",
+                     *           "token": "AQrDplFAWjEdu1hpN7I1FdJOfrrVk-iJ",
+                     *           "url": "http://localhost:8080/s/#AQrDplFAWjEdu1hpN7I1FdJOfrrVk-iJ",
+                     *           "profile_id": "prf_TRhtSFUvlNHI5_VckO4-7A",
+                     *           "expires_at": "2026-11-29T19:47:07.999Z",
                      *           "max_uses": 5,
                      *           "uses": 0,
                      *           "auto_approve": true,
                      *           "state": "active",
-                     *           "created_at": "2026-11-28T19:42:59.380Z",
+                     *           "created_at": "2026-11-28T19:47:07.999Z",
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -11274,17 +11271,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "shl_k1460ZKJOkQHmtn2x5tzyQ",
+                     *       "id": "shl_WvC3zCOvjP6PuyoBENzOog",
                      *       "label": null,
-                     *       "token": "7mQ4VKfjlE3fawlX1O6RUOKHynZjwWOo",
-                     *       "url": "http://localhost:8080/s/#7mQ4VKfjlE3fawlX1O6RUOKHynZjwWOo",
-                     *       "profile_id": "prf_p11VC3ScnCvU87Djlm32HA",
-                     *       "expires_at": "2026-11-29T19:42:59.380Z",
+                     *       "token": "AQrDplFAWjEdu1hpN7I1FdJOfrrVk-iJ",
+                     *       "url": "http://localhost:8080/s/#AQrDplFAWjEdu1hpN7I1FdJOfrrVk-iJ",
+                     *       "profile_id": "prf_TRhtSFUvlNHI5_VckO4-7A",
+                     *       "expires_at": "2026-11-29T19:47:07.999Z",
                      *       "max_uses": 5,
                      *       "uses": 0,
                      *       "auto_approve": true,
                      *       "state": "active",
-                     *       "created_at": "2026-11-28T19:42:59.380Z",
+                     *       "created_at": "2026-11-28T19:47:07.999Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -11406,11 +11403,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "owner": {
-                     *         "username": "wa18704x1f336",
+                     *         "username": "wa22405x1n93i",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "auto_approve": true,
-                     *       "expires_at": "2026-11-29T19:42:59.380Z",
+                     *       "expires_at": "2026-11-29T19:47:07.999Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -11486,17 +11483,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_FFrVFuCevkHW9I1xkG2yzQ",
+                     *       "id": "sub_LfR_3v8s10ZSkVmLcfa7cQ",
                      *       "status": "active",
                      *       "owner": {
-                     *         "username": "wa18704x1f336",
+                     *         "username": "wa22405x1n93i",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "message": null,
                      *       "labels": [],
-                     *       "card_updated_at": "2026-11-28T19:42:59.380Z",
-                     *       "created_at": "2026-11-28T19:42:59.380Z",
-                     *       "updated_at": "2026-11-28T19:42:59.380Z",
+                     *       "card_updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "created_at": "2026-11-28T19:47:07.999Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -11571,11 +11568,11 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "key_d0NRpp7VfsRcOkekpvr1pQ",
-                     *           "method_id": "pk_hL4WJX7HFIh-4sr4fdT_dQ",
+                     *           "id": "key_PmGy_ctY1-_eNKJDMXd4hQ",
+                     *           "method_id": "pk_brTefQd830av5U8Wu1F0sw",
                      *           "bundle": "d2FsayBkZXZpY2UgYnVuZGxlLCBhZ2Fpbg",
-                     *           "created_at": "2026-11-28T19:42:59.380Z",
-                     *           "updated_at": "2026-11-28T19:42:59.380Z",
+                     *           "created_at": "2026-11-28T19:47:07.999Z",
+                     *           "updated_at": "2026-11-28T19:47:07.999Z",
                      *           "version": 2,
                      *           "schema_version": 1
                      *         }
@@ -11647,11 +11644,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "key_d0NRpp7VfsRcOkekpvr1pQ",
-                     *       "method_id": "pk_hL4WJX7HFIh-4sr4fdT_dQ",
+                     *       "id": "key_PmGy_ctY1-_eNKJDMXd4hQ",
+                     *       "method_id": "pk_brTefQd830av5U8Wu1F0sw",
                      *       "bundle": "d2FsayBkZXZpY2UgYnVuZGxlLCBhZ2Fpbg",
-                     *       "created_at": "2026-11-28T19:42:59.380Z",
-                     *       "updated_at": "2026-11-28T19:42:59.380Z",
+                     *       "created_at": "2026-11-28T19:47:07.999Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -11725,11 +11722,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "key_d0NRpp7VfsRcOkekpvr1pQ",
-                     *       "method_id": "pk_hL4WJX7HFIh-4sr4fdT_dQ",
+                     *       "id": "key_PmGy_ctY1-_eNKJDMXd4hQ",
+                     *       "method_id": "pk_brTefQd830av5U8Wu1F0sw",
                      *       "bundle": "d2FsayBkZXZpY2UgYnVuZGxlLCBhZ2Fpbg",
-                     *       "created_at": "2026-11-28T19:42:59.380Z",
-                     *       "updated_at": "2026-11-28T19:42:59.380Z",
+                     *       "created_at": "2026-11-28T19:47:07.999Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -11763,11 +11760,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "key_d0NRpp7VfsRcOkekpvr1pQ",
-                     *       "method_id": "pk_hL4WJX7HFIh-4sr4fdT_dQ",
+                     *       "id": "key_PmGy_ctY1-_eNKJDMXd4hQ",
+                     *       "method_id": "pk_brTefQd830av5U8Wu1F0sw",
                      *       "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
-                     *       "created_at": "2026-11-28T19:42:59.380Z",
-                     *       "updated_at": "2026-11-28T19:42:59.380Z",
+                     *       "created_at": "2026-11-28T19:47:07.999Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -11910,9 +11907,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "key_d0NRpp7VfsRcOkekpvr1pQ",
+                     *           "id": "key_PmGy_ctY1-_eNKJDMXd4hQ",
                      *           "bundle": "d2FsayBkZXZpY2UgYnVuZGxlLCBhZ2Fpbg",
-                     *           "updated_at": "2026-11-28T19:42:59.380Z"
+                     *           "updated_at": "2026-11-28T19:47:07.999Z"
                      *         }
                      *       ],
                      *       "next_cursor": null,
@@ -11987,7 +11984,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "share": "d2FsayBzZXJ2ZXIgc2hhcmUsIGFnYWlu",
-                     *       "updated_at": "2026-11-28T19:42:59.380Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -12061,7 +12058,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "share": "d2FsayBzZXJ2ZXIgc2hhcmUsIGFnYWlu",
-                     *       "updated_at": "2026-11-28T19:42:59.380Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -12096,7 +12093,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "share": "d2FsayBzZXJ2ZXIgc2hhcmU",
-                     *       "updated_at": "2026-11-28T19:42:59.380Z",
+                     *       "updated_at": "2026-11-28T19:47:07.999Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -12234,9 +12231,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "dav_drQqjVaddXFnGxZ5ilVc4A",
+                     *           "id": "dav_HiyCq-xGy3Lc6_B3X0d5kg",
                      *           "label": "Walk phone",
-                     *           "created_at": "2026-11-28T19:42:59.380Z",
+                     *           "created_at": "2026-11-28T19:47:07.999Z",
                      *           "last_used_at": null,
                      *           "last_user_agent": null,
                      *           "device_label": null,
@@ -12317,12 +12314,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "dav_drQqjVaddXFnGxZ5ilVc4A",
+                     *       "id": "dav_HiyCq-xGy3Lc6_B3X0d5kg",
                      *       "label": "Walk phone",
-                     *       "secret": "vidcd_dav_drQqjVaddXFnGxZ5ilVc4A_61Riii_3rGlZ13L8crHmzHJDmqkvYFSttSrmwHLSeRI",
-                     *       "username": "wa18704x1f336",
+                     *       "secret": "vidcd_dav_HiyCq-xGy3Lc6_B3X0d5kg_up3ThZ2-k0ov0JjElPkdmbtaRXXxi8dmZRtTScVjv-Q",
+                     *       "username": "wa22405x1n93i",
                      *       "server_url": "http://localhost:8080/dav/",
-                     *       "created_at": "2026-11-28T19:42:59.380Z",
+                     *       "created_at": "2026-11-28T19:47:07.999Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -12507,12 +12504,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "dsl_-XUwO17uAqDR65GuM98Ftw",
+                     *       "id": "dsl__7DJ3ezKYVWfurmplizkKg",
                      *       "label": null,
-                     *       "url": "http://localhost:8080/p/#IZ6ao_mTiylIirzEyX35gE1W-tu6Prh8",
-                     *       "code": "T0BP-JVH5",
-                     *       "expires_at": "2026-11-28T19:52:59.380Z",
-                     *       "created_at": "2026-11-28T19:42:59.380Z",
+                     *       "url": "http://localhost:8080/p/#f7bNcO2hqPm6TTrl-3esEiG4TfxLMG9u",
+                     *       "code": "73T1-AWJR",
+                     *       "expires_at": "2026-11-28T19:57:07.999Z",
+                     *       "created_at": "2026-11-28T19:47:07.999Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -12575,13 +12572,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "dsl_YhyY6J4lXdM5v-cHx65cLw",
+                     *       "id": "dsl_taD5Pc34mk6e1ZH19hrLmQ",
                      *       "label": "Walk iPhone",
                      *       "state": "waiting",
-                     *       "expires_at": "2026-11-28T19:52:59.380Z",
+                     *       "expires_at": "2026-11-28T19:57:07.999Z",
                      *       "used_at": null,
                      *       "dav_token_id": null,
-                     *       "created_at": "2026-11-28T19:42:59.380Z",
+                     *       "created_at": "2026-11-28T19:47:07.999Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -12702,14 +12699,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "dav_ZGTh3bWWmIVo4XEwsBBzxg",
+                     *       "id": "dav_uBcgjZW4ks_EWylxE9Drgg",
                      *       "label": "Phone",
-                     *       "secret": "vidcd_dav_ZGTh3bWWmIVo4XEwsBBzxg_kbpLD0CQb59P_tM8UfaBKioc6BAoo3IlhuhdBOKj54U",
-                     *       "username": "wa18704x1f336",
+                     *       "secret": "vidcd_dav_uBcgjZW4ks_EWylxE9Drgg_Dw0LiXM4KoX7WY52kgnMKRrP2OSyr7hG2UIhJ_QxF-Q",
+                     *       "username": "wa22405x1n93i",
                      *       "server_url": "http://localhost:8080/dav/",
-                     *       "created_at": "2026-11-28T19:42:59.380Z",
-                     *       "davx5_url": "carddav://acc_hdVPCxJegGzJ-ZitCPwriA:vidcd_dav_ZGTh3bWWmIVo4XEwsBBzxg_kbpLD0CQb59P_tM8UfaBKioc6BAoo3IlhuhdBOKj54U@localhost:8080/dav/",
-                     *       "android_intent_url": "intent://acc_hdVPCxJegGzJ-ZitCPwriA:vidcd_dav_ZGTh3bWWmIVo4XEwsBBzxg_kbpLD0CQb59P_tM8UfaBKioc6BAoo3IlhuhdBOKj54U@localhost:8080/dav/#Intent;scheme=carddav;package=at.bitfire.davdroid;end",
+                     *       "created_at": "2026-11-28T19:47:07.999Z",
+                     *       "davx5_url": "carddav://acc_W8siUQdHvtz7zrujAFHH5Q:vidcd_dav_uBcgjZW4ks_EWylxE9Drgg_Dw0LiXM4KoX7WY52kgnMKRrP2OSyr7hG2UIhJ_QxF-Q@localhost:8080/dav/",
+                     *       "android_intent_url": "intent://acc_W8siUQdHvtz7zrujAFHH5Q:vidcd_dav_uBcgjZW4ks_EWylxE9Drgg_Dw0LiXM4KoX7WY52kgnMKRrP2OSyr7hG2UIhJ_QxF-Q@localhost:8080/dav/#Intent;scheme=carddav;package=at.bitfire.davdroid;end",
                      *       "schema_version": 1
                      *     }
                      */
@@ -12778,13 +12775,13 @@ export interface operations {
                      *       <key>PayloadVersion</key>
                      *       <integer>1</integer>
                      *       <key>PayloadIdentifier</key>
-                     *       <string>localhost.vid.carddav.dav--rNdpSwXKe2fJQvLDrHjnA</string>
+                     *       <string>localhost.vid.carddav.dav-nPyKjc5RJJpL48Sc7FTVw</string>
                      *       <key>PayloadUUID</key>
-                     *       <string>0DCFE532-BAC8-47CF-B72B-FA3F18C994E8</string>
+                     *       <string>D1CB7046-FAF9-419E-B32A-0B2EE8A308BE</string>
                      *       <key>PayloadDisplayName</key>
                      *       <string>VID contacts on Walk iPhone</string>
                      *       <key>PayloadDescription</key>
-                     *       <string>Adds the people you…
+                     *       <string>Adds the people you …
                      */
                     "application/x-apple-aspen-config": string;
                 };
@@ -12864,7 +12861,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "schema_version": 1,
-                     *       "exported_at": "2026-11-28T19:43:29.380Z",
+                     *       "exported_at": "2026-11-28T19:47:37.999Z",
                      *       "left_out": [
                      *         {
                      *           "table": "sessions",
@@ -12889,13 +12886,13 @@ export interface operations {
                      *         }
                      *       ],
                      *       "account": {
-                     *         "id": "acc_hdVPCxJegGzJ-ZitCPwriA",
-                     *         "username": "wa18704x1f336",
+                     *         "id": "acc_W8siUQdHvtz7zrujAFHH5Q",
+                     *         "username": "wa22405x1n93i",
                      *         "display_name": "Alice Walker",
                      *         "locale": null,
                      *         "default_country": "DE",
                      *         "region": "eu",
-                     *         "created_at": "2026-11-28T19:41:59.380Z",
+                     *         "created_at": "2026-11-28T19:46:07.999Z",
                      *         "status": "active",
                      *         "deleted_at": null,
                      *         "purge_at": null,
@@ -12904,27 +12901,27 @@ export interface operations {
                      *       },
                      *       "security_log": [
                      *         {
-                     *           "id": "sec_g75PqGn86HuzDJKq5CBepg",
-                     *           "kind": "signed_in",
-                     *           "at": "2026-11-28T19:43:29.380Z",
-                     *           "ip": "127.0.0.1",
-                     *           "location": null,
-                     *           "user_agent": "node",
-                     *           "device_label": "node"
-                     *         },
-                     *         {
-                     *           "id": "sec_9UoOeVod135ekBW_XG54kQ",
+                     *           "id": "sec_bXtyQfWfELsalb8gQyCBWw",
                      *           "kind": "passkey_added",
-                     *           "at": "2026-11-28T19:43:29.380Z",
+                     *           "at": "2026-11-28T19:47:37.999Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
                      *           "device_label": "node"
                      *         },
                      *         {
-                     *           "id": "sec_mITAdUfbanijj4HGNQZERQ",
-                     *           "kind": "recovery_key_downloaded",
-                     *           "at": "2026-11-28T19:42:59.380Z",
+                     *           "id": "sec_FGX3pggB30OTnY1FKfm1Kw",
+                     *           "kind": "signed_in",
+                     *           "at": "2026-11-28T19:47:37.999Z",
+                     *           "ip": "127.0.0.1",
+                     *           "location": null,
+                     *           "user_agent": "node",
+                     *           "device_label": "node"
+                     *         },
+                     *         {
+                     *           "id": "sec_o-hjUaboPtI1liTH8SsNVA",
+                     *           "kind": "dav_token_created",
+                     *           "at": "2026-11-28T19:47:07.999Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
@@ -12933,80 +12930,80 @@ export interface operations {
                      *       ],
                      *       "sessions": [
                      *         {
-                     *           "id": "ses_u8lTZKil83FifEu5_rjYdQ",
+                     *           "id": "ses_1LanMNMljizPNuhti3Tpmw",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
-                     *           "passkey_id": "pk_hL4WJX7HFIh-4sr4fdT_dQ",
+                     *           "passkey_id": "pk_brTefQd830av5U8Wu1F0sw",
                      *           "trusted": true,
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "last_seen_at": "2026-11-28T19:43:29.380Z",
-                     *           "expires_at": "2026-12-28T19:41:59.380Z",
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "last_seen_at": "2026-11-28T19:47:37.999Z",
+                     *           "expires_at": "2026-12-28T19:46:07.999Z",
                      *           "revoked_at": null
                      *         },
                      *         {
-                     *           "id": "ses_AvGOGzSGTZGHtG6by_LVjA",
+                     *           "id": "ses_Oosb-yWyB2CrOxEisZDK3Q",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
-                     *           "passkey_id": "pk_hL4WJX7HFIh-4sr4fdT_dQ",
+                     *           "passkey_id": "pk_brTefQd830av5U8Wu1F0sw",
                      *           "trusted": true,
-                     *           "created_at": "2026-11-28T19:42:29.380Z",
-                     *           "last_seen_at": "2026-11-28T19:42:29.380Z",
-                     *           "expires_at": "2026-12-28T19:42:29.380Z",
+                     *           "created_at": "2026-11-28T19:46:37.999Z",
+                     *           "last_seen_at": "2026-11-28T19:46:37.999Z",
+                     *           "expires_at": "2026-12-28T19:46:37.999Z",
                      *           "revoked_at": null
                      *         },
                      *         {
-                     *           "id": "ses_J85BM1fVWNWm8g1UQY3hRg",
+                     *           "id": "ses_UPpKlsNiAf-KmvCY4STOGA",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
-                     *           "passkey_id": "pk_hL4WJX7HFIh-4sr4fdT_dQ",
+                     *           "passkey_id": "pk_brTefQd830av5U8Wu1F0sw",
                      *           "trusted": true,
-                     *           "created_at": "2026-11-28T19:42:29.380Z",
-                     *           "last_seen_at": "2026-11-28T19:42:29.380Z",
-                     *           "expires_at": "2026-12-28T19:42:29.380Z",
+                     *           "created_at": "2026-11-28T19:46:37.999Z",
+                     *           "last_seen_at": "2026-11-28T19:46:37.999Z",
+                     *           "expires_at": "2026-12-28T19:46:37.999Z",
                      *           "revoked_at": null
                      *         }
                      *       ],
                      *       "passkeys": [
                      *         {
-                     *           "id": "pk_hL4WJX7HFIh-4sr4fdT_dQ",
+                     *           "id": "pk_brTefQd830av5U8Wu1F0sw",
                      *           "name": "Walk laptop",
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "last_used_at": "2026-11-28T19:43:29.380Z",
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "last_used_at": "2026-11-28T19:47:37.999Z",
                      *           "backup_eligible": true,
                      *           "backed_up": true,
-                     *           "dpop_jkt": "7qmxyDimcCPE_pj8By-GdcamiaqRxMqQLt5VPCWf0cg",
+                     *           "dpop_jkt": "_FYMlclVs47RxbxCBqlrQfnfIhfOCTPiDIHSuByzZew",
                      *           "version": 2,
                      *           "flagged": false,
                      *           "current": false,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "pk_nQrLX6uT1uY-dtUcdVqa-g",
+                     *           "id": "pk_wzwG6CH0bO9O5B4gGuDlLQ",
                      *           "name": "Passkey",
-                     *           "created_at": "2026-11-28T19:42:29.380Z",
+                     *           "created_at": "2026-11-28T19:46:37.999Z",
                      *           "last_used_at": null,
                      *           "backup_eligible": true,
                      *           "backed_up": true,
-                     *           "dpop_jkt": "Ma7F3iZcegfiUuv9XKliz2NO2cZ03dXZJLsa8Tl-eKA",
+                     *           "dpop_jkt": "M1eAgzIbzS9MjFHh-xB-xw1fz48aE5HY2Cz1icSs-fA",
                      *           "version": 1,
                      *           "flagged": false,
                      *           "current": false,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "pk_Bq3zSau7o3Mqw-Zadrbu3w",
+                     *           "id": "pk_M89BfYAYcv4lAZ4I7qq9Fg",
                      *           "name": "Passkey",
-                     *           "created_at": "2026-11-28T19:43:29.380Z",
+                     *           "created_at": "2026-11-28T19:47:37.999Z",
                      *           "last_used_at": null,
                      *           "backup_eligible": true,
                      *           "backed_up": true,
-                     *           "dpop_jkt": "wvFsK2UXNy4KcxrWid6CKRLjYjnT54rLYZjYF-i30EI",
+                     *           "dpop_jkt": "x8w2hduDgvmug1yNLTKkwjZL-CpZiex44VBTtCFbvpA",
                      *           "version": 1,
                      *           "flagged": false,
                      *           "current": false,
@@ -13015,28 +13012,41 @@ export interface operations {
                      *       ],
                      *       "totp": [
                      *         {
-                     *           "id": "totp_mEo6lplNKRKz8hfvt4haEw",
+                     *           "id": "totp_cMRktQfaY4ZFhFoaDq2khw",
                      *           "name": "Phone app",
                      *           "active": true,
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "confirmed_at": "2026-11-28T19:41:59.380Z",
-                     *           "last_used_at": "2026-11-28T19:43:29.380Z",
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "confirmed_at": "2026-11-28T19:46:07.999Z",
+                     *           "last_used_at": "2026-11-28T19:47:37.999Z",
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "totp_zdk73jyGFAOZibHfJsF1sQ",
+                     *           "id": "totp_naGLEry4rlHr77Xh56XeiQ",
                      *           "name": "Walk app",
                      *           "active": true,
-                     *           "created_at": "2026-11-28T19:42:29.380Z",
-                     *           "confirmed_at": "2026-11-28T19:42:59.380Z",
-                     *           "last_used_at": "2026-11-28T19:42:59.380Z",
+                     *           "created_at": "2026-11-28T19:46:37.999Z",
+                     *           "confirmed_at": "2026-11-28T19:47:07.999Z",
+                     *           "last_used_at": "2026-11-28T19:47:07.999Z",
                      *           "schema_version": 1
                      *         }
                      *       ],
                      *       "photos": [],
                      *       "fields": [
                      *         {
-                     *           "id": "fld_0KS0Ru1hFQovSz0ZeTdVGA",
+                     *           "id": "fld_2XCRbBIT_U6ioj8AS8zzag",
+                     *           "type": "time_zone",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": "Europe/Berlin",
+                     *           "original": null,
+                     *           "details": {},
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "updated_at": "2026-11-28T19:46:07.999Z"
+                     *         },
+                     *         {
+                     *           "id": "fld_3dRf4GGVcr0iEwPY29Eb8A",
                      *           "type": "phone",
                      *           "label": "work",
                      *           "country": "DE",
@@ -13050,71 +13060,50 @@ export interface operations {
                      *           },
                      *           "version": 1,
                      *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "updated_at": "2026-11-28T19:41:59.380Z"
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "updated_at": "2026-11-28T19:46:07.999Z"
                      *         },
                      *         {
-                     *           "id": "fld_0datcr2WW0VYiJ4u9FOi4g",
-                     *           "type": "language",
+                     *           "id": "fld_3fqKg2_gUheDQU0HOBa3Kg",
+                     *           "type": "url",
                      *           "label": null,
                      *           "country": null,
-                     *           "value": "en",
+                     *           "value": "https://example.org/alice",
                      *           "original": null,
-                     *           "details": {
-                     *             "formatted": "English"
-                     *           },
+                     *           "details": {},
                      *           "version": 1,
                      *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "updated_at": "2026-11-28T19:41:59.380Z"
-                     *         },
-                     *         {
-                     *           "id": "fld_AWx2Ul1Jwg0xQOFnf1Jy_Q",
-                     *           "type": "birthday",
-                     *           "label": null,
-                     *           "country": null,
-                     *           "value": {
-                     *             "year": 1990,
-                     *             "month": 5,
-                     *             "day": 17
-                     *           },
-                     *           "original": null,
-                     *           "details": {
-                     *             "formatted": "1990-05-17"
-                     *           },
-                     *           "version": 1,
-                     *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "updated_at": "2026-11-28T19:41:59.380Z"
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "updated_at": "2026-11-28T19:46:07.999Z"
                      *         }
                      *       ],
                      *       "profiles": [
                      *         {
-                     *           "id": "prf_af2SYwS6rl3o1ni5zTBOdA",
+                     *           "id": "prf_A__YzYDoNlIX7Tp7Ap-PAg",
                      *           "name": "Family",
                      *           "description": null,
                      *           "public": false,
                      *           "field_count": 3,
                      *           "subscriber_count": 2,
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "updated_at": "2026-11-28T19:41:59.380Z",
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "updated_at": "2026-11-28T19:46:07.999Z",
                      *           "version": 1,
                      *           "schema_version": 1,
                      *           "exposures": [
                      *             {
-                     *               "field_id": "fld_Aucb35lPRzJ-V0VDAeQLvw",
+                     *               "field_id": "fld_DeDrlx4_ca-n_0pWls2Fzw",
                      *               "label": null,
                      *               "position": 0,
                      *               "schema_version": 1
                      *             },
                      *             {
-                     *               "field_id": "fld_e43KM0lKpdupE9jQLvX7IQ",
+                     *               "field_id": "fld_9N04JFnW2DJSfgacKSDhWg",
                      *               "label": null,
                      *               "position": 1,
                      *               "schema_version": 1
                      *             },
                      *             {
-                     *               "field_id": "fld_0KS0Ru1hFQovSz0ZeTdVGA",
+                     *               "field_id": "fld_3dRf4GGVcr0iEwPY29Eb8A",
                      *               "label": null,
                      *               "position": 2,
                      *               "schema_version": 1
@@ -13122,12 +13111,12 @@ export interface operations {
                      *           ],
                      *           "card": {
                      *             "owner": {
-                     *               "username": "wa18704x1f336",
+                     *               "username": "wa22405x1n93i",
                      *               "display_name": "Alice Walker"
                      *             },
                      *             "fields": [
                      *               {
-                     *                 "id": "fld_Aucb35lPRzJ-V0VDAeQLvw",
+                     *                 "id": "fld_DeDrlx4_ca-n_0pWls2Fzw",
                      *                 "type": "name",
                      *                 "label": null,
                      *                 "country": null,
@@ -13140,7 +13129,7 @@ export interface operations {
                      *                 }
                      *               },
                      *               {
-                     *                 "id": "fld_e43KM0lKpdupE9jQLvX7IQ",
+                     *                 "id": "fld_9N04JFnW2DJSfgacKSDhWg",
                      *                 "type": "nickname",
                      *                 "label": null,
                      *                 "country": null,
@@ -13148,7 +13137,7 @@ export interface operations {
                      *                 "details": {}
                      *               },
                      *               {
-                     *                 "id": "fld_0KS0Ru1hFQovSz0ZeTdVGA",
+                     *                 "id": "fld_3dRf4GGVcr0iEwPY29Eb8A",
                      *                 "type": "phone",
                      *                 "label": "work",
                      *                 "country": "DE",
@@ -13161,7 +13150,7 @@ export interface operations {
                      *                 }
                      *               }
                      *             ],
-                     *             "updated_at": "2026-11-28T19:42:59.380Z",
+                     *             "updated_at": "2026-11-28T19:47:07.999Z",
                      *             "changed": [
                      *               "display_name"
                      *             ],
@@ -13169,31 +13158,31 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "prf_p11VC3ScnCvU87Djlm32HA",
+                     *           "id": "prf_TRhtSFUvlNHI5_VckO4-7A",
                      *           "name": "Work",
                      *           "description": null,
                      *           "public": true,
                      *           "field_count": 14,
                      *           "subscriber_count": 1,
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "updated_at": "2026-11-28T19:41:59.380Z",
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "updated_at": "2026-11-28T19:46:07.999Z",
                      *           "version": 1,
                      *           "schema_version": 1,
                      *           "exposures": [
                      *             {
-                     *               "field_id": "fld_Aucb35lPRzJ-V0VDAeQLvw",
+                     *               "field_id": "fld_DeDrlx4_ca-n_0pWls2Fzw",
                      *               "label": null,
                      *               "position": 0,
                      *               "schema_version": 1
                      *             },
                      *             {
-                     *               "field_id": "fld_e43KM0lKpdupE9jQLvX7IQ",
+                     *               "field_id": "fld_9N04JFnW2DJSfgacKSDhWg",
                      *               "label": null,
                      *               "position": 1,
                      *               "schema_version": 1
                      *             },
                      *             {
-                     *               "field_id": "fld_0KS0Ru1hFQovSz0ZeTdVGA",
+                     *               "field_id": "fld_3dRf4GGVcr0iEwPY29Eb8A",
                      *               "label": null,
                      *               "position": 2,
                      *               "schema_version": 1
@@ -13201,12 +13190,12 @@ export interface operations {
                      *           ],
                      *           "card": {
                      *             "owner": {
-                     *               "username": "wa18704x1f336",
+                     *               "username": "wa22405x1n93i",
                      *               "display_name": "Alice Walker"
                      *             },
                      *             "fields": [
                      *               {
-                     *                 "id": "fld_Aucb35lPRzJ-V0VDAeQLvw",
+                     *                 "id": "fld_DeDrlx4_ca-n_0pWls2Fzw",
                      *                 "type": "name",
                      *                 "label": null,
                      *                 "country": null,
@@ -13219,7 +13208,7 @@ export interface operations {
                      *                 }
                      *               },
                      *               {
-                     *                 "id": "fld_e43KM0lKpdupE9jQLvX7IQ",
+                     *                 "id": "fld_9N04JFnW2DJSfgacKSDhWg",
                      *                 "type": "nickname",
                      *                 "label": null,
                      *                 "country": null,
@@ -13227,7 +13216,7 @@ export interface operations {
                      *                 "details": {}
                      *               },
                      *               {
-                     *                 "id": "fld_0KS0Ru1hFQovSz0ZeTdVGA",
+                     *                 "id": "fld_3dRf4GGVcr0iEwPY29Eb8A",
                      *                 "type": "phone",
                      *                 "label": "work",
                      *                 "country": "DE",
@@ -13240,7 +13229,7 @@ export interface operations {
                      *                 }
                      *               }
                      *             ],
-                     *             "updated_at": "2026-11-28T19:42:59.380Z",
+                     *             "updated_at": "2026-11-28T19:47:07.999Z",
                      *             "changed": [
                      *               "display_name"
                      *             ],
@@ -13250,51 +13239,51 @@ export interface operations {
                      *       ],
                      *       "subscriptions": [
                      *         {
-                     *           "id": "sub_0y80BUItJiPVZD_wACyGag",
+                     *           "id": "sub_GqW2Y5o-EzbecG_gOfjLQQ",
+                     *           "status": "active",
+                     *           "subscriber": {
+                     *             "username": "wb22405x2d0kh",
+                     *             "display_name": null
+                     *           },
+                     *           "profile_id": "prf_A__YzYDoNlIX7Tp7Ap-PAg",
+                     *           "message": "Hello from Bob",
+                     *           "via_share_link": null,
+                     *           "suggested_profile_id": null,
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "updated_at": "2026-11-28T19:47:07.999Z",
+                     *           "version": 3,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_TvtfJS8T-chcCTpZOZ0f-g",
                      *           "status": "denied",
                      *           "subscriber": {
-                     *             "username": "wd18704x48ytr",
+                     *             "username": "wd22405x4a32y",
                      *             "display_name": null
                      *           },
                      *           "profile_id": null,
                      *           "message": null,
                      *           "via_share_link": null,
                      *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "updated_at": "2026-11-28T19:42:59.380Z",
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "updated_at": "2026-11-28T19:47:07.999Z",
                      *           "version": 2,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "sub_Ta7Ddfi_m1KBTTFrJ5Ff1w",
+                     *           "id": "sub_UjWkQrImjzKeyB6ohQSdNQ",
                      *           "status": "active",
                      *           "subscriber": {
-                     *             "username": "wc18704x3qlm6",
+                     *             "username": "wc22405x33etk",
                      *             "display_name": null
                      *           },
-                     *           "profile_id": "prf_af2SYwS6rl3o1ni5zTBOdA",
+                     *           "profile_id": "prf_A__YzYDoNlIX7Tp7Ap-PAg",
                      *           "message": null,
                      *           "via_share_link": null,
                      *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "updated_at": "2026-11-28T19:42:59.380Z",
+                     *           "created_at": "2026-11-28T19:46:07.999Z",
+                     *           "updated_at": "2026-11-28T19:47:07.999Z",
                      *           "version": 2,
-                     *           "schema_version": 1
-                     *         },
-                     *         {
-                     *           "id": "sub_UYbup6HTWxidnclzJfW30g",
-                     *           "status": "active",
-                     *           "subscriber": {
-                     *             "username": "wb18704x2eo0l",
-                     *             "display_name": null
-                     *           },
-                     *           "profile_id": "prf_af2SYwS6rl3o1ni5zTBOdA",
-                     *           "message": "Hello from Bob",
-                     *           "via_share_link": null,
-                     *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T19:41:59.380Z",
-                     *           "updated_at": "2026-11-28T19:42:59.380Z",
-                     *           "version": 3,
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -13303,43 +13292,43 @@ export interface operations {
                      *       "blocks": [],
                      *       "share_links": [
                      *         {
-                     *           "id": "shl_k1460ZKJOkQHmtn2x5tzyQ",
+                     *           "id": "shl_WvC3zCOvjP6PuyoBENzOog",
                      *           "label": null,
-                     *           "profile_id": "prf_p11VC3ScnCvU87Djlm32HA",
-                     *           "expires_at": "2026-11-29T19:42:59.380Z",
+                     *           "profile_id": "prf_TRhtSFUvlNHI5_VckO4-7A",
+                     *           "expires_at": "2026-11-29T19:47:07.999Z",
                      *           "max_uses": 5,
                      *           "uses": 1,
                      *           "auto_approve": true,
                      *           "state": "revoked",
-                     *           "created_at": "2026-11-28T19:42:59.380Z",
-                     *           "revoked_at": "2026-11-28T19:42:59.380Z"
+                     *           "created_at": "2026-11-28T19:47:07.999Z",
+                     *           "revoked_at": "2026-11-28T19:47:07.999Z"
                      *         }
                      *       ],
                      *       "key_bundles": [],
                      *       "dav_tokens": [
                      *         {
-                     *           "id": "dav_-rNdpSwXKe2fJQvLDrHjnA",
+                     *           "id": "dav__nPyKjc5RJJpL48Sc7FTVw",
                      *           "label": "Walk iPhone",
-                     *           "created_at": "2026-11-28T19:42:59.380Z",
+                     *           "created_at": "2026-11-28T19:47:07.999Z",
                      *           "last_used_at": null,
                      *           "last_user_agent": null
                      *         },
                      *         {
-                     *           "id": "dav_ZGTh3bWWmIVo4XEwsBBzxg",
+                     *           "id": "dav_uBcgjZW4ks_EWylxE9Drgg",
                      *           "label": "Phone",
-                     *           "created_at": "2026-11-28T19:42:59.380Z",
+                     *           "created_at": "2026-11-28T19:47:07.999Z",
                      *           "last_used_at": null,
                      *           "last_user_agent": null
                      *         }
                      *       ],
                      *       "dav_setup_links": [
                      *         {
-                     *           "id": "dsl_-XUwO17uAqDR65GuM98Ftw",
+                     *           "id": "dsl__7DJ3ezKYVWfurmplizkKg",
                      *           "label": null,
-                     *           "created_at": "2026-11-28T19:42:59.380Z",
-                     *           "expires_at": "2026-11-28T19:52:59.380Z",
-                     *           "used_at": "2026-11-28T19:42:59.380Z",
-                     *           "dav_token_id": "dav_ZGTh3bWWmIVo4XEwsBBzxg"
+                     *           "created_at": "2026-11-28T19:47:07.999Z",
+                     *           "expires_at": "2026-11-28T19:57:07.999Z",
+                     *           "used_at": "2026-11-28T19:47:07.999Z",
+                     *           "dav_token_id": "dav_uBcgjZW4ks_EWylxE9Drgg"
                      *         }
                      *       ]
                      *     }
@@ -13600,8 +13589,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "status": "deleted",
-                     *       "deleted_at": "2026-11-28T19:43:29.380Z",
-                     *       "purge_at": "2026-12-28T19:43:29.380Z",
+                     *       "deleted_at": "2026-11-28T19:47:37.999Z",
+                     *       "purge_at": "2026-12-28T19:47:37.999Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -13665,13 +13654,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "acc_WT_vQQfLJdXhGvnTxOfXxA",
-                     *       "username": "wz18704x7i34j",
+                     *       "id": "acc_36abbeii_MNUm4RzqCKx6A",
+                     *       "username": "wz22405x730nm",
                      *       "display_name": null,
                      *       "locale": null,
                      *       "default_country": null,
                      *       "region": "eu",
-                     *       "created_at": "2026-11-28T19:41:59.380Z",
+                     *       "created_at": "2026-11-28T19:46:07.999Z",
                      *       "status": "active",
                      *       "deleted_at": null,
                      *       "purge_at": null,
@@ -13745,25 +13734,25 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "Mi4xLjAuWk5SREJXLUlNSFA",
+                     *           "id": "Mi4xLjAuQktidTJQdURQakc",
                      *           "kind": "sessions.changed",
                      *           "resource": "/auth/sessions",
-                     *           "at": "2026-11-28T19:41:59.380Z"
+                     *           "at": "2026-11-28T19:46:07.999Z"
                      *         },
                      *         {
-                     *           "id": "Mi4yLjAuWk5SREJXLUlNSFA",
+                     *           "id": "Mi4yLjAuQktidTJQdURQakc",
                      *           "kind": "fields.changed",
                      *           "resource": "/me/fields",
-                     *           "at": "2026-11-28T19:41:59.380Z"
+                     *           "at": "2026-11-28T19:46:07.999Z"
                      *         },
                      *         {
-                     *           "id": "Mi4zLjAuWk5SREJXLUlNSFA",
+                     *           "id": "Mi4zLjAuQktidTJQdURQakc",
                      *           "kind": "fields.changed",
                      *           "resource": "/me/fields",
-                     *           "at": "2026-11-28T19:41:59.380Z"
+                     *           "at": "2026-11-28T19:46:07.999Z"
                      *         }
                      *       ],
-                     *       "next_cursor": "Mi4yMC4wLlpOUkRCVy1JTUhQ",
+                     *       "next_cursor": "Mi4yMC4wLkJLYnUyUHVEUGpH",
                      *       "has_more": true
                      *     }
                      */

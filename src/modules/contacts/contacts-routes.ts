@@ -6,7 +6,7 @@ import { callerOf } from '../../platform/http/caller.js';
 import { ifMatched, ifMatchedOptional, notModified, setEtag, versionOf } from '../../platform/http/preconditions.js';
 import { API_PREFIX } from '../../platform/http/plugins/openapi.js';
 import { NoContent, NotModified, PageOf, PageQuery, ref } from '../../platform/http/schemas.js';
-import { ifNoneMatch, sendStored } from '../../platform/http/stored-representation.js';
+import { ifNoneMatch, sendPageWithStored, sendStored } from '../../platform/http/stored-representation.js';
 import { CardSchema, VCARD_REFUSAL, vcardFormOf, VcardHeaders, VcardQuery } from '../profiles/schemas.js';
 import type { AnnotationService } from './annotations.js';
 import type { ContactService } from './contacts.js';
@@ -53,13 +53,16 @@ export async function contactRoutes(app: FastifyInstance, opts: { contacts: Cont
     schema: {
       tags,
       summary: 'The people you subscribe to',
-      description: '`status` and `label` (your own labels, ignoring case) narrow the list; `q` finds contacts by what you see of them, ignoring case and accents; `sort` orders them by first or last name or by the latest card change. A cursor pages the list it came from (the same q and sort).',
+      description: '`status` and `label` (your own labels, ignoring case) narrow the list; `q` finds contacts by what you see of them, ignoring case and accents; `sort` orders them by first or last name or by the latest card change; `include=card` brings each contact\'s card as GET /contacts/{id}/card answers it (null where that answer is a refusal), with its ETag. A cursor pages the list it came from (the same q and sort).',
       querystring: ContactsQuery,
       response: { 200: PageOf(ref(ContactSchema), 'ContactPage') },
     },
-  }, async (request) => {
-    const { status, label, q, sort, cursor, limit } = request.query;
-    return contacts.list(callerOf(request), { status, label, q, sort }, cursor, limit ?? 50);
+  }, async (request, reply) => {
+    const { status, label, q, sort, include, cursor, limit } = request.query;
+    const page = await contacts.list(callerOf(request), { status, label, q, sort }, cursor, limit ?? 50, include === 'card');
+    if (include !== 'card') return page;
+    // Each card as stored, as GET /contacts/{id}/card sends it: the same bytes, not serialised again.
+    return sendPageWithStored(reply, { ...page, data: page.data.map((contact) => ({ ...contact, stored: contact.stored ?? null })) }, 'card');
   });
 
   r.get('/contacts/vcard', {

@@ -2,7 +2,7 @@ import type { AuthContext } from '../../platform/caller.js';
 import type { Clock } from '../../platform/clock.js';
 import { noneMatchHolds } from '../../platform/etag.js';
 import type { Conditional } from '../../platform/etag.js';
-import { refuse } from '../../platform/errors.js';
+import { AppError, refuse } from '../../platform/errors.js';
 import { signal } from '../../platform/signals/signal.js';
 import type { accountQueries } from '../../platform/store/accounts.js';
 import { keysetPages, listPosition, page, pageOfList } from '../../platform/store/keyset.js';
@@ -58,6 +58,16 @@ function movedAt(row: { card_since: number | null; card_updated_at: number }): n
   return since >= row.card_updated_at ? since : undefined;
 }
 
+/**
+ * A contact as GET /contacts lists it; with include=card, the card it shows as stored (`stored`,
+ * the JSON its own route sends; null: none), which the route sends as `card`, and that card's tag.
+ */
+export type ListedContact = ContactView & { card_etag?: string | null; stored?: string | null };
+
+/** A listed row (the subscriber's side: the rule's `access` selected) with the card columns include=card selects. */
+type ListedCardRow = Omit<ContactCardRow, 'card_updated_at'> & { profile_card_updated_at: number | null };
+type CardRowOf<Row> = Row & ListedCardRow;
+
 /** A card in a subscriber's address book (PRODUCT §9): whose, its vCard 3.0's strong tag and time, and the vCard when read. */
 export interface AddressCard {
   ownerId: string;
@@ -88,13 +98,13 @@ export function createContactService(deps: {
    * username, labels or shown card hold every word of `q`, folded (decision 270), in `sort`'s
    * order, paged by position like any list.
    */
-  async function find(auth: AuthContext, filter: { statuses: readonly string[]; label?: string; q: string; sort: ContactSort }, cursor: string | undefined, limit: number): Promise<Page<ContactView>> {
+  async function find(auth: AuthContext, filter: { statuses: readonly string[]; label?: string; q: string; sort: ContactSort }, cursor: string | undefined, limit: number, withCards: boolean): Promise<Page<ListedContact>> {
     const [rows, labels] = await Promise.all([
       filter.statuses.length ? db.direct.subs.findable(auth.account.id, { statuses: filter.statuses, label: filter.label }) : [],
       db.direct.annotations.allLabelsOf(auth.account.id),
     ]);
     const words = queryWords(filter.q);
-    const found: Array<{ view: ContactView; key: string }> = [];
+    const found: Array<{ view: ContactView; key: string; row: (typeof rows)[number] }> = [];
     for (const row of rows) {
       const view = contactView(row, labels.get(row.id) ?? []);
       const shown = row.access === 'shown' && row.card_json !== null;
@@ -106,11 +116,11 @@ export function createContactService(deps: {
         changedAt: shown ? cardChangedAt(row) : null,
       };
       if (words.length && !matches(searchTextOf(contact), words)) continue;
-      found.push({ view, key: filter.sort === 'created' ? `${String(row.created_at).padStart(16, '0')}` : sortKeyOf(contact, filter.sort) });
+      found.push({ view, row, key: filter.sort === 'created' ? `${String(row.created_at).padStart(16, '0')}` : sortKeyOf(contact, filter.sort) });
     }
     found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.view.id < b.view.id ? -1 : a.view.id > b.view.id ? 1 : 0));
     const listed = pageOfList(found, cursor, limit, (item) => [item.key, item.view.id], FOUND_POSITION);
-    return { ...listed, data: listed.data.map((item) => item.view) };
+    return { ...listed, data: listed.data.map((item) => (withCards ? withCard(item.view, item.row as CardRowOf<typeof item.row>) : item.view)) };
   }
 
   /** The tag of a contact's card (or of one of its vCards) as the subscriber receives it. */
@@ -129,6 +139,22 @@ export function createContactService(deps: {
     // Seen since a move or an approval: what changed for them then, as the subscription keeps it.
     const changed = shown.card_changes === null ? undefined : (JSON.parse(shown.card_changes) as string[]);
     return { json: since === undefined ? shown.card_json : cards.cardAsOf(shown.card_json, since, changed), etag: etagOf(shown, vcard) };
+  }
+
+  /**
+   * A listed contact with the card GET /contacts/{id}/card answers for it (include=card): cardOf
+   * itself, so the audience rule and the bytes are the single answer's; where that answer is a
+   * refusal (not active, the owner deleted or locked), no card. Its tag travels with it, so a
+   * client holding it reads the card again with If-None-Match (RFC 9110 §13.1.2), not afresh.
+   */
+  function withCard(view: ContactView, row: ListedCardRow): ListedContact {
+    try {
+      const card = cardOf({ ...row, card_updated_at: row.profile_card_updated_at });
+      return { ...view, card_etag: card.etag, stored: card.json };
+    } catch (error) {
+      if (error instanceof AppError) return { ...view, card_etag: null, stored: null };
+      throw error;
+    }
   }
 
   /**
@@ -209,15 +235,19 @@ export function createContactService(deps: {
       return view(auth, id);
     },
 
-    async list(auth: AuthContext, filter: { status?: SubscriptionStatus; label?: string; q?: string; sort?: ContactSort }, cursor: string | undefined, limit: number): Promise<Page<ContactView>> {
+    /** GET /contacts: a page of the subscriber's contacts; `withCards` (include=card): each with the card it shows them. */
+    async list(auth: AuthContext, filter: { status?: SubscriptionStatus; label?: string; q?: string; sort?: ContactSort }, cursor: string | undefined, limit: number, withCards = false): Promise<Page<ListedContact>> {
       const label = filter.label === undefined ? undefined : labelKey(filter.label);
       // By the status the subscriber reads: pending holds denied and silenced requests, denied nothing (PRODUCT §4).
       const statuses = filter.status ? storedAs(filter.status) : (Object.keys(SEEN_BY_SUBSCRIBER) as SubscriptionStatus[]);
-      if (filter.q !== undefined || (filter.sort ?? 'created') !== 'created') return find(auth, { statuses, label, q: filter.q ?? '', sort: filter.sort ?? 'created' }, cursor, limit);
+      if (filter.q !== undefined || (filter.sort ?? 'created') !== 'created') return find(auth, { statuses, label, q: filter.q ?? '', sort: filter.sort ?? 'created' }, cursor, limit, withCards);
       // A status no contact reads (denied) lists nothing; the cursor is still checked (an empty IN list is not SQL).
-      const listed = await page(async (after, size) => (statuses.length ? db.direct.subs.list('subscriber', auth.account.id, { statuses, label }, after, size) : []), cursor, limit, (row) => row);
+      const listed = await page(async (after, size) => (statuses.length ? db.direct.subs.list('subscriber', auth.account.id, { statuses, label }, after, size, withCards) : []), cursor, limit, (row) => row);
       const labels = await db.direct.annotations.labelsOf(auth.account.id, listed.data.map((row) => row.id));
-      return { ...listed, data: listed.data.map((row) => contactView(row, labels.get(row.id) ?? [])) };
+      return { ...listed, data: listed.data.map((row) => {
+        const view = contactView(row, labels.get(row.id) ?? []);
+        return withCards ? withCard(view, row as CardRowOf<typeof row>) : view;
+      }) };
     },
 
     /**

@@ -140,16 +140,19 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       filter: { statuses: readonly string[]; label?: string },
       after: KeysetPosition | undefined,
       limit: number,
+      withCards = false,
     ): Promise<SubscriptionRow[]> {
-      return keysetPage(listed(side, accountId, filter), after, limit, { table: 'subscriptions' }).execute();
+      // With the card each shows (GET /contacts?include=card): the subscriber's side only.
+      const query = listed(side, accountId, filter).$if(withCards, (q) => q.select(['profiles.card_json', 'profiles.card_etag']));
+      return keysetPage(query, after, limit, { table: 'subscriptions' }).execute();
     },
     /**
      * Every contact of a subscriber that the list shows (status and label as for list), with the
      * card each shows: what a search looks through. One index range (subscriptions_subscriber_idx),
      * bounded by the contact limit.
      */
-    async findable(subscriberId: string, filter: { statuses: readonly string[]; label?: string }): Promise<Array<SubscriptionRow & { card_json: string | null }>> {
-      return listed('subscriber', subscriberId, filter).select('profiles.card_json').execute();
+    async findable(subscriberId: string, filter: { statuses: readonly string[]; label?: string }): Promise<Array<SubscriptionRow & { card_json: string | null; card_etag: string | null }>> {
+      return listed('subscriber', subscriberId, filter).select(['profiles.card_json', 'profiles.card_etag']).execute();
     },
     /** The live subscription between two accounts (in one of `live`), if any. */
     async findLive(ownerId: string, subscriberId: string, live: readonly string[]): Promise<SubscriptionRecord | undefined> {

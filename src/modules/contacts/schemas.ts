@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { TSchema } from 'typebox';
-import { IsoDateTime, PageQuery } from '../../platform/http/schemas.js';
+import { IsoDateTime, PageQuery, ref } from '../../platform/http/schemas.js';
+import { CardSchema } from '../profiles/schemas.js';
 import { ANNOTATION_LIMITS } from './annotations.js';
 import { CONTACT_LIMITS } from './subscriptions.js';
 
@@ -46,6 +47,10 @@ export const ContactSchema = Type.Object(
     message: Nullable(Type.String()),
     labels: Type.Array(Type.String(), { description: 'Your private labels (GET/PUT /contacts/{id}/annotation)' }),
     card_updated_at: Nullable(IsoDateTime, { description: 'When the card you see last changed; null unless active' }),
+    card: Type.Optional(Nullable(ref(CardSchema), {
+      description: 'Only on GET /contacts?include=card: the card GET /contacts/{id}/card answers now, the same for the same viewer; null where that answer is a refusal (not active, the account deleted or unavailable)',
+    })),
+    card_etag: Type.Optional(Nullable(Type.String({ description: 'Only with include=card: the strong ETag GET /contacts/{id}/card sends with that card, for a later If-None-Match' }))),
     created_at: IsoDateTime,
     updated_at: IsoDateTime,
     version: Type.Integer(),
@@ -94,6 +99,7 @@ export const ContactsQuery = Type.Object(
     sort: Type.Optional(Type.Union([Type.Literal('created'), Type.Literal('given_name'), Type.Literal('family_name'), Type.Literal('recently_changed')], {
       description: 'created (default): oldest first. given_name, family_name: by the name their card shows you (without a name field, their display name whole). recently_changed: the card that changed last first, contacts without a card last',
     })),
+    include: Type.Optional(Type.Literal('card', { description: 'card: each contact with the card GET /contacts/{id}/card shows you (and its ETag), so a list needs no read per contact' })),
   },
   { additionalProperties: false },
 );

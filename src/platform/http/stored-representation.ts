@@ -14,3 +14,19 @@ export function sendStored(request: FastifyRequest, reply: FastifyReply, stored:
 
 /** The client's If-None-Match, for a service to answer a conditional read without reading what it would not send. */
 export const ifNoneMatch = (request: FastifyRequest) => request.headers['if-none-match'];
+
+/**
+ * A list page whose items each carry a stored representation (a rendered card) under `field`:
+ * the rest of each item serialised as JSON, the stored text spliced in as it is, so an item's
+ * embedded card is byte for byte what the card's own route sends (`sendStored`), and a page of
+ * 200 cards is not parsed and serialised again.
+ */
+export function sendPageWithStored<Item extends object>(
+  reply: FastifyReply,
+  page: { data: Array<Item & { stored: string | null }>; next_cursor: string | null; has_more: boolean },
+  field: string,
+) {
+  const items = page.data.map(({ stored, ...item }) => `${JSON.stringify(item).slice(0, -1)},${JSON.stringify(field)}:${stored ?? 'null'}}`);
+  const body = `{"data":[${items.join(',')}],"next_cursor":${JSON.stringify(page.next_cursor)},"has_more":${page.has_more}}`;
+  return reply.type('application/json; charset=utf-8').serializer((payload: unknown) => payload as string).send(body);
+}

@@ -1,7 +1,7 @@
 // A phone box that formats the number as it is typed (libphonenumber-js AsYouType, with the
 // chosen country for numbers typed without +), with the phone keyboard and autofill. The
 // formatter is loaded when the box first shows, so the app's first download stays small.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { BoxAttributes } from './form.js';
 
 type AsYouTypeClass = typeof import('./as-you-type.js').AsYouType;
@@ -35,8 +35,18 @@ export function PhoneInput({ country, value, onValue, ...rest }: BoxAttributes &
       return text;
     }
   };
+  // What was typed before the formatter arrived (a slow network, a busy phone) is formatted once
+  // it does, unless the caret is inside the number: the box reads the same however fast it loaded.
+  const box = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    const input = box.current;
+    if (!AsYouType || !input || !value) return;
+    if (document.activeElement === input && input.selectionStart !== input.value.length) return;
+    const next = format(value);
+    if (next !== value) onValue(next);
+  }, [AsYouType]);
   return (
-    <input {...(rest as object)} type="tel" inputMode="tel" autocomplete="tel" value={value}
+    <input {...(rest as object)} ref={box} type="tel" inputMode="tel" autocomplete="tel" value={value}
       onInput={(e) => {
         const box = e.target as HTMLInputElement;
         // Formatting moves characters: only while typing at the end, never under the caret.

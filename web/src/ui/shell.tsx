@@ -2,7 +2,7 @@
 // nothing in it ever covers a button), the navigation (a short bottom bar and a "More" list on a
 // phone, a side list on a wide screen, a badge for what waits for you) and <main>.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { accountActive, online, session } from '../core/client.js';
 import { useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
@@ -52,8 +52,9 @@ function SignedInNav({ trusted }: { trusted: boolean }) {
   const toggle = useRef<HTMLButtonElement>(null);
   // Moving on closes the list.
   useEffect(() => setOpen(false), [at]);
-  // Escape closes it too, and gives the keyboard back to the button that opened it.
-  useEffect(() => {
+  // Escape closes it too, and gives the keyboard back to the button that opened it: listened for
+  // as soon as the list is drawn (a layout effect), so an Escape pressed at once is not missed.
+  useLayoutEffect(() => {
     if (!open) return undefined;
     const onKey = (event: KeyboardEvent) => {
       if (event.key !== 'Escape') return;

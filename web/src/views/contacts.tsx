@@ -8,6 +8,7 @@ import type { Annotation, Card, Contact } from '../../../client/src/index.js';
 import { isProblem } from '../../../client/src/index.js';
 import { cache, useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
+import { useAllPages } from '../core/pages.js';
 import { client } from '../core/client.js';
 import { path } from '../core/router.js';
 import { useValue } from '../core/state.js';
@@ -24,9 +25,131 @@ type LabelCount = { label: string; count: number };
 const LABELS = '/labels?limit=200';
 type Sort = 'given_name' | 'family_name' | 'recently_changed';
 const SORTS: Array<[Sort, string]> = [['given_name', 'First name'], ['family_name', 'Last name'], ['recently_changed', 'Recently changed']];
-/** The list as the server finds and orders it (GET /contacts?q=&sort=: accents and case ignored). */
+/**
+ * The list as the server finds and orders it (GET /contacts?q=&sort=: accents and case ignored),
+ * each contact with the card it shows (include=card): a list of 5,000 is 25 reads, not 5,025.
+ */
 const listKey = (label: string | undefined, q = '', sort: Sort = 'given_name') =>
-  `/contacts?limit=200&sort=${sort}${label ? `&label=${encodeURIComponent(label)}` : ''}${q.trim() ? `&q=${encodeURIComponent(q.trim())}` : ''}`;
+  `/contacts?limit=200&include=card&sort=${sort}${label ? `&label=${encodeURIComponent(label)}` : ''}${q.trim() ? `&q=${encodeURIComponent(q.trim())}` : ''}`;
+
+/**
+ * The cards a page of the list brings go into the cache under the key each card's own screen
+ * reads (GET /contacts/{id}/card), with their tags: a card is not read again on its own, and a
+ * signal about it revalidates it with If-None-Match. A new answer puts what it brings; a page
+ * held puts back only what the cache let go of (a newer card, read since, stays).
+ */
+function holdCards(page: ListPage<Contact>, fresh: boolean): void {
+  for (const contact of page.data) {
+    if (!contact.card || !contact.card_etag) continue;
+    const key = `/contacts/${contact.id}/card`;
+    const held = cache.peek(key);
+    if (fresh ? held.etag !== contact.card_etag : held.data === undefined && !held.loading) cache.put(key, contact.card, contact.card_etag);
+  }
+}
+
+/** Rows drawn at a time: more as the list scrolls (or the letter index jumps), never all 5,000 at once. */
+const STEP = 40;
+
+/**
+ * The letter a contact files under in this order: the first letter of the name the server sorts
+ * it by (the card's given or family name, else the display name whole, else the username), its
+ * accent dropped ("Émile" under E); anything but A-Z under "#".
+ */
+function letterOf(contact: Contact, sort: Sort): string {
+  const name = contact.card?.fields.find((field) => field.type === 'name')?.value as { given?: string; family?: string } | undefined;
+  const whole = contact.owner.display_name || contact.owner.username;
+  const first = sort === 'given_name' ? (name?.given || name?.family) : (name?.family || name?.given);
+  const letter = (first || whole).trim().normalize('NFD').replace(/\p{M}/gu, '').charAt(0).toUpperCase();
+  return /^[A-Z]$/.test(letter) ? letter : '#';
+}
+
+/**
+ * The cards, drawn a window at a time (the window grows as the end comes into view), with a
+ * letter index on a long list sorted by a name: each letter jumps to the first contact under it
+ * and puts the keyboard there.
+ */
+function ContactList({ contacts, sort, listed, highlight, label, onLabel }: { contacts: Contact[]; sort: Sort; listed: string; highlight: string | undefined; label: string; onLabel: (label: string) => void }) {
+  const [range, setRange] = useState({ start: 0, end: STEP });
+  const list = useRef<HTMLUListElement>(null);
+  const end = useRef<HTMLLIElement>(null);
+  const focus = useRef<string | undefined>(undefined);
+  // Another search, order or label: from the top.
+  useEffect(() => setRange({ start: 0, end: STEP }), [listed]);
+  // A contact to show (a link named it) is drawn even when far down the list.
+  useEffect(() => {
+    const at = highlight ? contacts.findIndex((c) => c.id === highlight) : -1;
+    if (at >= 0 && (at < range.start || at >= range.end)) setRange({ start: Math.max(0, at - 2), end: at + STEP });
+  }, [highlight, contacts.length]);
+  // The end of the window in view (or near it): the next rows.
+  useEffect(() => {
+    const last = end.current;
+    if (!last || typeof IntersectionObserver === 'undefined') return;
+    const observer = new IntersectionObserver((seen) => {
+      if (seen.some((entry) => entry.isIntersecting)) setRange((r) => ({ ...r, end: r.end + STEP }));
+    }, { rootMargin: '1200px 0px' });
+    observer.observe(last);
+    return () => observer.disconnect();
+  }, [range.end, contacts.length]);
+  // After a jump: the contact at the top of the screen, and the keyboard on it.
+  useEffect(() => {
+    const id = focus.current;
+    if (!id) return;
+    focus.current = undefined;
+    const item = list.current?.querySelector<HTMLElement>(`[data-contact="${id}"]`);
+    item?.scrollIntoView({ block: 'start' });
+    item?.focus({ preventScroll: true });
+  }, [range]);
+
+  const letters: Array<[string, number]> = [];
+  if (sort !== 'recently_changed' && contacts.length >= 50) {
+    let previous = '';
+    contacts.forEach((contact, i) => {
+      const letter = letterOf(contact, sort);
+      if (letter !== previous && !letters.some(([l]) => l === letter)) letters.push([letter, i]);
+      previous = letter;
+    });
+  }
+  const jump = (at: number) => {
+    focus.current = contacts[at]!.id;
+    setRange({ start: at, end: at + STEP });
+  };
+  const shown = contacts.slice(range.start, range.end);
+  return (
+    <div class={letters.length ? 'indexed' : undefined}>
+      <div class="indexed-main">
+        {range.start > 0
+          ? (
+            <p class="list-earlier">
+              <button type="button" onClick={() => setRange((r) => ({ start: Math.max(0, r.start - STEP), end: r.end }))}>
+                Show the {Math.min(STEP, range.start)} contacts before these
+              </button>
+            </p>
+          )
+          : null}
+        <ul class="contacts-grid" id="contacts" ref={list} aria-label={label}>
+          {shown.map((c) => <ContactItem key={c.id} contact={c} highlighted={c.id === highlight} onLabel={onLabel} />)}
+          {range.end < contacts.length ? <li ref={end} class="list-end" aria-hidden="true" /> : null}
+        </ul>
+        {range.end < contacts.length
+          ? <p class="list-more"><button type="button" onClick={() => setRange((r) => ({ ...r, end: r.end + STEP }))}>Show more contacts ({contacts.length - range.end} after these)</button></p>
+          : null}
+      </div>
+      {letters.length
+        ? (
+          <nav class="letter-index" aria-label={sort === 'family_name' ? 'Jump to a last name’s letter' : 'Jump to a first name’s letter'}>
+            <ul>
+              {letters.map(([letter, at]) => (
+                <li key={letter}>
+                  <button type="button" data-letter={letter} aria-label={letter === '#' ? 'Jump to names that do not start with A to Z' : `Jump to ${letter}`} onClick={() => jump(at)}>{letter}</button>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        )
+        : null}
+    </div>
+  );
+}
 
 // No `denied`: a refused request looks like one not yet answered (PRODUCT §4, silent refusals).
 const ENDED: Record<string, (name: string) => string> = {
@@ -172,7 +295,7 @@ function ContactItem({ contact, highlighted, onLabel }: { contact: Contact; high
     await refresh();
   }, { done: `You no longer see ${name}’s card.` });
   return (
-    <li ref={item} class={`contact${highlighted ? ' highlight' : ''}${flash ? ' updated' : ''}`} data-contact={contact.id} data-status={contact.status}>
+    <li ref={item} tabIndex={-1} class={`contact${highlighted ? ' highlight' : ''}${flash ? ' updated' : ''}`} data-contact={contact.id} data-status={contact.status}>
       <div class="contact-card">
         {card.data
           ? <CardView card={card.data} empty={`${name} shares no details with you yet.`} />
@@ -305,11 +428,12 @@ export default function Contacts() {
     const timer = setTimeout(() => setAsked(search), 120);
     return () => clearTimeout(timer);
   }, [search]);
-  const fresh = useResource<ListPage<Contact>>(listKey(filter, asked, sort));
+  const listed = listKey(filter, asked, sort);
+  const fresh = useAllPages<Contact>(listed, holdCards);
   const shown = useRef<typeof fresh>(fresh);
-  if (fresh.data !== undefined || shown.current.data === undefined) shown.current = fresh;
+  if (fresh.first.data !== undefined || shown.current.first.data === undefined) shown.current = fresh;
   // A new search or order keeps the last list on screen while it loads, and when offline.
-  const list = fresh.data === undefined && shown.current.data !== undefined ? shown.current : fresh;
+  const list = fresh.first.data === undefined && shown.current.first.data !== undefined ? shown.current : fresh;
   const labels = useResource<ListPage<LabelCount>>(LABELS);
   const at = useValue(path);
   // Another link to this screen (a share link redeemed) names the contact to show.
@@ -321,7 +445,7 @@ export default function Contacts() {
     setFilterState(label);
     history.replaceState(null, '', label ? `/contacts?label=${encodeURIComponent(label)}` : '/contacts');
   };
-  const all = list.data?.data ?? [];
+  const all = list.items;
   const pending = all.filter((c) => c.status === 'pending');
   const active = all.filter((c) => c.status === 'active');
   const ended = all.filter((c) => c.status !== 'pending' && c.status !== 'active');
@@ -346,7 +470,7 @@ export default function Contacts() {
             </div>
           </div>
           {labelCounts.length ? <LabelFilter labels={labelCounts} filter={filter} onFilter={setFilter} /> : null}
-          <Loaded state={list} lines={4}>
+          <Loaded state={list.first} lines={4}>
             {() => (
               <>
                 {pending.length
@@ -354,9 +478,8 @@ export default function Contacts() {
                   : null}
                 {active.length
                   ? (
-                    <ul class="contacts-grid" id="contacts" aria-label={filter ? `Contacts labelled ${filter}` : 'Contacts'}>
-                      {active.map((c) => <ContactItem key={c.id} contact={c} highlighted={c.id === highlight} onLabel={setFilter} />)}
-                    </ul>
+                    <ContactList contacts={active} sort={sort} listed={listed} highlight={highlight} onLabel={setFilter}
+                      label={filter ? `Contacts labelled ${filter}` : 'Contacts'} />
                   )
                   : searching
                     ? (
