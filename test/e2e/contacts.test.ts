@@ -114,7 +114,7 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
     await page.getByRole('heading', { name: `Alice Liddell (@${aliceName}) wants to share their card with you` }).waitFor();
     assert.doesNotMatch(await page.locator('main').innerText(), /Work/, 'the profile’s name is Alice’s alone');
     await page.getByText('Alice Liddell approves each request: you see the card once they do.').waitFor();
-    assert.equal(await page.getByRole('button', { name: 'Subscribe' }).count(), 0, 'signed out: no Subscribe');
+    assert.equal(await page.getByRole('button', { name: 'Follow', exact: true }).count(), 0, 'signed out: no Follow');
     await shot(bob, '32-share-link-signed-out-390');
 
     await page.getByRole('link', { name: 'Create an account' }).click();
@@ -128,7 +128,7 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
     await page.getByText(`Signed in as @${bobName}.`).waitFor();
     await shot(bob, '33-share-link-390');
 
-    await page.getByRole('button', { name: 'Subscribe' }).click();
+    await page.getByRole('button', { name: 'Follow', exact: true }).click();
     await bob.view('contacts');
     const waiting = page.locator('#pending li[data-status="pending"]');
     await waiting.waitFor();
@@ -260,7 +260,7 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
     await carol.page.getByRole('heading', { name: 'No contacts yet' }).waitFor();
 
     await carol.page.getByLabel('Their username').fill('nobody-by-this-name');
-    await carol.page.getByRole('button', { name: 'Ask to subscribe' }).click();
+    await carol.page.getByRole('button', { name: 'Ask to follow' }).click();
     await carol.page.getByText('Nobody is called @nobody-by-this-name. Check the spelling').waitFor();
 
     const { page } = alice;
@@ -269,7 +269,7 @@ describe('web app: share links, people and contacts (Chromium)', { timeout: 180_
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 7));
     await carol.page.getByLabel('Their username').fill(`@${aliceName}`);
     await carol.page.getByLabel('Message (optional)').fill('Hi Alice, Carol from the book club.');
-    await carol.page.getByRole('button', { name: 'Ask to subscribe' }).click();
+    await carol.page.getByRole('button', { name: 'Ask to follow' }).click();
     await carol.page.locator('#pending li[data-status="pending"]', { hasText: 'Alice Liddell' }).waitFor();
 
     // Alice's open People screen: the request arrives through a signal.

@@ -161,7 +161,7 @@ describe('web app: a day with 5,000 contacts, three people (Chromium, phone size
   it('Bob asks through the link; Alice’s Approve is set to the link’s profile', async () => {
     await bob.page.goto(linkUrl);
     await bob.view('share-link');
-    await bob.page.getByRole('button', { name: 'Subscribe' }).click();
+    await bob.page.getByRole('button', { name: 'Follow', exact: true }).click();
     await bob.view('contacts');
     await bob.page.locator('#pending li[data-status="pending"]', { hasText: 'Alice Liddell' }).waitFor();
 

@@ -72,7 +72,7 @@ describe('web app: your data, delete and restore (Chromium)', { timeout: 120_000
     await follower.signUp(`fol${Date.now().toString(36)}`);
     await follower.page.goto(url);
     await follower.view('share-link');
-    await follower.page.getByRole('button', { name: 'Subscribe' }).click();
+    await follower.page.getByRole('button', { name: 'Follow', exact: true }).click();
     await follower.view('contacts');
     await follower.page.locator('li.contact .vcard li[data-type="nickname"]', { hasText: 'Lin the Brave' }).waitFor();
   });

@@ -55,7 +55,7 @@ describe('web app: a photo on the card (Chromium)', { timeout: 180_000 }, () => 
     await ben.signUp(`ben${stamp}`);
     await goTo(ben.page, 'Contacts', 'contacts');
     await ben.page.getByLabel('Their username').fill(adaName);
-    await ben.page.getByRole('button', { name: 'Ask to subscribe' }).click();
+    await ben.page.getByRole('button', { name: 'Ask to follow' }).click();
 
     await goTo(ada.page, 'People', 'people');
     await ada.page.getByRole('button', { name: /^Approve ben/ }).click();

@@ -133,7 +133,7 @@ describe('web app: profiles, a share link, subscribing and a live edit (Chromium
     assert.doesNotMatch(await page.locator('main').innerText(), /Work/);
     await bob.screens('sharing-share-link');
 
-    await page.getByRole('button', { name: 'Subscribe' }).click();
+    await page.getByRole('button', { name: 'Follow', exact: true }).click();
     await bob.view('contacts');
     await page.locator('#pending li[data-status="pending"]', { hasText: 'Alice Liddell' }).waitFor();
     assert.equal(await page.locator('li.contact').count(), 0, 'no card before approval');

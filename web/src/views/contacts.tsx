@@ -197,7 +197,7 @@ function Subscribe({ onAdded }: { onAdded: (id: string) => void }) {
       if (isProblem(error, 'already_subscribed')) {
         const id = (error.problem as { contact_id?: string }).contact_id;
         if (id) onAdded(id);
-        return { boxes: { '/username': `You already subscribe to @${name}.` } };
+        return { boxes: { '/username': `You already follow @${name}.` } };
       }
       if (isProblem(error, 'account_not_found')) return { boxes: { '/username': `Nobody is called @${name}. Check the spelling, or ask them for their share link.` } };
       if (isProblem(error, 'cannot_subscribe_to_self')) return { boxes: { '/username': 'That is your own username: your cards are under Profiles.' } };
@@ -212,7 +212,7 @@ function Subscribe({ onAdded }: { onAdded: (id: string) => void }) {
         <TextField id={`${base}-message`} label="Message" optional name="message" value={message} onValue={setMessage} maxLength={CONTACT_BOXES.message}
           autocomplete="off" hint="They see it with your request." error={subscribe.box('/message')} />
       </div>
-      <div class="actions"><button type="submit" class="primary" disabled={subscribe.busy}>Ask to subscribe</button></div>
+      <div class="actions"><button type="submit" class="primary" disabled={subscribe.busy}>Ask to follow</button></div>
       <FormError action={subscribe} />
     </form>
   );
@@ -323,14 +323,14 @@ function ContactItem({ contact, highlighted, onLabel }: { contact: Contact; high
       <div class="contact-foot">
         <div class="contact-foot-row">
           <span class="item-meta" data-card-updated title={updatedAt ? when(updatedAt) : undefined}>{updatedAt ? `Updated ${ago(updatedAt)}` : ''}</span>
-          <button type="button" class="danger subtle" aria-label={`Unsubscribe from ${name}…`} onClick={() => setConfirming(true)}>Unsubscribe…</button>
+          <button type="button" class="danger subtle" aria-label={`Stop following ${name}…`} onClick={() => setConfirming(true)}>Stop following…</button>
         </div>
         {confirming
           ? (
             <div class="confirm">
-              <p role="alert">Unsubscribe from {name}? Their card, your note and your labels go. To see the card again you have to ask again.</p>
+              <p role="alert">Stop following {name}? Their card, your note and your labels go. To see the card again you have to ask again.</p>
               <div class="actions">
-                <button type="button" class="danger" disabled={remove.busy} aria-label={`Unsubscribe from ${name}`} onClick={() => void remove.run()}>Unsubscribe</button>
+                <button type="button" class="danger" disabled={remove.busy} aria-label={`Stop following ${name}`} onClick={() => void remove.run()}>Stop following</button>
                 <button type="button" onClick={() => setConfirming(false)}>Keep</button>
               </div>
             </div>
@@ -350,7 +350,7 @@ function OtherItem({ contact }: { contact: Contact }) {
     await client.contacts.remove(contact.id);
     await refresh();
   }, { done: pending ? `Request to ${name} cancelled.` : unavailable ? `Unsubscribed from ${name}.` : `${name} removed from your list.` });
-  const text = pending ? 'Cancel request' : unavailable ? 'Unsubscribe' : 'Remove';
+  const text = pending ? 'Cancel request' : unavailable ? 'Stop following' : 'Remove';
   const label = pending ? `Cancel request to ${name}` : unavailable ? `Unsubscribe from ${name}` : `Remove ${name} from the list`;
   return (
     <li data-contact={contact.id} data-status={contact.status}>

@@ -2,7 +2,7 @@
 // and whether they approve each request, and never which of their profiles the link gives: a
 // profile's name is its owner's private word for an audience (PRODUCT §6, "Nobody learns which
 // profile they get"), so the server does not send it. Signed out, it offers sign-in or sign-up
-// and comes back here afterwards; signed in, "Subscribe" redeems the link and goes to the contact.
+// and comes back here afterwards; signed in, "Follow" redeems the link and goes to the contact.
 import type { Contact, Me } from '../../../client/src/index.js';
 import { isProblem } from '../../../client/src/index.js';
 import { useEffect, useState } from 'preact/hooks';
@@ -81,7 +81,7 @@ function Subscribe({ token, name, me }: { token: string; name: string; me: Me })
     <>
       <div class="invite-actions">
         <button type="button" class="primary" id="subscribe" disabled={subscribe.busy} onClick={() => void subscribe.run()}>
-          {subscribe.busy ? 'Subscribing…' : 'Subscribe'}
+          {subscribe.busy ? 'Following…' : 'Follow'}
         </button>
       </div>
       <p class="hint">Signed in as @{me.username}. {name} sees your name and username, and nothing else about you.</p>
@@ -163,7 +163,7 @@ export default function ShareLink() {
         </h1>
         <ul class="invite-facts">
           <li data-approval={resolved.auto_approve ? 'automatic' : 'manual'}>
-            {resolved.auto_approve ? 'You see the card as soon as you subscribe.' : `${name} approves each request: you see the card once they do.`}
+            {resolved.auto_approve ? 'You see the card as soon as you follow.' : `${name} approves each request: you see the card once they do.`}
           </li>
           <li>When they change their details, your copy changes too.</li>
           {resolved.expires_at ? <li>This link works until {day(resolved.expires_at)}.</li> : null}

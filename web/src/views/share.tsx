@@ -158,7 +158,7 @@ function LinkItem({ link, name, shown, onShow }: { link: ShareLink; name: string
     await client.shareLinks.revoke(link.id);
     if (shown) onShow(undefined);
     await cache.invalidate('/share-links');
-  }, { done: 'Link revoked. People who already subscribed keep their access.' });
+  }, { done: 'Link revoked. People who already follow you through it keep their access.' });
   return (
     <li data-share-link={link.id} data-state={link.state} class={shown ? 'current' : undefined}>
       <div class="item-main">
@@ -179,7 +179,7 @@ function LinkItem({ link, name, shown, onShow }: { link: ShareLink; name: string
   );
 }
 
-const LEAD = 'A share link lets someone subscribe to one of your profiles: they scan its QR code or open the link, and your card stays current on their side.';
+const LEAD = 'A share link lets someone follow one of your profiles: they scan its QR code or open the link, and your card stays current on their side.';
 
 export default function Share() {
   const profiles = useResource<ListPage<Profile>>(PROFILES);
