@@ -140,7 +140,8 @@ export function createDavSetupLinkService(deps: {
         used_at: null,
         dav_token_id: null,
       };
-      await db.direct.links.insert(row);
+      // In a transaction, so a keyed request's recorded answer commits with the link (decision 002).
+      await db.transaction((q) => q.links.insert(row));
       return {
         id: row.id,
         label,
@@ -161,7 +162,8 @@ export function createDavSetupLinkService(deps: {
 
     /** Withdraws a link before a phone used it (the page that showed its QR code was closed). */
     async cancel(auth: AuthContext, id: string): Promise<void> {
-      if (!(await db.direct.links.remove(auth.account.id, id))) throw refuse('setup_link_not_found', 'you have no setup link with this id');
+      const removed = await db.transaction((q) => q.links.remove(auth.account.id, id));
+      if (!removed) throw refuse('setup_link_not_found', 'you have no setup link with this id');
     },
 
     /**
