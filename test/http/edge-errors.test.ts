@@ -142,7 +142,7 @@ describe(`errors at the edge are problem+json [${backend.name}]`, () => {
       ['POST', '/api/v1/contacts/ct_anything', 'GET, HEAD, DELETE, OPTIONS'],
       ['POST', '/api/v1/profiles/prf_x/exposures/fld_y', 'PUT, DELETE, OPTIONS'],
       ['POST', '/api/v1/events/stream', 'GET, OPTIONS'], // no HEAD: the stream route declares none
-      ['DELETE', '/', 'GET, HEAD, OPTIONS'],
+      ['DELETE', '/', 'GET, HEAD, OPTIONS, PROPFIND'], // PROPFIND: a bare host name finds the address book
       ['POST', '/health/live', 'GET, HEAD, OPTIONS'],
     ];
     for (const [method, path, allow] of cases) {
