@@ -30,6 +30,8 @@ import type { ModuleServices } from '../platform/module.js';
  *                                                      forgotten (profiles, decision 240)
  *
  * Profiles also ask contacts how many subscribers each profile has (the profile view's count).
+ * How a change then reaches its readers (feeds, streams, address books, the public card), and the
+ * rules that keep them right: read-side.ts.
  * Called once, after every module is built (app.ts).
  */
 export function wireModules(services: ModuleServices): void {
