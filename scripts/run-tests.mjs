@@ -19,5 +19,8 @@ const explicit = args.filter((a) => a.endsWith('.test.ts'));
 const flags = args.filter((a) => !a.endsWith('.test.ts'));
 const roots = (process.env.VID_TEST_ROOTS ?? 'src,test').split(',');
 const files = explicit.length ? explicit : roots.flatMap((root) => collect(root)).sort();
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=4', ...flags, ...files], { stdio: 'inherit' });
+// Recorded units are strict in tests (recorded-unit.ts): a keyed route that awaits something else
+// after its service call, or a direct statement inside an open unit, fails its request.
+const env = { ...process.env, VID_STRICT_RECORDED_UNITS: process.env.VID_STRICT_RECORDED_UNITS ?? '1' };
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=4', ...flags, ...files], { stdio: 'inherit', env });
 process.exit(result.status ?? 1);
