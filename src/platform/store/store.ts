@@ -155,7 +155,11 @@ export function createStore(handle: DatabaseHandle, options: { clock?: Clock } =
     return tx ? unit!.inUnit(async () => (tx.use(group) as Record<string, (...a: unknown[]) => unknown>)[name]!(...args)) : direct[name]!(...args);
   };
   const current = wrapped(inCurrentUnit);
-  /** Tests: direct statements that refuse to run inside an open recorded unit (built once). */
+  /**
+   * A group's queries outside any transaction (built once): Repository.direct. Inside an open
+   * recorded unit they are refused in the tests (VID_STRICT_RECORDED_UNITS=1), and join it with
+   * a warning in production (decision 341).
+   */
   const strict = process.env.VID_STRICT_RECORDED_UNITS === '1';
   const warned = new Set<string>();
   const direct = wrapped((group, groupDirect, name, args) => {
