@@ -23,7 +23,7 @@ export const addressBookModule = defineModule({
   name: 'address-book',
   migrations: { '018-card-change-log': cardChangeLog, '019-card-edits': cardEdits },
   build({ config, clock, store, accountData, rateLimits }, { contacts, davTokens }) {
-    const edits = cardEditStatements(store.handle, (subscriberId) => contacts.receivedContact(subscriberId as string));
+    const edits = cardEditStatements(store.handle, (subscriberId) => contacts.receivedContact(subscriberId));
     const book = createAddressBookService({ db: store.repository({ cardChanges: cardChangeLogQueries }), edits, clock, contacts });
     const handle = createDavHandler({ book, tokens: syncTokens(config.publicOrigin) });
     accountData.declare('address-book', {

@@ -217,7 +217,7 @@ export function createJoinService(deps: {
       return refused;
     });
     if (refused) throw refused;
-    return view((await direct.join.findAttempt(row.id))!);
+    return view((await db.current.join.findAttempt(row.id))!);
   }
 
   return {
@@ -321,7 +321,7 @@ export function createJoinService(deps: {
         return refused;
       });
       if (refused) throw refused;
-      return view((await direct.join.findAttempt(row.id))!);
+      return view((await db.current.join.findAttempt(row.id))!);
     },
 
     async registerOptions(attemptId: string, jkt: string): Promise<{ options: PublicKeyCredentialCreationOptionsJSON; schema_version: 1 }> {

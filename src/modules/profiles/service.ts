@@ -174,8 +174,9 @@ export function createProfileService(deps: {
 
   const exposureView = (row: ExposureRecord, position: number): ExposureView => ({ field_id: row.field_id, label: row.label, position, schema_version: 1 });
 
+  /** A profile as its owner sees it; `current`: a keyed request answers with what it just wrote, not yet committed. */
   async function get(auth: AuthContext, id: string): Promise<ProfileView> {
-    const row = await db.direct.profiles.find(auth.account.id, id);
+    const row = await db.current.profiles.find(auth.account.id, id);
     if (!row) throw notFound();
     return (await views(auth.account.id, [row]))[0]!;
   }
