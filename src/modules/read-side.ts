@@ -10,7 +10,7 @@
  *     → fields.onChange               wiring.ts                profiles.followChange
  *     → every card that shows it      profiles/card.ts         re-rendered; its updated_at moves
  *                                                              only when what it shows changed
- *     → profiles.onCardsChanged       wiring.ts                addressBook.cardsChanged: one row
+ *     → profiles.onCardsChanged       wiring.ts                cardChanges.cardsChanged: one row
  *                                                              per changed card in the card-change
  *                                                              log (edited = 1), whatever the
  *                                                              audience, appended last (rule 1)
@@ -22,7 +22,7 @@
  *                                                              pg_notify (PostgreSQL), after the
  *                                                              answer was sent (decision 220)
  *     → each follower's stream        signals/service.ts       its feed: its own signals merged
- *                                                              with addressBook.feed.editsAfter,
+ *                                                              with cardChanges.feed.editsAfter,
  *                                                              the edits of the cards it receives
  *                                                              now, made after it was let in (rule 4)
  *     → contact.card.changed          client/src/resources.ts  the resource cache reads
@@ -30,7 +30,7 @@
  *                                                              If-None-Match
  *     → GET /contacts/{id}/card       contacts/contacts.ts     cardOf: the one audience rule (rule 3)
  *   a phone's next sync
- *     → REPORT sync-collection        address-book/service.ts  changesSince: the people whose card
+ *     → REPORT sync-collection        card-changes/service.ts  changesSince: the people whose card
  *                                                              changed for it after its token, then
  *                                                              contacts.addressCards (rule 3)
  */
@@ -45,9 +45,9 @@ export interface ReadSideRule {
 
 /** Every reader of what changed, and what it reads. */
 export const READERS = {
-  'signal feed (GET /events, the stream)': 'signals/service.ts: own signals + addressBook.feed.editsAfter',
-  'live wake-ups': 'platform/signals/hub.ts: followers:<owner>, indexed by addressBook.feed.following',
-  'address book (CardDAV sync)': 'address-book/service.ts: changesSince, currentToken (CTag)',
+  'signal feed (GET /events, the stream)': 'signals/service.ts: own signals + cardChanges.feed.editsAfter',
+  'live wake-ups': 'platform/signals/hub.ts: followers:<owner>, indexed by cardChanges.feed.following',
+  'address book (CardDAV sync)': 'card-changes/service.ts: changesSince, currentToken (CTag), through address-book/service.ts',
   'a contact\'s card, the list with include=card, vCards': 'contacts/contacts.ts: cardOf, addressCards',
   'the public card': 'profiles/public-card-cache.ts, forgotten on every signal of its owner',
   'a photo on a card': 'card-photos: who may see a photo is who receives a card that shows it',
