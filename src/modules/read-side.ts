@@ -8,7 +8,7 @@
  *
  *   PATCH /me/fields/{id}            fields/service.ts        the field changes, in a transaction
  *     → fields.onChange               wiring.ts                profiles.followChange
- *     → every card that shows it      profiles/card.ts         re-rendered; its updated_at moves
+ *     → every card that shows it      profiles/card-refresh.ts re-rendered (card.ts); updated_at moves
  *                                                              only when what it shows changed
  *     → profiles.onCardsChanged       wiring.ts                cardChanges.cardsChanged: one row
  *                                                              per changed card in the card-change
