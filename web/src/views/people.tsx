@@ -34,7 +34,6 @@ const movedOn = (error: unknown) =>
     : undefined;
 
 /** Every change here ends the same way: the lists are read again. */
-const refresh = () => Promise.all([cache.invalidate('/subscriptions'), cache.invalidate('/blocks')]);
 
 /** A profile picker; its choice is the row's own until it is used. */
 function ProfilePicker({ label, profiles, value, onValue }: { label: string; profiles: Profile[]; value: string; onValue: (id: string) => void }) {
@@ -66,7 +65,6 @@ function Request({ sub, profiles }: { sub: Subscription; profiles: Profile[] }) 
   const decide = useAction(async (how: 'approve' | 'deny' | 'block') => {
     if (how === 'approve') await client.subscriptions.approve(sub.id, profileId);
     else await client.subscriptions.deny(sub.id, { block: how === 'block' });
-    await refresh();
     return how;
   }, {
     done: (how) => how === 'approve'
@@ -108,7 +106,6 @@ function Subscriber({ sub, profile, profiles }: { sub: Subscription; profile: Pr
   const change = useAction(async (how: 'move' | 'revoke' | 'block') => {
     if (how === 'move') await client.subscriptions.move(sub.id, target!.id);
     else await client.subscriptions.revoke(sub.id, { block: how === 'block' });
-    await refresh();
     return how;
   }, {
     done: (how) => how === 'move'
@@ -151,7 +148,6 @@ function Subscriber({ sub, profile, profiles }: { sub: Subscription; profile: Pr
 function BlockedItem({ b }: { b: Blocked }) {
   const unblock = useAction(async () => {
     await client.subscriptions.unblock(b.username);
-    await refresh();
   }, { done: `${nameOf(b)} can ask for your card again.` });
   return (
     <li data-blocked={b.username}>

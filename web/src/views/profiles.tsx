@@ -5,7 +5,7 @@
 import { useId, useState } from 'preact/hooks';
 import type { Card, Exposure, Me, Profile, Schemas } from '../../../client/src/index.js';
 import { isProblem } from '../../../client/src/index.js';
-import { cache, useResource } from '../core/cache.js';
+import { useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
 import { client } from '../core/client.js';
 import { display, FIELDS_KEY } from '../field-display.js';
@@ -36,7 +36,6 @@ function NewProfile({ onCreated }: { onCreated: (id: string) => void }) {
   const create = useAction(async () => {
     const created = await client.profiles.create({ name: name.trim() });
     setName('');
-    await cache.invalidate('/profiles');
     onCreated(created.id);
     return created;
   }, { done: (created) => `Profile “${(created as Profile).name}” created.`, boxes: { '/name': NAME_BOX }, explain: nameTaken });
@@ -75,7 +74,6 @@ function Settings({ profile, otherPublic, onDeleted }: { profile: Profile; other
     const saved = await client.profiles.update(profile.id, { name: name.value.trim(), description: description.value.trim() || null }, { ifMatch: profile.version });
     name.reset();
     description.reset();
-    await cache.invalidate('/profiles');
     return saved;
   }, { done: 'Profile saved.', boxes: { '/name': NAME_BOX, '/description': { name: 'description', maxLength: PROFILE_BOXES.description } }, explain: nameTaken });
   // What the box shows while the change is on its way (the server's answer replaces it).
@@ -86,14 +84,12 @@ function Settings({ profile, otherPublic, onDeleted }: { profile: Profile; other
     // One public profile at a time: the current one steps down first.
     if (on && otherPublic) await client.profiles.update(otherPublic.id, { public: false }, { ifMatch: otherPublic.version });
     await client.profiles.update(profile.id, { public: on }, { ifMatch: profile.version });
-    await cache.invalidate('/profiles');
     setPublicDraft(undefined);
     return on;
   }, { done: (on) => (on ? `“${profile.name}” is your public card.` : `“${profile.name}” is private again.`) });
   const remove = useAction(async () => {
     await client.profiles.remove(profile.id, { ifMatch: profile.version });
     onDeleted();
-    await cache.invalidate('/profiles');
   }, { done: `Profile “${profile.name}” deleted.` });
   return (
     <div>
@@ -163,7 +159,6 @@ function ExposureItem({ profile, exposure, index, count, field, typeLabel }: {
     if (body === 'hide') await client.profiles.hide(profile.id, exposure.field_id);
     else await client.profiles.expose(profile.id, exposure.field_id, body);
     label.reset();
-    await cache.invalidate('/profiles');
     return body;
   }, {
     done: (body) => (body === 'hide' ? `${type} hidden from ${profile.name}.`
@@ -196,7 +191,6 @@ function Available({ profile, field, typeLabel }: { profile: Profile; field: Fie
   const type = typeLabel(field.type);
   const show = useAction(async () => {
     await client.profiles.expose(profile.id, field.id);
-    await cache.invalidate('/profiles');
   }, { done: `Now showing ${type}.` });
   return (
     <li data-available={field.id}>
