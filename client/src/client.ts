@@ -123,12 +123,16 @@ export function createVidClient(options: VidClientOptions) {
   function send<M extends HttpMethod, P extends PathsWith<M>>(method: M, path: P, args: RequestArgs<M, P> = {}): Promise<VidResponse<ResponseBody<Op<M, P>>>> {
     const { params, query, body, ...call } = args;
     const filled = fillPath(path, params as Record<string, string> | undefined);
-    const sent = transport.send<ResponseBody<Op<M, P>>>({ ...call, method, path: filled, query: query as never, body });
+    return told(method, filled, transport.send<ResponseBody<Op<M, P>>>({ ...call, method, path: filled, query: query as never, body }));
+  }
+
+  /** A change the server accepted is told to `onChanged` before the call answers. */
+  function told<T>(method: HttpMethod, path: string, sent: Promise<T>): Promise<T> {
     const { onChanged } = options;
     if (!onChanged || method === 'GET') return sent;
     return sent.then(async (response) => {
       try {
-        await onChanged(filled, method);
+        await onChanged(path, method);
       } catch {
         // What a view shows is brought up to date by the next signal anyway.
       }
@@ -313,8 +317,8 @@ export function createVidClient(options: VidClientOptions) {
        */
       upload: (image: Blob | Uint8Array, options: { type: string; crop?: { x: number; y: number; size: number } } & CallOptions): Promise<Photo> => {
         const { type, crop, ...call } = options;
-        return transport
-          .send<Photo>({ ...call, method: 'POST', path: '/me/photos', query: crop ? { crop: `${Math.round(crop.x)},${Math.round(crop.y)},${Math.round(crop.size)}` } : undefined, bytes: { data: image, type } })
+        const query = crop ? { crop: `${Math.round(crop.x)},${Math.round(crop.y)},${Math.round(crop.size)}` } : undefined;
+        return told('POST', '/me/photos', transport.send<Photo>({ ...call, method: 'POST', path: '/me/photos', query, bytes: { data: image, type } }))
           .then((response) => response.data);
       },
       /** Your photos, oldest first. */

@@ -177,7 +177,10 @@ export function createResourceCache(client: Pick<VidClient, 'send'>, options: Re
     // The signal that reports this change names the nearest such resource above it (`/profiles` for
     // an exposure, whose card preview changes too).
     const signalled = above.findLast((resource) => SIGNALLED.some((pattern) => pattern.test(resource)));
-    const own = [...above.slice(-2), ...(signalled ? [signalled] : [])];
+    // The collection covers what is below it (`/auth/join/issue` → `/auth/join/code`), unless it is
+    // a top-level name over several resources (`/auth/logout` must not read every `/auth/…`).
+    const collection = above.length > 2 ? above.slice(-2, -1) : [];
+    const own = [...above.slice(-1), ...collection, ...(signalled ? [signalled] : [])];
     const covering = [...own, ...[...above, ...own].flatMap((resource) => related[resource] ?? [])];
     return [...entries.keys()].filter((key) => above.includes(pathOfKey(key)) || covering.some((r) => resourceCovers(r, key)));
   };
@@ -238,10 +241,11 @@ export function createResourceCache(client: Pick<VidClient, 'send'>, options: Re
     /**
      * This client changed `path` (a POST, PUT, PATCH or DELETE the server accepted; the client's
      * `onChanged`): what it touches is read again while watched, dropped otherwise, so the change
-     * shows at once rather than when its signal arrives. That is the path and the paths below it,
-     * its collection and what is below (`/profiles/p1` → `/profiles`, `/profiles/p2/card`), each
-     * resource above it (`/auth/methods/passkeys/finish` → `/auth/methods`), and the `related` of
-     * each of those, as signals use them.
+     * shows at once rather than when its signal arrives. That is the path and the paths below it;
+     * its collection and what is below it (`/auth/join/issue` → `/auth/join/code`) unless that is a
+     * top-level name (`/auth`); what the signal reporting it covers (`/profiles/p1/exposures/f1` →
+     * `/profiles`, every preview); each resource above it (`/auth/methods/passkeys/finish` →
+     * `/auth/methods`); and the `related` of each of those, as signals use them.
      */
     changed(path: string): Promise<void> {
       return refresh(keysChangedBy(path));
