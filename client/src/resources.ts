@@ -34,6 +34,8 @@ export const RELATED_RESOURCES: Readonly<Record<string, readonly string[]>> = {
   '/auth/methods': ['/auth/totp', '/auth/security-log', '/keys/devices'],
   // An authenticator app enrolled, confirmed or removed is one of the methods listed too.
   '/auth/totp': ['/auth/methods'],
+  // A photo deleted takes every field that shows it.
+  '/me/photos': ['/me/fields'],
   // A request denied or a subscriber revoked with a block adds to the block list.
   '/subscriptions': ['/blocks'],
   // A contact removed takes its labels; a note saved (below /contacts) may add or drop some.

@@ -50,7 +50,7 @@ describe('client: resource cache keys', () => {
     assert.deepEqual(await readsAfter('/dav-tokens/dav_1'), ['/dav-tokens']);
     assert.deepEqual(await readsAfter('/share-links'), ['/share-links']);
     assert.deepEqual(await readsAfter('/auth/logout'), [], 'a top-level name covers nothing below it');
-    assert.deepEqual(await readsAfter('/me/photos'), ['/auth/security-log', '/me'], 'nor does /me');
+    assert.deepEqual(await readsAfter('/me/photos/pho_1'), ['/auth/security-log', '/me', '/me/fields'], '/me is not read below it; a photo takes its fields');
   });
 });
 

@@ -14,7 +14,7 @@ import { path } from '../core/router.js';
 import { useValue } from '../core/state.js';
 import { toast } from '../core/toast.js';
 import { CardView, nameOf, updatedSentence } from '../ui/card.js';
-import { Field, FormError, TextField, useAction, useDraft } from '../ui/form.js';
+import { Confirm, Field, FormError, TextField, useAction, useDraft } from '../ui/form.js';
 import { Failed, Loaded, PageHead, Section, Skeleton } from '../ui/layout.js';
 import { PersonLine } from '../ui/person-line.js';
 import { CONTACT_BOXES } from '../ui/sharing-limits.js';
@@ -323,13 +323,9 @@ function ContactItem({ contact, highlighted, onLabel }: { contact: Contact; high
         </div>
         {confirming
           ? (
-            <div class="confirm">
-              <p role="alert">Stop following {name}? Their card, your note and your labels go. To see the card again you have to ask again.</p>
-              <div class="actions">
-                <button type="button" class="danger" disabled={remove.busy} aria-label={`Stop following ${name}`} onClick={() => void remove.run()}>Stop following</button>
-                <button type="button" onClick={() => setConfirming(false)}>Keep</button>
-              </div>
-            </div>
+            <Confirm label={`Stop following ${name}?`} alert verb="Stop following" verbLabel={`Stop following ${name}`} action={remove} keep="Keep" onKeep={() => setConfirming(false)}>
+              Stop following {name}? Their card, your note and your labels go. To see the card again you have to ask again.
+            </Confirm>
           )
           : null}
         <FormError action={remove} />

@@ -10,7 +10,7 @@ import { cache, useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
 import { client } from '../core/client.js';
 import { nameOf } from '../ui/card.js';
-import { Field, FormError, useAction } from '../ui/form.js';
+import { Confirm, Field, FormError, useAction } from '../ui/form.js';
 import { Empty, Loaded, PageHead, Section } from '../ui/layout.js';
 import { PersonLine } from '../ui/person-line.js';
 import { ago } from '../ui/words.js';
@@ -130,14 +130,11 @@ function Subscriber({ sub, profile, profiles }: { sub: Subscription; profile: Pr
         : revoke}
       {confirming
         ? (
-          <div class="confirm">
-            <p role="alert">Stop sharing with {name}? They lose your card at once. They are not told why.</p>
-            <div class="actions">
-              <button type="button" class="danger" disabled={change.busy} aria-label={`Revoke ${name}`} onClick={() => void change.run('revoke')}>Revoke</button>
-              <button type="button" class="danger" disabled={change.busy} aria-label={`Revoke and block ${name}`} onClick={() => void change.run('block')}>Revoke and block</button>
-              <button type="button" onClick={() => setConfirming(false)}>Keep</button>
-            </div>
-          </div>
+          <Confirm label={`Stop sharing with ${name}?`} alert verb="Revoke" verbLabel={`Revoke ${name}`} action={{ busy: change.busy, run: () => change.run('revoke') }}
+            also={<button type="button" class="danger" disabled={change.busy} aria-label={`Revoke and block ${name}`} onClick={() => void change.run('block')}>Revoke and block</button>}
+            keep="Keep" onKeep={() => setConfirming(false)}>
+            Stop sharing with {name}? They lose your card at once. They are not told why.
+          </Confirm>
         )
         : null}
       <FormError action={change} />

@@ -185,14 +185,9 @@ function RevokeAll({ count }: { count: number }) {
   }, { done: 'No phone syncs your contacts any more.' });
   if (count < 2) return null;
   return confirming ? (
-    <div class="confirm" role="group" aria-label="Revoke every phone?">
-      <p>Revoke all {count} phones? None of them syncs again until you add it again.</p>
-      <div class="actions">
-        <button type="button" class="danger" disabled={revoke.busy} onClick={() => void revoke.run()}>Revoke all</button>
-        <button type="button" onClick={() => (setConfirming(false), revoke.clear())}>Keep them</button>
-      </div>
-      <FormError action={revoke} />
-    </div>
+    <Confirm label="Revoke every phone?" verb="Revoke all" action={revoke} keep="Keep them" onKeep={() => (setConfirming(false), revoke.clear())} failure={revoke}>
+      Revoke all {count} phones? None of them syncs again until you add it again.
+    </Confirm>
   ) : (
     <div class="actions">
       <button type="button" class="danger subtle" id="revoke-all" onClick={() => setConfirming(true)}>Revoke all</button>

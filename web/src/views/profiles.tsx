@@ -11,7 +11,7 @@ import { client } from '../core/client.js';
 import { display, FIELDS_KEY } from '../field-display.js';
 import { CardView } from '../ui/card.js';
 import { useFieldTypes } from '../ui/countries.js';
-import { FormError, TextField, useAction, useDraft } from '../ui/form.js';
+import { Confirm, FormError, TextField, useAction, useDraft } from '../ui/form.js';
 import { Empty, Failed, Loaded, PageHead, Section, Skeleton } from '../ui/layout.js';
 import { PROFILE_BOXES } from '../ui/sharing-limits.js';
 
@@ -121,28 +121,22 @@ function Settings({ profile, otherPublic, onDeleted }: { profile: Profile; other
       </div>
       {confirmingPublic
         ? (
-          <div class="confirm" id="public-confirm">
-            <p role="alert">Make “{profile.name}” your public card? Anyone who knows your username can see this, without signing in:</p>
-            <Loaded state={publicPreview}>{(card) => <CardView card={card} empty="Only your name: this profile shows no fields yet." />}</Loaded>
-            <div class="actions">
-              <button type="button" class="primary" id="confirm-public" disabled={setPublic.busy}
-                onClick={() => void setPublic.run(true).then((done) => (setConfirmingPublic(false), done || setPublicDraft(undefined)))}>Make it public</button>
-              <button type="button" onClick={() => (setConfirmingPublic(false), setPublicDraft(undefined))}>Keep it private</button>
-            </div>
-          </div>
+          <Confirm id="public-confirm" label={`Make “${profile.name}” your public card?`} alert
+            details={<Loaded state={publicPreview}>{(card) => <CardView card={card} empty="Only your name: this profile shows no fields yet." />}</Loaded>}
+            verb="Make it public" verbId="confirm-public" primary
+            action={{ busy: setPublic.busy, run: () => setPublic.run(true).then((done) => (setConfirmingPublic(false), done || setPublicDraft(undefined), done)) }}
+            keep="Keep it private" onKeep={() => (setConfirmingPublic(false), setPublicDraft(undefined))}>
+            Make “{profile.name}” your public card? Anyone who knows your username can see this, without signing in:
+          </Confirm>
         )
         : null}
       <FormError action={setPublic} />
       {confirming
         ? (
-          <div class="confirm" id="delete-confirm">
-            <p role="alert">Delete “{profile.name}”? The people who see it lose its card. This cannot be undone.</p>
-            <div class="actions">
-              <button type="button" class="danger" id="confirm-delete" disabled={remove.busy} onClick={() => void remove.run()}>Delete profile</button>
-              <button type="button" onClick={() => (setConfirming(false), remove.clear())}>Keep it</button>
-            </div>
-            <FormError action={remove} />
-          </div>
+          <Confirm id="delete-confirm" label={`Delete “${profile.name}”?`} alert verb="Delete profile" verbId="confirm-delete" action={remove}
+            onKeep={() => (setConfirming(false), remove.clear())} failure={remove}>
+            Delete “{profile.name}”? The people who see it lose its card. This cannot be undone.
+          </Confirm>
         )
         : <button type="button" class="danger subtle" id="delete-profile" onClick={() => setConfirming(true)}>Delete this profile…</button>}
     </div>
