@@ -68,7 +68,7 @@ function letterOf(contact: Contact, sort: Sort): string {
  * letter index on a long list sorted by a name: each letter jumps to the first contact under it
  * and puts the keyboard there.
  */
-function ContactList({ contacts, sort, listed, highlight, label, onLabel }: { contacts: Contact[]; sort: Sort; listed: string; highlight: string | undefined; label: string; onLabel: (label: string) => void }) {
+function ContactList({ contacts, sort, listed, more, highlight, label, onLabel }: { contacts: Contact[]; sort: Sort; listed: string; more: boolean; highlight: string | undefined; label: string; onLabel: (label: string) => void }) {
   const [range, setRange] = useState({ start: 0, end: STEP });
   const list = useRef<HTMLUListElement>(null);
   const end = useRef<HTMLLIElement>(null);
@@ -136,7 +136,8 @@ function ContactList({ contacts, sort, listed, highlight, label, onLabel }: { co
       </div>
       {letters.length
         ? (
-          <nav class="letter-index" aria-label={sort === 'family_name' ? 'Jump to a last name’s letter' : 'Jump to a first name’s letter'}>
+          // Busy while later pages still arrive: letters may yet be added (WAI-ARIA 1.2 aria-busy).
+          <nav class="letter-index" aria-busy={more ? 'true' : 'false'} aria-label={sort === 'family_name' ? 'Jump to a last name’s letter' : 'Jump to a first name’s letter'}>
             <ul>
               {letters.map(([letter, at]) => (
                 <li key={letter}>
@@ -469,7 +470,7 @@ export default function Contacts() {
                   : null}
                 {active.length
                   ? (
-                    <ContactList contacts={active} sort={sort} listed={listed} highlight={highlight} onLabel={setFilter}
+                    <ContactList contacts={active} sort={sort} listed={listed} more={list !== fresh || list.more} highlight={highlight} onLabel={setFilter}
                       label={filter ? `Contacts labelled ${filter}` : 'Contacts'} />
                   )
                   : searching
