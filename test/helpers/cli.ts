@@ -47,7 +47,9 @@ export interface ServedDatabase {
 export async function startServerProcess(env: Record<string, string>): Promise<{ baseUrl: string; child: ChildProcess; stop(): Promise<number | null> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: projectRoot,
-    env: { ...process.env, DATABASE_URL: '', PUBLIC_ORIGIN, DRAIN_DELAY_S: '0', ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_AUTH_PER_MIN: '100000', RATE_LIMIT_USER_PER_MIN: '100000' },
+    // Load shedding by event-loop delay is off, as in the in-process test apps (helpers/app.ts): a
+    // busy test machine is not an overloaded server. A test of shedding sets its own.
+    env: { ...process.env, DATABASE_URL: '', PUBLIC_ORIGIN, DRAIN_DELAY_S: '0', SHED_MAX_EVENT_LOOP_DELAY_MS: '0', ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_AUTH_PER_MIN: '100000', RATE_LIMIT_USER_PER_MIN: '100000' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
