@@ -1,3 +1,4 @@
+import type { SelectQueryBuilder } from 'kysely';
 import type { AuthContext } from '../../platform/caller.js';
 import type { Clock } from '../../platform/clock.js';
 import { refuse } from '../../platform/errors.js';
@@ -90,6 +91,8 @@ export function createKeyService(deps: {
   clock: Clock;
   /** Whose contact this is, when its keys are the subscriber's to see; else the refusal (the contacts service's audience rule). */
   shownOwner: (subscriberId: string, contactId: string, what: 'keys') => Promise<string>;
+  /** Everyone who sees the owner now (active, whichever profile) with their contact ids, as fan-out targets (the contacts service). */
+  activeSubscribersOf: (ownerId: string) => SelectQueryBuilder<any, any, { account_id: string; param: string }>;
 }) {
   const { db, clock } = deps;
 
@@ -100,7 +103,7 @@ export function createKeyService(deps: {
    */
   const tellOwner = (tx: Tx, accountId: string) => signal(tx, accountId, 'keys.changed');
   /** Everyone who sees the owner now hears of it: one set-based write, after the change is made. */
-  const tellSubscribers = (tx: Tx, accountId: string) => signalSelected(tx, db.in(tx).bundles.activeSubscribersOf(accountId), 'contact.keys.changed');
+  const tellSubscribers = (tx: Tx, accountId: string) => signalSelected(tx, deps.activeSubscribersOf(accountId), 'contact.keys.changed');
 
   return {
     devices: {
