@@ -32,5 +32,8 @@ const reporters = flags.some((flag) => flag.startsWith('--test-reporter')) ? [] 
   '--test-reporter=tap', '--test-reporter-destination=stdout',
   '--test-reporter=./scripts/durations-reporter.mjs', '--test-reporter-destination=test-artifacts/test-durations.json',
 ]);
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=4', ...reporters, ...flags, ...files], { stdio: 'inherit' });
+// Recorded units are strict in tests (recorded-unit.ts): a keyed route that awaits something else
+// after its service call, or a direct statement inside an open unit, fails its request.
+const env = { ...process.env, VID_STRICT_RECORDED_UNITS: process.env.VID_STRICT_RECORDED_UNITS ?? '1' };
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=4', ...reporters, ...flags, ...files], { stdio: 'inherit', env });
 process.exit(result.status ?? 1);

@@ -72,6 +72,13 @@ export interface VidClientOptions {
   renewBeforeSeconds?: number;
   /** The session is gone (logout, revoked, refresh refused): show the sign-in screen. */
   onSessionEnded?: (reason: VidProblemError | undefined) => void;
+  /**
+   * Told after every POST, PUT, PATCH or DELETE made through `request`/`send` (and the helpers on
+   * them) that the server accepted, with the concrete path it changed; the call answers once what
+   * this returns has settled. Give it a resource cache's `changed` so a view shows the person's own
+   * change at once, through the same map as signals, before the signal arrives. Its failures are ignored.
+   */
+  onChanged?: (path: string, method: HttpMethod) => unknown;
 }
 
 export type { CreateCredential, GetAssertion };
@@ -115,7 +122,22 @@ export function createVidClient(options: VidClientOptions) {
   /** Any operation of the API, typed from the OpenAPI document; answers the whole response. */
   function send<M extends HttpMethod, P extends PathsWith<M>>(method: M, path: P, args: RequestArgs<M, P> = {}): Promise<VidResponse<ResponseBody<Op<M, P>>>> {
     const { params, query, body, ...call } = args;
-    return transport.send({ ...call, method, path: fillPath(path, params as Record<string, string> | undefined), query: query as never, body });
+    const filled = fillPath(path, params as Record<string, string> | undefined);
+    return told(method, filled, transport.send<ResponseBody<Op<M, P>>>({ ...call, method, path: filled, query: query as never, body }));
+  }
+
+  /** A change the server accepted is told to `onChanged` before the call answers. */
+  function told<T>(method: HttpMethod, path: string, sent: Promise<T>): Promise<T> {
+    const { onChanged } = options;
+    if (!onChanged || method === 'GET') return sent;
+    return sent.then(async (response) => {
+      try {
+        await onChanged(path, method);
+      } catch {
+        // What a view shows is brought up to date by the next signal anyway.
+      }
+      return response;
+    });
   }
 
   /** Any operation of the API; answers the parsed body. Throws VidProblemError on refusal. */
@@ -295,8 +317,8 @@ export function createVidClient(options: VidClientOptions) {
        */
       upload: (image: Blob | Uint8Array, options: { type: string; crop?: { x: number; y: number; size: number } } & CallOptions): Promise<Photo> => {
         const { type, crop, ...call } = options;
-        return transport
-          .send<Photo>({ ...call, method: 'POST', path: '/me/photos', query: crop ? { crop: `${Math.round(crop.x)},${Math.round(crop.y)},${Math.round(crop.size)}` } : undefined, bytes: { data: image, type } })
+        const query = crop ? { crop: `${Math.round(crop.x)},${Math.round(crop.y)},${Math.round(crop.size)}` } : undefined;
+        return told('POST', '/me/photos', transport.send<Photo>({ ...call, method: 'POST', path: '/me/photos', query, bytes: { data: image, type } }))
           .then((response) => response.data);
       },
       /** Your photos, oldest first. */

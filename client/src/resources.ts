@@ -7,6 +7,7 @@
 import type { Signal } from './api.js';
 import type { VidClient } from './client.js';
 import { isProblem } from './errors.js';
+import { SIGNAL_RESOURCES } from './generated/signal-kinds.js';
 
 /** What the cache holds for one key, as a view renders it. */
 export interface ResourceState<T = unknown> {
@@ -31,6 +32,14 @@ export interface ResourceState<T = unknown> {
  */
 export const RELATED_RESOURCES: Readonly<Record<string, readonly string[]>> = {
   '/auth/methods': ['/auth/totp', '/auth/security-log', '/keys/devices'],
+  // An authenticator app enrolled, confirmed or removed is one of the methods listed too.
+  '/auth/totp': ['/auth/methods'],
+  // A photo deleted takes every field that shows it.
+  '/me/photos': ['/me/fields'],
+  // A request denied or a subscriber revoked with a block adds to the block list.
+  '/subscriptions': ['/blocks'],
+  // A contact removed takes its labels; a note saved (below /contacts) may add or drop some.
+  '/contacts': ['/labels'],
   '/auth/sessions': ['/auth/security-log'],
   '/me': ['/auth/security-log'],
   '/auth/join/pending': ['/auth/join/code'],
@@ -77,6 +86,10 @@ export function resourceCovers(resource: string, key: string): boolean {
   const path = pathOfKey(key);
   return path === resource || path.startsWith(resource.endsWith('/') ? resource : `${resource}/`);
 }
+
+/** The resources signals name (`/contacts/{id}/card` as a pattern of one segment per parameter). */
+const SIGNALLED = [...new Set(Object.values(SIGNAL_RESOURCES))].map((template) =>
+  new RegExp(`^${template.split('/').map((part) => (/^\{.*\}$/.test(part) ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`));
 
 /** Refusals that say the resource is not there (any more): the copy held goes too. */
 const GONE = new Set([404, 410]);
@@ -158,10 +171,30 @@ export function createResourceCache(client: Pick<VidClient, 'send'>, options: Re
     return [...entries.keys()].filter((key) => resources.some((r) => resourceCovers(r, key)));
   };
 
+  /** Keys a change to `path` touches: see `changed`. */
+  const keysChangedBy = (path: string): string[] => {
+    const related = options.related ?? RELATED_RESOURCES;
+    const segments = pathOfKey(path).split('/').filter(Boolean);
+    const above = segments.map((_, i) => `/${segments.slice(0, i + 1).join('/')}`);
+    // The signal that reports this change names the nearest such resource above it (`/profiles` for
+    // an exposure, whose card preview changes too).
+    const signalled = above.findLast((resource) => SIGNALLED.some((pattern) => pattern.test(resource)));
+    // The collection covers what is below it (`/auth/join/issue` → `/auth/join/code`), unless it is
+    // a top-level name over several resources (`/auth/logout` must not read every `/auth/…`).
+    const collection = above.length > 2 ? above.slice(-2, -1) : [];
+    const own = [...above.slice(-1), ...collection, ...(signalled ? [signalled] : [])];
+    const covering = [...own, ...[...above, ...own].flatMap((resource) => related[resource] ?? [])];
+    return [...entries.keys()].filter((key) => above.includes(pathOfKey(key)) || covering.some((r) => resourceCovers(r, key)));
+  };
+
   /** Watched entries are read again; the others are dropped, to be read when next watched. */
   function invalidate(resource: string): Promise<void> {
+    return refresh(keysFor(resource));
+  }
+
+  function refresh(keys: string[]): Promise<void> {
     const reads: Promise<unknown>[] = [];
-    for (const key of keysFor(resource)) {
+    for (const key of keys) {
       const entry = entries.get(key)!;
       if (entry.listeners.size) reads.push(revalidate(key).catch(() => undefined));
       else if (!entry.inFlight) entries.delete(key);
@@ -206,6 +239,19 @@ export function createResourceCache(client: Pick<VidClient, 'send'>, options: Re
     revalidate,
     /** What a signal's resource names (its path, the paths below it, its `related`): read again while watched, dropped otherwise. */
     invalidate,
+
+    /**
+     * This client changed `path` (a POST, PUT, PATCH or DELETE the server accepted; the client's
+     * `onChanged`): what it touches is read again while watched, dropped otherwise, so the change
+     * shows at once rather than when its signal arrives. That is the path and the paths below it;
+     * its collection and what is below it (`/auth/join/issue` → `/auth/join/code`) unless that is a
+     * top-level name (`/auth`); what the signal reporting it covers (`/profiles/p1/exposures/f1` →
+     * `/profiles`, every preview); each resource above it (`/auth/methods/passkeys/finish` →
+     * `/auth/methods`); and the `related` of each of those, as signals use them.
+     */
+    changed(path: string): Promise<void> {
+      return refresh(keysChangedBy(path));
+    },
 
     /** An update answered the resource's new state: hold it without reading again. */
     put<T>(key: string, data: T, etag?: string): void {

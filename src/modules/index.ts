@@ -2,6 +2,7 @@ import type { VidModule } from '../platform/module.js';
 import { collectMigrations } from '../platform/store/migrate.js';
 import { accountModule } from './account/module.js';
 import { addressBookModule } from './address-book/module.js';
+import { cardChangesModule } from './card-changes/module.js';
 import { cardPhotosModule } from './card-photos/module.js';
 import { contactsModule } from './contacts/module.js';
 import { davSetupLinksModule } from './dav-setup-links/module.js';
@@ -43,6 +44,7 @@ export const modules: readonly VidModule[] = [
   fieldsModule,
   profilesModule,
   contactsModule,
+  cardChangesModule,
   cardPhotosModule,
   shareLinksModule,
   keysModule,

@@ -30,10 +30,12 @@ import type { ModuleServices } from '../platform/module.js';
  *                                                      forgotten (profiles, decision 240)
  *
  * Profiles also ask contacts how many subscribers each profile has (the profile view's count).
+ * How a change then reaches its readers (feeds, streams, address books, the public card), and the
+ * rules that keep them right: read-side.ts.
  * Called once, after every module is built (app.ts).
  */
 export function wireModules(services: ModuleServices): void {
-  const { fields, me, profiles, subscriptions, shareLinks, passkeys, keys, addressBook, accountChanges } = services;
+  const { fields, me, profiles, subscriptions, shareLinks, passkeys, keys, cardChanges, accountChanges } = services;
   fields.onChange(profiles.followChange);
   me.onChange(profiles.followChange);
   profiles.onRemoving(subscriptions.profileRemoving);
@@ -41,7 +43,7 @@ export function wireModules(services: ModuleServices): void {
   profiles.countSubscribersWith(subscriptions.countsByProfile);
   passkeys.onRemoving(keys.passkeyRemoving);
   // Last in their transactions: the log's head is held from its append to the commit (decision 180).
-  profiles.onCardsChanged(addressBook.cardsChanged);
-  subscriptions.onMembershipChanged(addressBook.membershipChanged);
+  profiles.onCardsChanged(cardChanges.cardsChanged);
+  subscriptions.onMembershipChanged(cardChanges.membershipChanged);
   accountChanges.subscribe({ changed: profiles.forgetPublicCard, all: profiles.forgetPublicCards });
 }

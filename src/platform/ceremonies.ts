@@ -40,7 +40,8 @@ const credentialRefs = (credentials: CredentialRef[]) => credentials.map((c) => 
  */
 export function createCeremonies(deps: { store: Store; rp: RelyingParty; now: () => number }) {
   const { rp, now } = deps;
-  const queries = deps.store.use(ceremonyQueries);
+  // `current`: a keyed request's ceremony (a recovery's, begun after its transaction) commits with its answer.
+  const queries = deps.store.current(ceremonyQueries);
 
   const record = (kind: CeremonyKind, challenge: string, scope: CeremonyScope): CeremonyRecord => ({
     id: newId('cer'),

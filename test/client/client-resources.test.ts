@@ -23,6 +23,35 @@ describe('client: resource cache keys', () => {
     assert.equal(resourceCovers('/contacts/ctc_1/card', '/contacts/ctc_2/card'), false);
     assert.equal(resourceCovers('/', '/anything?x=1'), true);
   });
+
+  it('a change reads again its path, its collection, what the signal naming it covers, what is above it and their related resources', async () => {
+    const read: string[] = [];
+    const send = async (_method: string, path: string) => (read.push(path), { status: 200, data: {}, headers: new Headers() });
+    const cache = createResourceCache({ send } as never);
+    const keys = ['/me', '/me/fields?limit=200', '/profiles?limit=50', '/profiles/prf_1/preview', '/profiles/prf_1/exposures?limit=200', '/profiles/prf_2/preview',
+      '/auth/methods?limit=200', '/auth/totp', '/auth/security-log', '/auth/sessions?limit=50', '/auth/join/code', '/auth/join/pending', '/keys/devices',
+      '/subscriptions?status=active', '/blocks', '/contacts?limit=200', '/labels', '/contacts/ctc_1/annotation', '/dav-tokens', '/share-links?limit=200'];
+    for (const key of keys) cache.watch(key, () => undefined);
+    await new Promise((done) => setTimeout(done, 10));
+    const readsAfter = async (path: string) => {
+      read.length = 0;
+      await cache.changed(path);
+      return [...read].sort();
+    };
+    assert.deepEqual(await readsAfter('/me/fields/fld_1'), ['/auth/security-log', '/me', '/me/fields']);
+    // profiles.changed names /profiles: every preview may show the exposure.
+    assert.deepEqual(await readsAfter('/profiles/prf_1/exposures/fld_1'), ['/profiles', '/profiles/prf_1/exposures', '/profiles/prf_1/preview', '/profiles/prf_2/preview']);
+    assert.deepEqual(await readsAfter('/auth/methods/passkeys/finish'), ['/auth/methods', '/auth/security-log', '/auth/totp', '/keys/devices']);
+    assert.deepEqual(await readsAfter('/auth/totp/tot_1/confirm'), ['/auth/methods', '/auth/totp']);
+    assert.deepEqual(await readsAfter('/auth/join/approve'), ['/auth/join/code', '/auth/join/pending']);
+    assert.deepEqual(await readsAfter('/auth/sessions/ses_1'), ['/auth/security-log', '/auth/sessions']);
+    assert.deepEqual(await readsAfter('/subscriptions/sub_1/revoke'), ['/blocks', '/subscriptions']);
+    assert.deepEqual(await readsAfter('/contacts/ctc_1/annotation'), ['/contacts', '/contacts/ctc_1/annotation', '/labels']);
+    assert.deepEqual(await readsAfter('/dav-tokens/dav_1'), ['/dav-tokens']);
+    assert.deepEqual(await readsAfter('/share-links'), ['/share-links']);
+    assert.deepEqual(await readsAfter('/auth/logout'), [], 'a top-level name covers nothing below it');
+    assert.deepEqual(await readsAfter('/me/photos/pho_1'), ['/auth/security-log', '/me', '/me/fields'], '/me is not read below it; a photo takes its fields');
+  });
 });
 
 for (const backend of backends) {
@@ -72,6 +101,26 @@ for (const backend of backends) {
       assert.equal(alice.calls('GET', '/me').length, before + 1);
       stop();
       stop2();
+    });
+
+    it('a change this client makes is read again before the call answers, without waiting for its signal', async () => {
+      const changes: string[] = [];
+      let onChange: (path: string) => Promise<void> = async () => undefined;
+      const alice = clientFor(t, { onChanged: (path, method) => (changes.push(`${method} ${path}`), onChange(path)) });
+      await signUp(alice, uniqueName('rc'));
+      const cache = createResourceCache(alice.client);
+      onChange = (path) => cache.changed(path);
+      cache.watch('/profiles?limit=50', () => undefined);
+      await eventually(() => cache.peek('/profiles?limit=50').settled, 3000, 'profiles read');
+      changes.length = 0;
+      const created = await alice.client.profiles.create({ name: 'Changed at once' });
+      const listed = cache.peek<{ data: { id: string }[] }>('/profiles?limit=50').data?.data ?? [];
+      assert.ok(listed.some((p) => p.id === created.id), 'the new profile is listed when create answers');
+      assert.deepEqual(changes, ['POST /profiles']);
+      // Reads and refusals change nothing.
+      await alice.client.request('GET', '/me');
+      await assert.rejects(alice.client.profiles.create({ name: 'Changed at once' }));
+      assert.deepEqual(changes, ['POST /profiles']);
     });
 
     it('keeps a card with a 304 and drops it when it is gone', async () => {

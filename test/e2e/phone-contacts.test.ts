@@ -217,6 +217,7 @@ describe('web app: phone contacts (Chromium)', { timeout: 300_000 }, () => {
 
     await page.getByRole('button', { name: 'Revoke all' }).click();
     await page.getByText('Revoke all 10 phones?').waitFor();
+    await computer.screens('phone-contacts-07-revoke-all');
     await page.getByRole('group', { name: 'Revoke every phone?' }).getByRole('button', { name: 'Revoke all' }).click();
     await page.getByText('No phone yet. Add one above.').waitFor();
     await page.getByLabel('Name this phone').waitFor();

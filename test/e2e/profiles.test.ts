@@ -155,4 +155,19 @@ describe('web app: profiles and the public card (Chromium)', { timeout: 120_000 
     await page.getByText('No public card here').waitFor();
     await visitor.shot('25-public-card-missing');
   });
+
+  it('asks before deleting a profile: "Keep it" takes the question back, "Delete profile" deletes it', async () => {
+    const { page } = desk;
+    await page.locator('#profiles [data-profile]', { hasText: 'Family' }).click();
+    await page.getByRole('button', { name: 'Delete this profile…' }).click();
+    const confirm = page.getByRole('group', { name: 'Delete “Family”?' });
+    await confirm.getByText('The people who see it lose its card. This cannot be undone.').waitFor();
+    await desk.screens('profiles-delete-confirm');
+    await confirm.getByRole('button', { name: 'Keep it' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Delete this profile…' }).click();
+    await confirm.getByRole('button', { name: 'Delete profile' }).click();
+    await page.getByText('Profile “Family” deleted.').waitFor();
+    await page.locator('#profiles [data-profile]', { hasText: 'Family' }).waitFor({ state: 'detached' });
+  });
 });

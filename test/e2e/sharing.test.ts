@@ -253,4 +253,28 @@ describe('web app: profiles, a share link, subscribing and a live edit (Chromium
     await page.locator('#nav-more.open').waitFor({ state: 'detached' });
     assert.equal(await more.evaluate((button) => button === document.activeElement), true, 'the keyboard is back on More');
   });
+
+  it('each side is asked before it ends the sharing: Bob keeps following, Alice revokes him', async () => {
+    const { page } = bob;
+    await goTo(bob, 'Contacts', 'contacts');
+    const contact = page.locator('li.contact', { hasText: 'Alice Liddell' });
+    await contact.getByRole('button', { name: 'Stop following Alice Liddell…' }).click();
+    const stop = page.getByRole('group', { name: 'Stop following Alice Liddell?' });
+    await stop.getByText('Their card, your note and your labels go.').waitFor();
+    await bob.screens('sharing-contacts-stop-following-confirm');
+    await stop.getByRole('button', { name: 'Keep', exact: true }).click();
+    await stop.waitFor({ state: 'detached' });
+    await contact.waitFor();
+
+    await goTo(alice, 'People', 'people');
+    const subscriber = alice.page.locator('li[data-subscriber]', { hasText: 'Bob Builder' });
+    await subscriber.getByRole('button', { name: 'Revoke Bob Builder…' }).click();
+    const revoke = alice.page.getByRole('group', { name: 'Stop sharing with Bob Builder?' });
+    await revoke.getByText('They lose your card at once. They are not told why.').waitFor();
+    await revoke.getByRole('button', { name: 'Revoke and block Bob Builder' }).waitFor();
+    await alice.screens('sharing-people-revoke-confirm');
+    await revoke.getByRole('button', { name: 'Revoke Bob Builder', exact: true }).click();
+    await alice.page.getByText('Bob Builder no longer sees your card.').waitFor();
+    await subscriber.waitFor({ state: 'detached' });
+  });
 });

@@ -210,7 +210,7 @@ for (const backend of backends) {
         return readMultistatus(res.text).responses[0]!.ok.get('{http://calendarserver.org/ns/}getctag')!.textContent!;
       };
       const others = async (rows: number) =>
-        t.store.transaction((tx) => t.services.addressBook.cardsChanged(tx, { accountId: 'acc_somebodyelsexxxxxxxxx', profileIds: Array.from({ length: rows }, (_, i) => `prf_elsewhere${i}`) }));
+        t.store.transaction((tx) => t.services.cardChanges.cardsChanged(tx, { accountId: 'acc_somebodyelsexxxxxxxxx', profileIds: Array.from({ length: rows }, (_, i) => `prf_elsewhere${i}`) }));
       const quiet = await ctag();
       assert.equal(quiet, book.token, 'the CTag is the token of the last sync');
       await others(10);
@@ -260,7 +260,7 @@ for (const backend of backends) {
         let appended!: () => void;
         const inside = new Promise<void>((resolve) => (appended = resolve));
         const first = t.store.transaction(async (tx) => {
-          await t.services.addressBook.cardsChanged(tx, { accountId: a.device.accountId, profileIds: [a.profile] });
+          await t.services.cardChanges.cardsChanged(tx, { accountId: a.device.accountId, profileIds: [a.profile] });
           appended();
           await held;
         });

@@ -1,142 +1,25 @@
-import type { Clock } from '../../platform/clock.js';
-import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { AddressCard, ContactService } from '../contacts/contacts.js';
-import type { MembershipChange } from '../contacts/subscriptions.js';
-import type { CardChangeAudience, CardEdit, CardEditStatements, cardChangeLogQueries } from './queries.js';
+import type { CardChangeService } from '../card-changes/service.js';
 
-export type { AddressCard, CardEdit };
-
-/** Owners per sync answer at most (RFC 6578 §3.6 lets a server truncate); the client asks again from the token. */
-export const SYNC_PAGE = 500;
-/**
- * Up to this many rows of log behind, a subscriber's changes are read from the log's stretch
- * since (cost: the stretch); further behind, from the newest rows of each profile it receives
- * (cost: its contacts). Measured on SQLite (bench scenario m): a row of stretch costs a few
- * microseconds, a contact about ten.
- */
-const STRETCH_ROWS = 2000;
-/** Subscribers whose book position this node remembers (an LRU): the CTag a phone polls costs one read. */
-const REMEMBERED = 10_000;
-
-/** What changed in a subscriber's book after a position of the log. */
-export interface BookChanges {
-  /** The position to resume from: the last row this answer covers, or the one asked about when nothing changed. */
-  token: number;
-  /** The people whose card changed, came or went: each is shown now or not (the audience rule decides). */
-  people: string[];
-  /** More changes follow the token (RFC 6578 §3.6). */
-  truncated: boolean;
-}
+export type { AddressCard };
+export { SYNC_PAGE } from '../card-changes/service.js';
 
 /**
  * The address book (PRODUCT §9): "People I follow", every card the subscriber may see as its
- * `GET /contacts/{id}/card` shows it, as vCard 3.0, and the card-change log that keeps copies
- * current (decision 180). Who sees what is the contacts service's one audience rule; this
- * service only remembers when it changed.
- *
- * The log is written by hooks in the transactions that change what someone sees (wiring.ts):
- * one row per changed card (per profile), whatever the owner's audience; one row per
- * subscriber only when that subscriber's own view of an owner changes. A sync reads the rows
- * of the cards the subscriber receives now and its own rows, never renders a card it does
- * not send, and never writes.
+ * `GET /contacts/{id}/card` shows it, as vCard 3.0. What changed and when is the card-change
+ * log's (card-changes); which cards and how they read is the contacts service's one audience
+ * rule. This service only puts the two together for the CardDAV handler.
  */
 export function createAddressBookService(deps: {
-  db: RepositoryOf<{ cardChanges: typeof cardChangeLogQueries }>;
-  /** The feed's statements, prepared once (the reads every live follower makes after an edit). */
-  edits: CardEditStatements;
-  clock: Clock;
-  /** The contacts service: the audience rule, and the shown cards as an address book holds them. */
-  contacts: Pick<ContactService, 'addressCards' | 'addressCardPages' | 'receivedProfiles' | 'receives' | 'receivedCards' | 'followedOwners'>;
+  changes: Pick<CardChangeService, 'changesSince' | 'currentToken'>;
+  contacts: Pick<ContactService, 'addressCards' | 'addressCardPages'>;
 }) {
-  const { db, clock, contacts } = deps;
-  /**
-   * Per subscriber, the newest row that concerns it as of a head of the log. Derived data, kept
-   * per node: a row at or below a head read committed before it (decision 180), and a change of
-   * what the subscriber receives is itself a newer row of theirs, so the newest after a later
-   * head is the larger of this and the newest of the stretch between: exact, never stale.
-   */
-  const positions = new Map<string, { head: number; newest: number }>();
-
-  async function append(tx: Tx, ownerId: string, audiences: CardChangeAudience[]): Promise<void> {
-    if (audiences.length) await db.in(tx).cardChanges.append(ownerId, audiences, clock.now());
-  }
-
-  /** The newest position that concerns the subscriber: its book's sync token and CTag. */
-  async function currentToken(subscriberId: string): Promise<number> {
-    const head = await db.direct.cardChanges.head();
-    const known = positions.get(subscriberId);
-    let newest: number;
-    if (known && known.head === head) newest = known.newest;
-    else if (known && head > known.head && head - known.head <= STRETCH_ROWS) newest = Math.max(known.newest, await db.direct.cardChanges.newestBetween(subscriberId, contacts.receives(subscriberId), known.head, head));
-    else newest = await db.direct.cardChanges.newestConcerning(subscriberId, contacts.receivedProfiles(subscriberId));
-    positions.delete(subscriberId);
-    positions.set(subscriberId, { head, newest });
-    if (positions.size > REMEMBERED) positions.delete(positions.keys().next().value!);
-    return newest;
-  }
-
+  const { changes, contacts } = deps;
   return {
-    /**
-     * Hook (profiles' onCardsChanged): these profiles' cards now show something else. One row
-     * per card, and one wake-up for the owner's followers after the commit, whatever their
-     * number: their feeds read the edit from here (decision 220).
-     */
-    async cardsChanged(tx: Tx, change: { accountId: string; profileIds: string[] }): Promise<void> {
-      if (change.profileIds.length === 0) return;
-      await append(tx, change.accountId, change.profileIds.map((profileId) => ({ profileId, edited: true })));
-      tx.publishedToFollowers([change.accountId]);
-    },
-
-    /** Hook (subscriptions' onMembershipChanged): who receives the owner's card, or which, changed. */
-    async membershipChanged(tx: Tx, change: MembershipChange): Promise<void> {
-      if ('eachOf' in change) {
-        await db.in(tx).cardChanges.appendEach(change.ownerId, change.eachOf, clock.now());
-        return;
-      }
-      const audiences = 'subscriberId' in change ? [{ subscriberId: change.subscriberId }] : change.profileIds.map((profileId) => ({ profileId }));
-      await append(tx, change.ownerId, audiences);
-    },
-
-    currentToken,
-
-    /**
-     * The card edits in a subscriber's signal feed (decision 220): after position `after` of the
-     * log, one per contact at its newest, oldest first. `notBefore` (a first read without a
-     * position) keeps to edits made since then.
-     */
-    feed: {
-      head: (): Promise<number> => deps.edits.head(),
-      async editsAfter(subscriberId: string, after: number, head: number, limit: number, notBefore = 0): Promise<CardEdit[]> {
-        if (after >= head) return [];
-        if (notBefore === 0 && head - after <= STRETCH_ROWS) return deps.edits.editsNearHead(subscriberId, after, head, limit);
-        return db.direct.cardChanges.editsOfReceivedCards(subscriberId, contacts.receivedCards(subscriberId), { after, head, notBefore }, limit);
-      },
-      /** Whose card edits may reach the subscriber: the owners it follows (a stream hub's index). */
-      following: (subscriberId: string): Promise<string[]> => contacts.followedOwners(subscriberId),
-    },
-
-    /**
-     * The people whose card changed for the subscriber after position `after` (at most `limit`),
-     * or undefined when `after` is no position of the log (past its head: from before a restore,
-     * or made up). Nothing changed: the same position back.
-     */
-    async changesSince(subscriberId: string, after: number, limit = SYNC_PAGE): Promise<BookChanges | undefined> {
-      const head = await db.direct.cardChanges.head();
-      if (after > head) return undefined;
-      const unchanged = { token: after, people: [], truncated: false };
-      if (after === head) return unchanged;
-      const rows =
-        head - after <= STRETCH_ROWS
-          ? await db.direct.cardChanges.changedOwnersBetween(subscriberId, contacts.receives(subscriberId), after, head, limit + 1)
-          : await db.direct.cardChanges.changedOwners(subscriberId, contacts.receivedProfiles(subscriberId), after, limit + 1);
-      if (rows.length === 0) return unchanged;
-      const page = rows.slice(0, limit);
-      return { token: page[page.length - 1]!.seq, people: page.map((row) => row.owner_id), truncated: rows.length > limit };
-    },
-
+    changesSince: changes.changesSince,
+    currentToken: changes.currentToken,
     /** The cards of these people the subscriber may see now (the others are not in the book), with their vCards when asked. */
     cards: (subscriberId: string, people: readonly string[], vcards: boolean): Promise<AddressCard[]> => contacts.addressCards(subscriberId, people, vcards),
-
     /** Every card in the subscriber's book, a page at a time (only one page in memory). */
     pages: (subscriberId: string, vcards: boolean): AsyncIterable<AddressCard[]> => contacts.addressCardPages(subscriberId, vcards),
   };

@@ -52,10 +52,11 @@ export function createContactList(deps: { db: ContactRepo; withCard: ContactCard
   }
 
   return {
+    /** A contact as its subscriber sees it; `current`: a keyed request answers with what it just wrote, not yet committed. */
     async view(auth: AuthContext, id: string): Promise<ContactView> {
-      const row = await db.direct.subs.find('subscriber', auth.account.id, id);
+      const row = await db.current.subs.find('subscriber', auth.account.id, id);
       if (!row || row.hidden_at !== null) throw contactNotFound();
-      const labels = (await db.direct.annotations.labelsOf(auth.account.id, [id])).get(id) ?? [];
+      const labels = (await db.current.annotations.labelsOf(auth.account.id, [id])).get(id) ?? [];
       return contactView(row, labels);
     },
 

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Kysely, RawBuilder, Selectable, SelectQueryBuilder, SqlBool } from 'kysely';
 import { keysetPage } from '../../platform/store/keyset.js';
-import { preparedQuery } from '../../platform/store/prepared.js';
+import { statement } from '../../platform/store/statement.js';
+import type { Param } from '../../platform/store/statement.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
 import type { AccountsTable } from '../../platform/store/schema.js';
 import type { ProfilesTable } from '../profiles/tables.js';
@@ -94,6 +95,33 @@ export interface ContactCardRow extends ContactAccessRow {
   card_updated_at: number | null;
 }
 
+/** The subscriber's contacts with the audience rule's answer for each (its owner's account joined). */
+function contactsOfSubscriber(db: Kysely<ContactTables>, subscriberId: string) {
+  return db
+    .selectFrom('subscriptions')
+    .innerJoin('accounts', 'accounts.id', 'subscriptions.owner_id')
+    .select(['subscriptions.owner_id', contactAccessRule.as('access')])
+    .where('subscriptions.subscriber_id', '=', subscriberId);
+}
+/** The same with the card of the profile each shows. */
+function cardsOfSubscriber(db: Kysely<ContactTables>, subscriberId: string) {
+  return contactsOfSubscriber(db, subscriberId)
+    .leftJoin('profiles', 'profiles.id', 'subscriptions.profile_id')
+    .select(['subscriptions.card_since', 'subscriptions.card_changes', 'profiles.card_etag', 'profiles.card_updated_at']);
+}
+
+// The hot reads of a contact's card (contactAccessRule above, the rule they mirror), built once
+// per process (platform/store/statement.ts); test/store/fast-paths.test.ts holds their plain twins.
+export const contactAccessStatement = statement('contact access', (db: Kysely<ContactTables>, p: Param<{ subscriberId: string; id: string }>) =>
+  contactsOfSubscriber(db, p('subscriberId')).where('subscriptions.id', '=', p('id')),
+);
+export const contactCardStatement = statement('contact card', (db: Kysely<ContactTables>, p: Param<{ subscriberId: string; id: string }>) =>
+  cardsOfSubscriber(db, p('subscriberId')).select('profiles.card_json').where('subscriptions.id', '=', p('id')),
+);
+export const contactCardTagStatement = statement('contact card tag', (db: Kysely<ContactTables>, p: Param<{ subscriberId: string; id: string }>) =>
+  cardsOfSubscriber(db, p('subscriberId')).where('subscriptions.id', '=', p('id')),
+);
+
 export function subscriptionQueries(db: Kysely<ContactTables>) {
   /** Subscriptions joined to the account on the other side (`side` is the caller's). */
   const rows = (side: 'owner' | 'subscriber') =>
@@ -127,21 +155,10 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
     return query;
   };
 
-  /** The subscriber's contacts with the audience rule's answer for each (its owner's account joined). */
-  const contactsOf = (subscriberId: string) =>
-    db
-      .selectFrom('subscriptions')
-      .innerJoin('accounts', 'accounts.id', 'subscriptions.owner_id')
-      .select(['subscriptions.owner_id', contactAccessRule.as('access')])
-      .where('subscriptions.subscriber_id', '=', subscriberId);
-  /** The same with the card of the profile each shows. */
-  const cardsOf = (subscriberId: string) =>
-    contactsOf(subscriberId).leftJoin('profiles', 'profiles.id', 'subscriptions.profile_id').select(['subscriptions.card_since', 'subscriptions.card_changes', 'profiles.card_etag', 'profiles.card_updated_at']);
+  const contactsOf = (subscriberId: string) => contactsOfSubscriber(db, subscriberId);
+  const cardsOf = (subscriberId: string) => cardsOfSubscriber(db, subscriberId);
   /** The subscriber's active subscriptions: the cards it receives now (receivesCard's rule, from its own rows). */
   const receivedBy = (subscriberId: string) => db.selectFrom('subscriptions').where('subscriptions.subscriber_id', '=', subscriberId).where(isActive('subscriptions'));
-  const contactAccessQuery = preparedQuery(db, (subscriberId: string, id: string) => contactsOf(subscriberId).where('subscriptions.id', '=', id), 2);
-  const cardQuery = preparedQuery(db, (subscriberId: string, id: string) => cardsOf(subscriberId).select('profiles.card_json').where('subscriptions.id', '=', id), 2);
-  const cardTagQuery = preparedQuery(db, (subscriberId: string, id: string) => cardsOf(subscriberId).where('subscriptions.id', '=', id), 2);
 
   return {
     async insert(row: SubscriptionRecord): Promise<void> {
@@ -327,11 +344,11 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
     },
 
     /** Whether the subscriber may see what a contact shows (the audience rule), and whose it is: one row by primary key. */
-    contactAccess: async (subscriberId: string, id: string): Promise<ContactAccessRow | undefined> => (await contactAccessQuery(subscriberId, id))[0],
+    contactAccess: async (subscriberId: string, id: string): Promise<ContactAccessRow | undefined> => contactAccessStatement.first(db, { subscriberId, id }),
     /** What a contact's card needs, read with its access: one row by primary key. */
-    card: async (subscriberId: string, id: string): Promise<ContactCardRow | undefined> => (await cardQuery(subscriberId, id))[0],
+    card: async (subscriberId: string, id: string): Promise<ContactCardRow | undefined> => contactCardStatement.first(db, { subscriberId, id }),
     /** The same without the card itself, for a conditional read (If-None-Match). */
-    cardTag: async (subscriberId: string, id: string): Promise<Omit<ContactCardRow, 'card_json'> | undefined> => (await cardTagQuery(subscriberId, id))[0],
+    cardTag: async (subscriberId: string, id: string): Promise<Omit<ContactCardRow, 'card_json'> | undefined> => contactCardTagStatement.first(db, { subscriberId, id }),
     /** Every card the subscriber may see now, oldest contact first, for one address-book file. */
     async shownCards(subscriberId: string): Promise<ContactCardRow[]> {
       return cardsOf(subscriberId)

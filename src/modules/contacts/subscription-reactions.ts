@@ -54,7 +54,7 @@ export function createSubscriptionReactions(core: SubscriptionCore) {
     /** The subscriber's side tells it too (an unsubscription), in its transaction. */
     membershipChanged: (tx: Tx, change: MembershipChange) => membership.run(tx, change),
 
-    /** Active subscribers per profile (Profile.subscriber_count). */
-    countsByProfile: (accountId: string, profileIds: string[]) => db.direct.subs.countsByProfile(accountId, profileIds),
+    /** Active subscribers per profile (Profile.subscriber_count); a keyed request's own writes included (`current`: it answers with them). */
+    countsByProfile: (accountId: string, profileIds: string[]) => db.current.subs.countsByProfile(accountId, profileIds),
   };
 }

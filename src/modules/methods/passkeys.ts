@@ -107,8 +107,8 @@ export function createPasskeyService(deps: {
     add,
     /** Subscribe to: a passkey is about to be removed (in the removal's transaction). */
     onRemoving: removing.subscribe,
-    /** The account's credentials, for a ceremony's exclude or allow list. */
-    credentials: (accountId: string): Promise<CredentialRef[]> => db.direct.passkeys.listCredentialIds(accountId),
+    /** The account's credentials, for a ceremony's exclude or allow list (`current`: a keyed recovery asks after its transaction). */
+    credentials: (accountId: string): Promise<CredentialRef[]> => db.current.passkeys.listCredentialIds(accountId),
     byCredentialId: (credentialId: string) => db.direct.passkeys.findByCredentialId(credentialId),
     /** A sign-in's counter, backup state and device key, compare-and-swapped on the counter verified against. */
     recordSignIn: (tx: Tx, id: string, expectedCounter: number, use: { counter: number; backed_up: number; at: number; dpop_jkt: string }) =>

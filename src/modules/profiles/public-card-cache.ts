@@ -1,7 +1,7 @@
 /**
  * The public cards this node has read lately (PRODUCT §6), so that `GET /public/{username}` skips
  * the database for a card that has not changed (decision 240). It holds only what the public
- * card's rule (`publicCardAudience`, queries.ts) answered; it never decides anything itself.
+ * card's rule (`publicCardAudience`, statements.ts) answered; it never decides anything itself.
  *
  * Forgetting is what keeps it private. Everything that can change a public card, or whether it
  * is shown (a field, an exposure, the profile made public or not, the display name, the account

@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
 import type { Kysely, Selectable } from 'kysely';
 import { keysetPage } from '../../platform/store/keyset.js';
-import { preparedQuery } from '../../platform/store/prepared.js';
 import { lockingRead } from '../../platform/store/row-locks.js';
 import type { Dialect } from '../../platform/store/store.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
 import type { AccountsTable } from '../../platform/store/schema.js';
 import type { FieldsTable } from '../fields/tables.js';
+import { ownCard, ownCardTag, publicCardByName, publicCardOfAccount } from './statements.js';
 import type { ProfilesTable, ProfileExposuresTable } from './tables.js';
 
 interface ProfileTables {
@@ -61,22 +61,6 @@ export function profileQueries(db: Kysely<ProfileTables>, dialect: Dialect) {
         eb.selectFrom('profile_exposures').select((e) => e.fn.countAll<number>().as('n')).whereRef('profile_exposures.profile_id', '=', 'profiles.id').as('field_count'),
       );
   const withCount = <R extends { field_count: number | string | null }>(row: R) => ({ ...row, field_count: Number(row.field_count ?? 0) });
-  /**
-   * The public card's audience rule (PRODUCT §6), the one place it is written: anyone may read
-   * the public profile of the account holding this canonical username while that account is
-   * neither deleted (PRODUCT §8) nor locked (decision 090); otherwise there is no row, and the
-   * route answers the same 404 as for nobody. (A contact's card has its own rule,
-   * contactAccessRule in the contacts' queries.)
-   */
-  /** The public profile's audience rule: anyone, while the account is neither deleted nor locked. By username or by account id. */
-  const publicCardAudience = (who: { canonical: string } | { accountId: string }) =>
-    db
-      .selectFrom('accounts')
-      .innerJoin('profiles', (join) => join.onRef('profiles.account_id', '=', 'accounts.id').on('profiles.public', '=', sql.lit(1)))
-      .where('canonical' in who ? 'accounts.username_canonical' : 'accounts.id', '=', 'canonical' in who ? who.canonical : who.accountId)
-      .where('accounts.deleted_at', 'is', null)
-      .where('accounts.locked_at', 'is', null);
-
   return {
     async insert(profile: ProfileRecord): Promise<void> {
       await db.insertInto('profiles').values(profile).execute();
@@ -163,23 +147,14 @@ export function profileQueries(db: Kysely<ProfileTables>, dialect: Dialect) {
         .where('profile_exposures.account_id', '=', accountId)
         .execute();
     },
-    /** The rendered card of one profile of the account (its entity tag only, for a conditional GET). */
-    card: first(preparedQuery(db, (accountId: string, id: string) => db.selectFrom('profiles').select(['card_json', 'card_etag']).where('id', '=', id).where('account_id', '=', accountId), 2)),
-    cardTag: first(preparedQuery(db, (accountId: string, id: string) => db.selectFrom('profiles').select(['card_etag']).where('id', '=', id).where('account_id', '=', accountId), 2)),
-    /**
-     * The public profile's card of the account holding this canonical username: one indexed read
-     * each (the name's unique index, then the partial index of public profiles: `public = 1` is a
-     * literal so the planner can use it).
-     */
-    publicCard: first(preparedQuery(db, (canonical: string) => publicCardAudience({ canonical }).select(['accounts.id as account_id', 'profiles.card_json', 'profiles.card_etag']), 1)),
+    /** The rendered card of one profile of the account (its entity tag only, for a conditional GET): statements.ts. */
+    card: (accountId: string, id: string) => ownCard.first(db, { accountId, id }),
+    cardTag: (accountId: string, id: string) => ownCardTag.first(db, { accountId, id }),
+    /** The public profile's card of the account holding this canonical username (statements.ts: the public card's audience rule). */
+    publicCard: (canonical: string) => publicCardByName.first(db, { canonical }),
     /** The same card found by its owner's id (a photo's owner: does the public card show it?). */
-    publicCardOf: first(preparedQuery(db, (accountId: string) => publicCardAudience({ accountId }).select(['profiles.card_json']), 1)),
+    publicCardOf: (accountId: string) => publicCardOfAccount.first(db, { accountId }),
   };
-}
-
-/** The first row of a prepared read, or undefined. */
-function first<Row, Params extends unknown[]>(query: (...params: Params) => Promise<Row[]>): (...params: Params) => Promise<Row | undefined> {
-  return async (...params) => (await query(...params))[0];
 }
 
 export function exposureQueries(db: Kysely<ProfileTables>) {

@@ -1,8 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Dialect } from '../../platform/store/db.js';
 import { keysetPage } from '../../platform/store/keyset.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
-import { compiledOnce } from '../../platform/store/prepared.js';
+import { statement } from '../../platform/store/statement.js';
+import type { Param } from '../../platform/store/statement.js';
 
 /** What a person can read about their account's security: one row per event (004-account-security). */
 export interface SecurityLogTable {
@@ -18,26 +18,25 @@ export interface SecurityLogTable {
 
 export type SecurityLogRecord = Selectable<SecurityLogTable>;
 
-/** Every column of SecurityLogTable, each once: one missing here, or unknown to it, does not compile. */
-const everyColumn: { [Column in keyof SecurityLogTable]-?: true } = {
-  id: true,
-  account_id: true,
-  kind: true,
-  created_at: true,
-  ip: true,
-  location: true,
-  user_agent: true,
-  detail: true,
-};
-const COLUMNS = Object.keys(everyColumn) as Array<keyof SecurityLogTable>;
+/** The insert every sign-in, recovery and key change makes in its own transaction: built once per process (statement.ts). */
+const insertRecord = statement('security log insert', (db: Kysely<{ security_log: SecurityLogTable }>, p: Param<SecurityLogRecord>) =>
+  db.insertInto('security_log').values({
+    id: p('id'),
+    account_id: p('account_id'),
+    kind: p('kind'),
+    created_at: p('created_at'),
+    ip: p('ip'),
+    location: p('location'),
+    user_agent: p('user_agent'),
+    detail: p('detail'),
+  }),
+);
 
-export function securityLogQueries(db: Kysely<{ security_log: SecurityLogTable }>, dialect: Dialect) {
+export function securityLogQueries(db: Kysely<{ security_log: SecurityLogTable }>) {
   return {
-    /** In the transaction of what it records (a sign-in's, say): compiled once, not per transaction. */
+    /** In the transaction of what it records (a sign-in's, say). */
     async insert(record: SecurityLogRecord): Promise<void> {
-      await db.executeQuery(
-        compiledOnce(dialect, 'security log insert', (p) => db.insertInto('security_log').values(Object.fromEntries(COLUMNS.map((column) => [column, p(column)])) as unknown as SecurityLogRecord), record),
-      );
+      await insertRecord.all(db, record);
     },
     /** Newest first, before a keyset position. */
     async list(accountId: string, before: KeysetPosition | undefined, limit: number): Promise<SecurityLogRecord[]> {

@@ -1,13 +1,15 @@
-import { sql } from 'kysely';
-import type { CompiledQuery, Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { coalesce } from '../../platform/store/coalesce.js';
-import type { DatabaseHandle, Dialect } from '../../platform/store/db.js';
-import { ACCOUNT_COLUMNS, accountOf } from '../../platform/store/accounts.js';
+import type { DatabaseHandle } from '../../platform/store/db.js';
+import { accountOf } from '../../platform/store/accounts.js';
 import type { AccountRecord } from '../../platform/store/accounts.js';
 import { keysetPage } from '../../platform/store/keyset.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
-import { compiledOnce, preparedQuery } from '../../platform/store/prepared.js';
 import type { AccountsTable } from '../../platform/store/schema.js';
+import { accountLock, authByHash, authByHashes, insertRefreshToken, insertSession, renewalRotate, renewalSpend, renewalStore, renewAtOnce } from './statements.js';
+import type { RefreshTokenHolder, RenewalInput, RenewedSession } from './statements.js';
+
+export type { RefreshTokenHolder, RenewalInput, RenewedSession } from './statements.js';
 
 /** Sessions and their rotating refresh tokens (001-foundation). */
 export interface SessionsTable {
@@ -60,38 +62,10 @@ export interface AuthContextRow {
   account: AccountRecord;
 }
 
-/** The authentication lookup: one indexed read on the access-token hash, joined to its account by primary key. */
-function authQueryFor(db: Kysely<SessionTables>, accessHash: string) {
-  return authSelect(db).where('sessions.access_hash', '=', accessHash);
-}
+/** The authentication lookup's row, as the statement reads it: the session's columns and its account's. */
+type AuthRow = Omit<AuthContextRow, 'account'> & AccountRecord;
 
-function authSelect(db: Kysely<SessionTables>) {
-  return db
-    .selectFrom('sessions')
-    .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
-    .select([
-      'sessions.id as session_id',
-      'sessions.jkt',
-      'sessions.trusted',
-      'sessions.access_expires_at',
-      'sessions.expires_at',
-      'sessions.last_seen_at',
-    ])
-    .select(ACCOUNT_COLUMNS.map((column) => `accounts.${column}` as const))
-    .where('sessions.revoked_at', 'is', null);
-}
-
-type AuthRow = Awaited<ReturnType<ReturnType<typeof authQueryFor>['executeTakeFirstOrThrow']>>;
-type AuthCompiled = CompiledQuery<AuthRow>;
-
-function compileAuthQuery(db: Kysely<SessionTables>): AuthCompiled {
-  const compiled = authQueryFor(db, '').compile();
-  // The hash must be the one and only parameter, or binding it by position would be wrong.
-  if (compiled.parameters.length !== 1) throw new Error('the authentication query must have exactly one parameter');
-  return compiled;
-}
-
-/** The row as the session's fields and its account (written out, and accountOf is a literal too: an object rest is several times slower). */
+/** The row as the session's fields and its account (written out: an object rest is several times slower). */
 function splitAuthRow(row: AuthRow): AuthContextRow {
   return {
     session_id: row.session_id,
@@ -105,88 +79,33 @@ function splitAuthRow(row: AuthRow): AuthContextRow {
 }
 
 /**
- * PostgreSQL: the authentication lookups of one turn of the event loop in one statement
- * (coalesce.ts), `access_hash = any($1)` on the same unique index, so a burst of requests costs
- * one round trip, not one each. Compiled once; each batch binds only the array of hashes.
+ * The lookup every authenticated request makes, outside any transaction (statements.ts
+ * authByHash). Over the network (PostgreSQL), the lookups of one turn of the event loop share a
+ * round trip (authByHashes); SQLite is in process and answers each at once.
  */
-function coalescedAuthLookup(db: Kysely<SessionTables>): (accessHash: string) => Promise<AuthContextRow | undefined> {
-  const compiled = authSelect(db)
-    .select('sessions.access_hash as matched_hash')
-    .where(sql<boolean>`sessions.access_hash = any(${sql.val([] as string[])})`)
-    .compile();
-  if (compiled.parameters.length !== 1) throw new Error('the batched authentication query must have exactly one parameter');
-  return coalesce(async (hashes: string[]): Promise<Array<AuthContextRow | undefined>> => {
-    const { rows } = await db.executeQuery<AuthRow & { matched_hash: string }>({ ...compiled, parameters: [hashes] } as CompiledQuery<AuthRow & { matched_hash: string }>);
-    const found = new Map<string, AuthContextRow>();
-    for (const { matched_hash, ...row } of rows) found.set(matched_hash, splitAuthRow(row));
-    return hashes.map((hash) => found.get(hash));
-  });
-}
-
-/**
- * The lookup every authenticated request makes, outside any transaction. Over the network
- * (PostgreSQL), concurrent authentications share a round trip; SQLite is in process and
- * answers each at once, with a statement built and compiled once (each call binds the hash).
- */
-export function authLookupQueries(handle: Pick<DatabaseHandle, 'db' | 'dialect' | 'readOne'>) {
-  const db = handle.db as Kysely<SessionTables>;
-  if (handle.dialect === 'postgres') return { find: coalescedAuthLookup(db) };
-  const compiled = compileAuthQuery(db);
-  // SQLite: the one row straight from the statement, with the group committer's read rules.
-  const { readOne } = handle;
-  if (readOne) {
-    return {
-      async find(accessHash: string): Promise<AuthContextRow | undefined> {
-        const row = await readOne<AuthRow>(compiled.sql, [accessHash]);
-        return row ? splitAuthRow(row) : undefined;
-      },
-    };
+export function authLookupQueries(handle: Pick<DatabaseHandle, 'db' | 'dialect'>) {
+  const { db } = handle;
+  if (handle.dialect === 'postgres') {
+    const find = coalesce(async (hashes: string[]): Promise<Array<AuthContextRow | undefined>> => {
+      const found = new Map<string, AuthContextRow>();
+      for (const { matched_hash, ...row } of await authByHashes.all(db, { hashes })) if (matched_hash !== null) found.set(matched_hash, splitAuthRow(row));
+      return hashes.map((hash) => found.get(hash));
+    });
+    return { find };
   }
   return {
     async find(accessHash: string): Promise<AuthContextRow | undefined> {
-      const { rows } = await db.executeQuery({ ...compiled, parameters: [accessHash] } as AuthCompiled);
-      const row = rows[0];
+      const row = await authByHash.first(db, { accessHash });
       return row ? splitAuthRow(row) : undefined;
     },
   };
 }
 
-// The statements every session opening runs (each login, sign-up, recovery and join, inside the
-// caller's transaction) are compiled once per dialect (prepared.ts compiledOnce) instead of on
-// every call: their query groups are built for each transaction, and building and compiling a
-// Kysely query cost more than SQLite running it (about a tenth of a login's CPU).
-
-/** Every column of SessionsTable, each once: one missing here, or unknown to it, does not compile. */
-const everySessionColumn: { [Column in keyof SessionsTable]-?: true } = {
-  id: true,
-  account_id: true,
-  jkt: true,
-  trusted: true,
-  access_hash: true,
-  access_expires_at: true,
-  refresh_expires_at: true,
-  expires_at: true,
-  created_at: true,
-  last_seen_at: true,
-  revoked_at: true,
-  user_agent: true,
-  ip: true,
-  device_label: true,
-  location: true,
-  passkey_id: true,
-};
-const SESSION_COLUMNS = Object.freeze(Object.keys(everySessionColumn)) as ReadonlyArray<keyof SessionsTable>;
-
-export function sessionQueries(db: Kysely<SessionTables>, dialect: Dialect) {
+export function sessionQueries(db: Kysely<SessionTables>) {
   return {
+    /** In the transaction that opens the session (statements.ts). */
     async insert(session: SessionRecord): Promise<void> {
-      const insert = compiledOnce(
-        dialect,
-        'session insert',
-        (p) => db.insertInto('sessions').values(Object.fromEntries(SESSION_COLUMNS.map((column) => [column, p(column)])) as unknown as SessionRecord),
-        session,
-      );
-      await db.executeQuery(insert);
+      await insertSession.all(db, session);
     },
     async findById(id: string): Promise<SessionRecord | undefined> {
       return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
@@ -264,26 +183,9 @@ export function sessionQueries(db: Kysely<SessionTables>, dialect: Dialect) {
         .where('sessions.revoked_at', 'is not', null)
         .executeTakeFirst();
     },
-    /**
-     * Whether the account is locked now (a new session's transaction asks it). On PostgreSQL the
-     * read takes a share lock on the account row, held to the end of the caller's transaction: a
-     * lock being written meanwhile is waited for and then seen (READ COMMITTED reads the newest
-     * version once the lock is granted), and a lock that comes after waits for this session to
-     * commit, then revokes it with the others. A plain read would let a login that raced the
-     * lock keep a live session. SQLite has one writer at a time, so there is nothing to race.
-     */
+    /** Whether the account is locked now (statements.ts accountLock: on PostgreSQL, a share lock on its row to the end of the transaction). */
     async accountLockedAt(accountId: string): Promise<number | null> {
-      const read = compiledOnce(
-        dialect,
-        'account lock check',
-        (p) => {
-          const query = db.selectFrom('accounts').select('locked_at').where('id', '=', p('accountId'));
-          return dialect === 'postgres' ? query.forShare() : query;
-        },
-        { accountId },
-      );
-      const { rows } = await db.executeQuery(read);
-      return rows[0]?.locked_at ?? null;
+      return (await accountLock.first(db, { accountId }))?.locked_at ?? null;
     },
     /** Revokes every live session of the account but one; how many were revoked. */
     async revokeAllBut(accountId: string, keepId: string, at: number): Promise<number> {
@@ -310,27 +212,10 @@ export function sessionQueries(db: Kysely<SessionTables>, dialect: Dialect) {
   };
 }
 
-/** A refresh token's state and its session's, as the diagnosis of a refused renewal reads them. */
-export interface RefreshTokenHolder {
-  used_at: number | null;
-  session_id: string;
-  account_id: string;
-  jkt: string;
-  revoked_at: number | null;
-  refresh_expires_at: number;
-  expires_at: number;
-}
-
-export function refreshTokenQueries(db: Kysely<SessionTables>, dialect: Dialect) {
+export function refreshTokenQueries(db: Kysely<SessionTables>) {
   return {
     async insert(hash: string, sessionId: string, at: number): Promise<void> {
-      const insert = compiledOnce(
-        dialect,
-        'refresh token insert',
-        (p) => db.insertInto('refresh_tokens').values({ hash: p('hash'), session_id: p('sessionId'), created_at: p('at') as unknown as number, used_at: p('usedAt') as unknown as null }),
-        { hash, sessionId, at, usedAt: null },
-      );
-      await db.executeQuery(insert);
+      await insertRefreshToken.all(db, { hash, sessionId, at });
     },
     /** Why a renewal matched no row: the token (used or not) and its session, in one read on the token's key. */
     async holder(hash: string): Promise<RefreshTokenHolder | undefined> {
@@ -351,115 +236,27 @@ export function refreshTokenQueries(db: Kysely<SessionTables>, dialect: Dialect)
   };
 }
 
-/** What a renewal in one statement needs: the presented token, the proof's key, the new tokens' hashes and lifetimes. */
-export interface RenewalInput {
-  refreshHash: string;
-  jkt: string;
-  now: number;
-  accessHash: string;
-  accessExpiresAt: number;
-  newRefreshHash: string;
-  refreshExpiresAt: number;
-}
-
-export interface RenewedSession {
-  id: string;
-  trusted: number;
-  access_expires_at: number;
-  refresh_expires_at: number;
-}
-
 /**
- * The renewal, the one writer of a session's rotation (RFC 9700 §4.14.2): spend the refresh
- * token only if it is unused and its session is live (not revoked, neither end reached) and
- * bound to the proof's key, rotate the session's tokens (capped at its absolute end) and store
- * the new refresh token. Anything else (an unknown or reused token, another key, an ended
- * session) matches no row and writes nothing; the caller's diagnosis then says why.
- *
- * PostgreSQL: one statement, one round trip, no explicit transaction (a statement is atomic),
- * run as a named prepared statement: each connection parses and plans it once, which halves the
- * database's CPU per renewal (docs/performance.md). Of two renewals racing with one token, the
- * second finds it used (the row lock serialises them) and matches no row. SQLite has no
- * data-modifying WITH: there the same three steps are three statements built once, in one
- * transaction (sqliteRenewal).
+ * The renewal, the one writer of a session's rotation (statements.ts RENEWAL_RULE): spend the
+ * refresh token only if the rule holds, rotate the session's tokens (capped at its absolute end)
+ * and store the new refresh token. Anything else matches no row and writes nothing; the
+ * caller's diagnosis then says why. PostgreSQL: one statement (renewAtOnce). SQLite: the same
+ * three steps as three statements in one transaction, so the renewal pays neither Kysely's query
+ * building nor a read of the session before the spend.
  */
-export function renewalQueries(handle: Pick<DatabaseHandle, 'db' | 'dialect' | 'pool'>) {
-  const db = handle.db as Kysely<SessionTables>;
-  if (handle.dialect !== 'postgres') return sqliteRenewal(db);
-  const renew = preparedQuery(
-    db,
-    (p: RenewalInput) => sql<RenewedSession>`
-      with used as (
-        update refresh_tokens set used_at = ${p.now}
-        from sessions
-        where refresh_tokens.hash = ${p.refreshHash} and refresh_tokens.used_at is null
-          and sessions.id = refresh_tokens.session_id and sessions.revoked_at is null and sessions.jkt = ${p.jkt}
-          and sessions.refresh_expires_at > ${p.now} and sessions.expires_at > ${p.now}
-        returning refresh_tokens.session_id
-      ), rotated as (
-        update sessions set
-          access_hash = ${p.accessHash},
-          access_expires_at = least(${p.accessExpiresAt}::bigint, sessions.expires_at),
-          refresh_expires_at = least(${p.refreshExpiresAt}::bigint, sessions.expires_at),
-          last_seen_at = ${p.now}
-        from used where sessions.id = used.session_id
-        returning sessions.id, sessions.trusted, sessions.access_expires_at, sessions.refresh_expires_at
-      ), stored as (
-        insert into refresh_tokens (hash, session_id, created_at, used_at)
-        select ${p.newRefreshHash}, id, ${p.now}, null from rotated
-      )
-      select id, trusted, access_expires_at, refresh_expires_at from rotated`,
-    { name: 'vid-renew-at-once', pool: handle.pool },
-  );
-  return {
-    async atOnce(input: RenewalInput): Promise<RenewedSession | undefined> {
-      return (await renew(input))[0];
-    },
-  };
-}
-
-/**
- * SQLite: the renewal as PostgreSQL's statement does it (same conditions, same result), as three
- * statements compiled once and run in one transaction, so the renewal pays neither Kysely's
- * query building (about an eighth of its CPU) nor a read of the session before the spend. The
- * spend comes first and carries every condition: when it matches no row nothing was written.
- */
-function sqliteRenewal(db: Kysely<SessionTables>) {
-  const spend = preparedQuery(
-    db,
-    (p: RenewalInput) => sql<{ session_id: string }>`
-      update refresh_tokens set used_at = ${p.now}
-      where hash = ${p.refreshHash} and used_at is null
-        and session_id in (
-          select id from sessions
-          where revoked_at is null and jkt = ${p.jkt} and refresh_expires_at > ${p.now} and expires_at > ${p.now}
-        )
-      returning session_id`,
-  );
-  const rotate = preparedQuery(
-    db,
-    (p: RenewalInput & { sessionId: string }) => sql<RenewedSession>`
-      update sessions set
-        access_hash = ${p.accessHash},
-        access_expires_at = min(${p.accessExpiresAt}, expires_at),
-        refresh_expires_at = min(${p.refreshExpiresAt}, expires_at),
-        last_seen_at = ${p.now}
-      where id = ${p.sessionId}
-      returning id, trusted, access_expires_at, refresh_expires_at`,
-  );
-  const store = preparedQuery(
-    db,
-    (p: RenewalInput & { sessionId: string }) =>
-      sql`insert into refresh_tokens (hash, session_id, created_at, used_at) values (${p.newRefreshHash}, ${p.sessionId}, ${p.now}, null)`,
-  );
+export function renewalQueries(handle: Pick<DatabaseHandle, 'db' | 'dialect'>) {
+  const { db } = handle;
+  if (handle.dialect === 'postgres') {
+    return { atOnce: (input: RenewalInput): Promise<RenewedSession | undefined> => renewAtOnce.first(db, input) };
+  }
   return {
     async atOnce(input: RenewalInput): Promise<RenewedSession | undefined> {
       return db.transaction().execute(async (tx) => {
-        const spent = (await spend(input, tx))[0];
+        const spent = await renewalSpend.first(tx, input);
         if (!spent) return undefined;
         const step = { ...input, sessionId: spent.session_id };
-        const rotated = (await rotate(step, tx))[0]!;
-        await store(step, tx);
+        const rotated = (await renewalRotate.first(tx, step))!;
+        await renewalStore.all(tx, step);
         return rotated;
       });
     },

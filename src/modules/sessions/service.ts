@@ -17,6 +17,7 @@ import type { Page } from '../../platform/store/keyset.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { SecurityLog } from '../security-log/service.js';
 import type { authLookupQueries, refreshTokenQueries, renewalQueries, sessionQueries, SessionRecord } from './queries.js';
+import { renewalRefusal } from './statements.js';
 
 export interface IssuedTokens {
   session_id: string;
@@ -95,25 +96,27 @@ export function createSessionService(deps: {
     const diagnosis = db.transaction(async (q, tx) => {
       const token = await q.refreshTokens.holder(hash);
       if (!token) return invalidToken('the refresh token is unknown');
-      if (token.revoked_at !== null) {
-        const locked = token.jkt === proofJkt && (await q.sessions.accountLockedAt(token.account_id)) !== null;
-        return locked ? accountLocked() : invalidToken('the session has ended');
+      // The first condition of renewal's rule (statements.ts RENEWAL_RULE) the token fails.
+      switch (renewalRefusal(token, { jkt: proofJkt, now })) {
+        case 'ended': {
+          const locked = token.jkt === proofJkt && (await q.sessions.accountLockedAt(token.account_id)) !== null;
+          return locked ? accountLocked() : invalidToken('the session has ended');
+        }
+        case 'other_key':
+          // Thrown, so the transaction writes nothing: a copy of the token without the key burns nothing.
+          throw invalidToken('the refresh token is bound to another key');
+        case 'used':
+          await revokeIn(tx, token.account_id, token.session_id, now);
+          return invalidToken('this refresh token was already used; the session is revoked', 'refresh_token_reused');
+        case 'expired':
+          await q.refreshTokens.spend(hash, now);
+          return invalidToken('the session has expired');
+        case undefined:
+          // Unreachable: the statement carries exactly this rule, at the same `now`, and none of
+          // its conditions ever goes from refusing back to allowing (a spent token stays spent, a
+          // revoked session revoked, a session's key and ends do not change).
+          throw new Error('renewal: the refresh token and its session allow it, yet the renewal statement matched no row');
       }
-      // Checked before anything is written: someone holding a copy of the token but not the key
-      // can neither burn it nor revoke the session. Thrown, so the transaction writes nothing.
-      if (token.jkt !== proofJkt) throw invalidToken('the refresh token is bound to another key');
-      if (token.used_at !== null) {
-        await revokeIn(tx, token.account_id, token.session_id, now);
-        return invalidToken('this refresh token was already used; the session is revoked', 'refresh_token_reused');
-      }
-      if (token.refresh_expires_at <= now || token.expires_at <= now) {
-        await q.refreshTokens.spend(hash, now);
-        return invalidToken('the session has expired');
-      }
-      // Unreachable: the statement carries exactly these conditions, at the same `now`, and none
-      // of them ever goes from refusing back to allowing (a spent token stays spent, a revoked
-      // session revoked, a session's key and ends do not change).
-      throw new Error('renewal: the refresh token and its session allow it, yet the renewal statement matched no row');
     });
     let refusal: AppError;
     try {

@@ -33,13 +33,13 @@ export const signalsModule = defineModule({
   migrations: { '011-signal-numbers': signalNumbers },
   schemas: [SignalSchema],
   tags: [{ name: 'events', description: 'Signals that something changed: poll or stream' }],
-  build({ config, clock, store, warn }, { sessions, addressBook }) {
+  build({ config, clock, store, warn }, { sessions, cardChanges }) {
     const limits = config.events;
     // A feed is the account's own signals and the edits of the cards it receives (decision 220).
-    const signals = createSignalService({ db: store.repository({ log: signalLog }), cards: addressBook.feed, clock, retentionDays: limits.retentionDays });
+    const signals = createSignalService({ db: store.repository({ log: signalLog }), cards: cardChanges.feed, clock, retentionDays: limits.retentionDays });
     const streams = createStreamHub({
       read: signals.read,
-      following: addressBook.feed.following,
+      following: cardChanges.feed.following,
       isSessionLive: sessions.isLive,
       toSignal: signals.toSignal,
       now: clock.now,

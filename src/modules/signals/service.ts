@@ -7,7 +7,7 @@ import type { Signal } from '../../platform/signals/catalogue.js';
 import { advance, fromOwn, mergeFeed } from '../../platform/signals/feed.js';
 import type { FeedItem, FeedPosition } from '../../platform/signals/feed.js';
 import type { SignalRecord, signalLog } from '../../platform/signals/log.js';
-import type { CardEdit } from '../address-book/service.js';
+import type { CardEdit } from '../card-changes/service.js';
 import type { RepositoryOf } from '../../platform/store/store.js';
 
 /**
@@ -31,7 +31,7 @@ export interface SignalPage {
   has_more: boolean;
 }
 
-/** The card edits of a feed: the address book's card-change log (address-book/service.ts `feed`). */
+/** The card edits of a feed: the address book's card-change log (card-changes/service.ts `feed`). */
 export interface CardEditFeed {
   head(): Promise<number>;
   editsAfter(subscriberId: string, after: number, head: number, limit: number, notBefore?: number): Promise<CardEdit[]>;

@@ -6,8 +6,8 @@ import type { DatabaseIntrospector } from 'kysely';
 import type pg from 'pg';
 import { loadPg } from '../optional-deps.js';
 import { SchemaScopedIntrospector } from './postgres-introspector.js';
-import { readDirectlyOn } from './prepared.js';
 import { createPrivateFile } from './private-file.js';
+import { runDirectlyOn } from './statement.js';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 import type { GroupCommitStats } from './sqlite-group-commit.js';
 import { walDurability } from './wal-sync.js';
@@ -32,11 +32,6 @@ export interface DatabaseHandle {
    * (sqlite.org/pragma.html#pragma_data_version). Cheap: read from the WAL index in shared memory.
    */
   dataVersion?: () => number;
-  /**
-   * SQLite: one row of a read-only SQL statement (prepared once) outside any transaction,
-   * without Kysely's connection machinery, for the hottest lookup (sqlite-group-commit.ts).
-   */
-  readOne?: <R>(sql: string, parameters: readonly unknown[]) => Promise<R | undefined>;
 }
 
 export interface OpenOptions {
@@ -66,8 +61,9 @@ export function openSqlite(path: string): DatabaseHandle {
   const dialect = new GroupCommitSqliteDialect(sqlite, wal);
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   const db = new Kysely<any>({ dialect });
-  readDirectlyOn(db, (sql, parameters) => dialect.readRows(sql, parameters));
-  return { db, dialect: 'sqlite', replayFile, groupCommit: dialect.stats, dataVersion: () => dataVersion.get() as number, readOne: (sql, parameters) => dialect.readOne(sql, parameters) };
+  // Statements (statement.ts) read on `db` itself straight from SQLite, without Kysely's connection machinery.
+  runDirectlyOn(db, { read: (sql, parameters) => dialect.readRows(sql, parameters) });
+  return { db, dialect: 'sqlite', replayFile, groupCommit: dialect.stats, dataVersion: () => dataVersion.get() as number };
 }
 
 export function openPostgres(url: string, options: OpenOptions = {}): DatabaseHandle {
@@ -89,7 +85,10 @@ export function openPostgres(url: string, options: OpenOptions = {}): DatabaseHa
   // see databaseUnavailable) and the pool discards the broken client when it is released.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  return { db: new Kysely<any>({ dialect: new ScopedPostgresDialect({ pool }, options.schema) }), dialect: 'postgres', pool, schema: options.schema };
+  const db = new Kysely<any>({ dialect: new ScopedPostgresDialect({ pool }, options.schema) });
+  // Statements (statement.ts) on `db` itself run as named statements: each connection plans them once.
+  runDirectlyOn(db, { pool });
+  return { db, dialect: 'postgres', pool, schema: options.schema };
 }
 
 /** PostgreSQL whose introspection (used by the migrator) sees only our schema: postgres-introspector.ts. */

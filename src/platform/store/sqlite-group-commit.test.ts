@@ -174,15 +174,14 @@ describe('SQLite group commit', () => {
     await close();
   });
 
-  it('readOne (and readRows) answers at once with the connection free, and like any read outside a transaction otherwise', async () => {
+  it('readRows answers at once with the connection free, and like any read outside a transaction otherwise', async () => {
     const held = heldSyncs();
     const { db, dialect, close } = await open(held.durability);
     await insertIn(db, 'there');
     const byId = 'select id from items where id = ?';
-    assert.deepEqual(await dialect.readOne(byId, ['there']), { id: 'there' });
-    assert.equal(await dialect.readOne(byId, ['nobody']), undefined);
-    await assert.rejects(dialect.readOne('delete from items', []), /read-only/);
-    await insertIn(db, 'there-too');
+    assert.deepEqual(await dialect.readRows(byId, ['there']), [{ id: 'there' }]);
+    assert.deepEqual(await dialect.readRows(byId, ['nobody']), []);
+        await insertIn(db, 'there-too');
     assert.deepEqual(await dialect.readRows('select id from items where id in (?, ?, ?) order by id', ['there', 'there-too', 'nobody']), [{ id: 'there' }, { id: 'there-too' }]);
     await assert.rejects(dialect.readRows('delete from items', []), /read-only/);
     // While the newest commit is being synced, an answer that may show it waits for the sync.
@@ -190,7 +189,7 @@ describe('SQLite group commit', () => {
     const write = insertIn(db, 'fresh');
     while (held.waiting.length === 0) await new Promise((resolve) => setImmediate(resolve));
     let answered = false;
-    const reading = dialect.readOne<{ id: string }>(byId, ['fresh']).then((row) => ((answered = true), row));
+    const reading = dialect.readRows<{ id: string }>(byId, ['fresh']).then((rows) => ((answered = true), rows[0]));
     await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(answered, false, 'answered with a write a power loss could take back');
     held.release();
@@ -204,7 +203,7 @@ describe('SQLite group commit', () => {
       throw new Error('rolled back');
     });
     while (!release) await new Promise((resolve) => setImmediate(resolve));
-    const duringUnit = dialect.readOne(byId, ['in-unit']);
+    const duringUnit = dialect.readRows(byId, ['in-unit']).then((rows) => rows[0]);
     release();
     await assert.rejects(holding, /rolled back/);
     assert.equal(await duringUnit, undefined, 'a rolled-back write was read');

@@ -103,7 +103,7 @@ class GroupCommitter {
   private batch: Batch | undefined;
   private commitQueued = false;
   private readonly statements = new Map<string, SQLite.Statement>();
-  /** The statements of direct reads (readOne, readRows), raw, with their row builders. */
+  /** The statements of direct reads (readRows), raw, with their row builders. */
   private readonly readers = new Map<string, DirectReader>();
   /** The newest commit's sync while it runs (WalDurability only). */
   private durable: Promise<void> | undefined;
@@ -203,20 +203,12 @@ class GroupCommitter {
   }
 
   /**
-   * One row from a read-only statement outside any transaction, for the lookup every
-   * authenticated request makes: with the connection free it runs at once, without a lease and
-   * its promise hops. The rules of any read outside a transaction hold: while a unit holds the
+   * Every row of a read-only statement outside any transaction, for the statements of the hot
+   * paths (statement.ts): with the connection free it runs at once, without a lease and its
+   * promise hops. The rules of any read outside a transaction hold: while a unit holds the
    * connection it waits its turn, and an answer that may show an open batch's writes, or the
    * newest commit's, settles only once they are durable.
    */
-  readOne<R>(sql: string, parameters: readonly unknown[]): Promise<R | undefined> {
-    return this.readDirect(sql, (reader) => {
-      const values = reader.statement.get(parameters) as unknown[] | undefined;
-      return (values === undefined ? undefined : reader.row(values)) as R | undefined;
-    });
-  }
-
-  /** Every row of a read-only statement outside any transaction, by the same rules as readOne. */
   readRows<R>(sql: string, parameters: readonly unknown[]): Promise<R[]> {
     return this.readDirect(sql, (reader) => {
       const rows = reader.statement.all(parameters) as unknown[][];
@@ -230,8 +222,9 @@ class GroupCommitter {
    * makes the row object from it. better-sqlite3 builds a row object in C++ and turns every column
    * name into a V8 string again for every row: on the authentication lookup (24 columns) that
    * cost more than SQLite finding the row. The row built here is the same plain object, with the
-   * same keys in the same order, from a literal generated once per statement. Kept apart from the
-   * statements Kysely runs (those stay in object mode), with the same bound.
+   * same keys in the same order, from a literal generated once per statement (new Function: the
+   * fastest of the ways measured side by side in decision 340, bench/micro/row-builders.ts). Kept
+   * apart from the statements Kysely runs (those stay in object mode), with the same bound.
    */
   private reader(sql: string): DirectReader {
     let reader = this.readers.get(sql);
@@ -400,11 +393,6 @@ export class GroupCommitSqliteDialect implements Dialect {
 
   get stats(): GroupCommitStats {
     return this.committer.stats;
-  }
-
-  /** GroupCommitter.readOne: one row of a read-only statement, without Kysely's connection machinery. */
-  readOne<R>(sql: string, parameters: readonly unknown[]): Promise<R | undefined> {
-    return this.committer.readOne<R>(sql, parameters);
   }
 
   /** GroupCommitter.readRows: every row of a read-only statement, without Kysely's connection machinery. */

@@ -43,8 +43,20 @@ export interface Tx {
 
 /** The query groups a service declares, outside a transaction or inside one. */
 export interface Repository<Q> {
-  /** Outside any transaction: each statement commits on its own. */
+  /**
+   * Outside any transaction: each statement commits on its own. Not for use while the request's
+   * recorded unit is open (its transaction waiting for the route's answer): a direct statement
+   * would wait for that transaction (SQLite's one connection) or miss its writes (PostgreSQL).
+   * With VID_STRICT_RECORDED_UNITS=1 (every test run) it is refused there; in production it
+   * joins the unit with a warning naming it, never silently. Read back through `current`.
+   */
   readonly direct: Q;
+  /**
+   * In the request's recorded unit when one is open, else outside any transaction like `direct`:
+   * for reading back what the request itself just wrote, to answer with it (a created profile's
+   * view, a new contact's), which a keyed request has not committed yet.
+   */
+  readonly current: Q;
   /** Runs fn in a new transaction with the same queries bound to it. */
   transaction<T>(fn: (q: Q, tx: Tx) => Promise<T>): Promise<T>;
   /** The same queries inside a transaction another service opened. */
@@ -57,8 +69,10 @@ export interface Store {
   clock: Clock;
   /** The DPoP jti cache: outside transactions and off the durable write path. */
   replay: ReplayStore;
-  /** A group's queries outside any transaction (built once). */
+  /** A group's queries outside any transaction (built once), as Repository.direct. */
   use<Q>(group: QueryGroup<Q>): Q;
+  /** A group's queries in the request's recorded unit when one is open, else outside any transaction (built once), as Repository.current. */
+  current<Q>(group: QueryGroup<Q>): Q;
   /** Runs fn in one transaction. */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   repository<G extends QueryGroups>(groups: G): Repository<Bound<G>>;
@@ -90,11 +104,6 @@ const MAX_ATTEMPTS = 3;
 const ANSWER_TIMEOUT_MS = 5_000;
 const retryable = (error: unknown) => ['40P01', '40001'].includes((error as { code?: string })?.code ?? '');
 
-/** The request's recorded unit while its transaction is still to come or open. */
-function openUnit(): RecordedUnit<Tx> | undefined {
-  const unit = currentUnit<Tx>();
-  return unit && !unit.closed ? unit : undefined;
-}
 
 /** Rolls a recorded unit back: its request failed after the change. */
 export class UnitAbandoned extends Error {
@@ -137,29 +146,54 @@ export function createStore(handle: DatabaseHandle, options: { clock?: Clock } =
   };
   const useDirect = memoised(db, dialect);
   /**
-   * A group's queries for code that keeps them (built once): each call runs in the request's
-   * recorded unit when there is one (recorded-unit.ts), else outside any transaction.
+   * A group's queries in the request's recorded unit when one is open (recorded-unit.ts), else
+   * outside any transaction (built once): Repository.current.
    */
-  const unitAware = new Map<QueryGroup<unknown>, unknown>();
-  function useUnitAware<Q>(group: QueryGroup<Q>): Q {
-    let queries = unitAware.get(group) as Q | undefined;
-    if (queries === undefined) {
-      const direct = useDirect(group) as Record<string, unknown>;
-      const routed: Record<string, unknown> = {};
-      for (const [name, value] of Object.entries(direct)) {
-        routed[name] =
-          typeof value === 'function'
-            ? (...args: unknown[]) => {
-                const tx = openUnit()?.tx;
-                const target = (tx ? tx.use(group) : direct) as Record<string, (...a: unknown[]) => unknown>;
-                return target[name]!(...args);
-              }
-            : value;
-      }
-      queries = routed as Q;
-      unitAware.set(group, queries);
+  const inCurrentUnit = (group: QueryGroup<unknown>, direct: Record<string, (...args: unknown[]) => unknown>, name: string, args: unknown[]) => {
+    const unit = currentUnit<Tx>();
+    const tx = unit?.tx;
+    return tx ? unit!.inUnit(async () => (tx.use(group) as Record<string, (...a: unknown[]) => unknown>)[name]!(...args)) : direct[name]!(...args);
+  };
+  const current = wrapped(inCurrentUnit);
+  /**
+   * A group's queries outside any transaction (built once): Repository.direct. Inside an open
+   * recorded unit they are refused in the tests (VID_STRICT_RECORDED_UNITS=1), and join it with
+   * a warning in production (decision 341).
+   */
+  const strict = process.env.VID_STRICT_RECORDED_UNITS === '1';
+  const warned = new Set<string>();
+  const direct = wrapped((group, groupDirect, name, args) => {
+    const unit = currentUnit<Tx>();
+    if (!unit?.open) return groupDirect[name]!(...args);
+    const misuse = `a direct statement (${name}) inside the request's open recorded unit: read back its own writes through \`current\`, or use the transaction`;
+    if (strict) throw new Error(misuse);
+    // In production it still joins the unit, as it must to neither wait on the unit's own
+    // transaction (SQLite) nor miss its writes (PostgreSQL), but never silently.
+    if (!warned.has(name)) {
+      warned.add(name);
+      process.emitWarning(misuse, 'RecordedUnitWarning');
     }
-    return queries;
+    return inCurrentUnit(group, groupDirect, name, args);
+  });
+  /** Queries whose every call `run` makes, once per group. */
+  function wrapped(run: (group: QueryGroup<unknown>, direct: Record<string, (...args: unknown[]) => unknown>, name: string, args: unknown[]) => unknown) {
+    const built = new Map<QueryGroup<unknown>, unknown>();
+    return <Q>(group: QueryGroup<Q>): Q => {
+      let queries = built.get(group) as Q | undefined;
+      if (queries === undefined) {
+        const direct = useDirect(group) as Record<string, unknown>;
+        const routed: Record<string, unknown> = {};
+        for (const [name, value] of Object.entries(direct)) {
+          routed[name] =
+            typeof value === 'function'
+              ? (...args: unknown[]) => run(group as QueryGroup<unknown>, direct as Record<string, (...a: unknown[]) => unknown>, name, args)
+              : value;
+        }
+        queries = routed as Q;
+        built.set(group, queries);
+      }
+      return queries;
+    };
   }
 
   /**
@@ -198,42 +232,33 @@ export function createStore(handle: DatabaseHandle, options: { clock?: Clock } =
    * to the caller when fn is done, and the commit waits for the answer to be written into it.
    */
   function recorded<T>(unit: RecordedUnit<Tx>, fn: (tx: Tx) => Promise<T>, clock: Clock): Promise<T> {
-    let opened!: (tx: Tx) => void;
-    unit.ready = new Promise<Tx>((resolve) => (opened = resolve));
     return new Promise<T>((handOver, fail) => {
       const work = async (tx: Tx) => {
-        unit.tx = tx;
-        // A retried attempt (a deadlock PostgreSQL broke) runs in a new transaction: what the
-        // request opens inside the unit from now on joins this one, not the one rolled back.
-        unit.ready = Promise.resolve(tx);
-        opened(tx);
+        unit.begin(tx);
         return fn(tx);
       };
       const writeAnswer = async (tx: Tx, result: T) => {
+        const answered = unit.handOver();
+        handOver(result);
         let timer: ReturnType<typeof setTimeout> | undefined;
-        const answer = new Promise<((tx: Tx) => Promise<void>) | undefined>((resolve, reject) => {
-          unit.answered = resolve;
+        const late = new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error('the route did not answer its recorded unit in time')), ANSWER_TIMEOUT_MS);
           timer.unref();
         });
-        unit.handedOver = true;
-        handOver(result);
-        const record = await answer.finally(() => clearTimeout(timer));
+        const record = await Promise.race([answered, late]).finally(() => clearTimeout(timer));
         if (!record) throw new UnitAbandoned();
         await record(tx);
       };
-      unit.committed = inTransaction(clock, work, writeAnswer, () => !unit.handedOver).then(
-        () => {
-          unit.closed = true;
-        },
+      unit.opening();
+      const outcome = inTransaction(clock, work, writeAnswer, () => !unit.handedOver).then(
+        () => unit.finished(true),
         (error) => {
-          unit.closed = true;
+          unit.finished(false);
           if (!unit.handedOver) fail(error);
           throw error;
         },
       );
-      // The answer's hook observes the outcome; before the hand-over the caller does.
-      unit.committed.catch(() => undefined);
+      unit.settles(outcome);
     });
   }
 
@@ -243,17 +268,19 @@ export function createStore(handle: DatabaseHandle, options: { clock?: Clock } =
       handle,
       clock,
       replay,
-      use: useUnitAware,
+      use: direct,
+      current,
       async transaction(fn) {
-        const unit = openUnit();
-        if (unit?.ready) return fn(await unit.ready);
-        return unit ? recorded(unit, fn, clock) : inTransaction(clock, fn);
+        const unit = currentUnit<Tx>();
+        const joined = unit?.joinable();
+        if (joined) return unit!.inUnit(async () => fn(await joined));
+        return unit?.state === 'claimed' ? recorded(unit, fn, clock) : inTransaction(clock, fn);
       },
       repository(groups) {
         const inTx = (tx: Tx) => bind(groups, tx.use);
         return {
-          // Inside a request's recorded unit, statements run in its open transaction.
-          direct: bind(groups, useUnitAware),
+          direct: bind(groups, direct),
+          current: bind(groups, current),
           in: inTx,
           transaction: (fn) => store.transaction((tx) => fn(inTx(tx), tx)),
         };

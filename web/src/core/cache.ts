@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { createResourceCache } from '../../../client/src/index.js';
 import type { ResourceState } from '../../../client/src/index.js';
-import { client, on } from './client.js';
+import { client, on, onChange, session } from './client.js';
 
 // Which resources a signal also touches is the client's RELATED_RESOURCES (the cache's default),
 // the same table @vid/react's caches use.
@@ -13,6 +13,13 @@ export const cache = createResourceCache(client, {
 });
 
 on('reconnected', () => void cache.retryFailed());
+// A change this app made is read again through the same map as signals (RELATED_RESOURCES), and
+// before the action answers: views never name the paths their actions touch.
+onChange((path) => {
+  // Revoking this device's own session signs it out: nothing is left to read (a read would meet a 401).
+  if (session.value && path === `/auth/sessions/${session.value.sessionId}`) return undefined;
+  return cache.changed(path);
+});
 on('sessionEnded', () => cache.drop());
 
 /**

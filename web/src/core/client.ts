@@ -22,6 +22,12 @@ export function on(moment: keyof typeof hooks, hook: Hook): void {
 }
 const fire = (moment: keyof typeof hooks) => hooks[moment].forEach((hook) => hook());
 
+const changeHooks = new Set<(path: string) => unknown>();
+/** Told after each change this app made on the server (the path), before the call answers. */
+export function onChange(hook: (path: string) => unknown): void {
+  changeHooks.add(hook);
+}
+
 /** Back online: everything that waits for the server tries again now, not after its backoff. */
 function reconnected(): void {
   if (online.value) return;
@@ -67,6 +73,8 @@ export const client = createVidClient({
     session.value = undefined;
     fire('sessionEnded');
   },
+  // The resource cache reads again what the change touched, so the action's view shows it at once.
+  onChanged: (path) => Promise.all([...changeHooks].map((hook) => hook(path))),
 });
 
 /** Reads the session from storage again (after sign-in, join, recovery or sign-out). */

@@ -4,7 +4,6 @@
 import { useId, useState } from 'preact/hooks';
 import type { Schemas } from '../../../client/src/api.js';
 import type { Me } from '../../../client/src/index.js';
-import { cache } from '../core/cache.js';
 import { client } from '../core/client.js';
 import { LIMITS } from '../core/limits.js';
 import type { BoxWords } from '../core/messages.js';
@@ -81,7 +80,6 @@ export function FieldForm({ type, field, me, onDone }: { type: FieldType; field?
     const saved = field
       ? await client.request('PATCH', '/me/fields/{id}', { params: { id: field.id }, body, ifMatch: field.version })
       : await client.request('POST', '/me/fields', { body: { type: type.key, ...body } });
-    await cache.invalidate('/me/fields');
     onDone((saved as { id?: string } | undefined)?.id ?? field?.id);
   }, { done: field ? 'Saved.' : `${type.label} added.`, boxes });
 

@@ -1,7 +1,7 @@
 // Forms: a box with its label, its hint and the one sentence about it; drafts that survive live
 // updates (the component keeps them; nothing is redrawn from scratch); one way to run an action.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { online } from '../core/client.js';
 import type { BoxWords, Words } from '../core/messages.js';
 import { unreachable, wordsFor } from '../core/sentences.js';
@@ -158,18 +158,60 @@ export function FormError({ action }: { action: { failure: Words | undefined } }
   return message ? <p class="msg error" role="alert">{message}</p> : null;
 }
 
+/** What a `<Confirm>` asks and offers; only `verb`, `action` and `onKeep` are always given. */
+export interface ConfirmProps {
+  /** The group's accessible name (the question in short), when no `heading` titles it. */
+  label?: string;
+  /** A title shown above, naming the group instead of `label`. */
+  heading?: string;
+  /** The element's id, for a page that points at this question. */
+  id?: string;
+  /** The question is said at once (role="alert"), as when it opens in the middle of a list. */
+  alert?: boolean;
+  /** The question's words (one paragraph); none when `heading` and `details` say it all. */
+  children?: ComponentChildren;
+  /** What follows the question: what goes, the card strangers will see. */
+  details?: ComponentChildren;
+  /** The action's button: its words, id, accessible name and look (`primary` when nothing is lost). */
+  verb: string;
+  verbId?: string;
+  verbLabel?: string;
+  primary?: boolean;
+  /** The action's button has focus when the question opens. */
+  focusVerb?: boolean;
+  action: Pick<Action<[]>, 'run' | 'busy'>;
+  /** Further answers beside the action's (e.g. "Revoke and block"). */
+  also?: ComponentChildren;
+  /** The way back: its words (default "Keep it") and id. */
+  keep?: string;
+  keepId?: string;
+  onKeep: () => void;
+  /** An action whose failure is said inside the question, under its buttons. */
+  failure?: { failure: Words | undefined };
+}
+
 /**
  * The question asked before something that cannot be taken back (removing a field or a passkey,
- * revoking an address-book password): the question, the action's button, and "Keep it".
+ * revoking an address-book password, deleting a profile or the account): the question, the
+ * action's button, and the way back ("Keep it").
  */
-export function Confirm({ label, verb, action, onKeep, children }: { label: string; verb: string; action: Pick<Action<[]>, 'run' | 'busy'>; onKeep: () => void; children: ComponentChildren }) {
+export function Confirm({ label, heading, id, alert, children, details, verb, verbId, verbLabel, primary, focusVerb, action, also, keep = 'Keep it', keepId, onKeep, failure }: ConfirmProps) {
+  const titleId = useId();
+  const verbButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (focusVerb) verbButton.current?.focus();
+  }, []);
   return (
-    <div class="confirm" role="group" aria-label={label}>
-      <p>{children}</p>
+    <div class="confirm" id={id} role="group" aria-label={heading ? undefined : label} aria-labelledby={heading ? titleId : undefined}>
+      {heading ? <h3 id={titleId}>{heading}</h3> : null}
+      {children ? <p role={alert ? 'alert' : undefined}>{children}</p> : null}
+      {details}
       <div class="actions">
-        <button type="button" class="danger" disabled={action.busy} onClick={() => void action.run()}>{verb}</button>
-        <button type="button" onClick={onKeep}>Keep it</button>
+        <button type="button" class={primary ? 'primary' : 'danger'} id={verbId} aria-label={verbLabel} ref={verbButton} disabled={action.busy} onClick={() => void action.run()}>{verb}</button>
+        {also}
+        <button type="button" id={keepId} onClick={onKeep}>{keep}</button>
       </div>
+      {failure ? <FormError action={failure} /> : null}
     </div>
   );
 }

@@ -2,9 +2,7 @@
 // server keeps only its own square JPEGs of it (no location or camera data); the new photo becomes
 // a detail that profiles may show, like a phone number.
 import { useEffect, useState } from 'preact/hooks';
-import { cache } from '../core/cache.js';
 import { client } from '../core/client.js';
-import { FIELDS_KEY } from '../field-display.js';
 import { FormError, useAction } from './form.js';
 
 const ACCEPTED = 'image/jpeg,image/png,image/webp,image/avif';
@@ -46,7 +44,6 @@ export function PhotoPicker({ onDone }: { onDone: () => void }) {
     const crop = square(picked!, zoom, across, down);
     const photo = await client.photos.upload(picked!.file, { type: picked!.file.type, crop });
     await client.request('POST', '/me/fields', { body: { type: 'photo', value: { photo_id: photo.id } } });
-    await cache.invalidate(FIELDS_KEY);
     onDone();
   }, { done: 'Photo added. Choose in a profile who sees it.' });
 

@@ -3,7 +3,7 @@
 // named by browser and device with its approximate place, never its user-agent string.
 import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '../../../client/src/api.js';
-import { cache, useResource } from '../core/cache.js';
+import { useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
 import { client, session } from '../core/client.js';
 import { useValue } from '../core/state.js';
@@ -43,7 +43,6 @@ function ShowCode() {
   const issue = useAction(async () => {
     const issued = await client.request('POST', '/auth/join/issue', {});
     setShown({ code: issued.code, expires_at: issued.expires_at });
-    await cache.invalidate(CODE_STATE);
   });
   const status = state.data && state.data.expires_at === shown?.expires_at ? state.data.status : 'active';
   const ended = shown ? (left === 0 ? ENDED.expired : status !== 'active' ? ENDED[status] : undefined) : undefined;
@@ -70,11 +69,9 @@ function ShowCode() {
 function Request({ p }: { p: Pending }) {
   const approve = useAction(async () => {
     await client.request('POST', '/auth/join/approve', { body: { attempt_id: p.attempt_id }, stepUp });
-    await cache.invalidate(PENDING);
   }, { done: 'Approved: the new device can finish signing in.' });
   const deny = useAction(async () => {
     await client.request('POST', '/auth/join/deny', { body: { attempt_id: p.attempt_id } });
-    await cache.invalidate(PENDING);
   }, { done: 'Denied: that device is not signed in.' });
   const place = placeText(p.place);
   return (

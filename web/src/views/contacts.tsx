@@ -14,7 +14,7 @@ import { path } from '../core/router.js';
 import { useValue } from '../core/state.js';
 import { toast } from '../core/toast.js';
 import { CardView, nameOf, updatedSentence } from '../ui/card.js';
-import { Field, FormError, TextField, useAction, useDraft } from '../ui/form.js';
+import { Confirm, Field, FormError, TextField, useAction, useDraft } from '../ui/form.js';
 import { Failed, Loaded, PageHead, Section, Skeleton } from '../ui/layout.js';
 import { PersonLine } from '../ui/person-line.js';
 import { CONTACT_BOXES } from '../ui/sharing-limits.js';
@@ -159,7 +159,6 @@ const ENDED: Record<string, (name: string) => string> = {
 };
 
 /** Everything a change to the list touches: the list (any label), the label counts. */
-const refresh = () => Promise.all([cache.invalidate('/contacts'), cache.invalidate('/labels')]);
 
 /** "work, Berlin ,work" → ["work", "Berlin"]; a sentence when a label breaks the rules. */
 function parseLabels(text: string): string[] | string {
@@ -186,7 +185,6 @@ function Subscribe({ onAdded }: { onAdded: (id: string) => void }) {
     const name = who();
     setUsername('');
     setMessage('');
-    await refresh();
     onAdded(contact.id);
     return contact.status === 'active' ? `You now see @${name}’s card.` : `Request sent to @${name}. Their card appears here once they approve.`;
   }, {
@@ -231,7 +229,6 @@ function NoteEditor({ contact, saved, labels, onSaved }: { contact: Contact; sav
     cache.put(`/contacts/${contact.id}/annotation`, result);
     note.reset();
     labelText.reset();
-    await refresh();
     onSaved();
   }, {
     done: `Saved your note on ${name}.`,
@@ -292,7 +289,6 @@ function ContactItem({ contact, highlighted, onLabel }: { contact: Contact; high
   const labels = saved?.labels ?? contact.labels;
   const remove = useAction(async () => {
     await client.contacts.remove(contact.id);
-    await refresh();
   }, { done: `You no longer see ${name}’s card.` });
   return (
     <li ref={item} tabIndex={-1} class={`contact${highlighted ? ' highlight' : ''}${flash ? ' updated' : ''}`} data-contact={contact.id} data-status={contact.status}>
@@ -327,13 +323,9 @@ function ContactItem({ contact, highlighted, onLabel }: { contact: Contact; high
         </div>
         {confirming
           ? (
-            <div class="confirm">
-              <p role="alert">Stop following {name}? Their card, your note and your labels go. To see the card again you have to ask again.</p>
-              <div class="actions">
-                <button type="button" class="danger" disabled={remove.busy} aria-label={`Stop following ${name}`} onClick={() => void remove.run()}>Stop following</button>
-                <button type="button" onClick={() => setConfirming(false)}>Keep</button>
-              </div>
-            </div>
+            <Confirm label={`Stop following ${name}?`} alert verb="Stop following" verbLabel={`Stop following ${name}`} action={remove} keep="Keep" onKeep={() => setConfirming(false)}>
+              Stop following {name}? Their card, your note and your labels go. To see the card again you have to ask again.
+            </Confirm>
           )
           : null}
         <FormError action={remove} />
@@ -348,7 +340,6 @@ function OtherItem({ contact }: { contact: Contact }) {
   const unavailable = contact.status === 'unavailable';
   const remove = useAction(async () => {
     await client.contacts.remove(contact.id);
-    await refresh();
   }, { done: pending ? `Request to ${name} cancelled.` : unavailable ? `Unsubscribed from ${name}.` : `${name} removed from your list.` });
   const text = pending ? 'Cancel request' : unavailable ? 'Stop following' : 'Remove';
   const label = pending ? `Cancel request to ${name}` : unavailable ? `Unsubscribe from ${name}` : `Remove ${name} from the list`;

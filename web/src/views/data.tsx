@@ -1,13 +1,13 @@
 // Your data (PRODUCT §8): download everything VID keeps, delete the account; and the one screen
 // a deleted account has until it is erased: restore, download, sign out.
-import { useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { isProblem } from '../../../client/src/index.js';
 import type { AccountExport, DeletionTerms, Me } from '../../../client/src/index.js';
 import { cache, useResource } from '../core/cache.js';
 import { client } from '../core/client.js';
 import { navigate } from '../core/router.js';
 import { toast } from '../core/toast.js';
-import { FormError, useAction } from '../ui/form.js';
+import { Confirm, FormError, useAction } from '../ui/form.js';
 import { Loaded, PageHead, Section } from '../ui/layout.js';
 import { stepUp } from '../webauthn.js';
 
@@ -94,7 +94,6 @@ function Download({ primary }: { primary: boolean }) {
 
 function DeleteAccount({ terms }: { terms: DeletionTerms }) {
   const [asking, setAsking] = useState(false);
-  const confirmButton = useRef<HTMLButtonElement>(null);
   const remove = useAction(async () => {
     const deletion = await client.account.remove({ stepUp });
     // /me now says deleted: the app shows the one screen a deleted account has.
@@ -102,24 +101,23 @@ function DeleteAccount({ terms }: { terms: DeletionTerms }) {
     void deletion;
   }, { done: 'Your account is deleted.' });
   const purge = longDay(new Date(Date.now() + terms.grace_days * 86_400_000).toISOString());
+  const consequences = (
+    <>
+      <ul class="consequences">
+        <li>Your other devices are signed out now.</li>
+        <li>Your public card and your share links stop working.</li>
+        <li>The people who see your card see you as unavailable.</li>
+        <li>On {purge}, everything is erased for good. {usernameAfter(terms)}</li>
+      </ul>
+      <p class="undo-until">Until then you can sign in with your passkey and restore it, exactly as it was.</p>
+    </>
+  );
   return (
     <Section title="Delete my account">
       <p>You can change your mind for {spanOfDays(terms.grace_days)}: sign in and restore it. After that it is erased for good.</p>
       {asking ? (
-        <div class="confirm" id="delete-account-confirm" role="group" aria-labelledby="delete-account-title">
-          <h3 id="delete-account-title">Delete your account?</h3>
-          <ul class="consequences">
-            <li>Your other devices are signed out now.</li>
-            <li>Your public card and your share links stop working.</li>
-            <li>The people who see your card see you as unavailable.</li>
-            <li>On {purge}, everything is erased for good. {usernameAfter(terms)}</li>
-          </ul>
-          <p class="undo-until">Until then you can sign in with your passkey and restore it, exactly as it was.</p>
-          <div class="actions">
-            <button type="button" class="danger" id="confirm-delete-account" ref={(el) => { confirmButton.current = el; el?.focus(); }} disabled={remove.busy} onClick={() => void remove.run()}>Delete my account</button>
-            <button type="button" id="keep-account" onClick={() => (setAsking(false), remove.clear())}>Keep my account</button>
-          </div>
-        </div>
+        <Confirm id="delete-account-confirm" heading="Delete your account?" details={consequences} verb="Delete my account" verbId="confirm-delete-account" focusVerb
+          action={remove} keep="Keep my account" keepId="keep-account" onKeep={() => (setAsking(false), remove.clear())} />
       ) : (
         <button type="button" class="danger" id="delete-account" onClick={() => setAsking(true)}>Delete my account…</button>
       )}

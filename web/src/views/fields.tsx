@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import type { Schemas } from '../../../client/src/api.js';
 import type { Me } from '../../../client/src/index.js';
-import { cache, useResource } from '../core/cache.js';
+import { useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
 import { client } from '../core/client.js';
 import { display, FIELDS_KEY, thumbnailOf, TYPE_NOUNS } from '../field-display.js';
@@ -56,7 +56,6 @@ function FieldItem({ f, type, me }: { f: Field; type: FieldType | undefined; me:
     // A photo goes whole: the server keeps no picture nobody can be shown.
     if (photo) await client.photos.remove(photo);
     else await client.request('DELETE', '/me/fields/{id}', { params: { id: f.id }, ifMatch: f.version });
-    await cache.invalidate('/me/fields');
   }, { done: `The ${noun} is removed.` });
   const thumbnail = thumbnailOf(f);
   return (

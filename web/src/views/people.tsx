@@ -10,7 +10,7 @@ import { cache, useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
 import { client } from '../core/client.js';
 import { nameOf } from '../ui/card.js';
-import { Field, FormError, useAction } from '../ui/form.js';
+import { Confirm, Field, FormError, useAction } from '../ui/form.js';
 import { Empty, Loaded, PageHead, Section } from '../ui/layout.js';
 import { PersonLine } from '../ui/person-line.js';
 import { ago } from '../ui/words.js';
@@ -34,7 +34,6 @@ const movedOn = (error: unknown) =>
     : undefined;
 
 /** Every change here ends the same way: the lists are read again. */
-const refresh = () => Promise.all([cache.invalidate('/subscriptions'), cache.invalidate('/blocks')]);
 
 /** A profile picker; its choice is the row's own until it is used. */
 function ProfilePicker({ label, profiles, value, onValue }: { label: string; profiles: Profile[]; value: string; onValue: (id: string) => void }) {
@@ -66,7 +65,6 @@ function Request({ sub, profiles }: { sub: Subscription; profiles: Profile[] }) 
   const decide = useAction(async (how: 'approve' | 'deny' | 'block') => {
     if (how === 'approve') await client.subscriptions.approve(sub.id, profileId);
     else await client.subscriptions.deny(sub.id, { block: how === 'block' });
-    await refresh();
     return how;
   }, {
     done: (how) => how === 'approve'
@@ -108,7 +106,6 @@ function Subscriber({ sub, profile, profiles }: { sub: Subscription; profile: Pr
   const change = useAction(async (how: 'move' | 'revoke' | 'block') => {
     if (how === 'move') await client.subscriptions.move(sub.id, target!.id);
     else await client.subscriptions.revoke(sub.id, { block: how === 'block' });
-    await refresh();
     return how;
   }, {
     done: (how) => how === 'move'
@@ -133,14 +130,11 @@ function Subscriber({ sub, profile, profiles }: { sub: Subscription; profile: Pr
         : revoke}
       {confirming
         ? (
-          <div class="confirm">
-            <p role="alert">Stop sharing with {name}? They lose your card at once. They are not told why.</p>
-            <div class="actions">
-              <button type="button" class="danger" disabled={change.busy} aria-label={`Revoke ${name}`} onClick={() => void change.run('revoke')}>Revoke</button>
-              <button type="button" class="danger" disabled={change.busy} aria-label={`Revoke and block ${name}`} onClick={() => void change.run('block')}>Revoke and block</button>
-              <button type="button" onClick={() => setConfirming(false)}>Keep</button>
-            </div>
-          </div>
+          <Confirm label={`Stop sharing with ${name}?`} alert verb="Revoke" verbLabel={`Revoke ${name}`} action={{ busy: change.busy, run: () => change.run('revoke') }}
+            also={<button type="button" class="danger" disabled={change.busy} aria-label={`Revoke and block ${name}`} onClick={() => void change.run('block')}>Revoke and block</button>}
+            keep="Keep" onKeep={() => setConfirming(false)}>
+            Stop sharing with {name}? They lose your card at once. They are not told why.
+          </Confirm>
         )
         : null}
       <FormError action={change} />
@@ -151,7 +145,6 @@ function Subscriber({ sub, profile, profiles }: { sub: Subscription; profile: Pr
 function BlockedItem({ b }: { b: Blocked }) {
   const unblock = useAction(async () => {
     await client.subscriptions.unblock(b.username);
-    await refresh();
   }, { done: `${nameOf(b)} can ask for your card again.` });
   return (
     <li data-blocked={b.username}>

@@ -7,7 +7,7 @@
 import QRCode from 'qrcode';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { Schemas } from '../../../client/src/api.js';
-import { cache, useResource } from '../core/cache.js';
+import { useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
 import { client, session } from '../core/client.js';
 import { useValue } from '../core/state.js';
@@ -157,7 +157,6 @@ function PhoneItem({ phone }: { phone: Phone }) {
   const [confirming, setConfirming] = useState(false);
   const revoke = useAction(async () => {
     await client.request('DELETE', '/dav-tokens/{id}', { params: { id: phone.id } });
-    await cache.invalidate(PHONES);
   }, { done: `${phone.label} no longer syncs.` });
   return (
     <li data-phone={phone.id}>
@@ -182,19 +181,13 @@ function RevokeAll({ count }: { count: number }) {
   const [confirming, setConfirming] = useState(false);
   const revoke = useAction(async () => {
     await client.request('DELETE', '/dav-tokens');
-    await cache.invalidate(PHONES);
     setConfirming(false);
   }, { done: 'No phone syncs your contacts any more.' });
   if (count < 2) return null;
   return confirming ? (
-    <div class="confirm" role="group" aria-label="Revoke every phone?">
-      <p>Revoke all {count} phones? None of them syncs again until you add it again.</p>
-      <div class="actions">
-        <button type="button" class="danger" disabled={revoke.busy} onClick={() => void revoke.run()}>Revoke all</button>
-        <button type="button" onClick={() => (setConfirming(false), revoke.clear())}>Keep them</button>
-      </div>
-      <FormError action={revoke} />
-    </div>
+    <Confirm label="Revoke every phone?" verb="Revoke all" action={revoke} keep="Keep them" onKeep={() => (setConfirming(false), revoke.clear())} failure={revoke}>
+      Revoke all {count} phones? None of them syncs again until you add it again.
+    </Confirm>
   ) : (
     <div class="actions">
       <button type="button" class="danger subtle" id="revoke-all" onClick={() => setConfirming(true)}>Revoke all</button>
@@ -216,7 +209,6 @@ function AddPhone({ full, onLink, onTyped }: { full: boolean; onLink: (link: Lin
     const created = await client.request('POST', '/dav-tokens', { body: { label: label.value.trim() || 'Address book' }, stepUp });
     label.reset();
     onTyped(created as Created);
-    await cache.invalidate(PHONES);
   }, { boxes });
   if (full) {
     return <p class="notice" role="note" id="phone-limit">You have {PHONE_LIMIT} phones set up, the most there can be. Revoke one you no longer use to add another.</p>;

@@ -5,13 +5,13 @@
 import { useId, useState } from 'preact/hooks';
 import type { Card, Exposure, Me, Profile, Schemas } from '../../../client/src/index.js';
 import { isProblem } from '../../../client/src/index.js';
-import { cache, useResource } from '../core/cache.js';
+import { useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
 import { client } from '../core/client.js';
 import { display, FIELDS_KEY } from '../field-display.js';
 import { CardView } from '../ui/card.js';
 import { useFieldTypes } from '../ui/countries.js';
-import { FormError, TextField, useAction, useDraft } from '../ui/form.js';
+import { Confirm, FormError, TextField, useAction, useDraft } from '../ui/form.js';
 import { Empty, Failed, Loaded, PageHead, Section, Skeleton } from '../ui/layout.js';
 import { PROFILE_BOXES } from '../ui/sharing-limits.js';
 
@@ -36,7 +36,6 @@ function NewProfile({ onCreated }: { onCreated: (id: string) => void }) {
   const create = useAction(async () => {
     const created = await client.profiles.create({ name: name.trim() });
     setName('');
-    await cache.invalidate('/profiles');
     onCreated(created.id);
     return created;
   }, { done: (created) => `Profile “${(created as Profile).name}” created.`, boxes: { '/name': NAME_BOX }, explain: nameTaken });
@@ -75,7 +74,6 @@ function Settings({ profile, otherPublic, onDeleted }: { profile: Profile; other
     const saved = await client.profiles.update(profile.id, { name: name.value.trim(), description: description.value.trim() || null }, { ifMatch: profile.version });
     name.reset();
     description.reset();
-    await cache.invalidate('/profiles');
     return saved;
   }, { done: 'Profile saved.', boxes: { '/name': NAME_BOX, '/description': { name: 'description', maxLength: PROFILE_BOXES.description } }, explain: nameTaken });
   // What the box shows while the change is on its way (the server's answer replaces it).
@@ -86,14 +84,12 @@ function Settings({ profile, otherPublic, onDeleted }: { profile: Profile; other
     // One public profile at a time: the current one steps down first.
     if (on && otherPublic) await client.profiles.update(otherPublic.id, { public: false }, { ifMatch: otherPublic.version });
     await client.profiles.update(profile.id, { public: on }, { ifMatch: profile.version });
-    await cache.invalidate('/profiles');
     setPublicDraft(undefined);
     return on;
   }, { done: (on) => (on ? `“${profile.name}” is your public card.` : `“${profile.name}” is private again.`) });
   const remove = useAction(async () => {
     await client.profiles.remove(profile.id, { ifMatch: profile.version });
     onDeleted();
-    await cache.invalidate('/profiles');
   }, { done: `Profile “${profile.name}” deleted.` });
   return (
     <div>
@@ -125,28 +121,22 @@ function Settings({ profile, otherPublic, onDeleted }: { profile: Profile; other
       </div>
       {confirmingPublic
         ? (
-          <div class="confirm" id="public-confirm">
-            <p role="alert">Make “{profile.name}” your public card? Anyone who knows your username can see this, without signing in:</p>
-            <Loaded state={publicPreview}>{(card) => <CardView card={card} empty="Only your name: this profile shows no fields yet." />}</Loaded>
-            <div class="actions">
-              <button type="button" class="primary" id="confirm-public" disabled={setPublic.busy}
-                onClick={() => void setPublic.run(true).then((done) => (setConfirmingPublic(false), done || setPublicDraft(undefined)))}>Make it public</button>
-              <button type="button" onClick={() => (setConfirmingPublic(false), setPublicDraft(undefined))}>Keep it private</button>
-            </div>
-          </div>
+          <Confirm id="public-confirm" label={`Make “${profile.name}” your public card?`} alert
+            details={<Loaded state={publicPreview}>{(card) => <CardView card={card} empty="Only your name: this profile shows no fields yet." />}</Loaded>}
+            verb="Make it public" verbId="confirm-public" primary
+            action={{ busy: setPublic.busy, run: () => setPublic.run(true).then((done) => (setConfirmingPublic(false), done || setPublicDraft(undefined), done)) }}
+            keep="Keep it private" onKeep={() => (setConfirmingPublic(false), setPublicDraft(undefined))}>
+            Make “{profile.name}” your public card? Anyone who knows your username can see this, without signing in:
+          </Confirm>
         )
         : null}
       <FormError action={setPublic} />
       {confirming
         ? (
-          <div class="confirm" id="delete-confirm">
-            <p role="alert">Delete “{profile.name}”? The people who see it lose its card. This cannot be undone.</p>
-            <div class="actions">
-              <button type="button" class="danger" id="confirm-delete" disabled={remove.busy} onClick={() => void remove.run()}>Delete profile</button>
-              <button type="button" onClick={() => (setConfirming(false), remove.clear())}>Keep it</button>
-            </div>
-            <FormError action={remove} />
-          </div>
+          <Confirm id="delete-confirm" label={`Delete “${profile.name}”?`} alert verb="Delete profile" verbId="confirm-delete" action={remove}
+            onKeep={() => (setConfirming(false), remove.clear())} failure={remove}>
+            Delete “{profile.name}”? The people who see it lose its card. This cannot be undone.
+          </Confirm>
         )
         : <button type="button" class="danger subtle" id="delete-profile" onClick={() => setConfirming(true)}>Delete this profile…</button>}
     </div>
@@ -163,7 +153,6 @@ function ExposureItem({ profile, exposure, index, count, field, typeLabel }: {
     if (body === 'hide') await client.profiles.hide(profile.id, exposure.field_id);
     else await client.profiles.expose(profile.id, exposure.field_id, body);
     label.reset();
-    await cache.invalidate('/profiles');
     return body;
   }, {
     done: (body) => (body === 'hide' ? `${type} hidden from ${profile.name}.`
@@ -196,7 +185,6 @@ function Available({ profile, field, typeLabel }: { profile: Profile; field: Fie
   const type = typeLabel(field.type);
   const show = useAction(async () => {
     await client.profiles.expose(profile.id, field.id);
-    await cache.invalidate('/profiles');
   }, { done: `Now showing ${type}.` });
   return (
     <li data-available={field.id}>

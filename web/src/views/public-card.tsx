@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks';
 import type { Card } from '../../../client/src/index.js';
 import { isProblem } from '../../../client/src/index.js';
-import { cache, useResource } from '../core/cache.js';
+import { useResource } from '../core/cache.js';
 import { client, session } from '../core/client.js';
 import { navigate } from '../core/router.js';
 import { path } from '../core/router.js';
@@ -19,7 +19,6 @@ function Follow({ username, name }: { username: string; name: string }) {
   const follow = useAction(async () => {
     const contact = await client.contacts.subscribe(username);
     setContactId(contact.id);
-    await cache.invalidate('/contacts');
     return contact.status === 'active' ? `You follow ${name}: their card is in your contacts.` : `Request sent. ${name}’s card appears in your contacts once they approve.`;
   }, {
     done: (text) => text as string,

@@ -37,13 +37,11 @@ function PasskeyItem({ p, here, only }: { p: Passkey; here: boolean; only: boole
   const id = useId();
   const rename = useAction(async () => {
     await client.request('PATCH', '/auth/methods/{id}', { params: { id: p.id }, body: { name: name.value.trim() }, ifMatch: p.version });
-    await cache.invalidate('/auth/methods');
     name.reset();
     setRenaming(false);
   }, { done: 'Passkey renamed.', boxes: { '/name': { name: 'name', maxLength: PASSKEY_NAME_MAX } } });
   const remove = useAction(async () => {
     await client.request('DELETE', '/auth/methods/{id}', { params: { id: p.id }, stepUp });
-    await cache.invalidate('/auth/methods');
   }, { done: 'Passkey removed.' });
   return (
     <li data-passkey={p.id}>
@@ -91,7 +89,6 @@ function Passkeys() {
     const begin = await client.request('POST', '/auth/methods/passkeys/begin', { stepUp });
     const credential = await createCredential(begin.options);
     await client.request('POST', '/auth/methods/passkeys/finish', { body: { ceremony_id: begin.ceremony_id, credential: credential as never } });
-    await cache.invalidate('/auth/methods');
   }, { done: 'Passkey added.' });
   return (
     <Section title="Passkeys" id="passkeys-section">
@@ -129,7 +126,6 @@ function TotpEnrol({ enrolment, onDone }: { enrolment: Enrolment; onDone: () => 
   }, [enrolment.otpauth_uri]);
   const confirm = useAction(async () => {
     await client.request('POST', '/auth/totp/{id}/confirm', { params: { id: enrolment.id }, body: { code: code.trim() } });
-    await cache.invalidate('/auth/methods');
     onDone();
   }, { done: 'Authenticator app confirmed.', boxes: { '/code': { name: 'code' } } });
   const copy = useAction(async () => {
@@ -163,7 +159,6 @@ function TotpEnrol({ enrolment, onDone }: { enrolment: Enrolment; onDone: () => 
 function TotpItem({ t }: { t: Totp }) {
   const remove = useAction(async () => {
     await client.request('DELETE', '/auth/totp/{id}', { params: { id: t.id }, stepUp });
-    await cache.invalidate('/auth/methods');
   }, { done: 'Authenticator app removed.' });
   return (
     <li data-totp={t.id}>
@@ -185,7 +180,6 @@ function AuthenticatorApps() {
   const start = useAction(async () => {
     const started = await client.request('POST', '/auth/totp', { body: { name: name.value.trim() }, stepUp });
     setEnrolment(started as Enrolment);
-    await cache.invalidate('/auth/totp');
   }, { boxes: { '/name': { name: 'name', maxLength: LIMITS.totpName } } });
   return (
     <Section title="Authenticator apps" id="totp-section">
@@ -216,6 +210,7 @@ function RecoveryKey() {
     a.click();
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    // A read that changes state (the download is logged and dated): no change the client hears.
     await Promise.all([cache.invalidate(RECOVERY), cache.invalidate('/auth/security-log')]);
   }, { done: 'Recovery key downloaded. Keep it offline.' });
   const downloaded = state.data?.downloaded_at;

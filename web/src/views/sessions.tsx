@@ -1,7 +1,7 @@
 // Where you are signed in, each device by name and approximate place (never its user-agent
 // string), this one marked; any other can be signed out. Kept current by sessions.changed.
 import type { Session } from '../../../client/src/index.js';
-import { cache, useResource } from '../core/cache.js';
+import { useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
 import { client } from '../core/client.js';
 import { navigate } from '../core/router.js';
@@ -20,7 +20,6 @@ function SessionItem({ s }: { s: Session }) {
   const revoke = useAction(async () => {
     await client.sessions.revoke(s.id);
     if (s.current) navigate('/');
-    else await cache.invalidate('/auth/sessions');
   }, { done: s.current ? 'Signed out.' : 'That device is signed out.' });
   const place = placeOf(s);
   return (

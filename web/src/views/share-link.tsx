@@ -58,6 +58,7 @@ function toWelcome(here: string, to: '/#sign-in' | '/#sign-up') {
 function Subscribe({ token, name, me }: { token: string; name: string; me: Me }) {
   const subscribe = useAction(async () => {
     const contact: Contact = await client.shareLinks.redeem(token);
+    // Redeeming a link (a POST below /share-links) adds a contact: a change the path cannot say.
     await cache.invalidate('/contacts');
     navigate(`/contacts?c=${encodeURIComponent(contact.id)}`);
     toast(contact.status === 'active' ? `You now see ${name}’s card.` : `Request sent. You see ${name}’s card once they approve it.`);

@@ -6,7 +6,7 @@
 import QRCode from 'qrcode';
 import { useEffect, useId, useState } from 'preact/hooks';
 import type { Profile, ShareLink } from '../../../client/src/index.js';
-import { cache, useResource } from '../core/cache.js';
+import { useResource } from '../core/cache.js';
 import type { ListPage } from '../core/cache.js';
 import { client } from '../core/client.js';
 import { toast } from '../core/toast.js';
@@ -49,7 +49,6 @@ function NewLink({ profiles, onCreated }: { profiles: Profile[]; onCreated: (id:
       ...(Number(days) ? { expires_at: new Date(Date.now() + Number(days) * 86_400_000).toISOString() } : {}),
       ...(uses ? { max_uses: uses } : {}),
     });
-    await cache.invalidate('/share-links');
     onCreated(link.id);
   }, { done: 'Share link created.', boxes: { '/max_uses': { name: 'number of uses' }, '/label': { name: 'where you hand it out' } } });
   const usesError = maxUses.trim() && !(/^\d+$/.test(maxUses.trim()) && Number(maxUses) >= 1 && Number(maxUses) <= MAX_USES)
@@ -157,7 +156,6 @@ function LinkItem({ link, name, shown, onShow }: { link: ShareLink; name: string
   const revoke = useAction(async () => {
     await client.shareLinks.revoke(link.id);
     if (shown) onShow(undefined);
-    await cache.invalidate('/share-links');
   }, { done: 'Link revoked. People who already follow you through it keep their access.' });
   return (
     <li data-share-link={link.id} data-state={link.state} class={shown ? 'current' : undefined}>

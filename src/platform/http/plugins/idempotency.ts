@@ -4,8 +4,7 @@ import fp from 'fastify-plugin';
 import { refuse } from '../../errors.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import { idempotencyQueries } from '../../store/idempotency.js';
-import { withRecordedUnit } from '../../store/recorded-unit.js';
-import type { RecordedUnit } from '../../store/recorded-unit.js';
+import { RecordedUnit, withRecordedUnit } from '../../store/recorded-unit.js';
 import type { Store, Tx } from '../../store/store.js';
 
 export interface IdempotencyOptions {
@@ -151,7 +150,7 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
       now,
     );
     if (claim.claimed) {
-      request.idempotency = { scope, key, unit: {} };
+      request.idempotency = { scope, key, unit: new RecordedUnit<Tx>() };
       return;
     }
     const existing = claim.existing;
@@ -190,9 +189,9 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, opts: Idempoten
       // refusal about credentials or timing (a reused refresh token's 401 after revoking the
       // session) commits it unrecorded, so a retry runs again; our own failure rolls it back.
       const commitUnrecorded = async () => undefined;
-      unit.answered!(answer ? (tx: Tx) => tx.use(idempotencyQueries).complete(claimed.scope, claimed.key, answer) : reply.statusCode < 500 ? commitUnrecorded : undefined);
+      unit.answer(answer ? (tx: Tx) => tx.use(idempotencyQueries).complete(claimed.scope, claimed.key, answer) : reply.statusCode < 500 ? commitUnrecorded : undefined);
       try {
-        await unit.committed;
+        await unit.outcome;
       } catch (error) {
         await records.release(claimed.scope, claimed.key).catch(() => undefined);
         reply.removeHeader('etag');

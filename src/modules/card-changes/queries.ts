@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Expression, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import { FOLLOWERS_PREFIX, SIGNALS_CHANNEL_SQL } from '../../platform/signals/log.js';
 import type { DatabaseHandle, Dialect } from '../../platform/store/db.js';
-import { preparedQuery } from '../../platform/store/prepared.js';
+import { statement } from '../../platform/store/statement.js';
+import type { Param } from '../../platform/store/statement.js';
 
 /** The card-change log and its head (018-card-change-log, decision 180). */
 export interface CardChangeLogTable {
@@ -114,26 +115,28 @@ function receivedCardEdits(db: Kysely<LogTables>, receivedCards: ReceivedCards, 
 const toEdits = (rows: Array<{ contact_id: string; seq: number | string; changed_at: number | string }>): CardEdit[] =>
   rows.map((row) => ({ contact_id: row.contact_id, seq: Number(row.seq), changed_at: Number(row.changed_at) }));
 
+/** The log's head: every sync, CTag read and live follower's read after an edit starts here (statement.ts). */
+const logHead = statement('card log head', (db: Kysely<LogTables>) => db.selectFrom('card_change_log_head').select('seq').where('id', '=', 1));
+
 /**
  * What every live follower's read after an edit runs, built and compiled once and, on
  * PostgreSQL, a named statement each connection plans once (planning the edits' read cost more
  * than running it): the log's head, and the edits near it (decision 220).
  */
-export function cardEditStatements(handle: Pick<DatabaseHandle, 'db' | 'pool'>, receivedContact: (subscriberId: unknown) => ReceivedContact) {
-  const db = handle.db as Kysely<LogTables>;
-  const head = preparedQuery(db, () => db.selectFrom('card_change_log_head').select('seq').where('id', '=', 1), { name: 'vid-card-log-head', pool: handle.pool });
-  const nearHead = preparedQuery(
-    db,
-    (p: { subscriberId: string; after: number; head: number; stretch: number; limit: number }) =>
-      newestEdits(db, p.subscriberId, stretchEdits(db, receivedContact(p.subscriberId), p.after, p.head, p.stretch), p.limit),
-    { name: 'vid-card-edits-near-head', pool: handle.pool },
+export function cardEditStatements(handle: Pick<DatabaseHandle, 'db'>, receivedContact: (subscriberId: string) => ReceivedContact) {
+  const { db } = handle;
+  // Built with the contacts' rule, once per app (statement.ts).
+  const nearHead = statement(
+    'card edits near head',
+    (db: Kysely<LogTables>, p: Param<{ subscriberId: string; after: number; head: number; stretch: number; limit: number }>) =>
+      newestEdits(db, p('subscriberId'), stretchEdits(db, receivedContact(p('subscriberId')), p('after'), p('head'), p('stretch')), p('limit')),
   );
   return {
     async head(): Promise<number> {
-      return Number((await head({}))[0]!.seq);
+      return Number((await logHead.first(db, {}))!.seq);
     },
     async editsNearHead(subscriberId: string, after: number, head: number, limit: number): Promise<CardEdit[]> {
-      return toEdits(await nearHead({ subscriberId, after, head, stretch: Math.max(head - after, 1), limit }));
+      return toEdits(await nearHead.all(db, { subscriberId, after, head, stretch: Math.max(head - after, 1), limit }));
     },
   };
 }
@@ -177,13 +180,10 @@ export function cardChangeLogQueries(db: Kysely<LogTables>, dialect: Dialect) {
       .orderBy('l.seq')
       .limit(head - after);
 
-  // Every sync and CTag read starts here: built once (platform/store/prepared.ts).
-  const headQuery = preparedQuery(db, () => db.selectFrom('card_change_log_head').select('seq').where('id', '=', 1), 0);
-
   return {
     /** The newest number handed out (committed: the head row is written in the appends' transactions). */
     async head(): Promise<number> {
-      return Number((await headQuery())[0]!.seq);
+      return Number((await logHead.first(db, {}))!.seq);
     },
 
     /**

@@ -1,0 +1,307 @@
+// Every fast path (a statement declared with platform/store/statement.ts, or a hot lookup built on
+// them) against its plain Kysely twin, on random data, on both backends: each twin is the rule
+// written the plain way (a query built per call, the conditions checked in JavaScript where that
+// is plainer), and each case compares what the two answer and what they leave in the tables.
+// A fast statement changed alone (a condition dropped, `>` for `>=`, a parameter in the wrong
+// place) makes its twin disagree on some world fast-check finds.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import type { Kysely } from 'kysely';
+import { accountByCanonical, accountById } from '../../src/platform/store/accounts.js';
+import type { AccountRecord } from '../../src/platform/store/accounts.js';
+import type { Store } from '../../src/platform/store/store.js';
+import { contactAccessStatement, contactCardStatement, contactCardTagStatement } from '../../src/modules/contacts/queries.js';
+import { ownCard, ownCardTag, publicCardByName, publicCardOfAccount } from '../../src/modules/profiles/statements.js';
+import { authLookupQueries, renewalQueries } from '../../src/modules/sessions/queries.js';
+import type { SessionRecord } from '../../src/modules/sessions/queries.js';
+import { accountLock, insertRefreshToken, insertSession } from '../../src/modules/sessions/statements.js';
+import type { RenewalInput } from '../../src/modules/sessions/statements.js';
+import { backends } from '../helpers/backends.js';
+
+const NOW = 1_800_000_000_000;
+const RUNS = Number(process.env.VID_FAST_PATH_RUNS ?? 40);
+const at = fc.constantFrom(NOW - 1000, NOW, NOW + 1000);
+const maybeAt = fc.option(at, { nil: null });
+
+const ACCOUNTS = ['acc_a', 'acc_b', 'acc_c'];
+const account = (id: string, state: { deleted_at: number | null; locked_at: number | null }): AccountRecord => ({
+  id,
+  username: `${id}_name`,
+  username_canonical: `${id}_name`,
+  username_skeleton: `${id}_skeleton`,
+  username_skeleton_upper: null,
+  user_handle: `${id}_handle`,
+  display_name: null,
+  locale: null,
+  default_country: null,
+  region: 'eu',
+  version: 1,
+  created_at: NOW - 10_000,
+  deleted_at: state.deleted_at,
+  purge_at: null,
+  purged_at: null,
+  hold_until: null,
+  locked_at: state.locked_at,
+  lock_reason: state.locked_at === null ? null : 'test',
+});
+const accountStates = fc.tuple(...ACCOUNTS.map(() => fc.record({ deleted_at: maybeAt, locked_at: maybeAt })));
+
+/** Mostly null: a world where most tokens renew, and each condition still fails now and then. */
+const mostlyNull = fc.constantFrom(null, null, null, NOW - 1000);
+/**
+ * Sessions (each with one or two refresh tokens) over the accounts: the renewal's and the
+ * lookup's world. Times sit at, just before and just after the moment the renewal is asked at,
+ * so every boundary (`>` against `>=`) is met; the session's end is often later than the new
+ * tokens', so the cap at it is met both ways.
+ */
+const sessionWorld = fc.array(
+  fc.record({
+    account: fc.constantFrom(...ACCOUNTS),
+    jkt: fc.constantFrom('jkt-a', 'jkt-a', 'jkt-b'),
+    trusted: fc.constantFrom(0, 1),
+    revoked_at: mostlyNull,
+    access_expires_at: at,
+    refresh_expires_at: fc.constantFrom(NOW - 1000, NOW, NOW + 1000, NOW + 2000, NOW + 90_000),
+    expires_at: fc.constantFrom(NOW, NOW + 1000, NOW + 5000, NOW + 90_000),
+    withAccessHash: fc.boolean(),
+    tokens: fc.array(mostlyNull, { minLength: 1, maxLength: 2 }),
+  }),
+  { minLength: 1, maxLength: 4 },
+);
+type SessionWorld = typeof sessionWorld extends fc.Arbitrary<infer T> ? T : never;
+
+const sessionRow = (s: SessionWorld[number], i: number): SessionRecord => ({
+  id: `ses_${i}`,
+  account_id: s.account,
+  jkt: s.jkt,
+  trusted: s.trusted,
+  access_hash: s.withAccessHash ? `ah_${i}` : null,
+  access_expires_at: s.access_expires_at,
+  refresh_expires_at: s.refresh_expires_at,
+  expires_at: s.expires_at,
+  created_at: NOW - 5000,
+  last_seen_at: NOW - 5000,
+  revoked_at: s.revoked_at,
+  user_agent: 'test',
+  ip: '192.0.2.1',
+  device_label: 'test',
+  location: null,
+  passkey_id: null,
+});
+
+for (const backend of backends) {
+  describe(`fast paths against their plain twins [${backend.name}]`, { skip: backend.skip }, () => {
+    let store: Store;
+    let db: Kysely<any>;
+    let cleanup: () => Promise<void>;
+    before(async () => {
+      ({ store, cleanup } = await backend.open());
+      db = store.handle.db;
+    });
+    after(() => cleanup());
+
+    async function clear(): Promise<void> {
+      for (const table of ['refresh_tokens', 'sessions', 'subscriptions', 'profiles', 'accounts']) await db.deleteFrom(table).execute();
+    }
+    async function seedAccounts(states: Array<{ deleted_at: number | null; locked_at: number | null }>): Promise<void> {
+      await db.insertInto('accounts').values(ACCOUNTS.map((id, i) => account(id, states[i]!))).execute();
+    }
+    async function seedSessions(world: SessionWorld): Promise<void> {
+      for (const [i, s] of world.entries()) {
+        await db.insertInto('sessions').values(sessionRow(s, i)).execute();
+        for (const [j, used_at] of s.tokens.entries()) {
+          await db.insertInto('refresh_tokens').values({ hash: `rt_${i}_${j}`, session_id: `ses_${i}`, created_at: NOW - 5000, used_at }).execute();
+        }
+      }
+    }
+    async function sessionTables(): Promise<unknown> {
+      return {
+        sessions: await db.selectFrom('sessions').selectAll().orderBy('id').execute(),
+        refresh_tokens: await db.selectFrom('refresh_tokens').selectAll().orderBy('hash').execute(),
+      };
+    }
+
+    it('the renewal (renewalQueries: one statement on PostgreSQL, three on SQLite) renews exactly when the plain rule says, and writes what it writes', async () => {
+      const renewal = renewalQueries(store.handle);
+      /** The plain twin: read the token and its session, check RFC 9700 §4.14.2's conditions, write the three steps. */
+      const plainRenewal = (input: RenewalInput) =>
+        db.transaction().execute(async (tx) => {
+          const token = await tx
+            .selectFrom('refresh_tokens')
+            .innerJoin('sessions', 'sessions.id', 'refresh_tokens.session_id')
+            .select(['refresh_tokens.used_at', 'sessions.id', 'sessions.trusted', 'sessions.jkt', 'sessions.revoked_at', 'sessions.refresh_expires_at', 'sessions.expires_at'])
+            .where('refresh_tokens.hash', '=', input.refreshHash)
+            .executeTakeFirst();
+          if (!token || token.used_at !== null || token.revoked_at !== null || token.jkt !== input.jkt) return undefined;
+          if (token.refresh_expires_at <= input.now || token.expires_at <= input.now) return undefined;
+          await tx.updateTable('refresh_tokens').set({ used_at: input.now }).where('hash', '=', input.refreshHash).execute();
+          const rotated = {
+            access_hash: input.accessHash,
+            access_expires_at: Math.min(input.accessExpiresAt, token.expires_at),
+            refresh_expires_at: Math.min(input.refreshExpiresAt, token.expires_at),
+            last_seen_at: input.now,
+          };
+          await tx.updateTable('sessions').set(rotated).where('id', '=', token.id).execute();
+          await tx.insertInto('refresh_tokens').values({ hash: input.newRefreshHash, session_id: token.id, created_at: input.now, used_at: null }).execute();
+          return { id: token.id, trusted: token.trusted, access_expires_at: rotated.access_expires_at, refresh_expires_at: rotated.refresh_expires_at };
+        });
+      await fc.assert(
+        fc.asyncProperty(sessionWorld, fc.constantFrom('jkt-a', 'jkt-a', 'jkt-b'), at, fc.constantFrom(NOW + 500, NOW + 60_000), async (world, jkt, now, expiresAt) => {
+          // Every token of the world presented in turn (and an unknown one), each renewal seeing what the ones before wrote.
+          const hashes = [...world.flatMap((s, i) => s.tokens.map((_, j) => `rt_${i}_${j}`)), 'rt_unknown'];
+          const run = async (renew: (input: RenewalInput) => Promise<unknown>) => {
+            await clear();
+            await seedAccounts(ACCOUNTS.map(() => ({ deleted_at: null, locked_at: null })));
+            await seedSessions(world);
+            const answers = [];
+            for (const [k, refreshHash] of hashes.entries()) {
+              answers.push(
+                await renew({ refreshHash, jkt, now, accessHash: `ah_new_${k}`, accessExpiresAt: expiresAt, newRefreshHash: `rt_new_${k}`, refreshExpiresAt: expiresAt + 1000 }),
+              );
+            }
+            return { answers, tables: await sessionTables() };
+          };
+          assert.deepEqual(await run(renewal.atOnce), await run(plainRenewal));
+        }),
+        { numRuns: RUNS },
+      );
+    });
+
+    it('the authentication lookup (authLookupQueries: one statement on SQLite, a coalesced batch on PostgreSQL) finds what the plain join finds', async () => {
+      const lookup = authLookupQueries(store.handle);
+      const plainLookup = async (accessHash: string) => {
+        const session = await db.selectFrom('sessions').selectAll().where('access_hash', '=', accessHash).where('revoked_at', 'is', null).executeTakeFirst();
+        if (!session) return undefined;
+        const owner = await db.selectFrom('accounts').selectAll().where('id', '=', session.account_id).executeTakeFirstOrThrow();
+        const { id, jkt, trusted, access_expires_at, expires_at, last_seen_at } = session;
+        return { session_id: id, jkt, trusted, access_expires_at, expires_at, last_seen_at, account: owner };
+      };
+      await fc.assert(
+        fc.asyncProperty(accountStates, sessionWorld, async (states, world) => {
+          await clear();
+          await seedAccounts(states);
+          await seedSessions(world);
+          const hashes = [...world.map((_, i) => `ah_${i}`), 'ah_unknown'];
+          // All at once: on PostgreSQL they share one batch.
+          assert.deepEqual(await Promise.all(hashes.map(lookup.find)), await Promise.all(hashes.map(plainLookup)));
+        }),
+        { numRuns: RUNS },
+      );
+    });
+
+    it('the account reads, the lock check and the session opening\'s inserts match their plain twins', async () => {
+      await fc.assert(
+        fc.asyncProperty(accountStates, sessionWorld, fc.constantFrom(...ACCOUNTS, 'acc_none'), async (states, world, id) => {
+          await clear();
+          await seedAccounts(states);
+          const plain = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+          assert.deepEqual(await accountById.first(db, { id }), plain);
+          assert.deepEqual(await accountByCanonical.first(db, { canonical: `${id}_name` }), plain);
+          const locked = await db.transaction().execute((tx) => accountLock.first(tx, { accountId: id }));
+          assert.deepEqual(locked, plain && { locked_at: plain.locked_at });
+          // Inserted in a transaction by the statements, then by plain Kysely: the same rows.
+          const rows = world.map(sessionRow).map((row) => ({ ...row, account_id: ACCOUNTS[0]! }));
+          const written = async (insert: (tx: Kysely<any>, row: SessionRecord) => Promise<void>) => {
+            await db.deleteFrom('sessions').execute();
+            await db.transaction().execute(async (tx) => {
+              for (const row of rows) await insert(tx, row);
+            });
+            return sessionTables();
+          };
+          const fast = await written(async (tx, row) => {
+            await insertSession.all(tx, row);
+            await insertRefreshToken.all(tx, { hash: `rt_${row.id}`, sessionId: row.id, at: row.created_at });
+          });
+          const twin = await written(async (tx, row) => {
+            await tx.insertInto('sessions').values(row).execute();
+            await tx.insertInto('refresh_tokens').values({ hash: `rt_${row.id}`, session_id: row.id, created_at: row.created_at, used_at: null }).execute();
+          });
+          assert.deepEqual(fast, twin);
+        }),
+        { numRuns: RUNS },
+      );
+    });
+
+    it('the card reads (own card, the public card by name and by owner, a contact\'s card) match their plain twins', async () => {
+      const profile = fc.record({ account: fc.constantFrom(...ACCOUNTS), public: fc.constantFrom(0, 1) });
+      const subscription = fc.record({
+        owner: fc.constantFrom(...ACCOUNTS),
+        subscriber: fc.constantFrom(...ACCOUNTS),
+        profile: fc.option(fc.nat(3), { nil: null }),
+        status: fc.constantFrom('active', 'pending', 'denied', 'revoked'),
+        hidden_at: maybeAt,
+      });
+      await fc.assert(
+        fc.asyncProperty(accountStates, fc.array(profile, { maxLength: 4 }), fc.array(subscription, { maxLength: 4 }), async (states, profiles, subscriptions) => {
+          await clear();
+          await seedAccounts(states);
+          // One public profile per account at most (the schema's partial unique index).
+          const seenPublic = new Set<string>();
+          const profileRows = profiles.map((p, i) => {
+            const isPublic = p.public === 1 && !seenPublic.has(p.account);
+            if (isPublic) seenPublic.add(p.account);
+            return {
+              id: `prf_${i}`, account_id: p.account, name: `p${i}`, name_key: `p${i}`, description: null, public: isPublic ? 1 : 0, version: 1,
+              created_at: NOW, updated_at: NOW, card_json: `{"n":${i}}`, card_hash: `h${i}`, card_etag: `"e${i}"`, card_updated_at: NOW + i,
+            };
+          });
+          if (profileRows.length) await db.insertInto('profiles').values(profileRows).execute();
+          const subscriptionRows = subscriptions.map((s, i) => ({
+            id: `sub_${i}`, owner_id: s.owner, subscriber_id: s.subscriber,
+            profile_id: s.profile !== null && profileRows[s.profile]?.account_id === s.owner ? profileRows[s.profile]!.id : null,
+            status: s.status, message: null, share_link_id: null, share_link_label: null, suggested_profile_id: null, version: 1,
+            created_at: NOW + i, updated_at: NOW + i, card_since: NOW, card_changes: '[]', hidden_at: s.hidden_at, silent_changes: 0,
+          }));
+          for (const row of subscriptionRows) {
+            try {
+              await db.insertInto('subscriptions').values(row).execute();
+            } catch {
+              // A second live subscription of one pair: the schema refuses it, the world goes without.
+            }
+          }
+          const accounts = await db.selectFrom('accounts').selectAll().execute();
+          const byId = new Map(accounts.map((a) => [a.id, a]));
+          const storedProfiles = await db.selectFrom('profiles').selectAll().execute();
+          for (const id of [...ACCOUNTS, 'acc_none']) {
+            const owner = byId.get(id);
+            const publicProfile = owner && owner.deleted_at === null && owner.locked_at === null ? storedProfiles.find((p) => p.account_id === id && p.public === 1) : undefined;
+            assert.deepEqual(
+              await publicCardByName.first(db, { canonical: `${id}_name` }),
+              publicProfile && { account_id: id, card_json: publicProfile.card_json, card_etag: publicProfile.card_etag },
+            );
+            assert.deepEqual(await publicCardOfAccount.first(db, { accountId: id }), publicProfile && { card_json: publicProfile.card_json });
+            for (const p of [...storedProfiles, { id: 'prf_none', account_id: id, card_json: '', card_etag: '' }]) {
+              const own = p.account_id === id && p.id !== 'prf_none' ? p : undefined;
+              assert.deepEqual(await ownCard.first(db, { accountId: id, id: p.id }), own && { card_json: own.card_json, card_etag: own.card_etag });
+              assert.deepEqual(await ownCardTag.first(db, { accountId: id, id: p.id }), own && { card_etag: own.card_etag });
+            }
+          }
+          // A contact: the subscriber's own subscription, with the audience rule (contacts' queries, PRODUCT §4) read plainly.
+          const stored = await db.selectFrom('subscriptions').selectAll().execute();
+          for (const subscriberId of ACCOUNTS) {
+            for (const id of [...stored.map((s) => s.id), 'sub_none']) {
+              const s = stored.find((row) => row.id === id && row.subscriber_id === subscriberId);
+              const owner = s && byId.get(s.owner_id)!;
+              const access = !s || !owner ? undefined
+                : s.hidden_at !== null ? 'hidden'
+                : s.status !== 'active' ? 'not_active'
+                : owner.deleted_at !== null ? 'owner_deleted'
+                : owner.locked_at !== null ? 'owner_locked'
+                : 'shown';
+              const shows = s && storedProfiles.find((p) => p.id === s.profile_id);
+              const tag = s && {
+                owner_id: s.owner_id, access, card_since: s.card_since, card_changes: s.card_changes,
+                card_etag: shows?.card_etag ?? null, card_updated_at: shows?.card_updated_at ?? null,
+              };
+              assert.deepEqual(await contactAccessStatement.first(db, { subscriberId, id }), s && { owner_id: s.owner_id, access });
+              assert.deepEqual(await contactCardTagStatement.first(db, { subscriberId, id }), tag);
+              assert.deepEqual(await contactCardStatement.first(db, { subscriberId, id }), tag && { ...tag, card_json: shows?.card_json ?? null });
+            }
+          }
+        }),
+        { numRuns: RUNS },
+      );
+    });
+  });
+}
