@@ -2,6 +2,7 @@ import type { AuthContext } from '../../platform/caller.js';
 import type { Clock } from '../../platform/clock.js';
 import { refuse } from '../../platform/errors.js';
 import { signal } from '../../platform/signals/signal.js';
+import type { Tx } from '../../platform/store/store.js';
 import { contactNotFound, createContactCard } from './contact-card.js';
 import type { CardBuilder, ContactRepo } from './contact-card.js';
 import { createContactList } from './contact-list.js';
@@ -56,8 +57,8 @@ export function createContactService(deps: {
     receivedCards: (subscriberId: string) => db.direct.subs.receivedCards(subscriberId),
     /** The owners whose card changes may concern the subscriber (its live subscriptions'): a stream hub's index. */
     followedOwners: (subscriberId: string) => db.direct.subs.liveOwnersFor(subscriberId),
-    /** Everyone who receives one of the owner's cards now, with their contact ids, as fan-out targets (the keys module's audience). */
-    activeSubscribersOf: (ownerId: string) => db.direct.subs.activeSubscribersOf(ownerId),
+    /** Everyone who receives one of the owner's cards now, with their contact ids, as fan-out targets in `tx` (the keys module's audience). */
+    activeSubscribersOf: (tx: Tx, ownerId: string) => db.in(tx).subs.activeSubscribersOf(ownerId),
 
     /** POST /contacts: a request to see someone's card, pending until they approve it. */
     async subscribe(auth: AuthContext, username: string, message: string | null | undefined): Promise<ContactView> {
