@@ -8,8 +8,8 @@ import { CardSchema } from '../profiles/schemas.js';
 import { annotationView } from './annotations.js';
 import type { annotationQueries, blockQueries, subscriptionQueries } from './queries.js';
 import { AnnotationSchema, BlockSchema, ContactSchema, SubscriptionSchema } from './schemas.js';
-import { LIVE_TO_OWNER, LIVE_TO_SUBSCRIBER, STATUSES } from './states.js';
-import { contactView, subscriptionView } from './views.js';
+import { LIVE_SEEN_BY_OWNER, LIVE_TO_SUBSCRIBER, STATUSES } from './states.js';
+import { contactView, shownCardJson, subscriptionView } from './views.js';
 
 type Repo = RepositoryOf<{ subs: typeof subscriptionQueries; blocks: typeof blockQueries; annotations: typeof annotationQueries }>;
 
@@ -55,7 +55,8 @@ export function contactsAccountData(db: Repo): AccountDataDeclaration {
             const labels = await db.direct.annotations.labelsOf(accountId, rows.map((row) => row.id));
             yield rows.map((row) => {
               const contact = contactView(row, labels.get(row.id) ?? []);
-              return { contact, card: row.access === 'shown' && row.card_json !== null ? JSON.parse(row.card_json) : null };
+              const card = shownCardJson(row);
+              return { contact, card: card === null ? null : JSON.parse(card) };
             });
           }
         },
@@ -88,7 +89,7 @@ export function contactsAccountData(db: Repo): AccountDataDeclaration {
       // Told first, while the rows still say who is live: each other side hears once.
       await signalSelected(tx, q.subs.subscribersOf(accountId, LIVE_TO_SUBSCRIBER), 'contacts.changed');
       // The owners of what they can see (a blocked person's silenced request is not theirs).
-      await signalSelected(tx, q.subs.ownersOf(accountId, [...LIVE_TO_OWNER, 'denied']), 'subscriptions.changed');
+      await signalSelected(tx, q.subs.ownersOf(accountId, LIVE_SEEN_BY_OWNER), 'subscriptions.changed');
       await q.subs.endAllOf(accountId, tx.now(), LIVE_TO_SUBSCRIBER);
       await q.annotations.removeByAuthor(accountId);
       await q.blocks.removeAllOf(accountId);

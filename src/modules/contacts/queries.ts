@@ -6,11 +6,30 @@ import type { Param } from '../../platform/store/statement.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
 import type { AccountsTable } from '../../platform/store/schema.js';
 import type { ProfilesTable } from '../profiles/tables.js';
-import { LIVE_PAIR_STATUSES as LIVE_TO_SUBSCRIBER } from './tables.js';
+import { ACTIVE_STATUS, ENDED_STATUSES, LIVE_PAIR_STATUSES as LIVE_TO_SUBSCRIBER } from './tables.js';
 import type { SubscriptionsTable, BlocksTable, AnnotationsTable, AnnotationLabelsTable } from './tables.js';
 
-/** The live-pair index's condition as SQL literals (SQLite uses a partial index only when a query repeats it). */
-const LIVE_PAIR = sql.raw(`(${LIVE_TO_SUBSCRIBER.map((status) => `'${status}'`).join(', ')})`);
+/**
+ * The subscription predicates (tables.ts names each once), as the statements below test them.
+ * `isActive`: the subscriber receives the card of the subscription's profile now, a parameter
+ * like any value. The audience rule and the live-pair probes write the same constants as
+ * literals: the rule's CASE selects text, and SQLite uses a partial index only when a query
+ * repeats its condition literally (predicates.test.ts holds the literals to the constants and
+ * to the index migration 023 made).
+ */
+export const ACTIVE_LITERAL = sql.lit(ACTIVE_STATUS);
+/** The live-pair index's condition as SQL literals, in its order. */
+export const LIVE_PAIR = sql<readonly string[]>`(${sql.join(LIVE_TO_SUBSCRIBER.map((status) => sql.lit(status)))})`;
+const isActive = (table?: 'subscriptions') => sql<SqlBool>`${sql.ref(table ? `${table}.status` : 'status')} = ${ACTIVE_STATUS}`;
+/** In the live pair (literals): one probe of the live-pair index per owner. */
+const inLivePair = (column: string) => sql<SqlBool>`${sql.ref(column)} in ${LIVE_PAIR}`;
+/**
+ * "The subscriber receives this card now": its subscription to the row's owner is active on the
+ * row's profile (two column references), probing the live-pair index: `receives` and
+ * `receivedContact` ask it of rows; receivedBy below is the same of the subscriber's own rows.
+ */
+const receivesCard = (subscriberId: string, ownerColumn: string, profileColumn: string) =>
+  sql`from subscriptions received where received.owner_id = ${sql.ref(ownerColumn)} and received.subscriber_id = ${subscriberId} and received.status in ${LIVE_PAIR} and received.status = ${ACTIVE_LITERAL} and received.profile_id = ${sql.ref(profileColumn)}`;
 
 interface ContactTables {
   subscriptions: SubscriptionsTable;
@@ -56,7 +75,7 @@ export type ContactAccess = 'hidden' | 'not_active' | 'owner_deleted' | 'owner_l
  */
 const contactAccessRule = sql<ContactAccess>`case
   when ${sql.ref('subscriptions.hidden_at')} is not null then 'hidden'
-  when ${sql.ref('subscriptions.status')} <> 'active' then 'not_active'
+  when ${sql.ref('subscriptions.status')} <> ${ACTIVE_LITERAL} then 'not_active'
   when ${sql.ref('accounts.deleted_at')} is not null then 'owner_deleted'
   when ${sql.ref('accounts.locked_at')} is not null then 'owner_locked'
   else 'shown' end`;
@@ -138,6 +157,8 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
 
   const contactsOf = (subscriberId: string) => contactsOfSubscriber(db, subscriberId);
   const cardsOf = (subscriberId: string) => cardsOfSubscriber(db, subscriberId);
+  /** The subscriber's active subscriptions: the cards it receives now (receivesCard's rule, from its own rows). */
+  const receivedBy = (subscriberId: string) => db.selectFrom('subscriptions').where('subscriptions.subscriber_id', '=', subscriberId).where(isActive('subscriptions'));
 
   return {
     async insert(row: SubscriptionRecord): Promise<void> {
@@ -240,18 +261,21 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
     },
     /** The subscriber removes an ended contact from their list. */
     async hide(subscriberId: string, id: string, at: number): Promise<boolean> {
-      const result = await db.updateTable('subscriptions').set({ hidden_at: at }).where('id', '=', id).where('subscriber_id', '=', subscriberId).where('status', 'in', ['ended', 'revoked']).executeTakeFirst();
+      const result = await db.updateTable('subscriptions').set({ hidden_at: at }).where('id', '=', id).where('subscriber_id', '=', subscriberId).where('status', 'in', ENDED_STATUSES).executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
 
-    /** The active subscribers of some of an owner's profiles, as fan-out targets (one index range). */
-    activeSubscribersOf(ownerId: string, profileIds: readonly string[]): SelectQueryBuilder<any, any, { account_id: string; param: string }> {
+    /**
+     * The active subscribers of some of an owner's profiles (one index range), or of all of them,
+     * as fan-out targets: the subscriber and its contact id.
+     */
+    activeSubscribersOf(ownerId: string, profileIds?: readonly string[]): SelectQueryBuilder<any, any, { account_id: string; param: string }> {
       return db
         .selectFrom('subscriptions')
         .select(['subscriptions.subscriber_id as account_id', 'subscriptions.id as param'])
         .where('subscriptions.owner_id', '=', ownerId)
-        .where('subscriptions.profile_id', 'in', profileIds)
-        .where('subscriptions.status', '=', 'active') as unknown as SelectQueryBuilder<any, any, { account_id: string; param: string }>;
+        .$if(profileIds !== undefined, (q) => q.where('subscriptions.profile_id', 'in', profileIds!))
+        .where(isActive('subscriptions')) as unknown as SelectQueryBuilder<any, any, { account_id: string; param: string }>;
     },
     /** Everyone with a subscription in one of `statuses` to the owner, as fan-out targets of a kind without a placeholder. */
     subscribersOf(ownerId: string, statuses: readonly string[]): SelectQueryBuilder<any, any, { account_id: string; param: string }> {
@@ -294,7 +318,7 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
         .select(['profile_id', (eb) => eb.fn.countAll<number>().as('n')])
         .where('owner_id', '=', ownerId)
         .where('profile_id', 'in', profileIds)
-        .where('status', '=', 'active')
+        .where(isActive())
         .groupBy('profile_id')
         .execute();
       return new Map(rows.map((row) => [row.profile_id as string, Number(row.n)]));
@@ -306,7 +330,7 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
         .set((eb) => ({ profile_id: toProfile, card_since: at, card_changes: cardChanges, updated_at: at, version: eb('version', '+', 1) }))
         .where('owner_id', '=', ownerId)
         .where('profile_id', '=', fromProfile)
-        .where('status', '=', 'active')
+        .where(isActive())
         .executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
@@ -315,7 +339,7 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       await db.updateTable('subscriptions').set({ suggested_profile_id: toProfile }).where('owner_id', '=', ownerId).where('suggested_profile_id', '=', fromProfile).execute();
     },
     async countActive(ownerId: string, profileId: string): Promise<number> {
-      const row = await db.selectFrom('subscriptions').select((eb) => eb.fn.countAll<number>().as('n')).where('owner_id', '=', ownerId).where('profile_id', '=', profileId).where('status', '=', 'active').executeTakeFirstOrThrow();
+      const row = await db.selectFrom('subscriptions').select((eb) => eb.fn.countAll<number>().as('n')).where('owner_id', '=', ownerId).where('profile_id', '=', profileId).where(isActive()).executeTakeFirstOrThrow();
       return Number(row.n);
     },
 
@@ -349,7 +373,7 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
         .$if(select.json, (q) => q.select('profiles.card_json'))
         // Shown is active, and so live: with the live pair's condition as its unique index writes it
         // (literals), each owner is one probe of that index, however many follow them.
-        .$if(select.owners !== undefined, (q) => q.where('subscriptions.owner_id', 'in', select.owners!).where(sql.ref('subscriptions.status'), 'in', LIVE_TO_SUBSCRIBER.map((status) => sql.lit(status))))
+        .$if(select.owners !== undefined, (q) => q.where('subscriptions.owner_id', 'in', select.owners!).where(inLivePair('subscriptions.status')))
         .where(contactAccessRule, '=', 'shown');
       return keysetPage(query, select.after, select.limit, { table: 'subscriptions' }).execute();
     },
@@ -358,11 +382,7 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
      * set-based read: the changes of these cards are those that concern it.
      */
     receivedProfiles(subscriberId: string): SelectQueryBuilder<any, any, { profile_id: string | null }> {
-      return db
-        .selectFrom('subscriptions')
-        .select('subscriptions.profile_id')
-        .where('subscriptions.subscriber_id', '=', subscriberId)
-        .where('subscriptions.status', '=', 'active') as unknown as SelectQueryBuilder<any, any, { profile_id: string | null }>;
+      return receivedBy(subscriberId).select('subscriptions.profile_id') as unknown as SelectQueryBuilder<any, any, { profile_id: string | null }>;
     },
     /**
      * The same as a condition on a row that names an owner and one of its profiles (two column
@@ -370,22 +390,18 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
      * index (the `in` repeats its condition, so SQLite uses it), however many follow the owner.
      */
     receives(subscriberId: string, ownerColumn: string, profileColumn: string): RawBuilder<SqlBool> {
-      return sql<SqlBool>`exists (select 1 from subscriptions received where received.owner_id = ${sql.ref(ownerColumn)} and received.subscriber_id = ${subscriberId} and received.status in ${LIVE_PAIR} and received.status = 'active' and received.profile_id = ${sql.ref(profileColumn)})`;
+      return sql<SqlBool>`exists (select 1 ${receivesCard(subscriberId, ownerColumn, profileColumn)})`;
     },
     /**
      * The subscriber's contact id when it receives the profile a row names now, else null (two
      * column references): one probe of the live-pair index, as `receives`.
      */
     receivedContact(subscriberId: string, ownerColumn: string, profileColumn: string): RawBuilder<string | null> {
-      return sql<string | null>`(select received.id from subscriptions received where received.owner_id = ${sql.ref(ownerColumn)} and received.subscriber_id = ${subscriberId} and received.status in ${LIVE_PAIR} and received.status = 'active' and received.profile_id = ${sql.ref(profileColumn)})`;
+      return sql<string | null>`(select received.id ${receivesCard(subscriberId, ownerColumn, profileColumn)})`;
     },
     /** The cards the subscriber receives now, with their contact ids, as a subquery. */
     receivedCards(subscriberId: string): SelectQueryBuilder<any, any, { contact_id: string; owner_id: string; profile_id: string | null }> {
-      return db
-        .selectFrom('subscriptions')
-        .select(['subscriptions.id as contact_id', 'subscriptions.owner_id', 'subscriptions.profile_id'])
-        .where('subscriptions.subscriber_id', '=', subscriberId)
-        .where('subscriptions.status', '=', 'active') as unknown as SelectQueryBuilder<any, any, { contact_id: string; owner_id: string; profile_id: string | null }>;
+      return receivedBy(subscriberId).select(['subscriptions.id as contact_id', 'subscriptions.owner_id', 'subscriptions.profile_id']) as unknown as SelectQueryBuilder<any, any, { contact_id: string; owner_id: string; profile_id: string | null }>;
     },
     /** The owners the subscriber has a live subscription to (as far as it can tell: LIVE_TO_SUBSCRIBER). */
     async liveOwnersFor(subscriberId: string): Promise<string[]> {
@@ -394,7 +410,7 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
     },
     /** The owner's profiles that someone receives now, each once. */
     async profilesReceivedFrom(ownerId: string): Promise<string[]> {
-      const rows = await db.selectFrom('subscriptions').select('profile_id').distinct().where('owner_id', '=', ownerId).where('status', '=', 'active').execute();
+      const rows = await db.selectFrom('subscriptions').select('profile_id').distinct().where('owner_id', '=', ownerId).where(isActive()).execute();
       return rows.flatMap((row) => (row.profile_id === null ? [] : [row.profile_id]));
     },
     /** A profile's rendered card and its content hash (what does a move change for the subscriber?). */

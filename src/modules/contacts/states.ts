@@ -1,4 +1,4 @@
-import { LIVE_PAIR_STATUSES } from './tables.js';
+import { ACTIVE_STATUS, ENDED_STATUSES, LIVE_PAIR_STATUSES } from './tables.js';
 
 /**
  * The subscription state machine (PRODUCT §4), as a table: each action names the side that
@@ -60,7 +60,18 @@ export const LOOKS_PENDING = storedAs('pending');
  */
 export const LIVE_TO_SUBSCRIBER = LIVE_PAIR_STATUSES satisfies readonly SubscriptionStatus[];
 /** Live to the owner: a request it can answer, or an active subscriber. */
-export const LIVE_TO_OWNER: readonly SubscriptionStatus[] = ['pending', 'active'];
+export const LIVE_TO_OWNER: readonly SubscriptionStatus[] = ['pending', ACTIVE_STATUS];
+/** Live and seen by the owner: the live pair but a blocked person's request (silenced), which it never saw. */
+export const LIVE_SEEN_BY_OWNER: readonly SubscriptionStatus[] = LIVE_TO_SUBSCRIBER.filter((status) => status !== 'silenced');
+
+/**
+ * The subscription predicates, named once (the queries test the same constants, tables.ts):
+ * active, its subscriber receives the card of the profile it is on; ended, nothing left for the
+ * subscriber to unsubscribe from (the complement of unsubscribe's `from`).
+ */
+export const ACTIVE = ACTIVE_STATUS satisfies SubscriptionStatus;
+export const ENDED = ENDED_STATUSES satisfies readonly SubscriptionStatus[];
+export const isActive = (status: string): boolean => status === ACTIVE;
 
 /** The table as a Mermaid state diagram (docs/contacts.md). */
 export function stateDiagram(): string {

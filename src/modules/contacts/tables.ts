@@ -32,6 +32,20 @@ export interface SubscriptionsTable {
  */
 export const LIVE_PAIR_STATUSES = ['pending', 'active', 'denied', 'silenced'] as const;
 
+/**
+ * The status whose subscriber receives the owner's card (one profile's) now: the "active
+ * subscription" predicate, named once. The state table reaches it (states.ts, approve and move),
+ * the queries test it (queries.ts: a parameter where a plan allows, a literal in the audience
+ * rule and the live-pair probes) and the code compares with it (isActive, states.ts).
+ */
+export const ACTIVE_STATUS = 'active' as const;
+
+/**
+ * The statuses a contact has ended in, for its subscriber: nothing left to unsubscribe from,
+ * only to remove from the list (the subscriber's `hide`).
+ */
+export const ENDED_STATUSES = ['ended', 'revoked'] as const;
+
 export interface BlocksTable {
   owner_id: string;
   blocked_id: string;

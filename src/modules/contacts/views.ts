@@ -1,5 +1,5 @@
-import type { SubscriptionRow } from './queries.js';
-import { LIVE_TO_SUBSCRIBER, SEEN_BY_SUBSCRIBER } from './states.js';
+import type { ContactAccess, SubscriptionRow } from './queries.js';
+import { isActive, LIVE_TO_SUBSCRIBER, SEEN_BY_SUBSCRIBER } from './states.js';
 import type { OwnerStatus, SeenStatus, SubscriptionStatus } from './states.js';
 
 /** The owner's view of a subscription (PRODUCT §4). */
@@ -57,9 +57,15 @@ export function subscriptionView(row: SubscriptionRow): SubscriptionView {
  */
 export function cardChangedAt(row: { status: string; card_since: number | null; card_updated_at?: number | null; profile_card_updated_at?: number | null }): number | null {
   const profileAt = row.card_updated_at ?? row.profile_card_updated_at ?? null;
-  if (row.status !== 'active' || profileAt === null) return null;
+  if (!isActive(row.status) || profileAt === null) return null;
   return Math.max(profileAt, row.card_since ?? 0);
 }
+
+/** Whether the audience rule (queries.ts) shows the subscriber this contact's card and keys. */
+export const isShown = (row: { access?: ContactAccess }): boolean => row.access === 'shown';
+
+/** The card a contact shows its subscriber, as stored (JSON), when the audience rule shows one; else null. */
+export const shownCardJson = (row: { access?: ContactAccess; card_json: string | null }): string | null => (isShown(row) ? row.card_json : null);
 
 /** The subscriber's view of a contact; `row.access` is the audience rule's answer (queries.ts). */
 export function contactView(row: SubscriptionRow, labels: string[]): ContactView {
@@ -68,7 +74,7 @@ export function contactView(row: SubscriptionRow, labels: string[]): ContactView
   // is seen, and so has a card_updated_at, is the audience rule's to say.
   const status = row.status as SubscriptionStatus;
   const unavailable = (row.other_deleted_at !== null || row.other_locked_at !== null) && (LIVE_TO_SUBSCRIBER as readonly string[]).includes(status);
-  const changed = row.access === 'shown' ? cardChangedAt(row) : null;
+  const changed = isShown(row) ? cardChangedAt(row) : null;
   // Silent refusals (PRODUCT §4): a request reads pending until it is approved or ends, whatever
   // the owner did with it: not updated since it was made, as a request not yet answered; and its
   // version never counts what the subscriber must not hear of (a denial, a block lifted).

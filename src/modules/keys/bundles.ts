@@ -26,7 +26,7 @@ export function createKeyBundles(deps: KeyDeps) {
    */
   const tellOwner = (tx: Tx, accountId: string) => signal(tx, accountId, 'keys.changed');
   /** Everyone who sees the owner now hears of it: one set-based write, after the change is made. */
-  const tellSubscribers = (tx: Tx, accountId: string) => signalSelected(tx, db.in(tx).bundles.activeSubscribersOf(accountId), 'contact.keys.changed');
+  const tellSubscribers = (tx: Tx, accountId: string) => signalSelected(tx, deps.activeSubscribersOf(tx, accountId), 'contact.keys.changed');
 
   return {
     devices: {

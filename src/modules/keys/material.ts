@@ -1,6 +1,7 @@
+import type { SelectQueryBuilder } from 'kysely';
 import type { Clock } from '../../platform/clock.js';
 import { refuse } from '../../platform/errors.js';
-import type { RepositoryOf } from '../../platform/store/store.js';
+import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { KeyBundleRecord, keyBundleQueries, KeyShareRecord, keyShareQueries } from './queries.js';
 import { KEY_LIMITS } from './schemas.js';
 
@@ -35,6 +36,8 @@ export interface KeyDeps {
   clock: Clock;
   /** Whose contact this is, when its keys are the subscriber's to see; else the refusal (the contacts service's audience rule). */
   shownOwner: (subscriberId: string, contactId: string, what: 'keys') => Promise<string>;
+  /** Everyone who sees the owner now (active, whichever profile) with their contact ids, as fan-out targets (the contacts service). */
+  activeSubscribersOf: (tx: Tx, ownerId: string) => SelectQueryBuilder<any, any, { account_id: string; param: string }>;
 }
 
 export const iso = (t: number) => new Date(t).toISOString();

@@ -27,7 +27,7 @@ export const keysModule = defineModule({
   tags: [{ name: 'keys', description: 'Key material the server keeps and never reads: device bundles for your contacts, the server share of your secret' }],
   build({ clock, store, accountData }, { contacts }) {
     // Who may read a contact's keys is who may read its card: the contacts' audience rule.
-    const keys = createKeyService({ db: store.repository({ bundles: keyBundleQueries, shares: keyShareQueries }), clock, shownOwner: contacts.shownOwner });
+    const keys = createKeyService({ db: store.repository({ bundles: keyBundleQueries, shares: keyShareQueries }), clock, shownOwner: contacts.shownOwner, activeSubscribersOf: contacts.activeSubscribersOf });
     accountData.declare('keys', {
       tables: {
         key_bundles: { exported: 'key_bundles' },

@@ -1,7 +1,6 @@
-import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { keysetPage } from '../../platform/store/keyset.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
-import type { SubscriptionsTable } from '../contacts/tables.js';
 import type { PasskeysTable } from '../methods/tables.js';
 
 /** Key bundles and key shares (009-keys). */
@@ -30,7 +29,6 @@ interface KeyTables {
   key_bundles: KeyBundlesTable;
   key_shares: KeySharesTable;
   passkeys: PasskeysTable;
-  subscriptions: SubscriptionsTable;
 }
 
 export type KeyBundleRecord = Selectable<KeyBundlesTable>;
@@ -72,18 +70,6 @@ export function keyBundleQueries(db: Kysely<KeyTables>) {
     /** The purge (PRODUCT §8). */
     async removeAll(accountId: string): Promise<void> {
       await db.deleteFrom('key_bundles').where('account_id', '=', accountId).execute();
-    },
-
-    /**
-     * Everyone who sees the owner now (active, whichever profile), as fan-out targets: the
-     * subscriber and their contact id, which `/contacts/{id}/keys` names.
-     */
-    activeSubscribersOf(ownerId: string): SelectQueryBuilder<any, any, { account_id: string; param: string }> {
-      return db
-        .selectFrom('subscriptions')
-        .select(['subscriptions.subscriber_id as account_id', 'subscriptions.id as param'])
-        .where('subscriptions.owner_id', '=', ownerId)
-        .where('subscriptions.status', '=', 'active') as unknown as SelectQueryBuilder<any, any, { account_id: string; param: string }>;
     },
   };
 }
