@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import { coalesce } from '../../platform/store/coalesce.js';
 import type { DatabaseHandle } from '../../platform/store/db.js';
 import { accountOf } from '../../platform/store/accounts.js';
@@ -6,39 +6,12 @@ import type { AccountRecord } from '../../platform/store/accounts.js';
 import { keysetPage } from '../../platform/store/keyset.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
 import type { AccountsTable } from '../../platform/store/schema.js';
+import type { RefreshTokensTable, SessionRecord, SessionsTable } from './tables.js';
 import { accountLock, authByHash, authByHashes, insertRefreshToken, insertSession, renewalRotate, renewalSpend, renewalStore, renewAtOnce } from './statements.js';
 import type { RefreshTokenHolder, RenewalInput, RenewedSession } from './statements.js';
 
 export type { RefreshTokenHolder, RenewalInput, RenewedSession } from './statements.js';
-
-/** Sessions and their rotating refresh tokens (001-foundation). */
-export interface SessionsTable {
-  id: string;
-  account_id: string;
-  jkt: string;
-  trusted: number;
-  access_hash: string | null;
-  access_expires_at: number;
-  refresh_expires_at: number;
-  expires_at: number;
-  created_at: number;
-  last_seen_at: number;
-  revoked_at: number | null;
-  user_agent: string;
-  ip: string;
-  device_label: string;
-  /** Approximate place when the session opened ("Berlin, DE"), null when unknown (015-session-devices). */
-  location: string | null;
-  /** The passkey the session signed in with, null when none did (015-session-devices). */
-  passkey_id: string | null;
-}
-
-export interface RefreshTokensTable {
-  hash: string;
-  session_id: string;
-  created_at: number;
-  used_at: number | null;
-}
+export type { RefreshTokensTable, SessionRecord, SessionsTable } from './tables.js';
 
 interface SessionTables {
   sessions: SessionsTable;
@@ -46,7 +19,6 @@ interface SessionTables {
   accounts: AccountsTable;
 }
 
-export type SessionRecord = Selectable<SessionsTable>;
 
 /**
  * What an authenticated request needs, read in one indexed lookup on the access-token hash

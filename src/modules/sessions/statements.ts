@@ -4,7 +4,7 @@ import { ACCOUNT_COLUMNS } from '../../platform/store/accounts.js';
 import { statement } from '../../platform/store/statement.js';
 import type { Param } from '../../platform/store/statement.js';
 import type { AccountsTable } from '../../platform/store/schema.js';
-import type { RefreshTokensTable, SessionRecord, SessionsTable } from './queries.js';
+import type { RefreshTokensTable, SessionRecord, SessionsTable } from './tables.js';
 
 // The hot statements of sessions, each beside the rule it mirrors, built once per process
 // (platform/store/statement.ts). test/store/fast-paths.test.ts runs each against a plain Kysely

@@ -12,7 +12,8 @@ import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 import type { GroupCommitStats } from './sqlite-group-commit.js';
 import { walDurability } from './wal-sync.js';
 
-export type Dialect = 'sqlite' | 'postgres';
+export type { Dialect } from './dialect.js';
+import type { Dialect } from './dialect.js';
 
 export interface DatabaseHandle {
   /** Typed per module by its query groups (each names the tables it uses). */

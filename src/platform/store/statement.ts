@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PostgresAdapter } from 'kysely';
 import type { Compilable, CompiledQuery, Kysely, RawBuilder } from 'kysely';
-import type { Dialect } from './db.js';
+import type { Dialect } from './dialect.js';
 
 /**
  * The one way to run a prepared statement (decision 340). A hot statement (the authentication
