@@ -288,7 +288,7 @@ describe('web app: the account half (Chromium)', { timeout: 300_000 }, () => {
     const text = (await confirm.textContent()) ?? '';
     assert.match(text, /other devices are signed out/);
     assert.match(text, /username stays reserved for 2 years/);
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'confirm-delete-account');
+    await page.waitForFunction(() => document.activeElement?.id === 'confirm-delete-account');
     await phone.screens('13-delete-confirm');
     await confirm.getByRole('button', { name: 'Delete my account', exact: true }).click();
     await phone.view('deleted');

@@ -129,7 +129,8 @@ describe('web app: your data, delete and restore (Chromium)', { timeout: 120_000
     assert.ok(text.includes(purgeDay), `the purge date (${purgeDay}) in ${JSON.stringify(text)}`);
     assert.match(text, /username stays reserved for 2 years/);
     assert.match(text, /restore it/);
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'confirm-delete-account', 'the confirming button has focus');
+    // The focus moves once the question has drawn (an effect after the paint): waited for, not read at once.
+    await page.waitForFunction(() => document.activeElement?.id === 'confirm-delete-account');
     await shot('43-delete-confirm-390');
 
     // "Keep my account" takes the question back.

@@ -198,9 +198,14 @@ export interface ConfirmProps {
 export function Confirm({ label, heading, id, alert, children, details, verb, verbId, verbLabel, primary, focusVerb, action, also, keep = 'Keep it', keepId, onKeep, failure }: ConfirmProps) {
   const titleId = useId();
   const verbButton = useRef<HTMLButtonElement>(null);
+  const opened = useRef(false);
+  // On opening, and again whenever a redraw leaves the focus nowhere (on the page's body): never
+  // taken from another control the person moved to.
   useEffect(() => {
-    if (focusVerb) verbButton.current?.focus();
-  }, []);
+    const lost = document.activeElement === null || document.activeElement === document.body;
+    if (focusVerb && (lost || !opened.current)) verbButton.current?.focus();
+    opened.current = true;
+  });
   return (
     <div class="confirm" id={id} role="group" aria-label={heading ? undefined : label} aria-labelledby={heading ? titleId : undefined}>
       {heading ? <h3 id={titleId}>{heading}</h3> : null}
