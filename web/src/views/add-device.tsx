@@ -12,22 +12,13 @@ import { Empty, Loaded, PageHead, Section } from '../ui/layout.js';
 import { placeText } from '../ui/place.js';
 import type { Place } from '../ui/place.js';
 import { ago } from '../ui/words.js';
+import { useSecondsLeft } from '../ui/countdown.js';
 import { stepUp } from '../webauthn.js';
 
 type Pending = Schemas['PendingJoin'] & { place?: Place | null };
 interface CodeState { status: 'active' | 'used' | 'expired' | 'voided'; expires_at: string }
 const CODE_STATE = '/auth/join/code';
 const PENDING = '/auth/join/pending';
-
-function useSecondsLeft(until: string | undefined): number {
-  const [now, setNow] = useState(Date.now());
-  useEffect(() => {
-    if (!until) return undefined;
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
-  }, [until]);
-  return until ? Math.max(0, Math.round((Date.parse(until) - now) / 1000)) : 0;
-}
 
 /** What became of the code shown, in words; undefined while it can still be used. */
 const ENDED: Record<Exclude<CodeState['status'], 'active'>, string> = {

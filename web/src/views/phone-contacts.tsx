@@ -4,7 +4,6 @@
 // address-book password without typing. This screen follows the link live (`dav-tokens.changed`):
 // used, then the phone's first sync. Typing a password by hand (POST /dav-tokens) stays as the
 // way for other apps. Below, every phone with its last sync, revoked one by one or all at once.
-import QRCode from 'qrcode';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { Schemas } from '../../../client/src/api.js';
 import { useResource } from '../core/cache.js';
@@ -12,9 +11,11 @@ import type { ListPage } from '../core/cache.js';
 import { client, session } from '../core/client.js';
 import { useValue } from '../core/state.js';
 import { LIMITS } from '../core/limits.js';
+import { useSecondsLeft } from '../ui/countdown.js';
 import { Credentials } from '../ui/credentials.js';
 import { Confirm, FormError, TextField, useAction, useDraft } from '../ui/form.js';
 import { Empty, Loaded, PageHead, Section } from '../ui/layout.js';
+import { Qr } from '../ui/qr.js';
 import { ago, day } from '../ui/words.js';
 import { stepUp } from '../webauthn.js';
 import './phone-contacts.css';
@@ -43,28 +44,7 @@ export function phoneReach(url: string): 'anywhere' | 'same-network' | 'never' {
 }
 
 /** "9:41" left, to the second. */
-const left = (ms: number): string => `${Math.floor(ms / 60_000)}:${String(Math.floor((ms % 60_000) / 1000)).padStart(2, '0')}`;
-
-function useNow(everyMs: number): number {
-  const [now, setNow] = useState(Date.now());
-  useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), everyMs);
-    return () => clearInterval(timer);
-  }, [everyMs]);
-  return now;
-}
-
-/** The QR code as SVG (the qrcode library writes no script and no inline style: CSP-safe). */
-function Qr({ url }: { url: string }) {
-  const [svg, setSvg] = useState<string | undefined>(undefined);
-  useEffect(() => {
-    let gone = false;
-    void QRCode.toString(url, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' }).then((text) => gone || setSvg(text));
-    return () => void (gone = true);
-  }, [url]);
-  const label = 'QR code: scan it with the phone’s camera';
-  return svg ? <div class="qr qr-large" role="img" aria-label={label} dangerouslySetInnerHTML={{ __html: svg }} /> : <div class="qr qr-large" role="img" aria-label={label} />;
-}
+const left = (seconds: number): string => `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
 
 function Reach({ url }: { url: string }) {
   const reach = phoneReach(url);
@@ -90,8 +70,7 @@ function SetUpPanel({ link, onClose }: { link: Link; onClose: () => void }) {
   const state = useResource<LinkState>(`/dav-setup-links/${link.id}`);
   const phones = useResource<ListPage<Phone>>(PHONES);
   const phone = phones.data?.data.find((p) => p.id === state.data?.dav_token_id);
-  const now = useNow(1_000);
-  const remaining = Date.parse(link.expires_at) - now;
+  const remaining = useSecondsLeft(link.expires_at);
   const waiting = (state.data?.state ?? 'waiting') === 'waiting' && remaining > 0;
   const lead = useRef<HTMLParagraphElement>(null);
   useEffect(() => lead.current?.focus(), []);
@@ -106,7 +85,7 @@ function SetUpPanel({ link, onClose }: { link: Link; onClose: () => void }) {
       <Reach url={link.url} />
       {waiting ? (
         <div class="setup-scan">
-          <Qr url={link.url} />
+          <Qr url={link.url} label="QR code: scan it with the phone’s camera" />
           <div>
             <p tabIndex={-1} ref={lead}>Open the phone’s camera and point it at the code. Tap the link it shows.</p>
             <p>No camera? On the phone, open <strong id="phone-short-url">{shortUrl}</strong> and type <strong class="setup-code" id="phone-code">{link.code}</strong></p>

@@ -3,7 +3,6 @@
 // the code or send the link. Your links are listed with their uses and can be shown again or
 // revoked. The lists come from the resource cache (share_links.changed and profiles.changed keep
 // them current); what is being typed in the form stays while they change.
-import QRCode from 'qrcode';
 import { useEffect, useId, useState } from 'preact/hooks';
 import type { Profile, ShareLink } from '../../../client/src/index.js';
 import { useResource } from '../core/cache.js';
@@ -12,6 +11,7 @@ import { client } from '../core/client.js';
 import { toast } from '../core/toast.js';
 import { Field, FormError, useAction } from '../ui/form.js';
 import { Empty, Loaded, PageHead, Section } from '../ui/layout.js';
+import { Qr } from '../ui/qr.js';
 import { ago, day } from '../ui/words.js';
 import { PROFILES } from './profiles.js';
 
@@ -95,21 +95,6 @@ function NewLink({ profiles, onCreated }: { profiles: Profile[]; onCreated: (id:
       <FormError action={create} />
     </form>
   );
-}
-
-/** The QR code as SVG (the qrcode library writes no script and no inline style: CSP-safe). */
-function Qr({ url, label }: { url: string; label: string }) {
-  const [svg, setSvg] = useState<string | undefined>(undefined);
-  useEffect(() => {
-    let left = false;
-    void QRCode.toString(url, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' }).then((text) => left || setSvg(text));
-    return () => {
-      left = true;
-    };
-  }, [url]);
-  return svg
-    ? <div class="qr qr-large" role="img" aria-label={label} dangerouslySetInnerHTML={{ __html: svg }} />
-    : <div class="qr qr-large" role="img" aria-label={label} />;
 }
 
 function QrPanel({ link, profileName, onDone }: { link: ShareLink; profileName: string; onDone: () => void }) {
