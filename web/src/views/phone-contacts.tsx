@@ -82,7 +82,7 @@ function SetUpPanel({ link, onClose }: { link: Link; onClose: () => void }) {
   const shortUrl = `${new URL(link.url).host}/p`;
   return (
     <Section title="Scan with the phone" id="phone-setup">
-      <Reach url={link.url} />
+      {waiting ? <Reach url={link.url} /> : null}
       {waiting ? (
         <div class="setup-scan">
           <Qr url={link.url} label="QR code: scan it with the phone’s camera" />
