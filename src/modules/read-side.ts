@@ -25,14 +25,18 @@
  *                                                              with cardChanges.feed.editsAfter,
  *                                                              the edits of the cards it receives
  *                                                              now, made after it was let in (rule 4)
+ *                                     card-changes/concerning.ts
+ *                                                              the one question every reader asks:
+ *                                                              which rows after T concern follower F
  *     → contact.card.changed          client/src/resources.ts  the resource cache reads
  *                                                              /contacts/{id}/card again, with
  *                                                              If-None-Match
  *     → GET /contacts/{id}/card       contacts/contacts.ts     cardOf: the one audience rule (rule 3)
  *   a phone's next sync
  *     → REPORT sync-collection        card-changes/service.ts  changesSince: the people whose card
- *                                                              changed for it after its token, then
- *                                                              contacts.addressCards (rule 3)
+ *                                                              changed for it after its token (the
+ *                                                              same question, each owner's newest
+ *                                                              row), then contacts.addressCards (rule 3)
  */
 export interface ReadSideRule {
   /** The rule, as a reviewer checks it. */
@@ -45,9 +49,9 @@ export interface ReadSideRule {
 
 /** Every reader of what changed, and what it reads. */
 export const READERS = {
-  'signal feed (GET /events, the stream)': 'signals/service.ts: own signals + cardChanges.feed.editsAfter',
+  'signal feed (GET /events, the stream)': 'signals/service.ts: own signals + cardChanges.feed.editsAfter (concerning.ts: each contact\'s newest edit)',
   'live wake-ups': 'platform/signals/hub.ts: followers:<owner>, indexed by cardChanges.feed.following',
-  'address book (CardDAV sync)': 'card-changes/service.ts: changesSince, currentToken (CTag), through address-book/service.ts',
+  'address book (CardDAV sync)': 'card-changes/service.ts: changesSince (concerning.ts: each owner\'s newest row), currentToken (CTag: the newest row), through address-book/service.ts',
   'a contact\'s card, the list with include=card, vCards': 'contacts/contacts.ts: cardOf, addressCards',
   'the public card': 'profiles/public-card-cache.ts, forgotten on every signal of its owner',
   'a photo on a card': 'card-photos: who may see a photo is who receives a card that shows it',
@@ -78,5 +82,10 @@ export const READ_SIDE_RULES: readonly ReadSideRule[] = [
     rule: 'A sync never misses a change that commits late, and answers the same people as a full read',
     because: 'a phone keeps its token for weeks: a missed change is a stale card until the next edit',
     heldBy: 'test/http/address-book-sync.test.ts',
+  },
+  {
+    rule: 'Every reader asks the log one question (card-changes/concerning.ts), and its two strategies (the stretch near the head, the cards further behind) answer alike',
+    because: 'a feed, a sync and a CTag that disagree about what changed would show a follower a card its phone never gets, or the reverse',
+    heldBy: 'test/store/fast-paths.test.ts',
   },
 ];

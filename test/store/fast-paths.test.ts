@@ -11,7 +11,9 @@ import type { Kysely } from 'kysely';
 import { accountByCanonical, accountById } from '../../src/platform/store/accounts.js';
 import type { AccountRecord } from '../../src/platform/store/accounts.js';
 import type { Store } from '../../src/platform/store/store.js';
-import { contactAccessStatement, contactCardStatement, contactCardTagStatement } from '../../src/modules/contacts/queries.js';
+import { concerningStatements } from '../../src/modules/card-changes/concerning.js';
+import type { StrategyName } from '../../src/modules/card-changes/concerning.js';
+import { contactAccessStatement, contactCardStatement, contactCardTagStatement, subscriptionQueries } from '../../src/modules/contacts/queries.js';
 import { ownCard, ownCardTag, publicCardByName, publicCardOfAccount } from '../../src/modules/profiles/statements.js';
 import { authLookupQueries, renewalQueries } from '../../src/modules/sessions/queries.js';
 import type { SessionRecord } from '../../src/modules/sessions/queries.js';
@@ -102,7 +104,8 @@ for (const backend of backends) {
     after(() => cleanup());
 
     async function clear(): Promise<void> {
-      for (const table of ['refresh_tokens', 'sessions', 'subscriptions', 'profiles', 'accounts']) await db.deleteFrom(table).execute();
+      for (const table of ['refresh_tokens', 'sessions', 'subscriptions', 'profiles', 'accounts', 'card_change_log']) await db.deleteFrom(table).execute();
+      await db.updateTable('card_change_log_head').set({ seq: 0 }).execute();
     }
     async function seedAccounts(states: Array<{ deleted_at: number | null; locked_at: number | null }>): Promise<void> {
       await db.insertInto('accounts').values(ACCOUNTS.map((id, i) => account(id, states[i]!))).execute();
@@ -297,6 +300,82 @@ for (const backend of backends) {
               assert.deepEqual(await contactAccessStatement.first(db, { subscriberId, id }), s && { owner_id: s.owner_id, access });
               assert.deepEqual(await contactCardTagStatement.first(db, { subscriberId, id }), tag);
               assert.deepEqual(await contactCardStatement.first(db, { subscriberId, id }), tag && { ...tag, card_json: shows?.card_json ?? null });
+            }
+          }
+        }),
+        { numRuns: RUNS },
+      );
+    });
+    it('the card-change log\'s one question (each contact\'s newest edit, each owner\'s newest row, the newest row) answers as its model, by the stretch and by the cards', async () => {
+      const concerning = concerningStatements(store.handle, {
+        receivedContact: (subscriberId) => (owner, profile) => subscriptionQueries(db).receivedContact(subscriberId, owner, profile),
+        receivedCards: (subscriberId) => subscriptionQueries(db).receivedCards(subscriberId),
+      });
+      const PROFILES = ['prf_a0', 'prf_a1', 'prf_b0', 'prf_c0'];
+      const ownerOf = (profile: string) => `acc_${profile[4]}`;
+      const subscription = fc.record({
+        subscriber: fc.constantFrom(...ACCOUNTS),
+        profile: fc.constantFrom(...PROFILES),
+        status: fc.constantFrom('active', 'active', 'pending', 'revoked'),
+      });
+      // A row names a card (an edit, or who receives it changed) or one subscriber's view of an owner.
+      const logRow = fc.oneof(
+        fc.record({ profile: fc.constantFrom(...PROFILES), edited: fc.constantFrom(0, 1, 1), at: fc.nat(4) }),
+        fc.record({ owner: fc.constantFrom(...ACCOUNTS), subscriber: fc.constantFrom(...ACCOUNTS), at: fc.nat(4) }),
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(subscription, { maxLength: 6 }), fc.array(logRow, { maxLength: 14 }), fc.nat(14), fc.constantFrom(0, NOW + 2), fc.constantFrom(1, 2, 50), async (subscriptions, rows, afterPick, notBefore, limit) => {
+          await clear();
+          await seedAccounts(ACCOUNTS.map(() => ({ deleted_at: null, locked_at: null })));
+          await db.insertInto('profiles').values(PROFILES.map((id) => ({
+            id, account_id: ownerOf(id), name: id, name_key: id, description: null, public: 0, version: 1,
+            created_at: NOW, updated_at: NOW, card_json: '{}', card_hash: 'h', card_etag: '"e"', card_updated_at: NOW,
+          }))).execute();
+          const live: Array<{ id: string; owner: string; subscriber: string; profile: string; status: string }> = [];
+          for (const [i, s] of subscriptions.entries()) {
+            const owner = ownerOf(s.profile);
+            if (owner === s.subscriber || live.some((l) => l.owner === owner && l.subscriber === s.subscriber)) continue;
+            const row = { id: `sub_${i}`, owner, subscriber: s.subscriber, profile: s.profile, status: s.status };
+            live.push(row);
+            await db.insertInto('subscriptions').values({
+              id: row.id, owner_id: owner, subscriber_id: s.subscriber, profile_id: s.profile, status: s.status, message: null, share_link_id: null,
+              share_link_label: null, suggested_profile_id: null, version: 1, created_at: NOW, updated_at: NOW, card_since: NOW, card_changes: '[]', hidden_at: null, silent_changes: 0,
+            }).execute();
+          }
+          const log = rows.map((r, i) => ({
+            seq: i + 1,
+            owner_id: 'profile' in r ? ownerOf(r.profile) : r.owner,
+            profile_id: 'profile' in r ? r.profile : null,
+            subscriber_id: 'subscriber' in r ? r.subscriber : null,
+            changed_at: NOW + r.at,
+            edited: 'edited' in r ? r.edited : 0,
+          }));
+          if (log.length) await db.insertInto('card_change_log').values(log).execute();
+          const head = log.length;
+          await db.updateTable('card_change_log_head').set({ seq: head }).execute();
+          const after = Math.min(afterPick, head);
+
+          for (const subscriberId of ACCOUNTS) {
+            // The model: the rows of (after, head] that are the subscriber's own or name a card it receives now.
+            const contactOf = (owner: string, profile: string | null) => live.find((l) => l.subscriber === subscriberId && l.owner === owner && l.profile === profile && l.status === 'active')?.id;
+            const concerns = log.filter((r) => r.seq > after && r.seq <= head && (r.subscriber_id === subscriberId || contactOf(r.owner_id, r.profile_id) !== undefined));
+            const newest = Math.max(0, ...concerns.map((r) => r.seq));
+            const byOwner = new Map<string, number>();
+            for (const r of concerns) byOwner.set(r.owner_id, Math.max(byOwner.get(r.owner_id) ?? 0, r.seq));
+            const owners = [...byOwner].map(([owner_id, seq]) => ({ owner_id, seq })).sort((a, b) => a.seq - b.seq).slice(0, limit);
+            const newestEdit = new Map<string, (typeof log)[number]>();
+            for (const r of concerns) if (r.edited === 1 && r.changed_at >= notBefore) newestEdit.set(contactOf(r.owner_id, r.profile_id)!, r);
+            const edits = [...newestEdit]
+              .filter(([, r]) => !log.some((m) => m.subscriber_id === subscriberId && m.owner_id === r.owner_id && m.seq > r.seq))
+              .map(([contact_id, r]) => ({ contact_id, seq: r.seq, changed_at: r.changed_at }))
+              .sort((a, b) => a.seq - b.seq)
+              .slice(0, limit);
+            for (const strategy of ['stretch', 'cards'] as StrategyName[]) {
+              const where = `${strategy}, ${subscriberId} after ${after}`;
+              assert.equal(await concerning.head(), head);
+              assert.equal(await concerning.newest(subscriberId, after, head, strategy), newest, where);
+              assert.deepEqual(await concerning.owners(subscriberId, after, head, limit, strategy), owners, where);
+              assert.deepEqual(await concerning.edits(subscriberId, after, head, limit, notBefore, strategy), edits, where);
             }
           }
         }),

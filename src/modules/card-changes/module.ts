@@ -1,7 +1,8 @@
 import { defineModule } from '../../platform/module.js';
 import { cardChangeLog } from './migrations/018-card-change-log.js';
 import { cardEdits } from './migrations/019-card-edits.js';
-import { cardChangeLogQueries, cardEditStatements } from './queries.js';
+import { concerningStatements } from './concerning.js';
+import { cardChangeLogQueries } from './queries.js';
 import { createCardChangeService } from './service.js';
 import type { CardChangeService } from './service.js';
 
@@ -20,8 +21,8 @@ export const cardChangesModule = defineModule({
   name: 'card-changes',
   migrations: { '018-card-change-log': cardChangeLog, '019-card-edits': cardEdits },
   build({ clock, store, accountData }, { contacts }) {
-    const edits = cardEditStatements(store.handle, (subscriberId) => contacts.receivedContact(subscriberId));
-    const changes = createCardChangeService({ db: store.repository({ cardChanges: cardChangeLogQueries }), edits, clock, contacts });
+    const concerning = concerningStatements(store.handle, contacts);
+    const changes = createCardChangeService({ db: store.repository({ cardChanges: cardChangeLogQueries }), concerning, clock, contacts });
     accountData.declare('card-changes', {
       tables: {
         card_change_log: { leftOut: 'bookkeeping for address-book sync: which account ids saw a card change, and when; no card content' },

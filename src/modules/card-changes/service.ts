@@ -2,19 +2,13 @@ import type { Clock } from '../../platform/clock.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { ContactService } from '../contacts/contacts.js';
 import type { MembershipChange } from '../contacts/subscriptions.js';
-import type { CardChangeAudience, CardEdit, CardEditStatements, cardChangeLogQueries } from './queries.js';
+import type { CardEdit, ConcerningStatements } from './concerning.js';
+import type { CardChangeAudience, cardChangeLogQueries } from './queries.js';
 
 export type { CardEdit };
 
 /** Owners per sync answer at most (RFC 6578 §3.6 lets a server truncate); the client asks again from the token. */
 export const SYNC_PAGE = 500;
-/**
- * Up to this many rows of log behind, a subscriber's changes are read from the log's stretch
- * since (cost: the stretch); further behind, from the newest rows of each profile it receives
- * (cost: its contacts). Measured on SQLite (bench scenario m): a row of stretch costs a few
- * microseconds, a contact about ten.
- */
-const STRETCH_ROWS = 2000;
 /** Subscribers whose book position this node remembers (an LRU): the CTag a phone polls costs one read. */
 const REMEMBERED = 10_000;
 
@@ -35,9 +29,7 @@ export interface BookChanges {
  * - the signal feed and its streams: the card edits among a follower's contacts (`feed`);
  * - the address book: the people whose card changed, came or went (`changesSince`), and the
  *   newest position concerning a follower, its sync token and CTag (`currentToken`).
- * Each is that one question; near the head it is read from the log's stretch since T (cost: the
- * stretch), further behind from the newest rows of each profile the follower receives (cost: its
- * contacts).
+ * Each is that one question, asked of concerning.ts, which answers it one way.
  *
  * The log is written by hooks in the transactions that change what someone sees (wiring.ts):
  * one row per changed card (per profile), whatever the owner's audience; one row per
@@ -47,13 +39,13 @@ export interface BookChanges {
  */
 export function createCardChangeService(deps: {
   db: RepositoryOf<{ cardChanges: typeof cardChangeLogQueries }>;
-  /** The feed's statements, prepared once (the reads every live follower makes after an edit). */
-  edits: CardEditStatements;
+  /** The one question's statements, prepared once with the contacts' audience rule. */
+  concerning: ConcerningStatements;
   clock: Clock;
-  /** The contacts service: who receives which card now, as subqueries of the audience rule. */
-  contacts: Pick<ContactService, 'receivedProfiles' | 'receives' | 'receivedCards' | 'followedOwners'>;
+  /** The contacts service: whose card edits may reach a subscriber (a stream hub's index). */
+  contacts: Pick<ContactService, 'followedOwners'>;
 }) {
-  const { db, clock, contacts } = deps;
+  const { db, clock, contacts, concerning } = deps;
   /**
    * Per subscriber, the newest row that concerns it as of a head of the log. Derived data, kept
    * per node: a row at or below a head read committed before it (decision 180), and a change of
@@ -68,12 +60,10 @@ export function createCardChangeService(deps: {
 
   /** The newest position that concerns the subscriber: its book's sync token and CTag. */
   async function currentToken(subscriberId: string): Promise<number> {
-    const head = await db.direct.cardChanges.head();
+    const head = await concerning.head();
     const known = positions.get(subscriberId);
-    let newest: number;
-    if (known && known.head === head) newest = known.newest;
-    else if (known && head > known.head && head - known.head <= STRETCH_ROWS) newest = Math.max(known.newest, await db.direct.cardChanges.newestBetween(subscriberId, contacts.receives(subscriberId), known.head, head));
-    else newest = await db.direct.cardChanges.newestConcerning(subscriberId, contacts.receivedProfiles(subscriberId));
+    const from = known && known.head <= head ? known : { head: 0, newest: 0 };
+    const newest = from.head === head ? from.newest : Math.max(from.newest, await concerning.newest(subscriberId, from.head, head));
     positions.delete(subscriberId);
     positions.set(subscriberId, { head, newest });
     if (positions.size > REMEMBERED) positions.delete(positions.keys().next().value!);
@@ -110,11 +100,9 @@ export function createCardChangeService(deps: {
      * position) keeps to edits made since then.
      */
     feed: {
-      head: (): Promise<number> => deps.edits.head(),
+      head: (): Promise<number> => concerning.head(),
       async editsAfter(subscriberId: string, after: number, head: number, limit: number, notBefore = 0): Promise<CardEdit[]> {
-        if (after >= head) return [];
-        if (notBefore === 0 && head - after <= STRETCH_ROWS) return deps.edits.editsNearHead(subscriberId, after, head, limit);
-        return db.direct.cardChanges.editsOfReceivedCards(subscriberId, contacts.receivedCards(subscriberId), { after, head, notBefore }, limit);
+        return after >= head ? [] : concerning.edits(subscriberId, after, head, limit, notBefore);
       },
       /** Whose card edits may reach the subscriber: the owners it follows (a stream hub's index). */
       following: (subscriberId: string): Promise<string[]> => contacts.followedOwners(subscriberId),
@@ -126,14 +114,11 @@ export function createCardChangeService(deps: {
      * or made up). Nothing changed: the same position back.
      */
     async changesSince(subscriberId: string, after: number, limit = SYNC_PAGE): Promise<BookChanges | undefined> {
-      const head = await db.direct.cardChanges.head();
+      const head = await concerning.head();
       if (after > head) return undefined;
       const unchanged = { token: after, people: [], truncated: false };
       if (after === head) return unchanged;
-      const rows =
-        head - after <= STRETCH_ROWS
-          ? await db.direct.cardChanges.changedOwnersBetween(subscriberId, contacts.receives(subscriberId), after, head, limit + 1)
-          : await db.direct.cardChanges.changedOwners(subscriberId, contacts.receivedProfiles(subscriberId), after, limit + 1);
+      const rows = await concerning.owners(subscriberId, after, head, limit + 1);
       if (rows.length === 0) return unchanged;
       const page = rows.slice(0, limit);
       return { token: page[page.length - 1]!.seq, people: page.map((row) => row.owner_id), truncated: rows.length > limit };

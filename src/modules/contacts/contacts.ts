@@ -46,11 +46,6 @@ export function createContactService(deps: {
     vcard: vcards.vcard,
     allVcards: vcards.allVcards,
 
-    /** The profiles the subscriber receives now, as a subquery: the address book reads the changes of these cards. */
-    receivedProfiles: (subscriberId: string) => db.direct.subs.receivedProfiles(subscriberId),
-    /** The same as a condition on a row naming an owner and a profile (column references), for a read that starts from the rows. */
-    receives: (subscriberId: string) => (ownerColumn: string, profileColumn: string) => db.direct.subs.receives(subscriberId, ownerColumn, profileColumn),
-
     /** The subscriber's contact id for a row's owner and profile when it receives that card now, else null (column references). */
     receivedContact: (subscriberId: string) => (ownerColumn: string, profileColumn: string) => db.direct.subs.receivedContact(subscriberId, ownerColumn, profileColumn),
     /** The cards the subscriber receives now with their contact ids, as a subquery. */

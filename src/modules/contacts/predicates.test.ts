@@ -62,8 +62,8 @@ describe('the subscription predicates', () => {
     const { db, ran } = recorder();
     const subs = subscriptionQueries(db as never);
     const compiled = (expression: Parameters<typeof sql.join>[0][number]) => sql`select ${expression}`.compile(db).sql;
-    // The live-pair probes: the index's condition, then active.
-    for (const probe of [compiled(subs.receives('sub', 'x.owner_id', 'x.profile_id')), compiled(subs.receivedContact('sub', 'x.owner_id', 'x.profile_id'))]) {
+    // The live-pair probe: the index's condition, then active.
+    for (const probe of [compiled(subs.receivedContact('sub', 'x.owner_id', 'x.profile_id'))]) {
       assert.ok(probe.includes(`received.status in ${literalList(LIVE_PAIR_STATUSES)} and received.status = '${ACTIVE}'`), probe);
     }
     // The audience rule: anything but active shows nothing.

@@ -25,8 +25,8 @@ const isActive = (table?: 'subscriptions') => sql<SqlBool>`${sql.ref(table ? `${
 const inLivePair = (column: string) => sql<SqlBool>`${sql.ref(column)} in ${LIVE_PAIR}`;
 /**
  * "The subscriber receives this card now": its subscription to the row's owner is active on the
- * row's profile (two column references), probing the live-pair index: `receives` and
- * `receivedContact` ask it of rows; receivedBy below is the same of the subscriber's own rows.
+ * row's profile (two column references), probing the live-pair index: `receivedContact` asks it
+ * of rows; receivedBy below is the same of the subscriber's own rows.
  */
 const receivesCard = (subscriberId: string, ownerColumn: string, profileColumn: string) =>
   sql`from subscriptions received where received.owner_id = ${sql.ref(ownerColumn)} and received.subscriber_id = ${subscriberId} and received.status in ${LIVE_PAIR} and received.status = ${ACTIVE_LITERAL} and received.profile_id = ${sql.ref(profileColumn)}`;
@@ -378,23 +378,9 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       return keysetPage(query, select.after, select.limit, { table: 'subscriptions' }).execute();
     },
     /**
-     * The profiles the subscriber receives now (its active subscriptions'), as a subquery for a
-     * set-based read: the changes of these cards are those that concern it.
-     */
-    receivedProfiles(subscriberId: string): SelectQueryBuilder<any, any, { profile_id: string | null }> {
-      return receivedBy(subscriberId).select('subscriptions.profile_id') as unknown as SelectQueryBuilder<any, any, { profile_id: string | null }>;
-    },
-    /**
-     * The same as a condition on a row that names an owner and one of its profiles (two column
-     * references): whether the subscriber receives that profile now. One probe of the live-pair
-     * index (the `in` repeats its condition, so SQLite uses it), however many follow the owner.
-     */
-    receives(subscriberId: string, ownerColumn: string, profileColumn: string): RawBuilder<SqlBool> {
-      return sql<SqlBool>`exists (select 1 ${receivesCard(subscriberId, ownerColumn, profileColumn)})`;
-    },
-    /**
      * The subscriber's contact id when it receives the profile a row names now, else null (two
-     * column references): one probe of the live-pair index, as `receives`.
+     * column references): one probe of the live-pair index (the `in` repeats its condition, so
+     * SQLite uses it), however many follow the owner.
      */
     receivedContact(subscriberId: string, ownerColumn: string, profileColumn: string): RawBuilder<string | null> {
       return sql<string | null>`(select received.id ${receivesCard(subscriberId, ownerColumn, profileColumn)})`;
