@@ -46,7 +46,7 @@ export interface ReadSideRule {
 /** Every reader of what changed, and what it reads. */
 export const READERS = {
   'signal feed (GET /events, the stream)': 'signals/service.ts: own signals + cardChanges.feed.editsAfter',
-  'live wake-ups': 'platform/signals/hub.ts: followers:<owner>, indexed by cardChanges.feed.following',
+  'live wake-ups': 'platform/signals/follower-index.ts: followers:<owner>, indexed by cardChanges.feed.following',
   'address book (CardDAV sync)': 'card-changes/service.ts: changesSince, currentToken (CTag), through address-book/service.ts',
   'a contact\'s card, the list with include=card, vCards': 'contacts/contacts.ts: cardOf, addressCards',
   'the public card': 'profiles/public-card-cache.ts, forgotten on every signal of its owner',
