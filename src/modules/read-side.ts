@@ -50,7 +50,7 @@ export interface ReadSideRule {
 /** Every reader of what changed, and what it reads. */
 export const READERS = {
   'signal feed (GET /events, the stream)': 'signals/service.ts: own signals + cardChanges.feed.editsAfter (concerning.ts: each contact\'s newest edit)',
-  'live wake-ups': 'platform/signals/hub.ts: followers:<owner>, indexed by cardChanges.feed.following',
+  'live wake-ups': 'platform/signals/follower-index.ts: followers:<owner>, indexed by cardChanges.feed.following',
   'address book (CardDAV sync)': 'card-changes/service.ts: changesSince (concerning.ts: each owner\'s newest row), currentToken (CTag: the newest row), through address-book/service.ts',
   'a contact\'s card, the list with include=card, vCards': 'contacts/contacts.ts: cardOf, addressCards',
   'the public card': 'profiles/public-card-cache.ts, forgotten on every signal of its owner',

@@ -113,7 +113,7 @@ export function createSignalService(deps: { db: RepositoryOf<{ log: typeof signa
 
   /**
    * Both logs after a position, merged: at most `limit` items, a prefix of each log. A stream
-   * woken only by a card edit reads only the card-change log (`own: false`, hub.ts).
+   * woken only by a card edit reads only the card-change log (`own: false`, platform/signals/catch-up.ts).
    */
   async function read(accountId: string, after: FeedPosition, limit: number, parts = { own: true }): Promise<FeedItem[]> {
     const [own, edits] = await Promise.all([parts.own ? ownAfter(accountId, after.own, limit) : [], cards.head().then((head) => cards.editsAfter(accountId, after.card, head, limit))]);
