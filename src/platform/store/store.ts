@@ -8,10 +8,13 @@ import { openPostgres, openSqlite } from './db.js';
 import type { DatabaseHandle, Dialect, OpenOptions } from './db.js';
 import { postgresReplayStore, sqliteReplayStore } from './dpop-jtis.js';
 import type { ReplayStore } from './dpop-jtis.js';
+import { bind, directRoute, inCurrentUnit, memoised, routedBy } from './query-routing.js';
+import { recordedTransaction } from './recorded-transaction.js';
 import { currentUnit } from './recorded-unit.js';
-import type { RecordedUnit } from './recorded-unit.js';
+import { createTransactionRunner } from './transaction-runner.js';
 
 export { uniqueViolation } from './db.js';
+export { UnitAbandoned } from './recorded-transaction.js';
 export type { DatabaseHandle, Dialect } from './db.js';
 
 /**
@@ -95,172 +98,19 @@ export function openDatabase(config: Pick<Config, 'database'>, options: OpenOpti
   return config.database.kind === 'postgres' ? openPostgres(config.database.url, { poolSize: config.database.poolSize, ...options }) : openSqlite(config.database.path);
 }
 
-const MAX_ATTEMPTS = 3;
 /**
- * How long a recorded unit's transaction waits for the route's answer once its work is done. A
- * route answers within microseconds of its service returning; this bound only turns a route
- * that waits on something else into a rolled-back 500 instead of a stuck connection.
+ * The store over one database handle: queries bound outside any transaction (`direct`), to the
+ * request's recorded unit (`current`), or to a transaction (transaction-runner.ts), whose first
+ * one in a keyed request is its recorded unit (recorded-transaction.ts).
  */
-const ANSWER_TIMEOUT_MS = 5_000;
-const retryable = (error: unknown) => ['40P01', '40001'].includes((error as { code?: string })?.code ?? '');
-
-
-/** Rolls a recorded unit back: its request failed after the change. */
-export class UnitAbandoned extends Error {
-  constructor() {
-    super('the request failed after its change; the change is rolled back');
-  }
-}
-
-function bind<G extends QueryGroups>(groups: G, use: <Q>(group: QueryGroup<Q>) => Q): Bound<G> {
-  const bound: Record<string, unknown> = {};
-  for (const [name, group] of Object.entries(groups)) bound[name] = use(group);
-  return bound as Bound<G>;
-}
-
-/** A use() that builds each group once per handle. */
-function memoised(db: Kysely<any>, dialect: Dialect): <Q>(group: QueryGroup<Q>) => Q {
-  const built = new Map<QueryGroup<unknown>, unknown>();
-  return <Q>(group: QueryGroup<Q>): Q => {
-    let queries = built.get(group) as Q | undefined;
-    if (queries === undefined) {
-      queries = group(db, dialect);
-      built.set(group, queries);
-    }
-    return queries;
-  };
-}
-
 export function createStore(handle: DatabaseHandle, options: { clock?: Clock } = {}): Store {
   const { db, dialect } = handle;
   const replay = handle.replayFile ? sqliteReplayStore(handle.replayFile) : postgresReplayStore(db);
-  const committed = new Set<(records: SignalRecord[], followed: readonly string[]) => void>();
-  const publish = (records: SignalRecord[], followed: readonly string[]) => {
-    for (const listener of committed) {
-      try {
-        listener(records, followed);
-      } catch {
-        // The change is committed: a failing listener must not turn it into an error.
-      }
-    }
-  };
+  const transactions = createTransactionRunner(db, dialect);
+  const { inTransaction } = transactions;
   const useDirect = memoised(db, dialect);
-  /**
-   * A group's queries in the request's recorded unit when one is open (recorded-unit.ts), else
-   * outside any transaction (built once): Repository.current.
-   */
-  const inCurrentUnit = (group: QueryGroup<unknown>, direct: Record<string, (...args: unknown[]) => unknown>, name: string, args: unknown[]) => {
-    const unit = currentUnit<Tx>();
-    const tx = unit?.tx;
-    return tx ? unit!.inUnit(async () => (tx.use(group) as Record<string, (...a: unknown[]) => unknown>)[name]!(...args)) : direct[name]!(...args);
-  };
-  const current = wrapped(inCurrentUnit);
-  /**
-   * A group's queries outside any transaction (built once): Repository.direct. Inside an open
-   * recorded unit they are refused in the tests (VID_STRICT_RECORDED_UNITS=1), and join it with
-   * a warning in production (decision 341).
-   */
-  const strict = process.env.VID_STRICT_RECORDED_UNITS === '1';
-  const warned = new Set<string>();
-  const direct = wrapped((group, groupDirect, name, args) => {
-    const unit = currentUnit<Tx>();
-    if (!unit?.open) return groupDirect[name]!(...args);
-    const misuse = `a direct statement (${name}) inside the request's open recorded unit: read back its own writes through \`current\`, or use the transaction`;
-    if (strict) throw new Error(misuse);
-    // In production it still joins the unit, as it must to neither wait on the unit's own
-    // transaction (SQLite) nor miss its writes (PostgreSQL), but never silently.
-    if (!warned.has(name)) {
-      warned.add(name);
-      process.emitWarning(misuse, 'RecordedUnitWarning');
-    }
-    return inCurrentUnit(group, groupDirect, name, args);
-  });
-  /** Queries whose every call `run` makes, once per group. */
-  function wrapped(run: (group: QueryGroup<unknown>, direct: Record<string, (...args: unknown[]) => unknown>, name: string, args: unknown[]) => unknown) {
-    const built = new Map<QueryGroup<unknown>, unknown>();
-    return <Q>(group: QueryGroup<Q>): Q => {
-      let queries = built.get(group) as Q | undefined;
-      if (queries === undefined) {
-        const direct = useDirect(group) as Record<string, unknown>;
-        const routed: Record<string, unknown> = {};
-        for (const [name, value] of Object.entries(direct)) {
-          routed[name] =
-            typeof value === 'function'
-              ? (...args: unknown[]) => run(group as QueryGroup<unknown>, direct as Record<string, (...a: unknown[]) => unknown>, name, args)
-              : value;
-        }
-        queries = routed as Q;
-        built.set(group, queries);
-      }
-      return queries;
-    };
-  }
-
-  /**
-   * Runs fn in one transaction and publishes its signals after the commit. beforeCommit runs
-   * inside it once fn is done. A transaction PostgreSQL aborted as a deadlock (40P01) or a
-   * serialisation failure (40001) wrote nothing, so it runs again while mayRetry says so.
-   */
-  async function inTransaction<T>(clock: Clock, fn: (tx: Tx) => Promise<T>, beforeCommit?: (tx: Tx, result: T) => Promise<void>, mayRetry = () => true): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      const appended: SignalRecord[] = [];
-      const followed: string[] = [];
-      try {
-        const result = await db.transaction().execute(async (trx) => {
-          const tx: Tx = {
-            db: trx,
-            dialect,
-            now: clock.now,
-            use: memoised(trx, dialect),
-            published: (records) => appended.push(...records),
-            publishedToFollowers: (ownerIds) => followed.push(...ownerIds),
-          };
-          const done = await fn(tx);
-          if (beforeCommit) await beforeCommit(tx, done);
-          return done;
-        });
-        if (appended.length || followed.length) publish(appended, followed);
-        return result;
-      } catch (error) {
-        if (attempt >= MAX_ATTEMPTS || !retryable(error) || !mayRetry()) throw error;
-      }
-    }
-  }
-
-  /**
-   * The request's first transaction as a recorded unit (recorded-unit.ts): its result goes back
-   * to the caller when fn is done, and the commit waits for the answer to be written into it.
-   */
-  function recorded<T>(unit: RecordedUnit<Tx>, fn: (tx: Tx) => Promise<T>, clock: Clock): Promise<T> {
-    return new Promise<T>((handOver, fail) => {
-      const work = async (tx: Tx) => {
-        unit.begin(tx);
-        return fn(tx);
-      };
-      const writeAnswer = async (tx: Tx, result: T) => {
-        const answered = unit.handOver();
-        handOver(result);
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const late = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error('the route did not answer its recorded unit in time')), ANSWER_TIMEOUT_MS);
-          timer.unref();
-        });
-        const record = await Promise.race([answered, late]).finally(() => clearTimeout(timer));
-        if (!record) throw new UnitAbandoned();
-        await record(tx);
-      };
-      unit.opening();
-      const outcome = inTransaction(clock, work, writeAnswer, () => !unit.handedOver).then(
-        () => unit.finished(true),
-        (error) => {
-          unit.finished(false);
-          if (!unit.handedOver) fail(error);
-          throw error;
-        },
-      );
-      unit.settles(outcome);
-    });
-  }
+  const current = routedBy(useDirect, inCurrentUnit);
+  const direct = routedBy(useDirect, directRoute());
 
   function make(clock: Clock): Store {
     const store: Store = {
@@ -274,7 +124,7 @@ export function createStore(handle: DatabaseHandle, options: { clock?: Clock } =
         const unit = currentUnit<Tx>();
         const joined = unit?.joinable();
         if (joined) return unit!.inUnit(async () => fn(await joined));
-        return unit?.state === 'claimed' ? recorded(unit, fn, clock) : inTransaction(clock, fn);
+        return unit?.state === 'claimed' ? recordedTransaction(inTransaction, unit, fn, clock) : inTransaction(clock, fn);
       },
       repository(groups) {
         const inTx = (tx: Tx) => bind(groups, tx.use);
@@ -285,10 +135,7 @@ export function createStore(handle: DatabaseHandle, options: { clock?: Clock } =
           transaction: (fn) => store.transaction((tx) => fn(inTx(tx), tx)),
         };
       },
-      onSignalsCommitted(listener) {
-        committed.add(listener);
-        return () => committed.delete(listener);
-      },
+      onSignalsCommitted: transactions.onSignalsCommitted,
       withClock: make,
       async ping() {
         await sql`select 1`.execute(db);
