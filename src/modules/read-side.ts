@@ -25,7 +25,7 @@
  *                                                              with cardChanges.feed.editsAfter,
  *                                                              the edits of the cards it receives
  *                                                              now, made after it was let in (rule 4)
- *                                     card-changes/concerning.ts
+ *                                     card-changes/statements.ts
  *                                                              the one question every reader asks:
  *                                                              which rows after T concern follower F
  *     → contact.card.changed          client/src/resources.ts  the resource cache reads
@@ -49,9 +49,9 @@ export interface ReadSideRule {
 
 /** Every reader of what changed, and what it reads. */
 export const READERS = {
-  'signal feed (GET /events, the stream)': 'signals/service.ts: own signals + cardChanges.feed.editsAfter (concerning.ts: each contact\'s newest edit)',
+  'signal feed (GET /events, the stream)': 'signals/service.ts: own signals + cardChanges.feed.editsAfter (statements.ts: each contact\'s newest edit)',
   'live wake-ups': 'platform/signals/follower-index.ts: followers:<owner>, indexed by cardChanges.feed.following',
-  'address book (CardDAV sync)': 'card-changes/service.ts: changesSince (concerning.ts: each owner\'s newest row), currentToken (CTag: the newest row), through address-book/service.ts',
+  'address book (CardDAV sync)': 'card-changes/service.ts: changesSince (statements.ts: each owner\'s newest row), currentToken (CTag: the newest row), through address-book/service.ts',
   'a contact\'s card, the list with include=card, vCards': 'contacts/contacts.ts: cardOf, addressCards',
   'the public card': 'profiles/public-card-cache.ts, forgotten on every signal of its owner',
   'a photo on a card': 'card-photos: who may see a photo is who receives a card that shows it',
@@ -84,7 +84,7 @@ export const READ_SIDE_RULES: readonly ReadSideRule[] = [
     heldBy: 'test/http/address-book-sync.test.ts',
   },
   {
-    rule: 'Every reader asks the log one question (card-changes/concerning.ts), and its two strategies (the stretch near the head, the cards further behind) answer alike',
+    rule: 'Every reader asks the log one question (card-changes/statements.ts), and its two strategies (the stretch near the head, the cards further behind) answer alike',
     because: 'a feed, a sync and a CTag that disagree about what changed would show a follower a card its phone never gets, or the reverse',
     heldBy: 'test/store/fast-paths.test.ts',
   },

@@ -1,7 +1,7 @@
 import { defineModule } from '../../platform/module.js';
 import { cardChangeLog } from './migrations/018-card-change-log.js';
 import { cardEdits } from './migrations/019-card-edits.js';
-import { concerningStatements } from './concerning.js';
+import { concerningStatements } from './statements.js';
 import { cardChangeLogQueries } from './queries.js';
 import { createCardChangeService } from './service.js';
 import type { CardChangeService } from './service.js';

@@ -30,7 +30,7 @@ export interface LogTables {
  */
 export type CardChangeAudience = { profileId: string; edited?: boolean } | { subscriberId: string };
 
-/** The log's writes, in the transactions of the changes they record (its reads: concerning.ts). */
+/** The log's writes, in the transactions of the changes they record (its reads: statements.ts). */
 export function cardChangeLogQueries(db: Kysely<LogTables>, dialect: Dialect) {
   return {
     /**

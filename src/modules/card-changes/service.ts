@@ -2,7 +2,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { ContactService } from '../contacts/contacts.js';
 import type { MembershipChange } from '../contacts/subscriptions.js';
-import type { CardEdit, ConcerningStatements } from './concerning.js';
+import type { CardEdit, ConcerningStatements } from './statements.js';
 import type { CardChangeAudience, cardChangeLogQueries } from './queries.js';
 
 export type { CardEdit };
@@ -29,7 +29,7 @@ export interface BookChanges {
  * - the signal feed and its streams: the card edits among a follower's contacts (`feed`);
  * - the address book: the people whose card changed, came or went (`changesSince`), and the
  *   newest position concerning a follower, its sync token and CTag (`currentToken`).
- * Each is that one question, asked of concerning.ts, which answers it one way.
+ * Each is that one question, asked of statements.ts, which answers it one way.
  *
  * The log is written by hooks in the transactions that change what someone sees (wiring.ts):
  * one row per changed card (per profile), whatever the owner's audience; one row per

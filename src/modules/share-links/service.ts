@@ -46,6 +46,28 @@ const TOKEN = /^[A-Za-z0-9_-]{32}$/;
 const gone = () => refuse('share_link_gone', 'this link was revoked, has expired or has been used up; ask for a new one');
 const unknown = () => refuse('share_link_not_found', 'no share link has this token');
 
+/** Where a link stands at `now`: the first that holds of revoked, expired, used up. */
+function stateOf(link: Pick<ShareLinkRecord, 'expires_at' | 'max_uses' | 'uses' | 'revoked_at'>, now: number): ShareLinkView['state'] | 'revoked' {
+  if (link.revoked_at !== null) return 'revoked';
+  if (link.expires_at !== null && link.expires_at <= now) return 'expired';
+  if (link.max_uses !== null && link.uses >= link.max_uses) return 'used_up';
+  return 'active';
+}
+
+/** A link as the account export holds it: everything but its token. */
+const exported = (link: ShareLinkRecord, now: number) => ({
+  id: link.id,
+  label: link.label,
+  profile_id: link.profile_id,
+  expires_at: iso(link.expires_at),
+  max_uses: link.max_uses,
+  uses: link.uses,
+  auto_approve: link.auto_approve === 1,
+  state: stateOf(link, now),
+  created_at: new Date(link.created_at).toISOString(),
+  revoked_at: iso(link.revoked_at),
+});
+
 /**
  * Share links (PRODUCT §6): a token that lets someone subscribe to one profile, active at once
  * with auto-approve. The token is found by a keyed hash and kept sealed; it never reaches logs
@@ -70,13 +92,6 @@ export function createShareLinkService(deps: {
   /** New links are hashed under the current key; a lookup tries every key of the ring (a rotation re-hashes). */
   const hashOf = (token: string) => hashUnder(deps.tokenKeys[0]!, token);
   const hashesOf = (token: string) => deps.tokenKeys.map((key) => hashUnder(key, token));
-
-  function stateOf(link: Pick<ShareLinkRecord, 'expires_at' | 'max_uses' | 'uses' | 'revoked_at'>, now: number): ShareLinkView['state'] | 'revoked' {
-    if (link.revoked_at !== null) return 'revoked';
-    if (link.expires_at !== null && link.expires_at <= now) return 'expired';
-    if (link.max_uses !== null && link.uses >= link.max_uses) return 'used_up';
-    return 'active';
-  }
 
   function view(link: ShareLinkRecord): ShareLinkView {
     const token = box.open(link.token_sealed, SEAL);
@@ -143,18 +158,7 @@ export function createShareLinkService(deps: {
     /** Every link, revoked ones too, without its token (the account export). */
     async *exportPages(accountId: string): AsyncIterable<object[]> {
       for await (const rows of keysetPages((after, limit) => db.direct.links.all(accountId, after, limit), (row) => row)) {
-        yield rows.map((link) => ({
-          id: link.id,
-          label: link.label,
-          profile_id: link.profile_id,
-          expires_at: iso(link.expires_at),
-          max_uses: link.max_uses,
-          uses: link.uses,
-          auto_approve: link.auto_approve === 1,
-          state: stateOf(link, clock.now()),
-          created_at: new Date(link.created_at).toISOString(),
-          revoked_at: iso(link.revoked_at),
-        }));
+        yield rows.map((link) => exported(link, clock.now()));
       }
     },
     /** The purge (PRODUCT §8). */

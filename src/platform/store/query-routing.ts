@@ -40,26 +40,23 @@ export const inCurrentUnit: QueryRoute = (group, direct, name, args) => {
 };
 
 /**
- * A group's queries outside any transaction (built once): Repository.direct. Inside an open
- * recorded unit they are refused in the tests (VID_STRICT_RECORDED_UNITS=1), and join it with
- * a warning in production (decision 341). One route per store: each query name warns once.
+ * A group's queries outside any transaction (built once): Repository.direct. Inside the request's
+ * open recorded unit a direct statement is refused, in every environment (decision 341): it
+ * would wait on the unit's own transaction (SQLite's one connection) or miss its writes
+ * (PostgreSQL), and joining the unit instead would make `direct` mean `current`. The refusal
+ * rolls the unit back, so nothing is half written; read back through `current`.
  */
 export function directRoute(): QueryRoute {
-  const strict = process.env.VID_STRICT_RECORDED_UNITS === '1';
-  const warned = new Set<string>();
   return (group, groupDirect, name, args) => {
-    const unit = currentUnit<Tx>();
-    if (!unit?.open) return groupDirect[name]!(...args);
-    const misuse = `a direct statement (${name}) inside the request's open recorded unit: read back its own writes through \`current\`, or use the transaction`;
-    if (strict) throw new Error(misuse);
-    // In production it still joins the unit, as it must to neither wait on the unit's own
-    // transaction (SQLite) nor miss its writes (PostgreSQL), but never silently.
-    if (!warned.has(name)) {
-      warned.add(name);
-      process.emitWarning(misuse, 'RecordedUnitWarning');
-    }
-    return inCurrentUnit(group, groupDirect, name, args);
+    if (currentUnit<Tx>()?.open) throw new DirectInOpenUnit(name);
+    return groupDirect[name]!(...args);
   };
+}
+
+export class DirectInOpenUnit extends Error {
+  constructor(readonly statement: string) {
+    super(`a direct statement (${statement}) inside the request's open recorded unit: read back its own writes through \`current\`, or use the transaction`);
+  }
 }
 
 /** Queries whose every call `run` makes, once per group. */

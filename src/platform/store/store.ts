@@ -50,8 +50,8 @@ export interface Repository<Q> {
    * Outside any transaction: each statement commits on its own. Not for use while the request's
    * recorded unit is open (its transaction waiting for the route's answer): a direct statement
    * would wait for that transaction (SQLite's one connection) or miss its writes (PostgreSQL).
-   * With VID_STRICT_RECORDED_UNITS=1 (every test run) it is refused there; in production it
-   * joins the unit with a warning naming it, never silently. Read back through `current`.
+   * It is refused there (DirectInOpenUnit, decision 341), in every environment. Read back
+   * through `current`.
    */
   readonly direct: Q;
   /**
