@@ -59,9 +59,9 @@ export const READERS = {
 
 export const READ_SIDE_RULES: readonly ReadSideRule[] = [
   {
-    rule: 'A change appends to the card-change log last in its transaction, and a row at or below a head read committed before it',
-    because: 'feed cursors and sync tokens are positions of the log: a row that committed late below a position already read would be missed (decisions 180, 220)',
-    heldBy: 'test/http/signals-card-feed.test.ts',
+    rule: 'A change appends to the card-change log last in its transaction, and its rows take their positions in commit order: a row at or below a head read committed before it',
+    because: 'feed cursors and sync tokens are positions of the log: a row that committed late below a position already read would be missed (decisions 180, 220, 342)',
+    heldBy: 'test/http/card-change-race.test.ts',
   },
   {
     rule: 'Every change that alters a public card signals its owner',

@@ -3,6 +3,8 @@ import { cardChangeLog } from './migrations/018-card-change-log.js';
 import { cardEdits } from './migrations/019-card-edits.js';
 import { concerningStatements } from './statements.js';
 import { cardChangeLogQueries } from './queries.js';
+import { cardChangePending } from './migrations/027-card-change-pending.js';
+import { createSequencer } from './sequencer.js';
 import { createCardChangeService } from './service.js';
 import type { CardChangeService } from './service.js';
 
@@ -17,18 +19,35 @@ declare module '../../platform/module.js' {
  * positions. The read side's source: the signal feed and its streams (signals), and the address
  * book's sync (address-book) read it; wiring.ts names its writers, read-side.ts its readers.
  */
+/** How often a PostgreSQL node looks for changes left without a position. */
+const SWEEP_MS = 5_000;
+
 export const cardChangesModule = defineModule({
   name: 'card-changes',
-  migrations: { '018-card-change-log': cardChangeLog, '019-card-edits': cardEdits },
-  build({ clock, store, accountData }, { contacts }) {
+  migrations: { '018-card-change-log': cardChangeLog, '019-card-edits': cardEdits, '027-card-change-pending': cardChangePending },
+  build({ clock, store, accountData, warn }, { contacts }) {
+    const db = store.repository({ cardChanges: cardChangeLogQueries });
     const concerning = concerningStatements(store.handle, contacts);
-    const changes = createCardChangeService({ db: store.repository({ cardChanges: cardChangeLogQueries }), concerning, clock, contacts });
+    const sequencer = createSequencer({ db, warn });
+    const changes = createCardChangeService({ db, concerning, clock, contacts, sequencer });
     accountData.declare('card-changes', {
       tables: {
         card_change_log: { leftOut: 'bookkeeping for address-book sync: which account ids saw a card change, and when; no card content' },
         card_change_log_head: { leftOut: 'one counter for the whole service, about no account' },
+        card_change_pending: { leftOut: 'the same bookkeeping for a moment, until a change has its position in card_change_log' },
       },
     });
-    return { provides: { cardChanges: changes } };
+    // PostgreSQL: what a node that stopped between a commit and its sequencer's run left pending.
+    let sweeping: ReturnType<typeof setInterval> | undefined;
+    return {
+      provides: { cardChanges: changes },
+      start() {
+        if (store.dialect !== 'postgres') return;
+        void sequencer.sweep().catch((error) => warn(error, 'sweeping pending card changes'));
+        sweeping = setInterval(() => void sequencer.sweep().catch((error) => warn(error, 'sweeping pending card changes')), SWEEP_MS);
+        sweeping.unref();
+      },
+      stop: () => clearInterval(sweeping),
+    };
   },
 });

@@ -4,6 +4,7 @@ import type { ContactService } from '../contacts/contacts.js';
 import type { MembershipChange } from '../contacts/subscriptions.js';
 import type { CardEdit, ConcerningStatements } from './statements.js';
 import type { CardChangeAudience, cardChangeLogQueries } from './queries.js';
+import type { Sequencer } from './sequencer.js';
 
 export type { CardEdit };
 
@@ -44,6 +45,8 @@ export function createCardChangeService(deps: {
   clock: Clock;
   /** The contacts service: whose card edits may reach a subscriber (a stream hub's index). */
   contacts: Pick<ContactService, 'followedOwners'>;
+  /** PostgreSQL: gives committed changes their positions (sequencer.ts). */
+  sequencer: Sequencer;
 }) {
   const { db, clock, contacts, concerning } = deps;
   /**
@@ -54,8 +57,15 @@ export function createCardChangeService(deps: {
    */
   const positions = new Map<string, { head: number; newest: number }>();
 
+  /** On PostgreSQL a change's rows wait for their positions until the sequencer's run after its commit. */
+  const positionAfterCommit = (tx: Tx) => {
+    if (tx.dialect === 'postgres') tx.afterCommit(deps.sequencer.run);
+  };
+
   async function append(tx: Tx, ownerId: string, audiences: CardChangeAudience[]): Promise<void> {
-    if (audiences.length) await db.in(tx).cardChanges.append(ownerId, audiences, clock.now());
+    if (audiences.length === 0) return;
+    await db.in(tx).cardChanges.append(ownerId, audiences, clock.now());
+    positionAfterCommit(tx);
   }
 
   /** The newest position that concerns the subscriber: its book's sync token and CTag. */
@@ -86,6 +96,7 @@ export function createCardChangeService(deps: {
     async membershipChanged(tx: Tx, change: MembershipChange): Promise<void> {
       if ('eachOf' in change) {
         await db.in(tx).cardChanges.appendEach(change.ownerId, change.eachOf, clock.now());
+        positionAfterCommit(tx);
         return;
       }
       const audiences = 'subscriberId' in change ? [{ subscriberId: change.subscriberId }] : change.profileIds.map((profileId) => ({ profileId }));

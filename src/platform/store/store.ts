@@ -42,6 +42,13 @@ export interface Tx {
   published(records: SignalRecord[]): void;
   /** Owners whose card changed in this transaction: their followers' streams wake after the commit (decision 220). */
   publishedToFollowers(ownerIds: readonly string[]): void;
+  /**
+   * Work that must follow this transaction's commit before the change is answered (a rolled-back
+   * transaction runs none): each task once per transaction, however often it is asked for,
+   * awaited before the signals are published. A task reports its own failures: the change is
+   * committed whatever it does.
+   */
+  afterCommit(task: () => Promise<void>): void;
 }
 
 /** The query groups a service declares, outside a transaction or inside one. */

@@ -24,7 +24,7 @@ export function createTransactionRunner(db: Kysely<any>, dialect: Dialect) {
   };
 
   /**
-   * Runs fn in one transaction and publishes its signals after the commit. beforeCommit runs
+   * Runs fn in one transaction, then its after-commit tasks, then publishes its signals. beforeCommit runs
    * inside it once fn is done. A transaction PostgreSQL aborted as a deadlock (40P01) or a
    * serialisation failure (40001) wrote nothing, so it runs again while mayRetry says so.
    */
@@ -32,6 +32,7 @@ export function createTransactionRunner(db: Kysely<any>, dialect: Dialect) {
     for (let attempt = 1; ; attempt++) {
       const appended: SignalRecord[] = [];
       const followed: string[] = [];
+      const afterCommit = new Set<() => Promise<void>>();
       try {
         const result = await db.transaction().execute(async (trx) => {
           const tx: Tx = {
@@ -41,11 +42,13 @@ export function createTransactionRunner(db: Kysely<any>, dialect: Dialect) {
             use: memoised(trx, dialect),
             published: (records) => appended.push(...records),
             publishedToFollowers: (ownerIds) => followed.push(...ownerIds),
+            afterCommit: (task) => afterCommit.add(task),
           };
           const done = await fn(tx);
           if (beforeCommit) await beforeCommit(tx, done);
           return done;
         });
+        for (const task of afterCommit) await task().catch(() => undefined);
         if (appended.length || followed.length) publish(appended, followed);
         return result;
       } catch (error) {
