@@ -228,3 +228,11 @@ function closeUnit(): void {
 export function currentUnit<Tx>(): RecordedUnit<Tx> | undefined {
   return units.getStore() as RecordedUnit<Tx> | undefined;
 }
+
+/**
+ * Runs fn outside any request's unit: work after a unit's commit (Tx.afterCommit) runs while the
+ * unit still counts as open, and its own transactions must not join the one that just committed.
+ */
+export function outsideAnyUnit<T>(fn: () => T): T {
+  return units.exit(fn);
+}

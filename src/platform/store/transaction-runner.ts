@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { SignalRecord } from '../signals/log.js';
 import type { Dialect } from './db.js';
 import { memoised } from './query-routing.js';
+import { outsideAnyUnit } from './recorded-unit.js';
 import type { Tx } from './store.js';
 
 const MAX_ATTEMPTS = 3;
@@ -48,7 +49,7 @@ export function createTransactionRunner(db: Kysely<any>, dialect: Dialect) {
           if (beforeCommit) await beforeCommit(tx, done);
           return done;
         });
-        for (const task of afterCommit) await task().catch(() => undefined);
+        for (const task of afterCommit) await outsideAnyUnit(task).catch(() => undefined);
         if (appended.length || followed.length) publish(appended, followed);
         return result;
       } catch (error) {
