@@ -114,13 +114,16 @@ for (const backend of backends) {
           assert.equal(res.status, 200, JSON.stringify(res.body));
           followers[p.follower]!.contacts.set(p.owner.device.accountId, p.id);
         });
+        // Followers read from their positions for as long as the writes go on.
+        let writing = true;
+        const written = Promise.all([...writes, ...lettingIn]).finally(() => (writing = false));
         const reads = followers.map(async (follower) => {
-          for (let i = 0; i < 3; i++) {
+          while (writing) {
             await sync(follower.replica);
             await s.signals(follower.device);
           }
         });
-        await Promise.all([...writes, ...lettingIn, ...reads]);
+        await Promise.all([written, ...reads]);
         if (round === 1) {
           // A revoke racing an edit of the same owner.
           const [f, follower] = [0, followers[0]!];
