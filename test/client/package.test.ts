@@ -138,8 +138,9 @@ describe(`@vid/client packed, installed and run as docs/first-app.md says [${bac
     // Its build reads the client's declarations (client/dist, which the client's pack built).
     await npm(['pack', '--pack-destination', packs], join(projectRoot, 'react'));
     assert.ok(readdirSync(packs).includes('vid-react-0.1.0.tgz'));
-    // React as its peer, from the npm cache (the checkout installed it: a dev dependency).
-    await npm(['install', '--offline', join(packs, 'vid-react-0.1.0.tgz'), 'react@^19', 'react-dom@^19', '@types/react@^19', '@types/react-dom@^19'], project);
+    // React as its peer: from the npm cache when it holds React's metadata, else from the registry
+    // (a cache filled by `npm ci` holds the tarballs of the lockfile, not always every package's metadata).
+    await npm(['install', '--prefer-offline', join(packs, 'vid-react-0.1.0.tgz'), 'react@^19', 'react-dom@^19', '@types/react@^19', '@types/react-dom@^19'], project);
     const installed = JSON.parse(readFileSync(join(project, 'node_modules/@vid/react/package.json'), 'utf8')) as { dependencies?: object; peerDependencies: Record<string, string> };
     assert.equal(installed.dependencies, undefined, 'no runtime dependencies');
     assert.deepEqual(Object.keys(installed.peerDependencies).sort(), ['@vid/client', 'react']);
