@@ -9,9 +9,9 @@
 // (200) edits in flight: PATCH /me/fields/{id} with If-Match, its DPoP proof signed beforehand,
 // each owner edited by one connection, one edit after another, the value alternating so every
 // edit changes the card. Measured: acknowledged edits a second and their latency, the server's
-// CPU, and the database's commits (pg_stat_database.xact_commit) and card-change log rows per
-// edit, read around each run with the database idle. The server is restarted on the same database
-// to switch between the two runs, whose order alternates by repetition.
+// CPU, and the database's commits (pg_stat_database.xact_commit), write transactions (transaction ids) and card-change log rows per
+// edit, read around each run with the database idle. Each run has a server process of its own on
+// the same database, loaded untimed for a few seconds first; the runs' order alternates by repetition.
 import pg from 'pg';
 import type { EditDevice, Job, JobResult } from './lib/generator.js';
 import type { ServerProcess } from './lib/processes.js';
@@ -31,6 +31,8 @@ const SERVER_ENV = {
   DRAIN_DELAY_S: '0',
 };
 const WITHOUT_LOG = { BENCH_WITHOUT_CARD_CHANGE_LOG: '1' };
+/** The untimed load each new server process gets before its measured run (after a 1 s warm-up of its own). */
+const SETTLING_SECONDS = 3;
 
 export interface OwnersRepetition extends JobResult {
   serverCpu: number;
@@ -39,6 +41,8 @@ export interface OwnersRepetition extends JobResult {
   editsCommitted: number;
   /** Database commits per committed edit, and the card-change log's rows (pending included) per edit. */
   commitsPerEdit: number;
+  /** Write transactions (transaction ids) per committed edit. */
+  writesPerEdit: number;
   logRowsPerEdit: number;
 }
 
@@ -48,19 +52,24 @@ export interface OwnersResult extends BenchResult {
   repetitions: OwnersRepetition[];
 }
 
-/** What the database has done so far: commits, edits (the fields' versions) and the log's rows. */
-async function counters(database: BenchDatabase): Promise<{ commits: number; edits: number; logRows: number }> {
+/**
+ * What the database has done so far: commits (pg_stat_database, every transaction, reads too,
+ * as its backends report them), write transactions (transaction ids handed out, exact; this
+ * reading takes one), edits (the fields' versions) and the log's rows.
+ */
+async function counters(database: BenchDatabase): Promise<{ commits: number; writes: number; edits: number; logRows: number }> {
   const client = new pg.Client({ connectionString: database.env.DATABASE_URL });
   await client.connect();
   try {
     // card_change_pending came with decision 342: a tree from before it has none (its changes append to the log).
     const pending = (await client.query<{ found: boolean }>("select to_regclass('card_change_pending') is not null as found")).rows[0]!.found;
-    const { rows } = await client.query<{ commits: string; edits: string; log: string }>(
+    const { rows } = await client.query<{ commits: string; writes: string; edits: string; log: string }>(
       `select (select xact_commit from pg_stat_database where datname = current_database()) as commits,
+              pg_current_xact_id()::text::bigint as writes,
               (select coalesce(sum(version), 0) from fields) as edits,
               (select count(*) from card_change_log)${pending ? ' + (select count(*) from card_change_pending)' : ''} as log`,
     );
-    return { commits: Number(rows[0]!.commits), edits: Number(rows[0]!.edits), logRows: Number(rows[0]!.log) };
+    return { commits: Number(rows[0]!.commits), writes: Number(rows[0]!.writes), edits: Number(rows[0]!.edits), logRows: Number(rows[0]!.log) };
   } finally {
     await client.end();
   }
@@ -112,6 +121,7 @@ function ownersRows(repetitions: OwnersRepetition[]): Array<[string, string]> {
     const commitsPerEdit = median(runs.map((r) => r.commitsPerEdit));
     const commitsPerSecond = median(runs.map((r) => r.commitsPerEdit * r.steps[0]!.rate));
     rows.push([`o, ${what}: database commits/s`, `${commitsPerSecond.toFixed(0)} (${commitsPerEdit.toFixed(2)} commits per edit)`]);
+    rows.push([`o, ${what}: write transactions/s`, `${median(runs.map((r) => r.writesPerEdit * r.steps[0]!.rate)).toFixed(0)} (${median(runs.map((r) => r.writesPerEdit)).toFixed(2)} per edit)`]);
     rows.push([`o, ${what}: card-change log rows per edit`, median(runs.map((r) => r.logRowsPerEdit)).toFixed(2)]);
   }
   return rows;
@@ -120,7 +130,8 @@ function ownersRows(repetitions: OwnersRepetition[]): Array<[string, string]> {
 const NOTE =
   'o: an edit is timed by the load generator from writing its PATCH (DPoP proof signed beforehand) to reading the answer; edits/s counts the 200s answered inside the window. ' +
   'Commits per edit: pg_stat_database.xact_commit over the whole job (warm-up included) over the edits it committed (the fields\' versions), both read with the database idle; ' +
-  'commits/s is that times the edits/s. Log rows per edit: card_change_log and card_change_pending counted the same way. ' +
+  'commits/s is that times the edits/s (the backends report their commits to the statistics in their own time, so per run this moves by a fraction of a commit per edit). ' +
+  'Write transactions: transaction ids handed out over the same stretch (exact; read-only transactions take none), per edit and times the edits/s. Log rows per edit: card_change_log and card_change_pending counted the same way. ' +
   'The limit runs the same server on the same database restarted with BENCH_WITHOUT_CARD_CHANGE_LOG=1: the same transactions, writing no rows of the log.';
 
 export function ownersScenario(options: {
@@ -140,12 +151,10 @@ export function ownersScenario(options: {
       if (inFlight > size) throw new Error(`BENCH_OWNERS_IN_FLIGHT (${inFlight}) is more than the owners (${size}): each owner has one edit in flight at most`);
       const database = await createDatabase('postgres');
       let server: ServerProcess | undefined;
-      let mode: OwnersMode | undefined;
+      /** A fresh server process for each run, so both modes start alike (no JIT warmed by the setup or an earlier run). */
       const serve = async (next: OwnersMode) => {
-        if (server && mode === next) return server;
         await server?.stop();
         server = await startVid(`vid-owners-${next}`, database, { env: { ...SERVER_ENV, ...(next === 'without' ? WITHOUT_LOG : {}) } });
-        mode = next;
         // Proof the switch is what the server runs with: it warns at start when set, and only then.
         const warned = () => server!.log().includes('BENCH_WITHOUT_CARD_CHANGE_LOG');
         for (let waited = 0; next === 'without' && !warned() && waited < 2000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -186,6 +195,10 @@ export function ownersScenario(options: {
               expectedRate,
               devices,
             };
+            // The new process's first seconds (JIT, the pool's connections) are not measured: an untimed run first.
+            devices = (await options.measure({ ...job, warmupSeconds: 1, durationSeconds: SETTLING_SECONDS }, vid, {})).devices as EditDevice[];
+            job.devices = devices;
+            await settle();
             const before = await counters(database);
             const result = await options.measure(job, vid, { start: () => void database.pinBackends() });
             devices = result.devices as EditDevice[];
@@ -197,6 +210,7 @@ export function ownersScenario(options: {
               mode: run,
               editsCommitted: edits,
               commitsPerEdit: edits ? (after.commits - before.commits) / edits : Number.NaN,
+              writesPerEdit: edits ? (after.writes - before.writes - 1) / edits : Number.NaN,
               logRowsPerEdit: edits ? (after.logRows - before.logRows) / edits : Number.NaN,
             };
             repetitions.push(repetition);
@@ -204,7 +218,7 @@ export function ownersScenario(options: {
             expectedRate = Math.max(expectedRate, step.rate * 1.1);
             progress(
               `${run === 'log' ? 'with the log' : 'without the log'} ${rep}/${reps}: ${step.rate.toFixed(0)} edits/s, p50 ${step.p50.toFixed(1)} ms, p99 ${step.p99.toFixed(1)} ms, ` +
-                `${repetition.commitsPerEdit.toFixed(2)} commits and ${repetition.logRowsPerEdit.toFixed(2)} log rows per edit, server CPU ${result.serverCpu.toFixed(0)}%, generator CPU ${result.generatorCpu.toFixed(0)}%` +
+                `${repetition.commitsPerEdit.toFixed(2)} commits (${repetition.writesPerEdit.toFixed(2)} writing) and ${repetition.logRowsPerEdit.toFixed(2)} log rows per edit, server CPU ${result.serverCpu.toFixed(0)}%, generator CPU ${result.generatorCpu.toFixed(0)}%` +
                 `${step.failed ? `, ${step.failed} failed: ${step.samples[0]}` : ''}`,
             );
           }
