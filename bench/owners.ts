@@ -131,7 +131,8 @@ const NOTE =
   'o: an edit is timed by the load generator from writing its PATCH (DPoP proof signed beforehand) to reading the answer; edits/s counts the 200s answered inside the window. ' +
   'Commits per edit: pg_stat_database.xact_commit over the whole job (warm-up included) over the edits it committed (the fields\' versions), both read with the database idle; ' +
   'commits/s is that times the edits/s (the backends report their commits to the statistics in their own time, so per run this moves by a fraction of a commit per edit). ' +
-  'Write transactions: transaction ids handed out over the same stretch (exact; read-only transactions take none), per edit and times the edits/s. Log rows per edit: card_change_log and card_change_pending counted the same way. ' +
+  'Write transactions: transaction ids handed out over the same stretch (exact; read-only transactions take none), per edit and times the edits/s; ' +
+  'the sessions\' last_seen_at, written at most once a minute per session, are among them in whichever run they come due. Log rows per edit: card_change_log and card_change_pending counted the same way. ' +
   'The limit runs the same server on the same database restarted with BENCH_WITHOUT_CARD_CHANGE_LOG=1: the same transactions, writing no rows of the log.';
 
 export function ownersScenario(options: {
