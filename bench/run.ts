@@ -33,6 +33,10 @@
 //            live SSE streams, the rest written with SQL: an edit's acknowledgement and the rows it writes, delivery
 //            to the streams, a follower's poll after a change and with nothing new (its database cost on
 //            PostgreSQL), the database's size per follower (bench/scale.ts; SQLite or --pg; not in the default set)
+//   owners   o. 1,000 owners, each with a phone field on a profile and one follower, editing at once (BENCH_OWNERS_IN_FLIGHT
+//            PATCHes in flight, each owner's edits one after another): acknowledged edits/s and p99 with the card-change
+//            log, and o0, the same server and transactions without it (BENCH_WITHOUT_CARD_CHANGE_LOG=1), its limit;
+//            target o ≥ 0.7x o0; the database's commits/s (bench/owners.ts; --pg only, not in the default set)
 //   dav      m0. CardDAV sync-collection (Basic auth) by a reader following 1,000 people, nothing
 //            changed since its token; m1 the same with one card changed; and the memory of a
 //            first sync of 5,000 cards with their vCards (bench/dav.ts, SQLite only)
@@ -44,7 +48,8 @@
 // BENCH_FANOUT_SUBSCRIBERS (10,000), BENCH_FANOUT_LIVE (1,000 of them on a stream), BENCH_PURGE_ACCOUNTS (l: 1,000),
 // BENCH_DAV_CONTACTS (m: 1,000), BENCH_DAV_LARGE (the first sync measured for memory: 5,000),
 // BENCH_SCALE_SIZES (s: "10000,100000,1000000" on PostgreSQL, "10000,100000" on SQLite), BENCH_SCALE_EDITS (s: 20, 10 quick),
-// BENCH_SCALE_LIVE (s: 1,000 followers on a stream), BENCH_SCALE_POLLS (s: 200 polls with nothing new per size).
+// BENCH_SCALE_LIVE (s: 1,000 followers on a stream), BENCH_SCALE_POLLS (s: 200 polls with nothing new per size),
+// BENCH_OWNERS (o: 1,000), BENCH_OWNERS_IN_FLIGHT (o: 200 edits in flight).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, release, tmpdir, totalmem } from 'node:os';
@@ -63,6 +68,8 @@ import type { DatabaseCost } from './lib/pg-stats.js';
 import { DAV_LARGE, DAV_SMALL, setUpAddressBooks } from './dav.js';
 import { measurePhotos } from './photos.js';
 import { fanoutScenario } from './fanout.js';
+import { ownersScenario } from './owners.js';
+import type { OwnersResult } from './owners.js';
 import { pollCostCell, scaleScenario } from './scale.js';
 import type { ScaleResult } from './scale.js';
 import { signalsScenario } from './signals.js';
@@ -82,7 +89,7 @@ const DEVICES = Math.min(CONNECTIONS, 50);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ALL = kind === 'sqlite' ? ['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'photos', 'dav', 'login', 'renew', 'purge', 'signals', 'fanout'] : ['limit', 'me', 'metrics', 'login', 'renew', 'nodes'];
 const selected = new Set(chosen.length ? chosen : ALL);
-for (const name of selected) if (!['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'photos', 'dav', 'login', 'renew', 'purge', 'signals', 'fanout', 'scale', 'nodes'].includes(name)) throw new Error(`unknown scenario ${name}`);
+for (const name of selected) if (!['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'photos', 'dav', 'login', 'renew', 'purge', 'signals', 'fanout', 'scale', 'owners', 'nodes'].includes(name)) throw new Error(`unknown scenario ${name}`);
 // b+metrics is a ratio to b, measured alongside it.
 if (selected.has('metrics')) selected.add('me');
 if (selected.has('nodes') && kind !== 'postgres') throw new Error('the nodes scenario needs --pg');
@@ -93,14 +100,16 @@ if (selected.has('dav') && kind !== 'sqlite') throw new Error('the dav scenario 
 if (selected.has('photos') && kind !== 'sqlite') throw new Error('the photos scenario runs on SQLite (drop --pg)');
 // p reads its cards against j's, measured on the same accounts in the same run.
 if (selected.has('photos')) selected.add('contact');
-// f, k and s are latencies of their own: no ratio to a.
-if ([...selected].some((s) => s !== 'signals' && s !== 'fanout' && s !== 'scale')) selected.add('limit');
+// f, k and s are latencies of their own, and o is a ratio to its own limit: no ratio to a.
+if ([...selected].some((s) => s !== 'signals' && s !== 'fanout' && s !== 'scale' && s !== 'owners')) selected.add('limit');
 const FANOUT_EDITS = Number(process.env.BENCH_FANOUT_EDITS ?? (quick ? 10 : 30));
 const PURGE_ACCOUNTS = Number(process.env.BENCH_PURGE_ACCOUNTS ?? 1000);
 const SCALE_SIZES = (process.env.BENCH_SCALE_SIZES ?? (kind === 'postgres' ? '10000,100000,1000000' : '10000,100000')).split(',').map(Number);
 if (SCALE_SIZES.some((n) => !Number.isInteger(n) || n <= 0)) throw new Error('BENCH_SCALE_SIZES: audience sizes, e.g. 10000,100000');
 const SCALE_EDITS = Number(process.env.BENCH_SCALE_EDITS ?? (quick ? 10 : 20));
 const SCALE_LIVE = Number(process.env.BENCH_SCALE_LIVE ?? 1000);
+const OWNERS = Number(process.env.BENCH_OWNERS ?? 1000);
+const OWNERS_IN_FLIGHT = Number(process.env.BENCH_OWNERS_IN_FLIGHT ?? 200);
 
 const ME_PATH = '/api/v1/me';
 const MB = 1024 * 1024;
@@ -316,6 +325,7 @@ let signalNotes: string[] = [];
 let signalMetrics: Record<string, number> | undefined;
 let fanout: BenchResult | undefined;
 let scale: ScaleResult | undefined;
+let owners: OwnersResult | undefined;
 /** l: per repetition, the batch's accounts purged and the seconds from marking them due to the last purge. */
 const purgeRuns: Array<{ purged: number; seconds: number }> = [];
 let redisCost: { commandsPerRequest: number; cpuMsPerRequest: number } | undefined;
@@ -810,6 +820,28 @@ try {
     console.log(`\n## scale: ${scenario.description}\n`);
     scale = await scenario.run(log);
   }
+
+  // o: many owners editing at once, with the card-change log and without it (its own server and database, PostgreSQL).
+  if (selected.has('owners')) {
+    if (kind !== 'postgres') {
+      console.log('\n## owners: PostgreSQL only (npm run bench -- --pg owners); skipped on SQLite\n');
+      extraRows.push(['o, owners editing at once', 'skipped: PostgreSQL only (--pg)']);
+    } else {
+      const scenario = ownersScenario({
+        owners: OWNERS,
+        inFlight: OWNERS_IN_FLIGHT,
+        reps: REPS,
+        warmupSeconds: WARMUP,
+        durationSeconds: DURATION,
+        measure: (job, server, hooks) => measure(generator, job, [server], hooks),
+      });
+      console.log(`\n## owners: ${scenario.description}\n`);
+      owners = await scenario.run(log);
+      const label = (what: string) => `${fmtCount(owners!.owners)} owners editing at once, ${fmtCount(owners!.inFlight)} in flight, ${what} (postgres)`;
+      results.owners = { ...summariseRuns('o', label('with the card-change log'), 'edits/s', owners.repetitions.filter((r) => r.mode === 'log')), baseline: 'ownersLimit' };
+      results.ownersLimit = summariseRuns('o0', label('without the card-change log: the limit'), 'edits/s', owners.repetitions.filter((r) => r.mode === 'without'));
+    }
+  }
 } finally {
   await cleanup();
   generator.stop();
@@ -885,6 +917,7 @@ if (scale?.sizes.length) {
   }
   for (const r of scale.sizes) targets.push({ what: `s rows one edit writes, ${fmtCount(r.followers)} followers (reported; constant)`, value: `${r.eventsRows} events + ${r.logRows} card_change_log`, met: undefined });
 }
+if (results.owners && results.ownersLimit) check('o ≥ 0.7x o0, its limit without the card-change log (changes/s)', ratio(results.owners, results.ownersLimit), 0.7, true, x);
 // The lifecycle's target: a purge does not double the p99 of the requests served meanwhile.
 if (results.purge && results.purgeQuiet) {
   check('l GET /me p99 while purging ≤ 2x its p99 without', results.purge.p99 / results.purgeQuiet.p99, 2, false, x);
@@ -906,7 +939,7 @@ rows.push('|---|---|---:|---:|---:|---:|---:|---:|');
 // A row with a baseline of its own shows the ratio to it as well: "0.60x (0.35x a2)".
 const ratioCell = (m: Measured) => {
   const base = m.baseline ? results[m.baseline] : undefined;
-  return m === limit ? '1.00x' : base ? `${x(ratio(m))} (${x(ratio(m, base))} ${base.id})` : x(ratio(m));
+  return m === limit ? '1.00x' : base ? `${limit ? `${x(ratio(m))} ` : ''}(${x(ratio(m, base))} ${base.id})` : x(ratio(m));
 };
 for (const m of Object.values(results)) {
   rows.push(`| ${m.id} | ${m.label} | ${fmt(m.rate)} ${m.unit} | ${ratioCell(m)} | ${fmt(m.p50, 1)} ms | ${fmt(m.p99, 1)} ms | ${fmt(m.serverCpu)}% | ${fmt(m.generatorCpu)}% |`);
@@ -954,6 +987,7 @@ const markdown = [
   ...(targetRows.length ? ['| target | measured | |', '|---|---:|---|', ...targetRows, ''] : []),
   ...(signalRows ? ['| f. signals | value |', '|---|---|', ...signalRows.map(([k, v]) => `| ${k} | ${v} |`), '', ...signalNotes, ''] : []),
   ...(fanout ? ['| k. fan-out | value |', '|---|---|', ...fanout.rows.map(([k, v]) => `| ${k} | ${v} |`), '', ...(fanout.notes ?? []), ''] : []),
+  ...(owners ? ['| o. owners editing at once | value |', '|---|---|', ...owners.rows.map(([k, v]) => `| ${k} | ${v} |`), '', ...(owners.notes ?? []), ''] : []),
   ...(scale ? [`s. audience scale (${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}), ${fmtCount(scale.live)} followers on live streams, ${scale.edits} edits per size:`, '', ...scale.table, '', ...scale.rows.map(([k, v]) => `${k}: ${v}`), '', ...(scale.notes ?? []), ''] : []),
   ...extraRows.map(([k, v]) => `${k}: ${v}`),
 ].join('\n');
@@ -967,7 +1001,7 @@ if (missed.length) console.log(`\n${missed.length} target(s) missed: ${missed.ma
 const outDir = join(ROOT, 'bench-results');
 mkdirSync(outDir, { recursive: true });
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-const json = { machine: info, kind, quick, reps: REPS, durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, results, memory, databaseCosts, redisCost, targets, signals: signalRows, fanout, scale, profiles };
+const json = { machine: info, kind, quick, reps: REPS, durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, results, memory, databaseCosts, redisCost, targets, signals: signalRows, fanout, scale, owners, profiles };
 writeFileSync(join(outDir, `${stamp}-${kind}.json`), JSON.stringify(json, (key, value) => (key === 'devices' ? undefined : value), 2));
 writeFileSync(join(outDir, `latest-${kind}.md`), `${markdown}\n`);
 console.log(`\nwrote bench-results/${stamp}-${kind}.json and bench-results/latest-${kind}.md (${((performance.now() - started) / 1000).toFixed(0)} s in all)`);

@@ -5,7 +5,9 @@
 //   (scenarios a, a2, b, c, h, i, two nodes); or, with neither, another method and a body as
 //   given (a CardDAV REPORT with Basic auth, scenario m);
 // - renew: refresh-token rotation chains, one session per connection (scenario e);
-// - login: passkey login ceremonies, begin then finish, one authenticator per connection (scenario d).
+// - login: passkey login ceremonies, begin then finish, one authenticator per connection (scenario d);
+// - edit: field edits (PATCH with If-Match), many owners, each edited by one connection at a time
+//   (scenario o).
 import { createPrivateKey } from 'node:crypto';
 import type { JsonWebKey } from 'node:crypto';
 import { SoftwareAuthenticator } from '../../test/helpers/authenticator.js';
@@ -59,8 +61,23 @@ export interface GetDevice {
   body?: string;
 }
 
+/**
+ * An owner whose field the edit job changes: PATCH `path` with If-Match on `version`, the value
+ * alternating through `values` (the field holds values[edits % length] now), so every edit
+ * changes the card.
+ */
+export interface EditDevice {
+  key: JsonWebKey;
+  accessToken: string;
+  path: string;
+  version: number;
+  values: string[];
+  edits: number;
+}
+
 export type Job =
   | (JobBase & { kind: 'get'; devices: GetDevice[] })
+  | (JobBase & { kind: 'edit'; devices: EditDevice[] })
   | (JobBase & { kind: 'renew'; devices: Array<{ key: JsonWebKey; refreshToken: string }> })
   | (JobBase & { kind: 'login'; finishPath: string; finishHtu: string; origin: string; devices: Array<{ key: JsonWebKey; credential: SerialisedCredential }> });
 
@@ -164,6 +181,8 @@ async function run(job: Job, mark: (phase: 'start' | 'end') => void): Promise<Jo
   let steps = 1;
   let counted = 0;
   let devicesAfter: () => Job['devices'] = () => job.devices;
+  /** Proof pools: one per connection, or per owner (edit). */
+  let slots = job.connections;
 
   if (job.kind === 'get') {
     const requests = job.devices.map((d) => {
@@ -208,6 +227,37 @@ async function run(job: Job, mark: (phase: 'start' | 'end') => void): Promise<Jo
         return { request: jsonRequest(head, pools.next(c), JSON.stringify({ refresh_token: tokens[device] })), step: 0, keepBody: true };
       };
     };
+  } else if (job.kind === 'edit') {
+    // Proofs per owner (each carries its owner's htu and token hash): a pool per owner, not per connection.
+    const owners = job.devices.map((d) => ({ ...d, htu: new URL(d.path, job.htu).href, ath: accessTokenHash(d.accessToken), broken: false }));
+    pools = new ProofPools(signers, (signer, o) => signer.sign('PATCH', owners[o]!.htu, owners[o]!.ath));
+    slots = owners.length;
+    devicesAfter = () => owners.map(({ key, accessToken, path, version, values, edits }) => ({ key, accessToken, path, version, values, edits }));
+    makeScript = (c) => {
+      // Connection c edits owners c, c + connections, ... in turn: one edit of an owner in flight at a time.
+      const mine = owners.map((_, o) => o).filter((o) => o % job.connections === c);
+      let turn = 0;
+      let current = -1;
+      return (last) => {
+        if (last && current >= 0) {
+          const owner = owners[current]!;
+          if (last.status === 200) {
+            owner.version = (JSON.parse(last.body.toString('utf8')) as { version: number }).version;
+            owner.edits++;
+          } else if (last.status === 412 || (last.status >= 400 && last.status < 500 && last.status !== 429)) {
+            // Its version is no longer known (or the edit is refused for good): leave this owner be.
+            owner.broken = true;
+          }
+        }
+        const open = mine.filter((o) => !owners[o]!.broken);
+        if (!open.length) return null;
+        current = open[turn++ % open.length]!;
+        const owner = owners[current]!;
+        const head = `${HEAD('PATCH', owner.path, job.host)}Authorization: DPoP ${owner.accessToken}\r\nIf-Match: "${owner.version}"\r\n`;
+        const body = JSON.stringify({ value: owner.values[(owner.edits + 1) % owner.values.length] });
+        return { request: jsonRequest(head, pools.next(current), body), step: 0, keepBody: true };
+      };
+    };
   } else {
     steps = 2;
     counted = 1;
@@ -233,14 +283,14 @@ async function run(job: Job, mark: (phase: 'start' | 'end') => void): Promise<Jo
   }
 
   // Warm-up: a pool sized from the expected rate; its measured rate sizes the real run's pool.
-  let signSeconds = pools.fill(job.connections, Math.ceil((job.expectedRate * job.warmupSeconds * 1.2) / job.connections) + 2);
+  let signSeconds = pools.fill(slots, Math.ceil((job.expectedRate * job.warmupSeconds * 1.2) / slots) + 2);
   const warm = await runLoad({ targets: job.targets, connections: job.connections, warmupSeconds: 0, durationSeconds: job.warmupSeconds, steps, script: makeScript, expectStatus: job.expectStatus });
   // Side by side, the pool serves every target's connections: size it from all of them.
   const warmupRate = (job.kind === 'get' && job.splitByTarget ? warm.steps.reduce((sum, step) => sum + step.ok, 0) : warm.steps[counted]!.ok) / job.warmupSeconds;
   const ramp = 0.5;
   // A cold server's warm-up understates what it does warm: half again on top, or the caller's estimate.
   const poolRate = Math.max(warmupRate * 1.6, job.expectedRate * 1.3, 50);
-  signSeconds += pools.fill(job.connections, Math.ceil((poolRate * (job.durationSeconds + ramp)) / job.connections) + 5);
+  signSeconds += pools.fill(slots, Math.ceil((poolRate * (job.durationSeconds + ramp)) / slots) + 5);
   pools.inline = 0;
   const stats = await runLoad({ targets: job.targets, connections: job.connections, warmupSeconds: ramp, durationSeconds: job.durationSeconds, steps, script: makeScript, expectStatus: job.expectStatus, onWindow: mark });
   return {

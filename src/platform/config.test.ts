@@ -28,3 +28,18 @@ describe('TRUST_PROXY (docs/deploy.md, Client addresses)', () => {
     }
   });
 });
+
+describe('BENCH_WITHOUT_CARD_CHANGE_LOG (the capacity benchmark only)', () => {
+  const withoutLog = (value?: string) => loadConfig({ BENCH_WITHOUT_CARD_CHANGE_LOG: value, SECRET_KEY: 'a'.repeat(43) }).benchmark.withoutCardChangeLog;
+
+  it('is off unless set to 1', () => {
+    assert.equal(withoutLog(undefined), false);
+    assert.equal(withoutLog(''), false);
+    assert.equal(withoutLog('0'), false);
+    assert.equal(withoutLog('1'), true);
+  });
+
+  it('refuses anything else', () => {
+    for (const bad of ['true', 'yes', '2']) assert.throws(() => withoutLog(bad), /BENCH_WITHOUT_CARD_CHANGE_LOG/, bad);
+  });
+});

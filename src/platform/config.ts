@@ -80,6 +80,12 @@ export interface Config {
   maintenanceIntervalMs: number;
   /** Prometheus metrics on a listener of their own (METRICS_PORT; 0 picks a free port); off when unset. */
   metrics?: { host: string; port: number };
+  /**
+   * For the capacity benchmark only (bench/owners.ts): withoutCardChangeLog measures the
+   * database's limit for card-changing transactions without the card-change log. Followers miss
+   * every change while it is set; never set in production.
+   */
+  benchmark: { withoutCardChangeLog: boolean };
   apiVersion: string;
 }
 
@@ -173,6 +179,14 @@ function metrics(env: Env, apiPort: number): Config['metrics'] {
   if (port > 65535) throw new Error(`METRICS_PORT must be a port number, got "${env.METRICS_PORT}"`);
   if (port !== 0 && port === apiPort) throw new Error('METRICS_PORT must differ from PORT: metrics are never served on the API port');
   return { host: env.METRICS_HOST || '127.0.0.1', port };
+}
+
+/** A switch that is on with `1`, off when unset, empty or `0`; anything else is refused. */
+function flag(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === '0') return false;
+  if (raw === '1') return true;
+  throw new Error(`${name} must be 1 or unset, got "${raw}"`);
 }
 
 function acceptedSecretKeys(env: Env): string[] {
@@ -298,6 +312,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     maintenanceIntervalMs: millis(env, 'MAINTENANCE_INTERVAL_S', 60, 1),
     metrics: metrics(env, port),
+    benchmark: { withoutCardChangeLog: flag(env, 'BENCH_WITHOUT_CARD_CHANGE_LOG') },
     apiVersion: '1.0.0',
   };
 }

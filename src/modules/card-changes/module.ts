@@ -25,11 +25,12 @@ const SWEEP_MS = 5_000;
 export const cardChangesModule = defineModule({
   name: 'card-changes',
   migrations: { '018-card-change-log': cardChangeLog, '019-card-edits': cardEdits, '027-card-change-pending': cardChangePending },
-  build({ clock, store, accountData, warn }, { contacts }) {
+  build({ clock, store, accountData, warn, config }, { contacts }) {
     const db = store.repository({ cardChanges: cardChangeLogQueries });
     const concerning = concerningStatements(store.handle, contacts);
     const sequencer = createSequencer({ db, warn });
-    const changes = createCardChangeService({ db, concerning, clock, contacts, sequencer });
+    const { withoutCardChangeLog } = config.benchmark;
+    const changes = createCardChangeService({ db, concerning, clock, contacts, sequencer, withoutLog: withoutCardChangeLog });
     accountData.declare('card-changes', {
       tables: {
         card_change_log: { leftOut: 'bookkeeping for address-book sync: which account ids saw a card change, and when; no card content' },
@@ -42,6 +43,7 @@ export const cardChangesModule = defineModule({
     return {
       provides: { cardChanges: changes },
       start() {
+        if (withoutCardChangeLog) warn(undefined, 'BENCH_WITHOUT_CARD_CHANGE_LOG is set: card changes write no rows of the card-change log, so followers miss every change (the capacity benchmark\'s limit only; never in production)');
         if (store.dialect !== 'postgres') return;
         void sequencer.sweep().catch((error) => warn(error, 'sweeping pending card changes'));
         sweeping = setInterval(() => void sequencer.sweep().catch((error) => warn(error, 'sweeping pending card changes')), SWEEP_MS);
