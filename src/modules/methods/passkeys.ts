@@ -110,6 +110,8 @@ export function createPasskeyService(deps: {
     /** The account's credentials, for a ceremony's exclude or allow list (`current`: a keyed recovery asks after its transaction). */
     credentials: (accountId: string): Promise<CredentialRef[]> => db.current.passkeys.listCredentialIds(accountId),
     byCredentialId: (credentialId: string) => db.direct.passkeys.findByCredentialId(credentialId),
+    /** The passkey a sign-in's assertion names, with its owner's user handle, in one read. */
+    withOwner: (credentialId: string) => db.direct.passkeys.findWithOwner(credentialId),
     /** A sign-in's counter, backup state and device key, compare-and-swapped on the counter verified against. */
     recordSignIn: (tx: Tx, id: string, expectedCounter: number, use: { counter: number; backed_up: number; at: number; dpop_jkt: string }) =>
       db.in(tx).passkeys.recordUse(id, expectedCounter, use),

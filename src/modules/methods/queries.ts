@@ -1,11 +1,14 @@
 import type { Kysely, Selectable } from 'kysely';
 import { keysetPage } from '../../platform/store/keyset.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
+import type { AccountsTable } from '../../platform/store/schema.js';
+import { passkeyWithOwner, recordSignInUse } from './statements.js';
 import type { PasskeysTable, TotpAuthenticatorsTable } from './tables.js';
 
 interface MethodTables {
   passkeys: PasskeysTable;
   totp_authenticators: TotpAuthenticatorsTable;
+  accounts: AccountsTable;
 }
 
 
@@ -19,6 +22,10 @@ export function passkeyQueries(db: Kysely<MethodTables>) {
     async findByCredentialId(credentialId: string): Promise<PasskeyRecord | undefined> {
       return db.selectFrom('passkeys').selectAll().where('credential_id', '=', credentialId).executeTakeFirst();
     },
+    /** A sign-in's passkey with its owner's user handle, in one read (statements.ts). */
+    async findWithOwner(credentialId: string): Promise<(PasskeyRecord & { owner_user_handle: string }) | undefined> {
+      return passkeyWithOwner.first(db, { credentialId });
+    },
     async listCredentialIds(accountId: string): Promise<{ credential_id: string; transports: string }[]> {
       return db.selectFrom('passkeys').select(['credential_id', 'transports']).where('account_id', '=', accountId).execute();
     },
@@ -27,13 +34,7 @@ export function passkeyQueries(db: Kysely<MethodTables>) {
      * counter we verified against, so two racing logins cannot both move it (WebAuthn L3 §7.2 step 21).
      */
     async recordUse(id: string, expectedCounter: number, use: { counter: number; backed_up: number; at: number; dpop_jkt: string }): Promise<boolean> {
-      const result = await db
-        .updateTable('passkeys')
-        .set({ counter: use.counter, backed_up: use.backed_up, last_used_at: use.at, dpop_jkt: use.dpop_jkt })
-        .where('id', '=', id)
-        .where('counter', '=', expectedCounter)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+      return (await recordSignInUse.all(db, { id, expectedCounter, ...use })).length === 1;
     },
     /** A step-up assertion: counter and backup state move, the device binding does not. */
     async recordAssertion(id: string, expectedCounter: number, use: { counter: number; backed_up: number; at: number }): Promise<boolean> {

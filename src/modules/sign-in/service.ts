@@ -114,11 +114,11 @@ export function createSignInService(deps: {
     loginFinish: countingOutcomes((outcome) => metrics.login('passkey', outcome), async function loginFinish(input: { ceremonyId: string; credential: AuthenticationResponseJSON; jkt: string; client: LocatedClient }): Promise<IssuedTokens> {
       const ceremony = await ceremonies.take(input.ceremonyId, 'login');
       const refused = () => refuse('passkey_not_recognized', 'this passkey does not belong to any account');
-      const passkey = await passkeys.byCredentialId(input.credential.id);
-      if (!passkey) throw refused();
-      const account = await db.direct.accounts.findById(passkey.account_id);
+      // The passkey and its owner's handle in one read (no passkey, or no owner: no row).
+      const passkey = await passkeys.withOwner(input.credential.id);
       // WebAuthn L3 §7.2 step 6: the userHandle must name the account that owns the credential.
-      if (!account || input.credential.response.userHandle !== account.user_handle) throw refused();
+      if (!passkey || input.credential.response.userHandle !== passkey.owner_user_handle) throw refused();
+      const account = { id: passkey.account_id };
       let verified;
       try {
         verified = await verifyAssertion(rp, input.credential, ceremony.challenge, {
