@@ -21,6 +21,7 @@ import { sessionQueries } from '../../src/modules/sessions/queries.js';
 import { accountLock, insertRefreshToken, insertSession } from '../../src/modules/sessions/statements.js';
 import type { RenewalInput, SessionOpening } from '../../src/modules/sessions/statements.js';
 import { passkeyWithOwner, recordSignInUse } from '../../src/modules/methods/statements.js';
+import { passkeyQueries } from '../../src/modules/methods/queries.js';
 import { insertCeremony, takeCeremony } from '../../src/platform/store/ceremonies.js';
 import type { CeremonyRecord } from '../../src/platform/store/ceremonies.js';
 import { rememberJtis } from '../../src/platform/store/dpop-jtis.js';
@@ -300,6 +301,44 @@ for (const backend of backends) {
                   .where('id', '=', u.id).where('counter', '=', u.expectedCounter).executeTakeFirst();
                 return Number(result.numUpdatedRows) === 1;
               },
+            });
+            assert.deepEqual(fast, twin);
+          },
+        ),
+        { numRuns: RUNS },
+      );
+    });
+
+    it('a sign-in\'s first steps (passkeyQueries.takeWithPasskey: one statement on PostgreSQL) take and read what the plain take and read do', async () => {
+      const ceremony = fc.record({ id: fc.constantFrom('cer_a', 'cer_b'), kind: fc.constantFrom('login', 'register'), account_id: fc.option(fc.constantFrom(...ACCOUNTS), { nil: null }), expires_at: at });
+      await fc.assert(
+        fc.asyncProperty(
+          fc.uniqueArray(ceremony, { selector: (c) => c.id, maxLength: 2 }),
+          fc.array(fc.constantFrom(...ACCOUNTS), { maxLength: 3 }),
+          fc.array(fc.tuple(fc.constantFrom('cer_a', 'cer_b', 'cer_none'), fc.constantFrom('login', 'register'), fc.constantFrom('cred_0', 'cred_1', 'cred_2', 'cred_none')), { minLength: 1, maxLength: 3 }),
+          async (ceremonies, owners, takes) => {
+            const run = async (take: (id: string, kind: string, credentialId: string) => Promise<unknown>) => {
+              await clear();
+              await seedAccounts(ACCOUNTS.map(() => ({ deleted_at: null, locked_at: null })));
+              for (const c of ceremonies) await db.insertInto('ceremonies').values({ ...c, challenge: `ch_${c.id}`, username: null, user_handle: 'h', session_id: null }).execute();
+              for (const [i, owner] of owners.entries()) {
+                await db.insertInto('passkeys').values({
+                  id: `pk_${i}`, account_id: owner, credential_id: `cred_${i}`, public_key: `key_${i}`, counter: i, transports: '["usb"]',
+                  backup_eligible: 1, backed_up: 0, aaguid: 'aaguid', name: `passkey ${i}`, dpop_jkt: 'jkt-0', version: 1, created_at: NOW, last_used_at: null, flagged_at: null,
+                }).execute();
+              }
+              const answers = [];
+              for (const [id, kind, credentialId] of takes) answers.push(await take(id, kind, credentialId));
+              return { answers, left: await db.selectFrom('ceremonies').selectAll().orderBy('id').execute() };
+            };
+            const queries = passkeyQueries(db, store.dialect);
+            const fast = await run((id, kind, credentialId) => queries.takeWithPasskey(id, kind, credentialId));
+            const twin = await run(async (id, kind, credentialId) => {
+              const taken = await db.deleteFrom('ceremonies').where('id', '=', id).where('kind', '=', kind).returningAll().executeTakeFirst();
+              if (!taken) return { ceremony: undefined, passkey: undefined };
+              const row = await db.selectFrom('passkeys').selectAll().where('credential_id', '=', credentialId).executeTakeFirst();
+              const owner = row && (await db.selectFrom('accounts').selectAll().where('id', '=', row.account_id).executeTakeFirst());
+              return { ceremony: taken, passkey: row && owner ? { ...row, owner_user_handle: owner.user_handle } : undefined };
             });
             assert.deepEqual(fast, twin);
           },

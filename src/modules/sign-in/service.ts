@@ -112,10 +112,9 @@ export function createSignInService(deps: {
     },
 
     loginFinish: countingOutcomes((outcome) => metrics.login('passkey', outcome), async function loginFinish(input: { ceremonyId: string; credential: AuthenticationResponseJSON; jkt: string; client: LocatedClient }): Promise<IssuedTokens> {
-      const ceremony = await ceremonies.take(input.ceremonyId, 'login');
+      // The ceremony taken out (whatever follows) and the passkey with its owner's handle, in one go.
+      const { ceremony, passkey } = await passkeys.takeForSignIn(input.ceremonyId, 'login', input.credential.id);
       const refused = () => refuse('passkey_not_recognized', 'this passkey does not belong to any account');
-      // The passkey and its owner's handle in one read (no passkey, or no owner: no row).
-      const passkey = await passkeys.withOwner(input.credential.id);
       // WebAuthn L3 §7.2 step 6: the userHandle must name the account that owns the credential.
       if (!passkey || input.credential.response.userHandle !== passkey.owner_user_handle) throw refused();
       const account = { id: passkey.account_id };
