@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import { accountByCanonical, accountById } from '../../src/platform/store/accounts.js';
 import type { AccountRecord } from '../../src/platform/store/accounts.js';
@@ -396,6 +397,16 @@ for (const backend of backends) {
         }),
         { numRuns: RUNS },
       );
+    });
+
+    it('inside a transaction, a statement runs as its named statement on the transaction\'s connection (PostgreSQL)', { skip: backend.name !== 'postgres' && 'PostgreSQL only: named statements' }, async () => {
+      await clear();
+      await seedAccounts(ACCOUNTS.map(() => ({ deleted_at: null, locked_at: null })));
+      const prepared = await db.transaction().execute(async (tx) => {
+        await accountLock.first(tx, { accountId: ACCOUNTS[0]! });
+        return (await sql<{ name: string }>`select name from pg_prepared_statements`.execute(tx)).rows.map((row) => row.name);
+      });
+      assert.ok(prepared.some((name) => name.startsWith('vid account lock check ')), `prepared on that connection: ${prepared.join(', ')}`);
     });
 
     it('the DPoP jti batch (PostgreSQL) remembers what one insert per jti remembers', { skip: backend.name !== 'postgres' && 'PostgreSQL only: SQLite keeps its jtis in a side file' }, async () => {
