@@ -12,6 +12,8 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 
 const TICKS_PER_SECOND = 100;
+/** PostgreSQL's backends flush their statistics at most this often (PGSTAT_MIN_INTERVAL), plus a margin. */
+const STATS_FLUSH_MS = 1_300;
 
 export interface DatabaseCost {
   /** pg_stat_statements was there to read. */
@@ -99,6 +101,9 @@ export async function databaseWindow(adminUrl: string, database: string): Promis
   return {
     async stop(requests) {
       const after = await backends(adminUrl, database);
+      // A backend reports its transactions to pg_stat_database at most once a second, and once it
+      // is idle: the load has stopped, so a little over a second later every one has.
+      await new Promise((resolve) => setTimeout(resolve, STATS_FLUSH_MS));
       const transactionsAfter = await transactions(adminUrl, database);
       let ticks = 0;
       for (const [pid, now] of after) ticks += now - (before.get(pid) ?? 0);
