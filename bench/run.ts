@@ -629,6 +629,8 @@ try {
       });
       // Per login: its begin and its finish.
       await cost.finish(result.steps[1]!.ok);
+      const spent = databaseCosts.d;
+      if (spent) log(`login ${rep}/${REPS}, database per login: ${spent.statements ? `${spent.statementsPerRequest.toFixed(1)} round trips (${spent.distinctStatements} distinct statements), ${spent.execMsPerRequest.toFixed(3)} ms executing, ` : ''}${spent.transactionsPerRequest.toFixed(1)} transactions, backend CPU ${spent.cpuMsPerRequest.toFixed(3)} ms`);
       devices = result.devices;
       reps.push(result);
       expectedRate = Math.max(result.steps[1]!.rate, 50) * 1.1;
@@ -971,9 +973,15 @@ if (redisCost) tableNotes.push(`Redis per GET /me on two nodes: ${redisCost.comm
 for (const m of Object.values(results)) for (const note of m.notes) tableNotes.push(`${m.id}: ${note}`);
 const MEMORY_LABELS: Record<string, string> = { me: 'b', login: 'd', dav: `m (first syncs of ${fmtCount(DAV_LARGE)} cards)` };
 const memoryRows = Object.entries(memory).map(([name, m]) => `| ${MEMORY_LABELS[name] ?? name} | ${mb(m.idle)} | ${mb(m.peak)} |`);
-const costRows = Object.entries(databaseCosts).map(([id, c]) => `| ${id} | ${c.statements ? fmt(c.statementsPerRequest, 1) : 'n/a'} | ${c.statements ? fmt(c.execMsPerRequest, 3) : 'n/a'} | ${fmt(c.cpuMsPerRequest, 3)} |`);
+// d's figures are per login (its begin and its finish), b's and e's per request.
+const costRows = Object.entries(databaseCosts).map(
+  ([id, c]) =>
+    `| ${id} | ${c.statements ? fmt(c.statementsPerRequest, 1) : 'n/a'} | ${c.statements ? fmt(c.distinctStatements) : 'n/a'} | ${fmt(c.transactionsPerRequest, 1)} | ${c.plansPerRequest === undefined ? 'n/a' : fmt(c.plansPerRequest, 1)} | ${c.statements ? fmt(c.execMsPerRequest, 3) : 'n/a'} | ${fmt(c.cpuMsPerRequest, 3)} |`,
+);
 const costNotes = Object.entries(databaseCosts).flatMap(([id, c]) =>
-  c.statements ? [`${id}, statements per request: ${c.top.map((t) => `${fmt(t.callsPerRequest, 2)} × \`${t.query}\` (${fmt(t.meanMs, 3)} ms)`).join('; ')}`] : [`${id}: pg_stat_statements is not loaded (shared_preload_libraries), so statements are not counted`],
+  c.statements
+    ? [`${id}, where its statements' time goes, per request: ${c.top.map((t) => `${fmt(t.callsPerRequest, 2)} × \`${t.query}\` (${fmt(t.msPerRequest, 3)} ms, ${fmt(t.meanMs, 3)} ms each)`).join('; ')}`]
+    : [`${id}: statements are not counted: ${c.unavailable ?? 'pg_stat_statements is not loaded'}; backend CPU (from /proc) and transactions (pg_stat_database) still are`],
 );
 const targetRows = targets.map((t) => `| ${t.what} | ${t.value} | ${t.met === undefined ? '–' : t.met ? 'met' : '**missed**'} |`);
 
@@ -983,7 +991,9 @@ const markdown = [
   ...(rows.length > 2 ? [...rows, ''] : []),
   ...(tableNotes.length ? [...tableNotes, ''] : []),
   ...(memoryRows.length ? ['| g. memory | RSS idle | RSS peak under load |', '|---|---:|---:|', ...memoryRows, ''] : []),
-  ...(costRows.length ? ['| database cost per request | statements (round trips) | execution ms | backend CPU ms |', '|---|---:|---:|---:|', ...costRows, '', ...costNotes, ''] : []),
+  ...(costRows.length
+    ? ['| database cost per request (d: per login) | statement calls (round trips) | distinct statements | transactions | plans | execution ms | backend CPU ms |', '|---|---:|---:|---:|---:|---:|---:|', ...costRows, '', ...costNotes, '']
+    : []),
   ...(targetRows.length ? ['| target | measured | |', '|---|---:|---|', ...targetRows, ''] : []),
   ...(signalRows ? ['| f. signals | value |', '|---|---|', ...signalRows.map(([k, v]) => `| ${k} | ${v} |`), '', ...signalNotes, ''] : []),
   ...(fanout ? ['| k. fan-out | value |', '|---|---|', ...fanout.rows.map(([k, v]) => `| ${k} | ${v} |`), '', ...(fanout.notes ?? []), ''] : []),

@@ -90,26 +90,36 @@ export function createCeremonies(deps: { store: Store; rp: RelyingParty; now: ()
       return { ceremony_id: await keep(kind, options.challenge, scope), options, schema_version: 1 };
     },
 
-    /**
-     * Takes a ceremony out, whatever the outcome of the verification that follows: a challenge
-     * is answered once. With a session scope, only that session may answer it.
-     */
-    async take(id: string, kind: CeremonyKind, scope: { sessionId?: string; needsAccount?: boolean } = {}): Promise<CeremonyRecord> {
-      const ceremony = await queries.consume(id, kind);
-      const fromElsewhere = scope.sessionId !== undefined && ceremony?.session_id !== scope.sessionId;
-      if (!ceremony || ceremony.expires_at <= now() || fromElsewhere || (scope.needsAccount && !ceremony.account_id)) {
-        const detail = scope.sessionId !== undefined ? 'the ceremony is unknown, used, expired or from another session; begin again' : 'the ceremony is unknown, used or expired; begin again';
-        throw refuse('ceremony_invalid', detail);
-      }
-      return ceremony;
-    },
-
     /** Step-up: the assertion names its challenge; only the session that asked may answer it. */
     async takeByChallenge(challenge: string, kind: CeremonyKind, sessionId: string): Promise<CeremonyRecord | undefined> {
       const ceremony = await queries.consumeByChallenge(challenge, kind, sessionId);
       return ceremony && ceremony.expires_at > now() ? ceremony : undefined;
     },
+
+    /**
+     * Takes a ceremony out, whatever the outcome of the verification that follows: a challenge
+     * is answered once. With a session scope, only that session may answer it.
+     */
+    async take(id: string, kind: CeremonyKind, scope: { sessionId?: string; needsAccount?: boolean } = {}): Promise<CeremonyRecord> {
+      return accept(await queries.consume(id, kind), scope);
+    },
+
+    /**
+     * The check of take(), for a ceremony a caller's own statement took out (deleted by its id
+     * and kind, whatever follows): refuses one that was not there, has expired or is not the
+     * scope's.
+     */
+    accept,
   };
+
+  function accept(ceremony: CeremonyRecord | undefined, scope: { sessionId?: string; needsAccount?: boolean } = {}): CeremonyRecord {
+    const fromElsewhere = scope.sessionId !== undefined && ceremony?.session_id !== scope.sessionId;
+    if (!ceremony || ceremony.expires_at <= now() || fromElsewhere || (scope.needsAccount && !ceremony.account_id)) {
+      const detail = scope.sessionId !== undefined ? 'the ceremony is unknown, used, expired or from another session; begin again' : 'the ceremony is unknown, used or expired; begin again';
+      throw refuse('ceremony_invalid', detail);
+    }
+    return ceremony;
+  }
 }
 
 export type Ceremonies = ReturnType<typeof createCeremonies>;

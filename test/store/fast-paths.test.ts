@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import { accountByCanonical, accountById } from '../../src/platform/store/accounts.js';
 import type { AccountRecord } from '../../src/platform/store/accounts.js';
@@ -17,8 +18,15 @@ import { contactAccessStatement, contactCardStatement, contactCardTagStatement, 
 import { ownCard, ownCardTag, publicCardByName, publicCardOfAccount } from '../../src/modules/profiles/statements.js';
 import { authLookupQueries, renewalQueries } from '../../src/modules/sessions/queries.js';
 import type { SessionRecord } from '../../src/modules/sessions/queries.js';
+import { sessionQueries } from '../../src/modules/sessions/queries.js';
 import { accountLock, insertRefreshToken, insertSession } from '../../src/modules/sessions/statements.js';
-import type { RenewalInput } from '../../src/modules/sessions/statements.js';
+import type { RenewalInput, SessionOpening } from '../../src/modules/sessions/statements.js';
+import { passkeyWithOwner, recordSignInUse } from '../../src/modules/methods/statements.js';
+import { passkeyQueries } from '../../src/modules/methods/queries.js';
+import { insertCeremony, takeCeremony } from '../../src/platform/store/ceremonies.js';
+import type { CeremonyRecord } from '../../src/platform/store/ceremonies.js';
+import { rememberJtis } from '../../src/platform/store/dpop-jtis.js';
+import { appendOne } from '../../src/platform/signals/log.js';
 import { backends } from '../helpers/backends.js';
 
 const NOW = 1_800_000_000_000;
@@ -104,7 +112,7 @@ for (const backend of backends) {
     after(() => cleanup());
 
     async function clear(): Promise<void> {
-      for (const table of ['refresh_tokens', 'sessions', 'subscriptions', 'profiles', 'accounts', 'card_change_log']) await db.deleteFrom(table).execute();
+      for (const table of ['refresh_tokens', 'sessions', 'passkeys', 'events', 'ceremonies', 'subscriptions', 'profiles', 'accounts', 'card_change_log']) await db.deleteFrom(table).execute();
       await db.updateTable('card_change_log_head').set({ seq: 0 }).execute();
     }
     async function seedAccounts(states: Array<{ deleted_at: number | null; locked_at: number | null }>): Promise<void> {
@@ -219,6 +227,206 @@ for (const backend of backends) {
           const twin = await written(async (tx, row) => {
             await tx.insertInto('sessions').values(row).execute();
             await tx.insertInto('refresh_tokens').values({ hash: `rt_${row.id}`, session_id: row.id, created_at: row.created_at, used_at: null }).execute();
+          });
+          assert.deepEqual(fast, twin);
+        }),
+        { numRuns: RUNS },
+      );
+    });
+
+    it('a sign-in\'s statements (the ceremony\'s insert and take, the passkey with its owner, the counter\'s swap) match their plain twins', async () => {
+      const ceremony = fc.record({
+        id: fc.constantFrom('cer_a', 'cer_b', 'cer_c'),
+        kind: fc.constantFrom('login', 'register'),
+        challenge: fc.constantFrom('ch_1', 'ch_2'),
+        username: fc.option(fc.constant('ada'), { nil: null }),
+        user_handle: fc.option(fc.constant('handle'), { nil: null }),
+        account_id: fc.option(fc.constantFrom(...ACCOUNTS), { nil: null }),
+        session_id: fc.option(fc.constant('ses_0'), { nil: null }),
+        expires_at: at,
+      });
+      const passkey = fc.record({ account: fc.constantFrom(...ACCOUNTS), counter: fc.constantFrom(0, 1, 7), backed_up: fc.constantFrom(0, 1) });
+      const use = fc.record({ key: fc.nat(3), expectedCounter: fc.constantFrom(0, 1, 7), counter: fc.constantFrom(0, 2, 8), backed_up: fc.constantFrom(0, 1), at, dpop_jkt: fc.constantFrom('jkt-a', 'jkt-b') });
+      await fc.assert(
+        fc.asyncProperty(
+          accountStates,
+          fc.uniqueArray(ceremony, { selector: (c) => c.id, maxLength: 3 }),
+          fc.constantFrom('cer_a', 'cer_b', 'cer_none'),
+          fc.constantFrom('login', 'register'),
+          fc.array(passkey, { maxLength: 3 }),
+          fc.array(use, { maxLength: 3 }),
+          async (states, ceremonies, takeId, takeKind, passkeys, uses) => {
+            const run = async (steps: {
+              insert: (c: CeremonyRecord) => Promise<unknown>;
+              take: (id: string, kind: string) => Promise<unknown>;
+              withOwner: (credentialId: string) => Promise<unknown>;
+              swap: (tx: Kysely<any>, u: (typeof uses)[number] & { id: string }) => Promise<boolean>;
+            }) => {
+              await clear();
+              await seedAccounts(states);
+              for (const c of ceremonies) await steps.insert(c);
+              // Taken twice: the second take finds nothing (a challenge is answered once).
+              const taken = [await steps.take(takeId, takeKind), await steps.take(takeId, takeKind)];
+              for (const [i, k] of passkeys.entries()) {
+                await db.insertInto('passkeys').values({
+                  id: `pk_${i}`, account_id: k.account, credential_id: `cred_${i}`, public_key: `key_${i}`, counter: k.counter, transports: '[]',
+                  backup_eligible: 1, backed_up: k.backed_up, aaguid: 'aaguid', name: `passkey ${i}`, dpop_jkt: 'jkt-0', version: 1, created_at: NOW, last_used_at: null, flagged_at: null,
+                }).execute();
+              }
+              const found = [];
+              for (const i of [0, 1, 2, 3]) found.push(await steps.withOwner(`cred_${i}`));
+              const swapped = [];
+              for (const u of uses) swapped.push(await db.transaction().execute((tx) => steps.swap(tx, { ...u, id: `pk_${u.key}` })));
+              return {
+                taken, found, swapped,
+                ceremonies: await db.selectFrom('ceremonies').selectAll().orderBy('id').execute(),
+                passkeys: await db.selectFrom('passkeys').selectAll().orderBy('id').execute(),
+              };
+            };
+            const fast = await run({
+              insert: (c) => insertCeremony.all(db, c),
+              take: (id, kind) => takeCeremony.first(db, { id, kind }),
+              withOwner: (credentialId) => passkeyWithOwner.first(db, { credentialId }),
+              swap: async (tx, u) => (await recordSignInUse.all(tx, u)).length === 1,
+            });
+            const twin = await run({
+              insert: (c) => db.insertInto('ceremonies').values(c).execute(),
+              take: (id, kind) => db.deleteFrom('ceremonies').where('id', '=', id).where('kind', '=', kind).returningAll().executeTakeFirst(),
+              withOwner: async (credentialId) => {
+                const row = await db.selectFrom('passkeys').selectAll().where('credential_id', '=', credentialId).executeTakeFirst();
+                const owner = row && (await db.selectFrom('accounts').selectAll().where('id', '=', row.account_id).executeTakeFirst());
+                return row && owner ? { ...row, owner_user_handle: owner.user_handle } : undefined;
+              },
+              swap: async (tx, u) => {
+                const result = await tx.updateTable('passkeys').set({ counter: u.counter, backed_up: u.backed_up, last_used_at: u.at, dpop_jkt: u.dpop_jkt })
+                  .where('id', '=', u.id).where('counter', '=', u.expectedCounter).executeTakeFirst();
+                return Number(result.numUpdatedRows) === 1;
+              },
+            });
+            assert.deepEqual(fast, twin);
+          },
+        ),
+        { numRuns: RUNS },
+      );
+    });
+
+    it('a sign-in\'s first steps (passkeyQueries.takeWithPasskey: one statement on PostgreSQL) take and read what the plain take and read do', async () => {
+      const ceremony = fc.record({ id: fc.constantFrom('cer_a', 'cer_b'), kind: fc.constantFrom('login', 'register'), account_id: fc.option(fc.constantFrom(...ACCOUNTS), { nil: null }), expires_at: at });
+      await fc.assert(
+        fc.asyncProperty(
+          fc.uniqueArray(ceremony, { selector: (c) => c.id, maxLength: 2 }),
+          fc.array(fc.constantFrom(...ACCOUNTS), { maxLength: 3 }),
+          fc.array(fc.tuple(fc.constantFrom('cer_a', 'cer_b', 'cer_none'), fc.constantFrom('login', 'register'), fc.constantFrom('cred_0', 'cred_1', 'cred_2', 'cred_none')), { minLength: 1, maxLength: 3 }),
+          async (ceremonies, owners, takes) => {
+            const run = async (take: (id: string, kind: string, credentialId: string) => Promise<unknown>) => {
+              await clear();
+              await seedAccounts(ACCOUNTS.map(() => ({ deleted_at: null, locked_at: null })));
+              for (const c of ceremonies) await db.insertInto('ceremonies').values({ ...c, challenge: `ch_${c.id}`, username: null, user_handle: 'h', session_id: null }).execute();
+              for (const [i, owner] of owners.entries()) {
+                await db.insertInto('passkeys').values({
+                  id: `pk_${i}`, account_id: owner, credential_id: `cred_${i}`, public_key: `key_${i}`, counter: i, transports: '["usb"]',
+                  backup_eligible: 1, backed_up: 0, aaguid: 'aaguid', name: `passkey ${i}`, dpop_jkt: 'jkt-0', version: 1, created_at: NOW, last_used_at: null, flagged_at: null,
+                }).execute();
+              }
+              const answers = [];
+              for (const [id, kind, credentialId] of takes) answers.push(await take(id, kind, credentialId));
+              return { answers, left: await db.selectFrom('ceremonies').selectAll().orderBy('id').execute() };
+            };
+            const queries = passkeyQueries(db, store.dialect);
+            const fast = await run((id, kind, credentialId) => queries.takeWithPasskey(id, kind, credentialId));
+            const twin = await run(async (id, kind, credentialId) => {
+              const taken = await db.deleteFrom('ceremonies').where('id', '=', id).where('kind', '=', kind).returningAll().executeTakeFirst();
+              if (!taken) return { ceremony: undefined, passkey: undefined };
+              const row = await db.selectFrom('passkeys').selectAll().where('credential_id', '=', credentialId).executeTakeFirst();
+              const owner = row && (await db.selectFrom('accounts').selectAll().where('id', '=', row.account_id).executeTakeFirst());
+              return { ceremony: taken, passkey: row && owner ? { ...row, owner_user_handle: owner.user_handle } : undefined };
+            });
+            assert.deepEqual(fast, twin);
+          },
+        ),
+        { numRuns: RUNS },
+      );
+    });
+
+    it('a session\'s opening (one statement on PostgreSQL, holding the account\'s row) and a one-account signal append match their plain twins', async () => {
+      await fc.assert(
+        fc.asyncProperty(accountStates, fc.constantFrom(...ACCOUNTS, 'acc_none'), fc.array(fc.constantFrom(...ACCOUNTS), { maxLength: 4 }), fc.array(fc.constantFrom(...ACCOUNTS), { minLength: 1, maxLength: 4 }), async (states, accountId, earlier, appends) => {
+          const opening: SessionOpening = { ...sessionRow({ account: ACCOUNTS[0]!, jkt: 'jkt-a', trusted: 1, revoked_at: null, access_expires_at: NOW, refresh_expires_at: NOW + 1000, expires_at: NOW + 5000, withAccessHash: true, tokens: [] }, 7), account_id: accountId, refreshHash: 'rt_open' };
+          const run = async (open: (tx: Kysely<any>) => Promise<number | null>, append: (tx: Kysely<any>, id: string, k: number) => Promise<unknown>) => {
+            await clear();
+            await seedAccounts(states);
+            // Signals already in the log: each append numbers after the account's newest.
+            for (const [k, id] of earlier.entries()) await db.insertInto('events').values({ account_id: id, seq: k + 1, kind: 'sessions.changed', resource: '/sessions', created_at: NOW }).execute();
+            let answer: unknown;
+            try {
+              answer = await db.transaction().execute((tx) => open(tx));
+            } catch {
+              answer = 'refused by the database';
+            }
+            const appended = await db.transaction().execute(async (tx) => {
+              const rows = [];
+              for (const [k, id] of appends.entries()) rows.push(await append(tx, id, k));
+              return rows;
+            });
+            return { answer, appended, tables: await sessionTables(), events: await db.selectFrom('events').selectAll().orderBy(['account_id', 'seq']).execute() };
+          };
+          const fast = await run(
+            (tx) => sessionQueries(tx, store.dialect).openUnlessLocked(opening),
+            async (tx, id, k) => {
+              const row = (await appendOne.first(tx, { accountId: id, kind: 'sessions.changed', resource: `/r${k}`, at: NOW + k }))!;
+              return { account_id: row.account_id, seq: Number(row.seq), resource: row.resource };
+            },
+          );
+          const twin = await run(
+            async (tx) => {
+              const lockedAt = (await tx.selectFrom('accounts').select('locked_at').where('id', '=', accountId).executeTakeFirst())?.locked_at ?? null;
+              if (lockedAt !== null) return lockedAt;
+              const { refreshHash, ...session } = opening;
+              await tx.insertInto('sessions').values(session).execute();
+              await tx.insertInto('refresh_tokens').values({ hash: refreshHash, session_id: session.id, created_at: session.created_at, used_at: null }).execute();
+              return null;
+            },
+            async (tx, id, k) => {
+              const newest = await tx.selectFrom('events').select((eb) => eb.fn.max('seq').as('seq')).where('account_id', '=', id).executeTakeFirst();
+              const seq = Number(newest?.seq ?? 0) + 1;
+              await tx.insertInto('events').values({ account_id: id, seq, kind: 'sessions.changed', resource: `/r${k}`, created_at: NOW + k }).execute();
+              return { account_id: id, seq, resource: `/r${k}` };
+            },
+          );
+          assert.deepEqual(fast, twin);
+        }),
+        { numRuns: RUNS },
+      );
+    });
+
+    it('inside a transaction, a statement runs as its named statement on the transaction\'s connection (PostgreSQL)', { skip: backend.name !== 'postgres' && 'PostgreSQL only: named statements' }, async () => {
+      await clear();
+      await seedAccounts(ACCOUNTS.map(() => ({ deleted_at: null, locked_at: null })));
+      const prepared = await db.transaction().execute(async (tx) => {
+        await accountLock.first(tx, { accountId: ACCOUNTS[0]! });
+        return (await sql<{ name: string }>`select name from pg_prepared_statements`.execute(tx)).rows.map((row) => row.name);
+      });
+      assert.ok(prepared.some((name) => name.startsWith('vid account lock check ')), `prepared on that connection: ${prepared.join(', ')}`);
+    });
+
+    it('the DPoP jti batch (PostgreSQL) remembers what one insert per jti remembers', { skip: backend.name !== 'postgres' && 'PostgreSQL only: SQLite keeps its jtis in a side file' }, async () => {
+      const jti = fc.constantFrom('j1', 'j2', 'j3', 'j4');
+      await fc.assert(
+        fc.asyncProperty(fc.array(jti, { maxLength: 3 }), fc.array(fc.tuple(jti, at), { minLength: 1, maxLength: 5 }), async (known, batch) => {
+          const run = async (remember: () => Promise<unknown>) => {
+            await db.deleteFrom('dpop_jtis').execute();
+            for (const hash of new Set(known)) await db.insertInto('dpop_jtis').values({ jti_hash: hash, expires_at: NOW }).execute();
+            const fresh = await remember();
+            return { fresh, rows: await db.selectFrom('dpop_jtis').selectAll().orderBy('jti_hash').execute() };
+          };
+          const fast = await run(async () => (await rememberJtis.all(db, { hashes: batch.map(([h]) => h), expiries: batch.map(([, e]) => e) })).map((r) => r.jti_hash).sort());
+          const twin = await run(async () => {
+            const fresh = [];
+            for (const [hash, expires_at] of batch) {
+              const inserted = await db.insertInto('dpop_jtis').values({ jti_hash: hash, expires_at }).onConflict((oc) => oc.doNothing()).returning('jti_hash').executeTakeFirst();
+              if (inserted) fresh.push(inserted.jti_hash);
+            }
+            return fresh.sort();
           });
           assert.deepEqual(fast, twin);
         }),

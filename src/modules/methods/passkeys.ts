@@ -1,6 +1,7 @@
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { AuthContext } from '../../platform/caller.js';
-import type { Begun, Ceremonies, CredentialRef } from '../../platform/ceremonies.js';
+import type { Begun, CeremonyKind, Ceremonies, CredentialRef } from '../../platform/ceremonies.js';
+import type { CeremonyRecord } from '../../platform/store/ceremonies.js';
 import type { ClientInfo, LocatedClient } from '../../platform/client-info.js';
 import type { Clock } from '../../platform/clock.js';
 import { verifyCreation } from '../../platform/crypto/webauthn.js';
@@ -16,7 +17,7 @@ import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import { requiredText } from '../../platform/text.js';
 import type { SecurityLog } from '../security-log/service.js';
 import { PASSKEY_NAME_MAX, passkeyName } from './passkey-names.js';
-import type { PasskeyRecord, passkeyQueries } from './queries.js';
+import type { PasskeyRecord, PasskeyWithOwner, passkeyQueries } from './queries.js';
 
 export interface PasskeyView {
   id: string;
@@ -110,6 +111,15 @@ export function createPasskeyService(deps: {
     /** The account's credentials, for a ceremony's exclude or allow list (`current`: a keyed recovery asks after its transaction). */
     credentials: (accountId: string): Promise<CredentialRef[]> => db.current.passkeys.listCredentialIds(accountId),
     byCredentialId: (credentialId: string) => db.direct.passkeys.findByCredentialId(credentialId),
+    /**
+     * A sign-in's first steps (WebAuthn L3 §13.4.3, §7.2 step 6): takes its ceremony out, whatever
+     * follows, and reads the passkey its assertion names with the owner's user handle; the
+     * ceremony is checked as take() checks it. One round trip on PostgreSQL.
+     */
+    async takeForSignIn(ceremonyId: string, kind: CeremonyKind, credentialId: string): Promise<{ ceremony: CeremonyRecord; passkey: PasskeyWithOwner | undefined }> {
+      const taken = await db.direct.passkeys.takeWithPasskey(ceremonyId, kind, credentialId);
+      return { ceremony: ceremonies.accept(taken.ceremony), passkey: taken.passkey };
+    },
     /** A sign-in's counter, backup state and device key, compare-and-swapped on the counter verified against. */
     recordSignIn: (tx: Tx, id: string, expectedCounter: number, use: { counter: number; backed_up: number; at: number; dpop_jkt: string }) =>
       db.in(tx).passkeys.recordUse(id, expectedCounter, use),

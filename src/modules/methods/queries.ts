@@ -1,18 +1,54 @@
 import type { Kysely, Selectable } from 'kysely';
 import { keysetPage } from '../../platform/store/keyset.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
+import type { CeremonyRecord } from '../../platform/store/ceremonies.js';
+import { takeCeremony } from '../../platform/store/ceremonies.js';
+import type { Dialect } from '../../platform/store/db.js';
+import type { AccountsTable, CeremoniesTable } from '../../platform/store/schema.js';
+import { passkeyWithOwner, recordSignInUse, takeWithPasskey } from './statements.js';
 import type { PasskeysTable, TotpAuthenticatorsTable } from './tables.js';
 
 interface MethodTables {
   passkeys: PasskeysTable;
   totp_authenticators: TotpAuthenticatorsTable;
+  accounts: AccountsTable;
+  ceremonies: CeremoniesTable;
 }
+
+/** A passkey with its owner's user handle, as a sign-in reads it. */
+export type PasskeyWithOwner = PasskeyRecord & { owner_user_handle: string };
 
 
 export type PasskeyRecord = Selectable<PasskeysTable>;
 
-export function passkeyQueries(db: Kysely<MethodTables>) {
+export function passkeyQueries(db: Kysely<MethodTables>, dialect: Dialect) {
   return {
+    /**
+     * A sign-in's first steps: takes the ceremony out (undefined: there was none of that id and
+     * kind) and reads the passkey the assertion names with its owner (undefined: none).
+     * PostgreSQL: one statement (statements.ts takeWithPasskey); SQLite: the take, then the read.
+     */
+    async takeWithPasskey(ceremonyId: string, kind: string, credentialId: string): Promise<{ ceremony: CeremonyRecord | undefined; passkey: PasskeyWithOwner | undefined }> {
+      if (dialect !== 'postgres') {
+        const ceremony = await takeCeremony.first(db, { id: ceremonyId, kind });
+        return { ceremony, passkey: ceremony && (await passkeyWithOwner.first(db, { credentialId })) };
+      }
+      const row = await takeWithPasskey.first(db, { ceremonyId, kind, credentialId });
+      if (!row) return { ceremony: undefined, passkey: undefined };
+      const ceremony: CeremonyRecord = {
+        id: row.c_id!,
+        kind: row.c_kind!,
+        challenge: row.c_challenge!,
+        username: row.c_username,
+        user_handle: row.c_user_handle,
+        account_id: row.c_account_id,
+        session_id: row.c_session_id,
+        expires_at: row.c_expires_at!,
+      };
+      if (row.id === null || row.owner_user_handle === null) return { ceremony, passkey: undefined };
+      const { c_id, c_kind, c_challenge, c_username, c_user_handle, c_account_id, c_session_id, c_expires_at, ...passkey } = row;
+      return { ceremony, passkey: passkey as PasskeyWithOwner };
+    },
     async insert(passkey: PasskeyRecord): Promise<void> {
       await db.insertInto('passkeys').values(passkey).execute();
     },
@@ -27,13 +63,7 @@ export function passkeyQueries(db: Kysely<MethodTables>) {
      * counter we verified against, so two racing logins cannot both move it (WebAuthn L3 §7.2 step 21).
      */
     async recordUse(id: string, expectedCounter: number, use: { counter: number; backed_up: number; at: number; dpop_jkt: string }): Promise<boolean> {
-      const result = await db
-        .updateTable('passkeys')
-        .set({ counter: use.counter, backed_up: use.backed_up, last_used_at: use.at, dpop_jkt: use.dpop_jkt })
-        .where('id', '=', id)
-        .where('counter', '=', expectedCounter)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+      return (await recordSignInUse.all(db, { id, expectedCounter, ...use })).length === 1;
     },
     /** A step-up assertion: counter and backup state move, the device binding does not. */
     async recordAssertion(id: string, expectedCounter: number, use: { counter: number; backed_up: number; at: number }): Promise<boolean> {

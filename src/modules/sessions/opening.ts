@@ -3,7 +3,7 @@ import type { LocatedClient } from '../../platform/client-info.js';
 import type { Config } from '../../platform/config.js';
 import { newOpaqueToken, sha256Base64url } from '../../platform/crypto/tokens.js';
 import { newId } from '../../platform/ids.js';
-import { signal } from '../../platform/signals/signal.js';
+import { accountRowsHeld, signal } from '../../platform/signals/signal.js';
 import type { Tx } from '../../platform/store/store.js';
 import { accountLocked } from './session-deps.js';
 import type { IssuedTokens, SessionDeps } from './session-deps.js';
@@ -39,13 +39,12 @@ export function createSessionOpening(deps: Pick<SessionDeps, 'db' | 'clock' | 't
     async open(tx: Tx, input: { accountId: string; jkt: string; trusted: boolean; client: LocatedClient; passkeyId?: string }): Promise<IssuedTokens> {
       const q = db.in(tx);
       const now = clock.now();
-      // Every way in (login, recovery, join) opens its session here: a locked account gets none.
-      // Thrown inside the caller's transaction, so whatever the login spent rolls back.
-      if ((await q.sessions.accountLockedAt(input.accountId)) !== null) throw accountLocked();
       const maxAge = (input.trusted ? ttl.trustedMaxAgeSeconds : ttl.ephemeralMaxAgeSeconds) * 1000;
       const id = newId('ses');
       const tokens = tokensFor(ttl, { id, trusted: input.trusted, expires_at: now + maxAge }, now);
-      await q.sessions.insert({
+      // Every way in (login, recovery, join) opens its session here: a locked account gets none.
+      // Thrown inside the caller's transaction, so whatever the login spent rolls back.
+      const lockedAt = await q.sessions.openUnlessLocked({
         id,
         account_id: input.accountId,
         jkt: input.jkt,
@@ -62,8 +61,11 @@ export function createSessionOpening(deps: Pick<SessionDeps, 'db' | 'clock' | 't
         device_label: deviceLabel(input.client.userAgent),
         location: input.client.location,
         passkey_id: input.passkeyId ?? null,
+        refreshHash: tokens.refreshHash,
       });
-      await q.refreshTokens.insert(tokens.refreshHash, id, now);
+      if (lockedAt !== null) throw accountLocked();
+      // PostgreSQL: the opening took the account's row FOR UPDATE (queries.ts openUnlessLocked).
+      if (tx.dialect === 'postgres') accountRowsHeld(tx, [input.accountId]);
       await signal(tx, input.accountId, 'sessions.changed');
       return tokens.issued;
     },

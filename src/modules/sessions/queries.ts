@@ -1,14 +1,14 @@
 import type { Kysely } from 'kysely';
 import { coalesce } from '../../platform/store/coalesce.js';
-import type { DatabaseHandle } from '../../platform/store/db.js';
+import type { DatabaseHandle, Dialect } from '../../platform/store/db.js';
 import { accountOf } from '../../platform/store/accounts.js';
 import type { AccountRecord } from '../../platform/store/accounts.js';
 import { keysetPage } from '../../platform/store/keyset.js';
 import type { KeysetPosition } from '../../platform/store/keyset.js';
 import type { AccountsTable } from '../../platform/store/schema.js';
 import type { RefreshTokensTable, SessionRecord, SessionsTable } from './tables.js';
-import { accountLock, authByHash, authByHashes, insertRefreshToken, insertSession, renewalRotate, renewalSpend, renewalStore, renewAtOnce } from './statements.js';
-import type { RefreshTokenHolder, RenewalInput, RenewedSession } from './statements.js';
+import { accountLock, authByHash, authByHashes, insertRefreshToken, insertSession, openSessionAtOnce, renewalRotate, renewalSpend, renewalStore, renewAtOnce } from './statements.js';
+import type { RefreshTokenHolder, RenewalInput, RenewedSession, SessionOpening } from './statements.js';
 
 export type { RefreshTokenHolder, RenewalInput, RenewedSession } from './statements.js';
 export type { RefreshTokensTable, SessionRecord, SessionsTable } from './tables.js';
@@ -73,11 +73,23 @@ export function authLookupQueries(handle: Pick<DatabaseHandle, 'db' | 'dialect'>
   };
 }
 
-export function sessionQueries(db: Kysely<SessionTables>) {
+export function sessionQueries(db: Kysely<SessionTables>, dialect: Dialect) {
   return {
-    /** In the transaction that opens the session (statements.ts). */
-    async insert(session: SessionRecord): Promise<void> {
+    /**
+     * Opens a session with its first refresh token unless the account is locked (decision 090),
+     * in the caller's transaction; answers the account's locked_at (null: opened, nothing written
+     * otherwise). PostgreSQL: one statement that also holds the account's row FOR UPDATE to the
+     * end of the transaction (statements.ts openSessionAtOnce). SQLite: the lock check and the
+     * two inserts, one writer at a time.
+     */
+    async openUnlessLocked(opening: SessionOpening): Promise<number | null> {
+      if (dialect === 'postgres') return (await openSessionAtOnce.first(db, opening))?.locked_at ?? null;
+      const lockedAt = (await accountLock.first(db, { accountId: opening.account_id }))?.locked_at ?? null;
+      if (lockedAt !== null) return lockedAt;
+      const { refreshHash, ...session } = opening;
       await insertSession.all(db, session);
+      await insertRefreshToken.all(db, { hash: refreshHash, sessionId: session.id, at: session.created_at });
+      return null;
     },
     async findById(id: string): Promise<SessionRecord | undefined> {
       return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
@@ -186,9 +198,6 @@ export function sessionQueries(db: Kysely<SessionTables>) {
 
 export function refreshTokenQueries(db: Kysely<SessionTables>) {
   return {
-    async insert(hash: string, sessionId: string, at: number): Promise<void> {
-      await insertRefreshToken.all(db, { hash, sessionId, at });
-    },
     /** Why a renewal matched no row: the token (used or not) and its session, in one read on the token's key. */
     async holder(hash: string): Promise<RefreshTokenHolder | undefined> {
       return db

@@ -87,6 +87,36 @@ export const accountLock = statement('account lock check', (db: Kysely<SessionTa
   return dialect === 'postgres' ? query.forShare() : query;
 });
 
+/** A session to open and its first refresh token's hash. */
+export type SessionOpening = SessionRecord & { refreshHash: string };
+
+/**
+ * PostgreSQL: a session's opening in one statement, inside the caller's transaction. It takes the
+ * account's row FOR UPDATE (the lock check of accountLock, held as strongly as the signal the
+ * opening writes next would take it, so that signal need not take it again: signal.ts
+ * accountRowsHeld), and inserts the session and its refresh token unless the account is locked.
+ * A missing account is not a lock: the insert then fails on its foreign key, as the plain steps
+ * do. Answers the account's locked_at (null: opened). SQLite runs the same steps one by one
+ * (queries.ts): it has no data-modifying WITH, and one writer, so nothing to lock.
+ */
+export const openSessionAtOnce = statement('session opening', (_db: Kysely<SessionTables>, p: Param<SessionOpening>) =>
+  sql<{ locked_at: number | null }>`
+    with account as (
+      select locked_at from accounts where id = ${p('account_id')} for update
+    ), opened as (
+      insert into sessions (id, account_id, jkt, trusted, access_hash, access_expires_at, refresh_expires_at, expires_at,
+        created_at, last_seen_at, revoked_at, user_agent, ip, device_label, location, passkey_id)
+      select ${p('id')}, ${p('account_id')}, ${p('jkt')}, ${p('trusted')}, ${p('access_hash')}, ${p('access_expires_at')}, ${p('refresh_expires_at')}, ${p('expires_at')},
+        ${p('created_at')}, ${p('last_seen_at')}, ${p('revoked_at')}, ${p('user_agent')}, ${p('ip')}, ${p('device_label')}, ${p('location')}, ${p('passkey_id')}
+      where not exists (select 1 from account where locked_at is not null)
+      returning id
+    ), token as (
+      insert into refresh_tokens (hash, session_id, created_at, used_at)
+      select ${p('refreshHash')}, id, ${p('created_at')}, null from opened
+    )
+    select (select locked_at from account) as locked_at`,
+);
+
 /** What a renewal needs: the presented token, the proof's key, the new tokens' hashes and lifetimes. */
 export interface RenewalInput {
   refreshHash: string;

@@ -112,13 +112,12 @@ export function createSignInService(deps: {
     },
 
     loginFinish: countingOutcomes((outcome) => metrics.login('passkey', outcome), async function loginFinish(input: { ceremonyId: string; credential: AuthenticationResponseJSON; jkt: string; client: LocatedClient }): Promise<IssuedTokens> {
-      const ceremony = await ceremonies.take(input.ceremonyId, 'login');
+      // The ceremony taken out (whatever follows) and the passkey with its owner's handle, in one go.
+      const { ceremony, passkey } = await passkeys.takeForSignIn(input.ceremonyId, 'login', input.credential.id);
       const refused = () => refuse('passkey_not_recognized', 'this passkey does not belong to any account');
-      const passkey = await passkeys.byCredentialId(input.credential.id);
-      if (!passkey) throw refused();
-      const account = await db.direct.accounts.findById(passkey.account_id);
       // WebAuthn L3 §7.2 step 6: the userHandle must name the account that owns the credential.
-      if (!account || input.credential.response.userHandle !== account.user_handle) throw refused();
+      if (!passkey || input.credential.response.userHandle !== passkey.owner_user_handle) throw refused();
+      const account = { id: passkey.account_id };
       let verified;
       try {
         verified = await verifyAssertion(rp, input.credential, ceremony.challenge, {

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { Kysely, Selectable, SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../store/db.js';
+import { statement } from '../store/statement.js';
+import type { Param } from '../store/statement.js';
 import type { EventsTable, PlatformTables } from '../store/schema.js';
 import type { SignalKindName } from './catalogue.js';
 
@@ -24,11 +26,48 @@ const PRUNE_BATCH = 5000;
 const APPEND_CHUNK = 1000;
 
 /**
+ * The next number of an account's sequence: one past its newest signal, read on the log's
+ * primary key (pruning always keeps an account's newest signal, so numbers never repeat).
+ * Numbering from the log itself, not a counter on the account row, spares a fan-out to 10,000
+ * subscribers an update of 10,000 account rows (docs/decisions/080-signal-numbers-from-the-log.md).
+ */
+const nextSeq = (accountId: unknown) => sql<number>`(select coalesce(max(newest.seq), 0) + 1 from events newest where newest.account_id = ${accountId})`;
+
+/**
+ * What an append returns. PostgreSQL: the same statement queues one NOTIFY per signal, delivered
+ * to every node only when (and if) the transaction commits.
+ */
+const returnedBy = (dialect: Dialect) =>
+  (dialect === 'postgres'
+    ? ['account_id', 'seq', 'resource', sql<string>`pg_notify(${sql.raw(SIGNALS_CHANNEL_SQL)}, account_id)`.as('notified')]
+    : ['account_id', 'seq', 'resource']) as unknown as ['account_id', 'seq', 'resource'];
+
+/**
+ * One signal to one account (a session opened, a field changed: most signals), the append below
+ * for a single account as a statement built once per process (statement.ts), so the transactions
+ * that write one neither build nor plan it each time. fast-paths.test.ts holds it to the append.
+ */
+export const appendOne = statement(
+  'signal append',
+  (db: Kysely<PlatformTables>, p: Param<{ accountId: string; kind: string; resource: string; at: number }>, dialect) =>
+    db
+      .insertInto('events')
+      .values({ account_id: p('accountId'), seq: nextSeq(p('accountId')), kind: p('kind'), resource: p('resource'), created_at: p('at') })
+      .returning(returnedBy(dialect)),
+);
+
+/**
  * The signal log (the `events` table): per account, signals numbered without gaps in commit
  * order. Written only through signal() (signal.ts), read by the stream hub and GET /events.
  */
 export function signalLog(db: Kysely<PlatformTables>, dialect: Dialect) {
   const notify = dialect === 'postgres';
+  /**
+   * Accounts whose rows this transaction holds FOR UPDATE (PostgreSQL): the log is built once per
+   * transaction (Tx.use), so this lives as long as the locks do. Only ever used through a
+   * transaction's Tx.use: the store's own handle never appends.
+   */
+  const held = new Set<string>();
 
   /**
    * PostgreSQL: several writers. Each takes its accounts' rows (in id order, so two fan-outs over
@@ -38,24 +77,26 @@ export function signalLog(db: Kysely<PlatformTables>, dialect: Dialect) {
    */
   async function lockAccounts(accountIds: readonly string[] | SelectQueryBuilder<any, any, { account_id: string }>): Promise<void> {
     if (!notify) return;
+    // Rows this transaction already holds FOR UPDATE need no second statement (rowsHeld below).
+    if (Array.isArray(accountIds) && accountIds.every((id) => held.has(id))) return;
     const ids = Array.isArray(accountIds) ? sql.join(accountIds as readonly string[]) : (accountIds as SelectQueryBuilder<any, any, { account_id: string }>);
     await sql`select count(*) from (select id from accounts where id in (${ids}) order by id for update) locked`.execute(db);
+    if (Array.isArray(accountIds)) for (const id of accountIds as readonly string[]) held.add(id);
   }
 
-  /**
-   * The next number of an account's sequence: one past its newest signal, read on the log's
-   * primary key (pruning always keeps an account's newest signal, so numbers never repeat).
-   * Numbering from the log itself, not a counter on the account row, spares a fan-out to 10,000
-   * subscribers an update of 10,000 account rows (docs/decisions/080-signal-numbers-from-the-log.md).
-   */
-  const nextSeq = (accountId: unknown) => sql<number>`(select coalesce(max(newest.seq), 0) + 1 from events newest where newest.account_id = ${accountId})`;
-  // PostgreSQL: the same statement queues one NOTIFY per signal, delivered to every node only
-  // when (and if) the transaction commits.
-  const returned = (notify
-    ? ['account_id', 'seq', 'resource', sql<string>`pg_notify(${sql.raw(SIGNALS_CHANNEL_SQL)}, account_id)`.as('notified')]
-    : ['account_id', 'seq', 'resource']) as unknown as ['account_id', 'seq', 'resource'];
+  const returned = returnedBy(dialect);
 
   return {
+    /**
+     * The caller's own statement took these accounts' rows FOR UPDATE in this transaction (a
+     * session's opening, sessions/statements.ts): what lockAccounts would have done, so an
+     * append to them numbers without locking again. Its next statement sees every signal
+     * committed before the lock was granted, which is all the numbering needs.
+     */
+    rowsHeld(accountIds: readonly string[]): void {
+      for (const id of accountIds) held.add(id);
+    },
+
     /**
      * Appends one signal to each account's log, inside the transaction of the change that causes
      * it: the signals commit with the change or not at all (PRODUCT §7). Set-based: one insert
@@ -66,6 +107,13 @@ export function signalLog(db: Kysely<PlatformTables>, dialect: Dialect) {
       for (let start = 0; start < accountIds.length; start += APPEND_CHUNK) {
         const chunk = accountIds.slice(start, start + APPEND_CHUNK);
         await lockAccounts(chunk);
+        if (chunk.length === 1) {
+          const accountId = chunk[0]!;
+          const resource = typeof resources === 'string' ? resources : resources(accountId);
+          const row = (await appendOne.first(db, { accountId, kind, resource, at }))!;
+          appended.push({ account_id: row.account_id, seq: Number(row.seq), kind, resource: row.resource, created_at: at });
+          continue;
+        }
         const rows = await db
           .insertInto('events')
           .values(chunk.map((accountId) => ({ account_id: accountId, seq: nextSeq(sql`${accountId}`), kind, resource: typeof resources === 'string' ? resources : resources(accountId), created_at: at })))

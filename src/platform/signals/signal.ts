@@ -42,3 +42,13 @@ export async function signalSelected<K extends SignalKindName>(tx: Tx, targets: 
   tx.published(records);
   return records.length;
 }
+
+/**
+ * The caller's transaction already holds these accounts' rows FOR UPDATE, taken by a statement
+ * of its own (PostgreSQL): a signal to them later in this transaction numbers without locking them
+ * again (log.ts lockAccounts). Say it only right after such a statement; SQLite has one writer and
+ * locks nothing.
+ */
+export function accountRowsHeld(tx: Tx, accountIds: readonly string[]): void {
+  tx.use(signalLog).rowsHeld(accountIds);
+}

@@ -2,12 +2,12 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
-import type { DatabaseIntrospector } from 'kysely';
+import type { DatabaseIntrospector, PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 import { loadPg } from '../optional-deps.js';
 import { SchemaScopedIntrospector } from './postgres-introspector.js';
 import { createPrivateFile } from './private-file.js';
-import { runDirectlyOn } from './statement.js';
+import { preparedName, runDirectlyOn } from './statement.js';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 import type { GroupCommitStats } from './sqlite-group-commit.js';
 import { walDurability } from './wal-sync.js';
@@ -86,10 +86,41 @@ export function openPostgres(url: string, options: OpenOptions = {}): DatabaseHa
   // see databaseUnavailable) and the pool discards the broken client when it is released.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<any>({ dialect: new ScopedPostgresDialect({ pool }, options.schema) });
+  const db = new Kysely<any>({ dialect: new ScopedPostgresDialect({ pool: namingStatements(pool) }, options.schema) });
   // Statements (statement.ts) on `db` itself run as named statements: each connection plans them once.
   runDirectlyOn(db, { pool });
   return { db, dialect: 'postgres', pool, schema: options.schema };
+}
+
+/**
+ * The pool as Kysely sees it, its clients running a statement's text (statement.ts preparedName)
+ * as that named statement: inside a transaction, where the store's fast lane does not reach, a
+ * login's or a sign-up's statements are still parsed and planned once per connection, not on
+ * every call. Any other query runs as Kysely sent it. One wrapper per pooled client, so Kysely
+ * keeps one connection object per client as it does with the pool itself.
+ */
+function namingStatements(pool: pg.Pool): PostgresPool {
+  const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => ({
+    query: ((text: unknown, values?: ReadonlyArray<unknown>) => {
+      const name = typeof text === 'string' ? preparedName(text) : undefined;
+      if (name !== undefined) return client.query({ name, text: text as string, values: values as unknown[] });
+      return values === undefined ? client.query(text as never) : client.query(text as string, values as unknown[]);
+    }) as unknown as PostgresPoolClient['query'],
+    release: () => client.release(),
+  });
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let facade = wrapped.get(client);
+      if (facade === undefined) {
+        facade = wrap(client);
+        wrapped.set(client, facade);
+      }
+      return facade;
+    },
+    end: () => pool.end(),
+  };
 }
 
 /** PostgreSQL whose introspection (used by the migrator) sees only our schema: postgres-introspector.ts. */

@@ -3,6 +3,8 @@ import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import { coalesce } from './coalesce.js';
 import type { PlatformTables } from './schema.js';
+import { statement } from './statement.js';
+import type { Param } from './statement.js';
 
 /**
  * The DPoP jti replay cache in the database (RFC 9449 §11.1), written on every authenticated
@@ -42,16 +44,24 @@ export function sqliteReplayStore(file: SQLite.Database): ReplayStore {
   };
 }
 
+/**
+ * PostgreSQL: a batch of jtis in one statement, built once per process and run as a named
+ * statement (statement.ts); the SQL text is the same for any batch (two arrays). Answers the
+ * jtis that were not there yet.
+ */
+export const rememberJtis = statement('dpop jtis remember', (_db: Kysely<PlatformTables>, p: Param<{ hashes: string[]; expiries: number[] }>) =>
+  sql<{ jti_hash: string }>`
+    insert into dpop_jtis (jti_hash, expires_at)
+    select * from unnest(${p('hashes')}::text[], ${p('expiries')}::int8[])
+    on conflict do nothing
+    returning jti_hash`,
+);
+
 export function postgresReplayStore(db: Kysely<PlatformTables>): ReplayStore {
   // Coalesced (coalesce.ts): the jtis of one turn of the event loop go in one statement, so a
-  // burst of authenticated requests costs one round trip here, not one each. The SQL text is
-  // the same for any batch (two arrays), so PostgreSQL plans it like one statement.
+  // burst of authenticated requests costs one round trip here, not one each.
   const rememberAll = coalesce(async (entries: Array<{ jtiHash: string; expiresAt: number }>): Promise<boolean[]> => {
-    const { rows } = await sql<{ jti_hash: string }>`
-      insert into dpop_jtis (jti_hash, expires_at)
-      select * from unnest(${entries.map((e) => e.jtiHash)}::text[], ${entries.map((e) => e.expiresAt)}::int8[])
-      on conflict do nothing
-      returning jti_hash`.execute(db);
+    const rows = await rememberJtis.all(db, { hashes: entries.map((e) => e.jtiHash), expiries: entries.map((e) => e.expiresAt) });
     // Only the first of two equal jtis in one batch is fresh; the insert keeps one row for both.
     const fresh = new Set(rows.map((r) => r.jti_hash));
     return entries.map((e) => fresh.delete(e.jtiHash));

@@ -15,7 +15,8 @@ import type { Dialect } from './dialect.js';
  * Declared at module level, it is built and compiled once per process and dialect, on first use (building and compiling a
  * Kysely query costs more than SQLite answering it), and each call binds its values by name. It
  * runs on whatever Kysely instance it is given: a transaction's (through Kysely, in that
- * transaction), or the store's own handle, where the database's fast lane takes it when there is
+ * transaction; on PostgreSQL its connection still runs it as the named statement, see
+ * preparedName), or the store's own handle, where the database's fast lane takes it when there is
  * one (runDirectlyOn: SQLite's direct reader for a read, PostgreSQL's named statements).
  */
 export interface Statement<P, Row> {
@@ -56,6 +57,19 @@ export interface FastLane {
 }
 
 const lanes = new WeakMap<Kysely<any>, FastLane>();
+
+/**
+ * Every compiled statement's PostgreSQL name, by its SQL text: a transaction's connection runs a
+ * statement's text as that named statement (db.ts), so inside a transaction too each connection
+ * parses and plans it once. Another query with the very same text would run as the same
+ * statement, which is what it is.
+ */
+const preparedNames = new Map<string, string>();
+
+/** The name a statement's SQL text runs under on PostgreSQL, or undefined for any other query. */
+export function preparedName(sql: string): string | undefined {
+  return preparedNames.get(sql);
+}
 
 /** Registers `db`'s fast lane (db.ts, when the store opens its database). */
 export function runDirectlyOn(db: Kysely<any>, lane: FastLane): void {
@@ -108,6 +122,7 @@ export function statement<DB, P extends object, Row>(
     const slots = query.parameters.map((value) => (value instanceof Placeholder ? value.key : undefined));
     for (const key of handedOut) if (!slots.includes(key)) throw new Error(`statement ${name}: parameter ${key} is not used`);
     const prepared = `vid ${name} ${createHash('sha256').update(query.sql).digest('base64url').slice(0, 12)}`;
+    if (dialect === 'postgres') preparedNames.set(query.sql, prepared);
     return { query, prepared, slots, reads: query.query.kind === 'SelectQueryNode' };
   }
 
