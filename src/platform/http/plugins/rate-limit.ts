@@ -169,9 +169,10 @@ export function accountLimits(limits: RateLimits): AccountLimits {
  * Every answer carries RateLimit-* (the spec's Limits): unauthenticated classes (auth, public, the
  * web app, health probes) count per client address before any work; the user class per account,
  * with the quota, in the authentication's admission (`accountLimits`); a route of the `dav` class
- * counts itself once it knows the password. An answer that got no count by then (a failed authentication, a route that does
- * not exist, a refusal before counting) is counted per client address as a public request on its
- * way out, never refused there; a node that is unavailable says so without a counter.
+ * counts itself once it knows the password. An answer that got no count by then (a failed
+ * authentication, a route that does not exist, a refusal before counting) is counted per client
+ * address as a public request on its way out, never refused there; a node that is unavailable
+ * says so without a counter.
  */
 export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: { limits: RateLimits }) => {
   const { count, unavailable } = opts.limits;
