@@ -6,6 +6,7 @@
 // they send, and the round trips those take (commands sent in one turn of the event loop travel
 // together; a command sent after one's answer is another trip).
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { backends } from '../helpers/backends.js';
@@ -49,6 +50,29 @@ function tallyRedis(): { stop(): RedisTally } {
   };
 }
 
+/**
+ * The ioredis clients this process makes from now on, and a wait until they are connected: a
+ * request that comes before opens the breaker (decision 260), and for one acceptance window after
+ * that the proof id goes to Redis and the database one call at a time, by design.
+ */
+function watchRedisClients(): { connected(): Promise<void>; stop(): void } {
+  const prototype = Redis.prototype as unknown as { connect(...args: unknown[]): Promise<void> };
+  const connect = prototype.connect;
+  const clients = new Set<Redis>();
+  prototype.connect = function (this: Redis, ...args) {
+    clients.add(this);
+    return connect.apply(this, args);
+  };
+  return {
+    async connected() {
+      await Promise.all([...clients].map((client) => (client.status === 'ready' ? undefined : once(client, 'ready', { signal: AbortSignal.timeout(10_000) }))));
+    },
+    stop() {
+      prototype.connect = connect;
+    },
+  };
+}
+
 /** Far from a minute's end, so a test's requests share one window. */
 function startOfQuietMinute(cluster: TestCluster): void {
   cluster.clock.set(Math.floor(cluster.clock.now() / MINUTE) * MINUTE + 3 * MINUTE + 5_000);
@@ -61,7 +85,13 @@ function suite(backend: TestBackend, nodeCount: number): void {
     let cluster: TestCluster;
     let nodes: TestNode[];
     before(async () => {
-      cluster = await startNodes(backend, nodeCount, { REDIS_URL: REDIS_URL as string, RATE_LIMIT_USER_PER_MIN: String(LIMIT) });
+      const clients = watchRedisClients();
+      try {
+        const env = { REDIS_URL: REDIS_URL as string, RATE_LIMIT_USER_PER_MIN: String(LIMIT) };
+        cluster = await startNodes(backend, nodeCount, env, { beforeFirstRequest: () => clients.connected() });
+      } finally {
+        clients.stop();
+      }
       nodes = cluster.nodes;
     });
     after(() => cluster?.close());
