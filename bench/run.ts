@@ -62,7 +62,7 @@ import type { GetDevice, Job, JobResult } from './lib/generator.js';
 import { Generator, LOAD_CORE, SERVER_CORE, ServerProcess, freePort, pin, pinning } from './lib/processes.js';
 import { formatSummary, summarise } from './lib/profile-summary.js';
 import { ProofSigner, newDeviceKey } from './lib/proofs.js';
-import { HOST, ORIGIN, createDatabase, postgresAdminUrl, scrapeWhileRunning, setUpCards, setUpContacts, signUpDevices, startVid, startVidWithMetrics } from './lib/vid.js';
+import { HOST, ORIGIN, clientFor, createDatabase, expectStatus, postgresAdminUrl, scrapeWhileRunning, setUpCards, setUpContacts, signUpDevices, startVid, startVidWithMetrics } from './lib/vid.js';
 import type { BenchDatabase, BenchDevice } from './lib/vid.js';
 import type { DatabaseCost } from './lib/pg-stats.js';
 import { DAV_LARGE, DAV_SMALL, setUpAddressBooks } from './dav.js';
@@ -288,6 +288,41 @@ async function redisCounters(): Promise<{ commands: number; cpuSeconds: number }
   }
 }
 
+/**
+ * What one GET /me asks of Redis, from MONITOR over `requests` sequential requests across the
+ * nodes with no other load (the machine is the benchmark's alone): the commands the nodes send,
+ * each answered before its request goes on, so its round trips; and the commands Redis runs inside
+ * their scripts (MONITOR shows them as coming from lua).
+ */
+async function redisTripsPerRequest(ports: number[], accounts: BenchDevice[], requests = 50): Promise<{ roundTrips: number; inScripts: number } | undefined> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  try {
+    await redis.connect();
+    const monitor = await redis.monitor();
+    let sent = 0;
+    let inScripts = 0;
+    monitor.on('monitor', (_time: string, _args: string[], source: string) => {
+      if (source === 'lua') inScripts++;
+      else sent++;
+    });
+    try {
+      for (let i = 0; i < requests; i++) {
+        const account = accounts[i % accounts.length]!;
+        await expectStatus(200, 'GET /me', clientFor(ports[i % ports.length]!).as(account.device, 'GET', ME_PATH));
+      }
+      // MONITOR's lines may arrive after the last answer.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    } finally {
+      monitor.disconnect();
+    }
+    return { roundTrips: sent / requests, inScripts: inScripts / requests };
+  } catch {
+    return undefined;
+  } finally {
+    redis.disconnect();
+  }
+}
+
 async function redisReachable(): Promise<boolean> {
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   try {
@@ -328,7 +363,7 @@ let scale: ScaleResult | undefined;
 let owners: OwnersResult | undefined;
 /** l: per repetition, the batch's accounts purged and the seconds from marking them due to the last purge. */
 const purgeRuns: Array<{ purged: number; seconds: number }> = [];
-let redisCost: { commandsPerRequest: number; cpuMsPerRequest: number } | undefined;
+let redisCost: { commandsPerRequest: number; cpuMsPerRequest: number; roundTripsPerRequest?: number; scriptCommandsPerRequest?: number } | undefined;
 const cleanups: Array<() => Promise<void>> = [];
 
 async function cleanup(): Promise<void> {
@@ -757,6 +792,9 @@ try {
         log(`nodes ${rep}/${REPS}: one node ${single.steps[0]!.rate.toFixed(0)} req/s, two nodes ${both.steps[0]!.rate.toFixed(0)} req/s`);
       }
       pin(generator.pid, LOAD_CORE);
+      const trips = await redisTripsPerRequest([first.port, second.port], accounts);
+      if (redisCost && trips) redisCost = { ...redisCost, roundTripsPerRequest: trips.roundTrips, scriptCommandsPerRequest: trips.inScripts };
+      if (trips) log(`nodes: per GET /me, ${trips.roundTrips.toFixed(2)} Redis round trips, ${trips.inScripts.toFixed(2)} commands inside scripts (MONITOR)`);
       results.node1 = summariseRuns('b1', 'GET /me, one node, PostgreSQL + Redis', 'req/s', one);
       results.node2 = summariseRuns('b2', 'GET /me, two nodes, PostgreSQL + Redis', 'req/s', two);
       await cleanup();
@@ -969,7 +1007,10 @@ if (scale) {
 for (const [name, count] of Object.entries(repeated)) extraRows.push([`repeated ${name} runs`, `${count} (the server got under 85% of its core: other load on the machine)`]);
 const tableNotes: string[] = [];
 if (results.node1 && results.node2) tableNotes.push(`Two nodes vs one (PostgreSQL + Redis, same run): scaling factor ${(results.node2.rate / results.node1.rate).toFixed(2)}x.`);
-if (redisCost) tableNotes.push(`Redis per GET /me on two nodes: ${redisCost.commandsPerRequest.toFixed(2)} commands, ${redisCost.cpuMsPerRequest.toFixed(4)} ms of Redis CPU (INFO, warm-up included in the count).`);
+if (redisCost) {
+  const trips = redisCost.roundTripsPerRequest === undefined ? '' : `; ${redisCost.roundTripsPerRequest.toFixed(2)} round trips (commands the nodes sent) and ${redisCost.scriptCommandsPerRequest!.toFixed(2)} commands run inside scripts (MONITOR over 50 sequential requests)`;
+  tableNotes.push(`Redis per GET /me on two nodes: ${redisCost.commandsPerRequest.toFixed(2)} commands, ${redisCost.cpuMsPerRequest.toFixed(4)} ms of Redis CPU (INFO, warm-up included in the count)${trips}.`);
+}
 for (const m of Object.values(results)) for (const note of m.notes) tableNotes.push(`${m.id}: ${note}`);
 const MEMORY_LABELS: Record<string, string> = { me: 'b', login: 'd', dav: `m (first syncs of ${fmtCount(DAV_LARGE)} cards)` };
 const memoryRows = Object.entries(memory).map(([name, m]) => `| ${MEMORY_LABELS[name] ?? name} | ${mb(m.idle)} | ${mb(m.peak)} |`);

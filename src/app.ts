@@ -31,7 +31,7 @@ import { IDEMPOTENT_BODY_PURPOSE, idempotencyPlugin } from './platform/http/plug
 import { loadSheddingPlugin } from './platform/http/plugins/load-shedding.js';
 import { API_PREFIX, openApiPlugin } from './platform/http/plugins/openapi.js';
 import { problemPlugin } from './platform/http/plugins/problem.js';
-import { createRateLimits, rateLimitPlugin } from './platform/http/plugins/rate-limit.js';
+import { accountLimits, createRateLimits, rateLimitPlugin } from './platform/http/plugins/rate-limit.js';
 import { requestIdFor, requestIdPlugin } from './platform/http/plugins/request-id.js';
 import { stepUpPlugin } from './platform/http/plugins/step-up.js';
 import { installValidators } from './platform/http/plugins/validation.js';
@@ -124,6 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   sealed.declare({ table: 'idempotency_records', key: ['scope', 'idem_key'], column: 'body', purpose: IDEMPOTENT_BODY_PURPOSE });
   const rateLimits = createRateLimits({
     counters: shared.counters,
+    admission: shared.admission,
     limits: {
       auth: config.rateLimits.authPerMinute,
       user: config.rateLimits.userPerMinute,
@@ -208,11 +209,13 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   await app.register(deprecationPlugin, { routes: config.deprecatedRoutes });
   await app.register(openApiPlugin, { version: config.apiVersion, description: API_DESCRIPTION, schemas, tags, operations });
   await app.register(clientPlugin, { locate: locateIp });
-  // Order matters: authentication, then per-account limits, then idempotency (scoped by principal).
+  // Order matters: authentication with the per-account limits in its admission (decision 350),
+  // then idempotency (scoped by principal).
   const authFailures = createAuthFailures(shared.limiter, clock.now, config.authFailures);
   await app.register(dpopAuthPlugin, {
     verifier,
-    replayCache: shared.replayCache,
+    admission: shared.admission,
+    accountLimits: accountLimits(rateLimits),
     authenticate: services.sessions.authenticate,
     failures: authFailures,
     publicOrigin: config.publicOrigin,

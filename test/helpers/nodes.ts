@@ -44,7 +44,12 @@ export interface TestCluster {
   close(): Promise<void>;
 }
 
-export async function startNodes(backend: TestBackend, count: number, env: Record<string, string> = {}): Promise<TestCluster> {
+export interface StartNodesOptions {
+  /** Awaited once each node is built, before any request reaches it. */
+  beforeFirstRequest?(): Promise<void>;
+}
+
+export async function startNodes(backend: TestBackend, count: number, env: Record<string, string> = {}, options: StartNodesOptions = {}): Promise<TestCluster> {
   const database = await backend.open();
   if (count > 1 && !database.schema) throw new Error('several nodes need a shared database (PostgreSQL)');
   const config = testConfig(database.databaseUrl, env);
@@ -59,6 +64,7 @@ export async function startNodes(backend: TestBackend, count: number, env: Recor
     }
     const built = await buildApp({ config, store, clock, logger: false });
     const { app, streams } = built;
+    await options.beforeFirstRequest?.();
     await app.listen({ host: '127.0.0.1', port: 0 });
     const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const document = await (await fetch(`${baseUrl}/api/v1/openapi.json`)).json();

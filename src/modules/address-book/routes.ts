@@ -78,7 +78,7 @@ export async function addressBookRoutes(
     /** The address-book passwords (dav-tokens): every request, so a revoked one is refused at once. */
     authenticate(authorization: string | undefined, client: { ip: string; userAgent?: string }): Promise<DavPrincipal>;
     /** Requests a minute per password, and the account's monthly quota, as on the API (PRODUCT §0). */
-    rateLimits: Pick<RateLimits, 'count' | 'countQuota'>;
+    rateLimits: Pick<RateLimits, 'countAccount'>;
     /** PUBLIC_ORIGIN: the well-known redirect's absolute Location. */
     publicOrigin: string;
   },
@@ -101,8 +101,7 @@ export async function addressBookRoutes(
   const signIn = async (request: FastifyRequest, reply: FastifyReply) => {
     const principal = await opts.authenticate(header(request, 'authorization'), { ip: request.ip, userAgent: header(request, 'user-agent') });
     // A phone that syncs is a few requests each quarter hour; a loop over full-book queries is not.
-    await opts.rateLimits.count(reply, 'dav', principal.tokenId);
-    await opts.rateLimits.countQuota(reply, principal.accountId);
+    await opts.rateLimits.countAccount(reply, 'dav', principal.tokenId, principal.accountId);
     principals.set(request, principal);
   };
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {

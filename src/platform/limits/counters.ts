@@ -35,6 +35,12 @@ export function memoryCounters(): Counters {
   };
 }
 
+/** A window's key in Redis; the one-trip admission (redis-admission.ts) counts the same keys. */
+export const windowKey = (key: string, windowStart: number) => `vid:rl:${key}:${windowStart}`;
+
+/** How long Redis keeps a window's counter: to its end, and a second more for clocks apart. */
+export const windowTtl = (windowEnd: number, now: number) => Math.max(1, windowEnd - now + 1000);
+
 const INCREMENT = `local c = redis.call('INCR', KEYS[1]) if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return c`;
 
 type WithIncrement = Redis & { vidIncrementWindow(key: string, ttl: number): Promise<number> };
@@ -46,8 +52,7 @@ export function redisCounters(redis: Redis): Counters {
   const client = redis as WithIncrement;
   return {
     async hit(key, windowStart, windowEnd, now) {
-      const ttl = Math.max(1, windowEnd - now + 1000);
-      const count = await client.vidIncrementWindow(`vid:rl:${key}:${windowStart}`, ttl);
+      const count = await client.vidIncrementWindow(windowKey(key, windowStart), windowTtl(windowEnd, now));
       return { count, resetAt: windowEnd };
     },
   };

@@ -19,11 +19,16 @@ export function storeReplayCache(remember: (jtiHash: string, until: number) => P
   return { remember: (jti, until) => remember(sha256Base64url(jti), until) };
 }
 
+/** A proof id's key in Redis: its hash, never the id itself; the one-trip admission sets the same keys. */
+export const proofKey = (jti: string) => `vid:jti:${sha256Base64url(jti)}`;
+
+/** Remembered until the proof's acceptance window closes (§11.1), at least a millisecond. */
+export const proofTtl = (until: number, now: number) => Math.max(1, until - now);
+
 export function redisReplayCache(redis: Redis, clock: Clock): ReplayCache {
   return {
     async remember(jti, until) {
-      const ttl = Math.max(1, until - clock.now());
-      const result = await redis.set(`vid:jti:${sha256Base64url(jti)}`, '1', 'PX', ttl, 'NX');
+      const result = await redis.set(proofKey(jti), '1', 'PX', proofTtl(until, clock.now()), 'NX');
       return result === 'OK';
     },
   };

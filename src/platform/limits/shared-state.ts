@@ -3,6 +3,8 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { loadRedis } from '../optional-deps.js';
 import type { Store } from '../store/store.js';
+import { countedAdmission, proofThenWindows, stepwiseAdmission } from './admission.js';
+import type { Admission } from './admission.js';
 import { createAttemptLimiter } from './attempt-limiter.js';
 import type { AttemptLimiter } from './attempt-limiter.js';
 import { createBreaker } from './breaker.js';
@@ -11,6 +13,7 @@ import { memoryCounters, redisCounters } from './counters.js';
 import type { Counters } from './counters.js';
 import { memoryReplayCache, redisReplayCache, storeReplayCache } from './replay-cache.js';
 import type { ReplayCache } from './replay-cache.js';
+import { redisAdmission } from './redis-admission.js';
 
 export interface SharedState {
   redis?: Redis;
@@ -18,6 +21,8 @@ export interface SharedState {
   redisBypassed(): boolean;
   counters: Counters;
   replayCache: ReplayCache;
+  /** An authenticated request's proof id and counters at once: one Redis round trip (decision 350). */
+  admission: Admission;
   limiter: AttemptLimiter;
 }
 
@@ -38,7 +43,8 @@ export function createSharedState(config: Pick<Config, 'redisUrl' | 'redis' | 'd
   if (!config.redisUrl) {
     const counters = memoryCounters();
     const replayCache = config.dpop.replayCache === 'memory' ? memoryReplayCache(clock) : fromStore;
-    return { redisBypassed: () => false, counters, replayCache, limiter: createAttemptLimiter(counters, clock.now) };
+    const admission = stepwiseAdmission(replayCache, counters);
+    return { redisBypassed: () => false, counters, replayCache, admission, limiter: createAttemptLimiter(counters, clock.now) };
   }
   const RedisClient = loadRedis();
   const redis = new RedisClient(config.redisUrl, {
@@ -58,7 +64,9 @@ export function createSharedState(config: Pick<Config, 'redisUrl' | 'redis' | 'd
     onOpen: (error) => log?.warn(error, 'Redis is unavailable: rate limits count in this node, DPoP proof ids go to the database'),
     onClose: () => log?.info?.('Redis answers again: rate limits and DPoP proof ids are shared through it'),
   });
-  const counters = resilientCounters(breaker, redisCounters(redis), memoryCounters());
+  // One memory for every fallback, so a window's count goes on whichever path counts it.
+  const local = memoryCounters();
+  const counters = resilientCounters(breaker, redisCounters(redis), local);
   const replayWindowMs = (config.dpop.iatWindowSeconds + config.dpop.clockSkewSeconds) * 1000;
   const replayCache: ReplayCache =
     config.dpop.replayCache === 'redis'
@@ -66,7 +74,13 @@ export function createSharedState(config: Pick<Config, 'redisUrl' | 'redis' | 'd
       : config.dpop.replayCache === 'memory'
         ? memoryReplayCache(clock)
         : fromStore;
-  return { redis, redisBypassed: () => breaker.open, counters, replayCache, limiter: createAttemptLimiter(counters, clock.now) };
+  const inRedis = redisAdmission(redis);
+  const admission =
+    config.dpop.replayCache === 'redis'
+      ? resilientAdmission(breaker, inRedis, stepwiseAdmission(fromStore, local), stepwiseAdmission(replayCache, counters), replayWindowMs)
+      : // Proof ids elsewhere: checked there first, then the counters in one script.
+        proofThenWindows(replayCache, resilientAdmission(breaker, inRedis, countedAdmission(local), countedAdmission(counters), replayWindowMs));
+  return { redis, redisBypassed: () => breaker.open, counters, replayCache, admission, limiter: createAttemptLimiter(counters, clock.now) };
 }
 
 /**
@@ -103,6 +117,25 @@ export function resilientReplayCache(breaker: Breaker, shared: ReplayCache, dura
       if (fellBack || breaker.sinceFallbackMs() > windowMs) return first;
       const inDatabase = await durable.remember(jti, until);
       return first && inDatabase;
+    },
+  };
+}
+
+/**
+ * An admission in one Redis script, or, while Redis fails, the fallbacks above: proof ids in the
+ * database and counters in this node's memory. For one acceptance window after the last fallback
+ * a proof id goes the way `resilientReplayCache` takes it (Redis, then the database too) before
+ * the counters, one call at a time: a proof accepted during the outage is then refused before
+ * anything is counted, as it was before the calls were joined.
+ */
+export function resilientAdmission(breaker: Breaker, shared: Admission, local: Admission, stepwise: Admission, windowMs: number): Admission {
+  return {
+    admit(request) {
+      if (request.proof && breaker.sinceFallbackMs() <= windowMs) return stepwise.admit(request);
+      return breaker.run(
+        () => shared.admit(request),
+        () => local.admit(request),
+      );
     },
   };
 }

@@ -6,12 +6,16 @@ import type { AuthContext } from '../../caller.js';
 import { sha256Base64url } from '../../crypto/tokens.js';
 import { AppError, refuse, TokenRefused } from '../../errors.js';
 import type { AuthFailures } from '../../limits/auth-failures.js';
-import type { ReplayCache } from '../../limits/replay-cache.js';
+import type { Admission, Admitted, WindowToCount } from '../../limits/admission.js';
 import type { Metrics } from '../../metrics/metrics.js';
+import type { AccountLimits } from './rate-limit.js';
 
 export interface DpopAuthOptions {
   verifier: DpopVerifier;
-  replayCache: ReplayCache;
+  /** Spends the proof's id (RFC 9449 §11.1) and counts the account's windows at once (decision 350). */
+  admission: Admission;
+  /** The rate limit and quota an authenticated request counts in (rate-limit.ts). */
+  accountLimits: AccountLimits;
   /**
    * Resolves an access token (by its hash, the proof's ath) to its caller, or refuses it
    * (sessions module): a refused token is a `TokenRefused`, whose reason says whether it expired.
@@ -32,7 +36,7 @@ export interface DpopAuthOptions {
  * proof, whose key the route then binds new tokens to.
  */
 export const dpopAuthPlugin = fp(async (app: FastifyInstance, opts: DpopAuthOptions) => {
-  const { verifier, replayCache, failures } = opts;
+  const { verifier, admission, accountLimits, failures } = opts;
 
   // RFC 6750 §3.1: a request with no credentials gets the challenge without an error code.
   const unauthenticated = (detail: string) => refuse('unauthenticated', detail);
@@ -65,12 +69,18 @@ export const dpopAuthPlugin = fp(async (app: FastifyInstance, opts: DpopAuthOpti
     }
   }
 
-  async function refuseReplay(proof: VerifiedProof): Promise<void> {
-    // §11.1: checked last, so only otherwise valid proofs cost a write.
-    if (!(await replayCache.remember(proof.jti, proof.replayUntil))) {
+  /**
+   * §11.1: the proof's id is spent last, so only otherwise valid proofs cost a write. The windows
+   * the request counts in go in the same admission, one Redis round trip with several nodes
+   * (decision 350); a replay is refused before any of them is counted.
+   */
+  async function refuseReplay(proof: VerifiedProof, windows: WindowToCount[], now: number): Promise<Admitted> {
+    const admitted = await admission.admit({ proof: { jti: proof.jti, until: proof.replayUntil }, windows, now });
+    if (admitted.replayed) {
       opts.metrics.replayRefused();
       throw invalidProof('this proof was used before');
     }
+    return admitted;
   }
 
   function accessToken(request: FastifyRequest): string {
@@ -89,13 +99,15 @@ export const dpopAuthPlugin = fp(async (app: FastifyInstance, opts: DpopAuthOpti
     return token;
   }
 
+  const refusedWhileDeleted = (auth: AuthContext, openWhileDeleted: boolean) => auth.account.deleted_at !== null && !openWhileDeleted;
+
   /**
    * PRODUCT §8: while an account is deleted (its grace period) its sessions reach only the
    * routes that say so (GET /me, undelete, export, step-up, logout); decided here, once, from
    * the account row the token lookup already read (ARCHITECTURE: lifecycle is checked once).
    */
   function refuseDeletedAccount(auth: AuthContext, openWhileDeleted: boolean): void {
-    if (auth.account.deleted_at !== null && !openWhileDeleted) {
+    if (refusedWhileDeleted(auth, openWhileDeleted)) {
       throw refuse('account_deleted', 'this account is deleted; restore it (POST /account/undelete) to use it again');
     }
   }
@@ -127,7 +139,7 @@ export const dpopAuthPlugin = fp(async (app: FastifyInstance, opts: DpopAuthOpti
     throw error;
   }
 
-  app.addHook('preHandler', async (request) => {
+  app.addHook('preHandler', async (request, reply) => {
     const mode = request.routeOptions.config.auth;
     if (mode === 'session' || (mode === 'optional' && request.headers.authorization !== undefined)) {
       // Refused from memory before any work: no proof check, no token lookup.
@@ -140,19 +152,27 @@ export const dpopAuthPlugin = fp(async (app: FastifyInstance, opts: DpopAuthOpti
         return countFailure(request, error);
       }
       failures.refuseBlockedKey(proof.jkt);
+      const openWhileDeleted = request.routeOptions.config.openWhileDeleted === true;
       let auth: AuthContext;
+      let admitted: Admitted;
+      let now: number;
       try {
         auth = await opts.authenticate(tokenHash, proof.jkt);
-        await refuseReplay(proof);
+        now = opts.now();
+        // A deleted account's refusal below comes before its limits: then nothing is counted.
+        const windows = refusedWhileDeleted(auth, openWhileDeleted) ? [] : accountLimits.windows(request, auth.account.id, now);
+        admitted = await refuseReplay(proof, windows, now);
       } catch (error) {
         return countFailure(request, error, proof.jkt);
       }
       request.auth = auth;
       request.dpopJkt = proof.jkt;
-      refuseDeletedAccount(auth, request.routeOptions.config.openWhileDeleted === true);
+      refuseDeletedAccount(auth, openWhileDeleted);
+      // Refusals in their order: replay, deleted account, then the minute limit, then the quota.
+      accountLimits.settle(reply, admitted.hits, now);
     } else if (mode === 'proof') {
       const proof = verifyDpopProof(request);
-      await refuseReplay(proof);
+      await refuseReplay(proof, [], opts.now());
       request.dpopJkt = proof.jkt;
     }
   });

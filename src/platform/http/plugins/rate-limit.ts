@@ -5,11 +5,14 @@ import { refusalOf } from './problem.js';
 import type { RateLimitClass } from '../fastify-types.js';
 import { addressBucket } from '../../limits/address-bucket.js';
 import { memoryCounters } from '../../limits/counters.js';
-import type { Counters } from '../../limits/counters.js';
+import type { Counters, WindowHit } from '../../limits/counters.js';
+import type { Admission, WindowToCount } from '../../limits/admission.js';
 import type { Metrics } from '../../metrics/metrics.js';
 
 export interface RateLimitOptions {
   counters: Counters;
+  /** A route's own count of an account's request with its quota, at once (`countAccount`). */
+  admission: Admission;
   /** Requests a minute per principal, by class. */
   limits: Record<RateLimitClass, number>;
   quotaPerMonth: number;
@@ -42,8 +45,9 @@ function setRateLimitHeaders(reply: FastifyReply, policy: string, limit: number,
 /**
  * Per-principal limits by class (PRODUCT §0) and the monthly request quota (Quota-*), counted on
  * the shared counters (Redis with REDIS_URL). 429 sends Retry-After (RFC 9110 §10.2.3). The
- * plugin counts what it can tell before a route runs; a route that learns its principal itself
- * (the address book's passwords) counts through `count` and `countQuota`.
+ * plugin counts what it can tell before a route runs; an authenticated request's account is
+ * counted in its authentication's admission (`accountLimits`, decision 350); a route that learns
+ * its principal itself (the address book's passwords) counts through `countAccount`.
  */
 export function createRateLimits(opts: RateLimitOptions) {
   // The current month's window, recomputed only when the clock leaves it (hot path: every request).
@@ -55,13 +59,19 @@ export function createRateLimits(opts: RateLimitOptions) {
   // Health probes count in this node's memory: a probe must answer whatever Redis does.
   const probes = memoryCounters();
 
-  /** Counts one request of `key` under `policy`, sets the headers, and refuses (429) past the limit when `enforce`. */
-  async function count(reply: FastifyReply, policy: RateLimitClass, key: string, enforce = true): Promise<void> {
-    const limit = opts.limits[policy];
-    const now = opts.now();
+  function minuteWindow(policy: RateLimitClass, key: string, now: number): WindowToCount {
     const windowStart = now - (now % MINUTE);
-    const counters = policy === 'probe' ? probes : opts.counters;
-    const hit = await counters.hit(`${policy}:${key}`, windowStart, windowStart + MINUTE, now);
+    return { key: `${policy}:${key}`, windowStart, windowEnd: windowStart + MINUTE, limit: opts.limits[policy] };
+  }
+
+  function quotaWindow(accountId: string, now: number): WindowToCount {
+    const [start, end] = currentMonth(now);
+    return { key: `quota:${accountId}`, windowStart: start, windowEnd: end, limit: opts.quotaPerMonth };
+  }
+
+  /** Sets the headers of `policy` from its count, and refuses (429) past the limit when `enforce`. */
+  function settleMinute(reply: FastifyReply, policy: RateLimitClass, hit: WindowHit, now: number, enforce: boolean): void {
+    const limit = opts.limits[policy];
     const remaining = Math.max(0, limit - hit.count);
     const reset = Math.max(1, Math.ceil((hit.resetAt - now) / 1000));
     setRateLimitHeaders(reply, policy, limit, remaining, reset, 60);
@@ -71,11 +81,8 @@ export function createRateLimits(opts: RateLimitOptions) {
     }
   }
 
-  async function countQuota(reply: FastifyReply, accountId: string): Promise<void> {
-    const now = opts.now();
-    const [start, end] = currentMonth(now);
-    const hit = await opts.counters.hit(`quota:${accountId}`, start, end, now);
-    const reset = Math.max(1, Math.ceil((end - now) / 1000));
+  function settleQuota(reply: FastifyReply, hit: WindowHit, now: number): void {
+    const reset = Math.max(1, Math.ceil((hit.resetAt - now) / 1000));
     reply.header('Quota-Limit', opts.quotaPerMonth);
     reply.header('Quota-Remaining', Math.max(0, opts.quotaPerMonth - hit.count));
     reply.header('Quota-Reset', reset);
@@ -83,6 +90,36 @@ export function createRateLimits(opts: RateLimitOptions) {
       opts.metrics.rateLimited('quota');
       throw refuse('quota_exceeded', { detail: 'the monthly request quota of this account is used up', retryAfterSeconds: reset });
     }
+  }
+
+  /** Counts one request of `key` under `policy`, sets the headers, and refuses (429) past the limit when `enforce`. */
+  async function count(reply: FastifyReply, policy: RateLimitClass, key: string, enforce = true): Promise<void> {
+    const now = opts.now();
+    const window = minuteWindow(policy, key, now);
+    const counters = policy === 'probe' ? probes : opts.counters;
+    const hit = await counters.hit(window.key, window.windowStart, window.windowEnd, now);
+    settleMinute(reply, policy, hit, now, enforce);
+  }
+
+  /**
+   * The windows an account's request of `policy` counts in, in the order they refuse: the
+   * minute limit of `key`, then the account's monthly quota (not counted once the first refused).
+   */
+  function accountWindows(policy: RateLimitClass, key: string, accountId: string, now: number): WindowToCount[] {
+    return [minuteWindow(policy, key, now), quotaWindow(accountId, now)];
+  }
+
+  /** The headers and the first refusal from what an admission counted in `accountWindows`. */
+  function settleAccount(reply: FastifyReply, policy: RateLimitClass, hits: readonly WindowHit[], now: number): void {
+    settleMinute(reply, policy, hits[0]!, now, true);
+    if (hits[1]) settleQuota(reply, hits[1], now);
+  }
+
+  /** Counts an account's request of `policy` and its quota in one admission (one Redis round trip). */
+  async function countAccount(reply: FastifyReply, policy: RateLimitClass, key: string, accountId: string): Promise<void> {
+    const now = opts.now();
+    const { hits } = await opts.admission.admit({ windows: accountWindows(policy, key, accountId, now), now });
+    settleAccount(reply, policy, hits, now);
   }
 
   /**
@@ -93,7 +130,7 @@ export function createRateLimits(opts: RateLimitOptions) {
     setRateLimitHeaders(reply, 'unavailable', 0, 0, retryAfterSeconds, retryAfterSeconds);
   }
 
-  return { count, countQuota, unavailable };
+  return { count, countAccount, accountWindows, settleAccount, unavailable };
 }
 
 export type RateLimits = ReturnType<typeof createRateLimits>;
@@ -109,30 +146,42 @@ function classOf(request: FastifyRequest): RateLimitClass {
 }
 
 /**
+ * What an authenticated request of the user class counts in, handed to the authentication
+ * (dpop-auth.ts) so that its admission spends the proof id and counts these at once
+ * (decision 350). Another class's request counts nothing there.
+ */
+export interface AccountLimits {
+  windows(request: FastifyRequest, accountId: string, now: number): WindowToCount[];
+  /** Sets RateLimit-* and Quota-* from the admission's counts, then refuses as the first window past its limit says. */
+  settle(reply: FastifyReply, hits: readonly WindowHit[], now: number): void;
+}
+
+export function accountLimits(limits: RateLimits): AccountLimits {
+  return {
+    windows: (request, accountId, now) => (classOf(request) === 'user' ? limits.accountWindows('user', accountId, accountId, now) : []),
+    settle: (reply, hits, now) => {
+      if (hits.length > 0) limits.settleAccount(reply, 'user', hits, now);
+    },
+  };
+}
+
+/**
  * Every answer carries RateLimit-* (the spec's Limits): unauthenticated classes (auth, public, the
- * web app, health probes) count per client address before any work; the user class per account
- * after authentication, with the quota; a route of the `dav` class counts itself once it knows
- * the password. An answer that got no count by then (a failed authentication, a route that does
- * not exist, a refusal before counting) is counted per client address as a public request on its
- * way out, never refused there; a node that is unavailable says so without a counter.
+ * web app, health probes) count per client address before any work; the user class per account,
+ * with the quota, in the authentication's admission (`accountLimits`); a route of the `dav` class
+ * counts itself once it knows the password. An answer that got no count by then (a failed
+ * authentication, a route that does not exist, a refusal before counting) is counted per client
+ * address as a public request on its way out, never refused there; a node that is unavailable
+ * says so without a counter.
  */
 export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: { limits: RateLimits }) => {
-  const { count, countQuota, unavailable } = opts.limits;
+  const { count, unavailable } = opts.limits;
 
   // Callback hooks: a request of another class passes without a promise being made.
   app.addHook('onRequest', (request, reply, done) => {
     const cls = classOf(request);
     if (cls === 'user' || cls === 'dav') return done();
     count(reply, cls, addressBucket(request.ip)).then(() => done(), done);
-  });
-
-  // Registered after authentication, so the account is known.
-  app.addHook('preHandler', (request, reply, done) => {
-    if (classOf(request) !== 'user' || !request.auth) return done();
-    const accountId = request.auth.account.id;
-    count(reply, 'user', accountId)
-      .then(() => countQuota(reply, accountId))
-      .then(() => done(), done);
   });
 
   app.addHook('onSend', (request, reply, payload, done) => {
