@@ -62,6 +62,8 @@ export interface StepOutcome {
   classes: Record<RequestClass, ClassStats>;
   /** Events that found every actor busy with the same kind (renewal, edit, login) and were dropped. */
   skipped: Record<string, number>;
+  /** Actors whose renewal chain is broken (by a renewal that failed in this step or before). */
+  brokenRenewals: number;
   /** Card revalidations answered 304 / answered 200 (changed since last seen). */
   cards304: number;
   cards200: number;
@@ -85,6 +87,8 @@ let onlookerSigners: ProofSigner[] = [];
 let authenticators: SoftwareAuthenticator[] = [];
 /** Edits made per actor (which of PHONES its field holds). */
 let edits: number[] = [];
+/** Actors whose renewal chain a failed renewal broke (see renew()). */
+const brokenRenewals = new Set<number>();
 const busy = { renew: new Set<number>(), edit: new Set<number>(), login: new Set<number>(), sync: new Set<number>() };
 let nextTarget = 0;
 
@@ -191,7 +195,7 @@ function freeActor(what: keyof typeof busy): number | undefined {
   const start = Math.floor(Math.random() * n);
   for (let i = 0; i < n; i++) {
     const a = (start + i) % n;
-    if (!busy[what].has(a)) return a;
+    if (!busy[what].has(a) && !(what === 'renew' && brokenRenewals.has(a))) return a;
   }
   if (recording) recording.skipped[what] = (recording.skipped[what] ?? 0) + 1;
   return undefined;
@@ -234,6 +238,9 @@ async function renew(): Promise<void> {
       send('POST', path, { accept: 'application/json', 'content-type': 'application/json', dpop: renewSigners[a]!.sign('POST', setup.origin + path) }, JSON.stringify({ refresh_token: actor.refreshToken })),
     );
     if (answer?.status === 200) actor.refreshToken = (JSON.parse(answer.body) as { refresh_token: string }).refresh_token;
+    // A renewal answered late or not at all may have rotated the token: presenting the old one again
+    // would be a reuse, and end the session. That actor renews no more.
+    else brokenRenewals.add(a);
   } finally {
     busy.renew.delete(a);
   }
@@ -254,6 +261,16 @@ async function edit(): Promise<void> {
     if (answer?.status === 200) {
       actor.field.version = (JSON.parse(answer.body) as { version: number }).version;
       edits[a]!++;
+    } else {
+      // An edit the server may have made all the same (answered late, or lost): read the field
+      // again (not timed), so the actor's next edit names its version.
+      const field = await send('GET', path, { accept: 'application/json', ...authorized(actorSigners[a]!, actor.accessToken, 'GET', path) }).catch(() => undefined);
+      if (field?.status === 200) {
+        const { version, value } = JSON.parse(field.body) as { version: number; value: unknown };
+        const digits = (v: unknown) => String(v).replace(/\D/g, '');
+        actor.field.version = version;
+        edits[a] = digits(value) === digits(PHONES[0]) ? 0 : 1;
+      }
     }
   } finally {
     busy.edit.delete(a);
@@ -472,6 +489,7 @@ async function step(rates: DayRates, warmupSeconds: number, durationSeconds: num
     seconds: durationSeconds,
     classes,
     skipped: rec.skipped,
+    brokenRenewals: brokenRenewals.size,
     cards304: rec.cards304,
     cards200: rec.cards200,
     signals: rec.signals,
@@ -486,7 +504,8 @@ async function handle(message: Message): Promise<unknown> {
   switch (message.type) {
     case 'setup': {
       setup = message.setup;
-      agents = setup.targets.map(() => new Agent({ keepAlive: true, maxSockets: 512 }));
+      // Idle sockets close on this side first (the service keeps them 72 s), so none is reused as the server closes it.
+      agents = setup.targets.map(() => new Agent({ keepAlive: true, maxSockets: 512, timeout: 30_000 }));
       actorSigners = setup.actors.map((a) => new ProofSigner(a.key));
       edits = setup.actors.map(() => 0);
       renewSigners = setup.actors.map((a) => new ProofSigner(a.renewKey));
