@@ -40,6 +40,12 @@ import type { BenchResult, BenchScenario } from './types.js';
 
 /** The latency every request class must keep at p99 for a population to pass. */
 const P99_LIMIT_MS = 100;
+/**
+ * Answered requests a class needs in a window for its p99 to decide: with fewer, the p99 is the
+ * slowest one or two, and one pause of the host decides the step. Such a class is printed in
+ * parentheses and judged with the others in the p99 of all requests (and by its failures).
+ */
+const MIN_SAMPLES = 100;
 /** File descriptors: the streams a step may hold (each is a socket in the player and in a node). */
 const MAX_STREAMS = Number(process.env.BENCH_DAY_MAX_STREAMS ?? 12_000);
 const ONLOOKERS = 10;
@@ -69,6 +75,8 @@ export interface DayStep {
   /** Why it did not pass: the classes over the p99 limit or with failures. */
   broken: string[];
   classes: Record<RequestClass, { sent: number; ok: number; failed: number; p50: number; p99: number; samples: string[] }>;
+  /** Every answered request of the window, whatever its class. */
+  all: { ok: number; p50: number; p99: number };
   /** Requests a second answered, all classes. */
   rate: number;
   /** Per node, % of its core. */
@@ -302,8 +310,9 @@ export function dayScenario(options: DayOptions): BenchScenario<DayResult> {
             classes[klass] = { sent: c.sent, ok: c.ok, failed: c.failed, p50: c.p50, p99: c.p99, samples: c.samples };
             answered += c.ok;
             if (c.failed) broken.push(`${klass}: ${c.failed} of ${c.sent} failed (${c.samples[0] ?? ''})`);
-            if (c.p99 > P99_LIMIT_MS) broken.push(`${klass}: p99 ${c.p99.toFixed(0)} ms`);
+            if (c.ok >= MIN_SAMPLES && c.p99 > P99_LIMIT_MS) broken.push(`${klass}: p99 ${c.p99.toFixed(0)} ms`);
           }
+          if (outcome.all.ok >= MIN_SAMPLES && outcome.all.p99 > P99_LIMIT_MS) broken.push(`all requests: p99 ${outcome.all.p99.toFixed(0)} ms`);
           if (opened.failed) broken.push(`streams: ${opened.failed} of ${plan.length} failed to open (${opened.samples[0] ?? ''})`);
           const addedRss = rss.reduce((s, r) => s + r, 0) - baseRss.reduce((s, r) => s + r, 0);
           const result: DayStep = {
@@ -312,6 +321,7 @@ export function dayScenario(options: DayOptions): BenchScenario<DayResult> {
             passed: broken.length === 0,
             broken,
             classes,
+            all: outcome.all,
             rate: answered / outcome.seconds,
             nodeCpu,
             dbCpu: db ? (db.cpuMsPerRequest / (seconds * 1000)) * 100 : undefined,
@@ -330,9 +340,9 @@ export function dayScenario(options: DayOptions): BenchScenario<DayResult> {
             brokenRenewals: outcome.brokenRenewals,
           };
           steps.push(result);
-          const worst = CLASSES.filter((k) => classes[k].ok).sort((x, y) => classes[y].p99 - classes[x].p99)[0];
+          const worst = CLASSES.filter((k) => classes[k].ok >= MIN_SAMPLES).sort((x, y) => classes[y].p99 - classes[x].p99)[0];
           progress(
-            `${count(people)} people: ${result.passed ? 'passed' : `did not pass (${broken.join('; ')})`}; ${result.rate.toFixed(0)} req/s answered, worst p99 ${worst ? `${worst} ${classes[worst].p99.toFixed(1)} ms` : '–'}; ` +
+            `${count(people)} people: ${result.passed ? 'passed' : `did not pass (${broken.join('; ')})`}; ${result.rate.toFixed(0)} req/s answered, p99 of all ${ms(outcome.all.p99)} ms${worst ? `, worst class with ${MIN_SAMPLES}+ answers ${worst} ${classes[worst].p99.toFixed(1)} ms` : ''}; ` +
               `node CPU ${nodeCpu.map((c) => pct(c)).join(' + ')}${result.dbCpu !== undefined ? `, database CPU ${pct(result.dbCpu)}` : ''}${result.redisCpu !== undefined ? `, Redis ${count(result.redisCommandsPerSecond!)} commands/s (CPU ${pct(result.redisCpu)})` : ''}` +
               `${head ? `, log head: a waiter in ${head.withWaiter}/${head.samples} samples` : ''}${result.brokenRenewals ? `; ${result.brokenRenewals} actors' renewal sessions ended by a failed renewal` : ''}; RSS ${rss.map((r) => `${(r / MB).toFixed(0)} MB`).join(' + ')} (${(result.rssPerStream / 1024).toFixed(1)} KB per stream); player CPU ${pct(result.playerCpu)}`,
           );
@@ -380,11 +390,11 @@ export function dayScenario(options: DayOptions): BenchScenario<DayResult> {
 
         const habits = habitRows();
         const table = [
-          `| people | streams | req/s answered | p99 ms: ${CLASSES.join(' / ')} | node CPU | ${kind === 'postgres' ? 'database CPU | Redis commands/s (CPU) | log head waits | ' : ''}RSS (per stream) | player CPU | |`,
-          `|---:|---:|---:|---|---:|${kind === 'postgres' ? '---:|---:|---:|' : ''}---:|---:|---|`,
+          `| people | streams | req/s answered | p99 ms, all | p99 ms: ${CLASSES.join(' / ')} | node CPU | ${kind === 'postgres' ? 'database CPU | Redis commands/s (CPU) | log head waits | ' : ''}RSS (per stream) | player CPU | |`,
+          `|---:|---:|---:|---:|---|---:|${kind === 'postgres' ? '---:|---:|---:|' : ''}---:|---:|---|`,
           ...steps.map(
             (s) =>
-              `| ${count(s.people)} | ${count(s.streams)} | ${count(s.rate)} | ${CLASSES.map((k) => ms(s.classes[k].p99)).join(' / ')} | ${s.nodeCpu.map((c) => pct(c)).join(' + ')} | ` +
+              `| ${count(s.people)} | ${count(s.streams)} | ${count(s.rate)} | ${ms(s.all.p99)} | ${CLASSES.map((k) => (s.classes[k].ok >= MIN_SAMPLES || !s.classes[k].ok ? ms(s.classes[k].p99) : `(${ms(s.classes[k].p99)})`)).join(' / ')} | ${s.nodeCpu.map((c) => pct(c)).join(' + ')} | ` +
               `${kind === 'postgres' ? `${pct(s.dbCpu)} | ${s.redisCommandsPerSecond !== undefined ? `${count(s.redisCommandsPerSecond)} (${pct(s.redisCpu)})` : '–'} | ${s.head ? `${s.head.withWaiter}/${s.head.samples}` : '–'} | ` : ''}` +
               `${s.rss.map((r) => `${(r / MB).toFixed(0)} MB`).join(' + ')} (${(s.rssPerStream / 1024).toFixed(1)} KB) | ${pct(s.playerCpu)} | ${s.passed ? 'passed' : 'over'} |`,
           ),
@@ -413,7 +423,7 @@ export function dayScenario(options: DayOptions): BenchScenario<DayResult> {
           notes: [
             `Each step plays the population's busiest hour (${(BUSIEST_HOUR_SHARE * 100).toFixed(0)}% of a day's app use; CTag polls evenly all day) at its real rate, open-loop (Poisson arrivals per habit), for ${options.durationSeconds} s after ${options.warmupSeconds} s of warm-up, ` +
               `with the population's live streams held (the people with the app open: openings a second × ${SESSION_SECONDS} s) and churned (each opening closes one and opens one, timed as "stream", to its first block). ` +
-              `A request counts when sent inside the window; one not answered 5 s after it is a failure. A step passes when every class's p99 is at most ${P99_LIMIT_MS} ms and nothing failed. ` +
+              `A request counts when sent inside the window; one not answered 5 s after it is a failure. A step passes when the p99 of all requests, and of each class with ${MIN_SAMPLES} answers or more in the window, is at most ${P99_LIMIT_MS} ms and nothing failed (a p99 in parentheses is of fewer answers: printed, not judged on its own). ` +
               `${actors} actors play the population (each follows ${FOLLOWS}, so its address book changes as often as a person's would); the request rates are the population's, the data (accounts, cards, log) the pool's. ` +
               `"First to give out": the resource nearest its ceiling at the largest population that passed: a node's CPU (its core), the database backends' CPU (one core), Redis's CPU (its core), the log's head (share of 50-ms samples with a backend waiting on its lock), memory (the fullest node's RSS against ${(MEMORY_BUDGET_BYTES / MB).toFixed(0)} MB, docs/deploy.md). ` +
               `Proofs are signed by the player as each request goes; its CPU is in the table. Server: the built service, production settings as in the other scenarios, plus ${Object.entries(SERVER_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}.`,

@@ -954,9 +954,8 @@ if (scale) {
 }
 if (day) {
   const hottest = day.steps.filter((s) => s.people === day!.capacity).at(-1);
-  const worst = hottest ? Math.max(...Object.values(hottest.classes).map((c) => (c.ok ? c.p99 : 0))) : Number.NaN;
   const people = Number.isFinite(day.perNode) ? `${day.capped ? '≥ ' : ''}${fmtCount(Math.round(day.perNode))} people` : '–';
-  rows.push(`| day | a day in the life: daily active people one node serves (${kind}${day.nodes > 1 ? `, ${day.nodes} nodes` : ''}); first to give out: ${day.firstToGiveOut?.name ?? '–'} | ${people} | – | – | ${fmt(worst, 1)} ms (worst class) | ${hottest ? hottest.nodeCpu.map((c) => `${fmt(c)}%`).join(' + ') : '–'} | ${hottest ? `${fmt(hottest.playerCpu)}%` : '–'} |`);
+  rows.push(`| day | a day in the life: daily active people one node serves (${kind}${day.nodes > 1 ? `, ${day.nodes} nodes` : ''}); first to give out: ${day.firstToGiveOut?.name ?? '–'} | ${people} | – | ${hottest ? `${fmt(hottest.all.p50, 1)} ms` : '–'} | ${hottest ? `${fmt(hottest.all.p99, 1)} ms` : '–'} | ${hottest ? hottest.nodeCpu.map((c) => `${fmt(c)}%`).join(' + ') : '–'} | ${hottest ? `${fmt(hottest.playerCpu)}%` : '–'} |`);
 }
 for (const [name, count] of Object.entries(repeated)) extraRows.push([`repeated ${name} runs`, `${count} (the server got under 85% of its core: other load on the machine)`]);
 const tableNotes: string[] = [];

@@ -60,6 +60,8 @@ export interface ClassStats {
 export interface StepOutcome {
   seconds: number;
   classes: Record<RequestClass, ClassStats>;
+  /** Every answered request of the window, whatever its class. */
+  all: { ok: number; p50: number; p99: number };
   /** Events that found every actor busy with the same kind (renewal, edit, login) and were dropped. */
   skipped: Record<string, number>;
   /** Actors whose renewal chain is broken (by a renewal that failed in this step or before). */
@@ -485,9 +487,11 @@ async function step(rates: DayRates, warmupSeconds: number, durationSeconds: num
     const sorted = rec.latencies.get(klass)!.sort((x, y) => x - y);
     classes[klass] = { ...st, p50: percentileOf(sorted, 50), p99: percentileOf(sorted, 99), max: sorted.at(-1) ?? Number.NaN };
   }
+  const pooled = CLASSES.flatMap((k) => rec.latencies.get(k)!).sort((x, y) => x - y);
   return {
     seconds: durationSeconds,
     classes,
+    all: { ok: pooled.length, p50: percentileOf(pooled, 50), p99: percentileOf(pooled, 99) },
     skipped: rec.skipped,
     brokenRenewals: brokenRenewals.size,
     cards304: rec.cards304,
