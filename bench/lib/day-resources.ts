@@ -3,8 +3,22 @@
 // Redis (its own INFO counters: commands and CPU), the card-change log's head (PostgreSQL
 // backends seen waiting on a lock while running a statement on card_change_log_head, sampled
 // every 50 ms from pg_stat_activity), and the memory each open stream adds to a node's RSS.
+import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+
+/**
+ * Seconds a process's main thread (a node's event loop) has spent runnable but waiting for a
+ * core (/proc/<pid>/schedstat, second field, ns): what other processes on its core cost it.
+ * NaN off Linux.
+ */
+export function runQueueSeconds(pid: number): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9;
+  } catch {
+    return Number.NaN;
+  }
+}
 
 /** Redis's counters: commands processed and CPU seconds (INFO); undefined when unreachable. */
 export async function redisCounters(url: string): Promise<{ commands: number; cpuSeconds: number } | undefined> {
