@@ -401,7 +401,7 @@ export function dayScenario(options: DayOptions): BenchScenario<DayResult> {
         const resources: Resource[] = [];
         if (at) {
           const hottest = Math.max(...at.nodeCpu);
-          resources.push({ name: 'node CPU', use: hottest / 100, detail: `${at.nodeCpu.map((c) => pct(c)).join(' + ')} of ${nodes === 1 ? 'its core' : 'their cores'}` });
+          resources.push({ name: 'node CPU', use: hottest / 100, detail: `${at.nodeCpu.map((c) => pct(c)).join(' + ')} of ${nodes === 1 ? 'its core' : 'their cores'}, waiting for it ${at.runQueueWait.map((c) => pct(c)).join(' + ')} of the window` });
           if (at.dbCpu !== undefined) resources.push({ name: 'database CPU', use: at.dbCpu / 100, detail: `PostgreSQL backends ${pct(at.dbCpu)} of one core` });
           if (at.redisCpu !== undefined) resources.push({ name: 'Redis', use: at.redisCpu / 100, detail: `${count(at.redisCommandsPerSecond!)} commands/s, ${pct(at.redisCpu)} of its core` });
           if (at.head) resources.push({ name: "the log's head", use: at.head.samples ? at.head.withWaiter / at.head.samples : 0, detail: `a backend waiting on card_change_log_head in ${at.head.withWaiter} of ${at.head.samples} samples (${at.head.meanWaiters.toFixed(2)} on average)` });
@@ -427,6 +427,9 @@ export function dayScenario(options: DayOptions): BenchScenario<DayResult> {
           ['daily active people one node serves', Number.isFinite(perNode) ? `${capped ? '≥ ' : ''}${count(perNode)}${nodes > 1 ? ` (${count(capacity)} on ${nodes} nodes)` : ''}` : `fewer than ${count(Math.min(...steps.map((s) => s.people)))}`],
           ['first to give out', firstToGiveOut ? `${firstToGiveOut.name}: ${(firstToGiveOut.use * 100).toFixed(0)}% of its ceiling (${firstToGiveOut.detail})` : '–'],
           ...resources.filter((r) => r !== firstToGiveOut).map((r) => [`  then ${r.name}`, `${(r.use * 100).toFixed(0)}% (${r.detail})`] as [string, string]),
+          ...(at && Math.max(...at.runQueueWait) > DISTURBED_WAIT * 100
+            ? [['the host', `other processes kept a node from its core ${pct(Math.max(...at.runQueueWait))} of the window at ${count(capacity)} people: the latency on a shared core, not a resource of the service, drew the line (run it on a quiet machine)`] as [string, string]]
+            : []),
           ['the step over the line', broke ? `${count(broke.people)} people: ${broke.broken.join('; ')}` : capped ? `none: the ramp stopped at ${count(MAX_STREAMS)} streams (BENCH_DAY_MAX_STREAMS)` : '–'],
         ];
         return {
