@@ -2,9 +2,10 @@
 // (bench/lib/day-habits.ts: opening the app, its live stream, token renewals, field edits fanned
 // out to followers, logins on new devices, a phone's address book polling its CTag and syncing on
 // change), its busiest hour played at its real rate by the day player (bench/lib/day-player.ts,
-// open-loop, on the load core). The population doubles from a start until the p99 of any request
-// class passes 100 ms or a request fails, then is bisected between the last size that passed and
-// the first that did not. Printed: the daily active people one node (one core) serves, and which
+// open-loop, on the load core). The population doubles from a start until the p99 of its requests
+// (all of them, and each class with enough answers to have a p99: MIN_SAMPLES) passes 100 ms or a
+// request fails, then is bisected between the last size that passed and the first that did not; a
+// step that failed while another process kept a node from its core is played again (DISTURBED_WAIT). Printed: the daily active people one node (one core) serves, and which
 // resource was nearest its ceiling there, the first to give out: the node's CPU, the database's
 // CPU (PostgreSQL backends, /proc), Redis (its CPU, and commands a second), the card-change log's
 // head (backends waiting on its lock, sampled), or memory (each open stream's share of the RSS
