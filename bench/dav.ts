@@ -17,13 +17,14 @@ const basic = (username: string, password: string) => `Basic ${Buffer.from(`${us
 const syncBody = (token: string) =>
   `<?xml version="1.0" encoding="utf-8"?><sync-collection xmlns="DAV:" xmlns:card="urn:ietf:params:xml:ns:carddav"><sync-token>${token}</sync-token><sync-level>1</sync-level><prop><getetag/><card:address-data/></prop></sync-collection>`;
 
-interface Reader {
+export interface Reader {
   device: BenchDevice['device'];
   authorization: string;
   book: string;
 }
 
-async function davReader(port: number, account: BenchDevice): Promise<Reader> {
+/** An address-book password for `account` (POST /dav-tokens with a step-up), as a phone is set up with it. */
+export async function davReader(port: number, account: BenchDevice): Promise<Reader> {
   const client = clientFor(port);
   const created = await expectStatus(201, 'POST /dav-tokens', client.as(account.device, 'POST', `${API}/dav-tokens`, {
     body: { label: 'bench' },

@@ -37,6 +37,11 @@
 //            PATCHes in flight, each owner's edits one after another): acknowledged edits/s and p99 with the card-change
 //            log, and o0, the same server and transactions without it (BENCH_WITHOUT_CARD_CHANGE_LOG=1), its limit;
 //            target o ≥ 0.7x o0; the database's commits/s (bench/owners.ts; --pg only, not in the default set)
+//   day      a day in the life: a population with the product's habits (opening the app with its live stream, token
+//            renewals, field edits fanned out to followers, logins on new devices, a phone's address book polling
+//            its CTag and syncing on change), its busiest hour played open-loop; doubled then bisected until a
+//            request class's p99 passes 100 ms or a request fails. Prints the daily active people one node serves and
+//            the first resource to give out (bench/day.ts; SQLite one node, --pg two nodes + Redis; not in the default set)
 //   dav      m0. CardDAV sync-collection (Basic auth) by a reader following 1,000 people, nothing
 //            changed since its token; m1 the same with one card changed; and the memory of a
 //            first sync of 5,000 cards with their vCards (bench/dav.ts, SQLite only)
@@ -50,6 +55,8 @@
 // BENCH_SCALE_SIZES (s: "10000,100000,1000000" on PostgreSQL, "10000,100000" on SQLite), BENCH_SCALE_EDITS (s: 20, 10 quick),
 // BENCH_SCALE_LIVE (s: 1,000 followers on a stream), BENCH_SCALE_POLLS (s: 200 polls with nothing new per size),
 // BENCH_OWNERS (o: 1,000), BENCH_OWNERS_IN_FLIGHT (o: 200 edits in flight).
+// BENCH_DAY_ACTORS (day: accounts playing the population, 200, 30 quick), BENCH_DAY_START (day: first population, 40,000
+// per node, 10,000 quick), BENCH_DAY_BISECT (day: 4, 2 quick), BENCH_DAY_MAX_STREAMS (day: 12,000).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, release, tmpdir, totalmem } from 'node:os';
@@ -71,6 +78,8 @@ import { fanoutScenario } from './fanout.js';
 import { ownersScenario } from './owners.js';
 import type { OwnersResult } from './owners.js';
 import { pollCostCell, scaleScenario } from './scale.js';
+import { dayScenario } from './day.js';
+import type { DayResult } from './day.js';
 import type { ScaleResult } from './scale.js';
 import { signalsScenario } from './signals.js';
 import type { BenchResult } from './types.js';
@@ -89,7 +98,7 @@ const DEVICES = Math.min(CONNECTIONS, 50);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ALL = kind === 'sqlite' ? ['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'photos', 'dav', 'login', 'renew', 'purge', 'signals', 'fanout'] : ['limit', 'me', 'metrics', 'login', 'renew', 'nodes'];
 const selected = new Set(chosen.length ? chosen : ALL);
-for (const name of selected) if (!['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'photos', 'dav', 'login', 'renew', 'purge', 'signals', 'fanout', 'scale', 'owners', 'nodes'].includes(name)) throw new Error(`unknown scenario ${name}`);
+for (const name of selected) if (!['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'photos', 'dav', 'login', 'renew', 'purge', 'signals', 'fanout', 'scale', 'owners', 'day', 'nodes'].includes(name)) throw new Error(`unknown scenario ${name}`);
 // b+metrics is a ratio to b, measured alongside it.
 if (selected.has('metrics')) selected.add('me');
 if (selected.has('nodes') && kind !== 'postgres') throw new Error('the nodes scenario needs --pg');
@@ -100,8 +109,8 @@ if (selected.has('dav') && kind !== 'sqlite') throw new Error('the dav scenario 
 if (selected.has('photos') && kind !== 'sqlite') throw new Error('the photos scenario runs on SQLite (drop --pg)');
 // p reads its cards against j's, measured on the same accounts in the same run.
 if (selected.has('photos')) selected.add('contact');
-// f, k and s are latencies of their own, and o is a ratio to its own limit: no ratio to a.
-if ([...selected].some((s) => s !== 'signals' && s !== 'fanout' && s !== 'scale' && s !== 'owners')) selected.add('limit');
+// f, k and s are latencies of their own, o is a ratio to its own limit, day a population: no ratio to a.
+if ([...selected].some((s) => s !== 'signals' && s !== 'fanout' && s !== 'scale' && s !== 'owners' && s !== 'day')) selected.add('limit');
 const FANOUT_EDITS = Number(process.env.BENCH_FANOUT_EDITS ?? (quick ? 10 : 30));
 const PURGE_ACCOUNTS = Number(process.env.BENCH_PURGE_ACCOUNTS ?? 1000);
 const SCALE_SIZES = (process.env.BENCH_SCALE_SIZES ?? (kind === 'postgres' ? '10000,100000,1000000' : '10000,100000')).split(',').map(Number);
@@ -361,6 +370,7 @@ let signalMetrics: Record<string, number> | undefined;
 let fanout: BenchResult | undefined;
 let scale: ScaleResult | undefined;
 let owners: OwnersResult | undefined;
+let day: DayResult | undefined;
 /** l: per repetition, the batch's accounts purged and the seconds from marking them due to the last purge. */
 const purgeRuns: Array<{ purged: number; seconds: number }> = [];
 let redisCost: { commandsPerRequest: number; cpuMsPerRequest: number; roundTripsPerRequest?: number; scriptCommandsPerRequest?: number } | undefined;
@@ -882,6 +892,17 @@ try {
       results.ownersLimit = summariseRuns('o0', label('without the card-change log: the limit'), 'edits/s', owners.repetitions.filter((r) => r.mode === 'without'));
     }
   }
+
+  // day: a population's busiest hour (its own servers and database; two nodes + Redis on PostgreSQL).
+  if (selected.has('day')) {
+    if (kind === 'postgres' && !(await redisReachable())) {
+      extraRows.push(['day', `skipped: Redis is not reachable at ${REDIS_URL}`]);
+    } else {
+      const scenario = dayScenario({ kind, quick, warmupSeconds: WARMUP, durationSeconds: DURATION, redisUrl: REDIS_URL });
+      console.log(`\n## day: ${scenario.description}\n`);
+      day = await scenario.run(log);
+    }
+  }
 } finally {
   await cleanup();
   generator.stop();
@@ -1004,6 +1025,11 @@ if (scale) {
     rows.push(`| s | GET /events with nothing new, ${n} followers | – | – | ${fmt(r.pollQuietP50, 1)} ms | ${fmt(r.pollQuietP99, 1)} ms | – | – |`);
   }
 }
+if (day) {
+  const hottest = day.steps.filter((s) => s.people === day!.capacity).at(-1);
+  const people = Number.isFinite(day.perNode) ? `${day.capped ? '≥ ' : ''}${fmtCount(Math.round(day.perNode))} people` : '–';
+  rows.push(`| day | a day in the life: daily active people one node serves (${kind}${day.nodes > 1 ? `, ${day.nodes} nodes` : ''}); first to give out: ${day.firstToGiveOut?.name ?? '–'} | ${people} | – | ${hottest ? `${fmt(hottest.all.p50, 1)} ms` : '–'} | ${hottest ? `${fmt(hottest.all.p99, 1)} ms` : '–'} | ${hottest ? hottest.nodeCpu.map((c) => `${fmt(c)}%`).join(' + ') : '–'} | ${hottest ? `${fmt(hottest.playerCpu)}%` : '–'} |`);
+}
 for (const [name, count] of Object.entries(repeated)) extraRows.push([`repeated ${name} runs`, `${count} (the server got under 85% of its core: other load on the machine)`]);
 const tableNotes: string[] = [];
 if (results.node1 && results.node2) tableNotes.push(`Two nodes vs one (PostgreSQL + Redis, same run): scaling factor ${(results.node2.rate / results.node1.rate).toFixed(2)}x.`);
@@ -1040,6 +1066,7 @@ const markdown = [
   ...(fanout ? ['| k. fan-out | value |', '|---|---|', ...fanout.rows.map(([k, v]) => `| ${k} | ${v} |`), '', ...(fanout.notes ?? []), ''] : []),
   ...(owners ? ['| o. owners editing at once | value |', '|---|---|', ...owners.rows.map(([k, v]) => `| ${k} | ${v} |`), '', ...(owners.notes ?? []), ''] : []),
   ...(scale ? [`s. audience scale (${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}), ${fmtCount(scale.live)} followers on live streams, ${scale.edits} edits per size:`, '', ...scale.table, '', ...scale.rows.map(([k, v]) => `${k}: ${v}`), '', ...(scale.notes ?? []), ''] : []),
+  ...(day ? [`day. a day in the life (${kind === 'sqlite' ? 'SQLite, one node' : `PostgreSQL, ${day.nodes} nodes + Redis`}), ${day.actors} actors:`, '', ...day.habits, '', ...day.table, '', ...day.rows.map(([k, v]) => `${k}: ${v}`), '', ...(day.notes ?? []), ''] : []),
   ...extraRows.map(([k, v]) => `${k}: ${v}`),
 ].join('\n');
 
@@ -1052,7 +1079,7 @@ if (missed.length) console.log(`\n${missed.length} target(s) missed: ${missed.ma
 const outDir = join(ROOT, 'bench-results');
 mkdirSync(outDir, { recursive: true });
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-const json = { machine: info, kind, quick, reps: REPS, durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, results, memory, databaseCosts, redisCost, targets, signals: signalRows, fanout, scale, owners, profiles };
+const json = { machine: info, kind, quick, reps: REPS, durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, results, memory, databaseCosts, redisCost, targets, signals: signalRows, fanout, scale, owners, day, profiles };
 writeFileSync(join(outDir, `${stamp}-${kind}.json`), JSON.stringify(json, (key, value) => (key === 'devices' ? undefined : value), 2));
 writeFileSync(join(outDir, `latest-${kind}.md`), `${markdown}\n`);
 console.log(`\nwrote bench-results/${stamp}-${kind}.json and bench-results/latest-${kind}.md (${((performance.now() - started) / 1000).toFixed(0)} s in all)`);
