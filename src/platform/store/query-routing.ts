@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Dialect } from './db.js';
 import { currentUnit } from './recorded-unit.js';
-import type { Bound, QueryGroup, QueryGroups, Tx } from './store.js';
+import type { Bound, QueryGroup, QueryGroups, Tx } from './transaction.js';
 
 /** A group's queries by name, as its QueryGroup built them. */
 type Calls = Record<string, (...args: unknown[]) => unknown>;

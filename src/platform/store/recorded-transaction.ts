@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { RecordedUnit } from './recorded-unit.js';
-import type { Tx } from './store.js';
+import type { Tx } from './transaction.js';
 import type { TransactionRunner } from './transaction-runner.js';
 
 /**

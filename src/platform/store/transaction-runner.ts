@@ -4,7 +4,7 @@ import type { SignalRecord } from '../signals/log.js';
 import type { Dialect } from './db.js';
 import { memoised } from './query-routing.js';
 import { outsideAnyUnit } from './recorded-unit.js';
-import type { Tx } from './store.js';
+import type { Tx } from './transaction.js';
 
 const MAX_ATTEMPTS = 3;
 const retryable = (error: unknown) => ['40P01', '40001'].includes((error as { code?: string })?.code ?? '');
