@@ -79,6 +79,7 @@ import { ownersScenario } from './owners.js';
 import type { OwnersResult } from './owners.js';
 import { pollCostCell, scaleScenario } from './scale.js';
 import { dayScenario } from './day.js';
+import { redisCounters } from './lib/day-resources.js';
 import type { DayResult } from './day.js';
 import type { ScaleResult } from './scale.js';
 import { signalsScenario } from './signals.js';
@@ -282,20 +283,8 @@ async function postgresVersion(): Promise<string | undefined> {
   }
 }
 
-/** Redis's own counters: commands processed and CPU seconds (INFO), to price a request in Redis work. */
-async function redisCounters(): Promise<{ commands: number; cpuSeconds: number } | undefined> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await redis.connect();
-    const info = await redis.info();
-    const field = (name: string) => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
-    return { commands: field('total_commands_processed'), cpuSeconds: field('used_cpu_sys') + field('used_cpu_user') };
-  } catch {
-    return undefined;
-  } finally {
-    redis.disconnect();
-  }
-}
+/** Redis's own counters (INFO), to price a request in Redis work. */
+const redisCountersHere = () => redisCounters(REDIS_URL);
 
 /**
  * What one GET /me asks of Redis, from MONITOR over `requests` sequential requests across the
@@ -788,9 +777,9 @@ try {
       for (let rep = 1; rep <= REPS; rep++) {
         const single = await measure(generator, getJob([{ host: '127.0.0.1', port: first.port }], devices, expected), [first]);
         one.push(single);
-        const redisBefore = await redisCounters();
+        const redisBefore = await redisCountersHere();
         const both = await measure(generator, getJob([{ host: '127.0.0.1', port: first.port }, { host: '127.0.0.1', port: second.port }], devices, single.steps[0]!.rate * 2), [first, second]);
-        const redisAfter = await redisCounters();
+        const redisAfter = await redisCountersHere();
         two.push(both);
         // What each request asked of Redis (rate-limit and quota counters, the replay cache): commands and CPU.
         // The counters also include the warm-up, so the requests are counted over it too.
