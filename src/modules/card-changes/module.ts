@@ -45,8 +45,9 @@ export const cardChangesModule = defineModule({
       start() {
         if (withoutCardChangeLog) warn(undefined, 'BENCH_WITHOUT_CARD_CHANGE_LOG is set: card changes write no rows of the card-change log, so followers miss every change (the capacity benchmark\'s limit only; never in production)');
         if (store.dialect !== 'postgres') return;
-        void sequencer.sweep().catch((error) => warn(error, 'sweeping pending card changes'));
-        sweeping = setInterval(() => void sequencer.sweep().catch((error) => warn(error, 'sweeping pending card changes')), SWEEP_MS);
+        const sweep = () => void sequencer.sweep().catch((error) => warn(error, 'sweeping pending card changes'));
+        sweep();
+        sweeping = setInterval(sweep, SWEEP_MS);
         sweeping.unref();
       },
       stop: () => clearInterval(sweeping),
