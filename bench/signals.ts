@@ -10,6 +10,7 @@ import { SoftwareAuthenticator } from '../test/helpers/authenticator.js';
 import { TestClient } from '../test/helpers/client.js';
 import type { Device } from '../test/helpers/client.js';
 import { SERVER_CORE, pin } from './lib/processes.js';
+import { readSseBlocks } from './lib/sse-blocks.js';
 import type { BenchScenario } from './types.js';
 import { percentile } from './types.js';
 
@@ -112,24 +113,10 @@ export async function openStream(port: number, device: Device, onSignal: (kind: 
           response.resume();
           return;
         }
-        response.setEncoding('utf8');
-        let buffer = '';
-        let opened = false;
-        response.on('data', (chunk: string) => {
-          buffer += chunk;
-          let end: number;
-          while ((end = buffer.indexOf('\n\n')) >= 0) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            if (!opened && block.startsWith('retry:')) {
-              opened = true;
-              resolve({ response, close: () => response.destroy() });
-            }
-            const event = /(?:^|\n)event: (.+)/.exec(block);
-            if (event) onSignal(event[1]!, /"at":"([^"]+)"/.exec(block)?.[1]);
-          }
+        readSseBlocks(response, {
+          opened: () => resolve({ response, close: () => response.destroy() }),
+          signal: (kind, block) => onSignal(kind, /"at":"([^"]+)"/.exec(block)?.[1]),
         });
-        response.on('error', () => {});
       },
     );
     req.on('error', reject);

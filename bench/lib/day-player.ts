@@ -21,6 +21,7 @@ import { PHONES } from './card-edits.js';
 import { CARDS_PER_OPEN, CLASSES } from './day-habits.js';
 import type { DayRates, RequestClass } from './day-habits.js';
 import { ProofSigner, accessTokenHash } from './proofs.js';
+import { readSseBlocks } from './sse-blocks.js';
 
 export interface PlayerActor {
   key: JsonWebKey;
@@ -353,25 +354,15 @@ function openStream(holder: number): Promise<Answer> {
           res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
           return;
         }
-        res.setEncoding('utf8');
-        let buffer = '';
-        let opened = false;
-        res.on('data', (chunk: string) => {
-          buffer += chunk;
-          let end: number;
-          while ((end = buffer.indexOf('\n\n')) >= 0) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            if (!opened && block.startsWith('retry:')) {
-              opened = true;
-              streams.push({ holder, request: req });
-              resolve({ status: 200, headers: res.headers, body: '' });
-            }
-            const kind = /(?:^|\n)event: (.+)/.exec(block)?.[1];
-            if (kind && recording && performance.now() >= recording.from && performance.now() < recording.to) recording.signals[kind] = (recording.signals[kind] ?? 0) + 1;
-          }
+        readSseBlocks(res, {
+          opened() {
+            streams.push({ holder, request: req });
+            resolve({ status: 200, headers: res.headers, body: '' });
+          },
+          signal(kind) {
+            if (recording && performance.now() >= recording.from && performance.now() < recording.to) recording.signals[kind] = (recording.signals[kind] ?? 0) + 1;
+          },
         });
-        res.on('error', () => {});
         res.on('close', () => {
           const at = streams.findIndex((s) => s.request === req);
           if (at >= 0) streams.splice(at, 1);
