@@ -160,6 +160,13 @@ export const REFUSALS = {
   contact_account_deleted: { status: 410, title: 'Account deleted', code: 'account_deleted' },
   // A contact whose account an operator locked: gone for now, without saying why.
   contact_account_unavailable: { status: 410, title: 'Account unavailable', code: 'account_unavailable' },
+  // Across regions (PRODUCT §10, decision 352).
+  unknown_region: { status: 404, title: 'Unknown region' },
+  region_unavailable: { status: 503, title: 'Region unavailable' },
+  region_signature_required: { status: 401, title: 'Region signature required' },
+  region_signature_invalid: { status: 401, title: 'Region signature invalid' },
+  region_request_replayed: { status: 401, title: 'Region request replayed' },
+  region_subject_mismatch: { status: 403, title: 'Not between these regions' },
 } as const satisfies Record<string, { status: number; title: string; challenge?: string; code?: string }>;
 
 export type RefusalCode = keyof typeof REFUSALS;

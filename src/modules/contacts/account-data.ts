@@ -79,7 +79,7 @@ export function contactsAccountData(db: Repo): AccountDataDeclaration {
         item: BlockSchema,
         async *pages(accountId) {
           for await (const rows of keysetPages((after, limit) => db.direct.blocks.list(accountId, after, limit), (row) => row)) {
-            yield rows.map((row) => ({ username: row.username, display_name: row.display_name, blocked_at: iso(row.created_at) }));
+            yield rows.map((row) => ({ username: row.username, display_name: row.display_name, region: row.region, blocked_at: iso(row.created_at) }));
           }
         },
       },

@@ -14,6 +14,9 @@ import type { SubscriptionService } from './subscriptions.js';
 import type { ContactView } from './views.js';
 
 export type { ListedContact } from './contact-card.js';
+
+/** A request to follow someone of another region (`alice@eu`): the contact's id, or undefined when the name is this region's. */
+export type FollowAcross = (auth: AuthContext, username: string, message: string | null) => Promise<string | undefined>;
 export type { AddressCard } from './contact-vcards.js';
 
 /**
@@ -34,6 +37,7 @@ export function createContactService(deps: {
   const card = createContactCard({ db, cards: deps.cards });
   const list = createContactList({ db, withCard: card.withCard });
   const vcards = createContactVcards({ db, cards: deps.cards, cardOf: card.cardOf });
+  let across: FollowAcross | undefined;
 
   return {
     view: list.view,
@@ -55,8 +59,19 @@ export function createContactService(deps: {
     /** Everyone who receives one of the owner's cards now, with their contact ids, as fan-out targets in `tx` (the keys module's audience). */
     activeSubscribersOf: (tx: Tx, ownerId: string) => db.in(tx).subs.activeSubscribersOf(ownerId),
 
+    /**
+     * Who follows people of other regions (the regions module, wired in wiring.ts): given
+     * `alice@eu`, the contact's id once its owner's region took the request; undefined for a
+     * name of this region.
+     */
+    followAcrossWith(follow: FollowAcross): void {
+      across = follow;
+    },
+
     /** POST /contacts: a request to see someone's card, pending until they approve it. */
     async subscribe(auth: AuthContext, username: string, message: string | null | undefined): Promise<ContactView> {
+      const elsewhere = await across?.(auth, username, message ?? null);
+      if (elsewhere !== undefined) return list.view(auth, elsewhere);
       const canonical = deps.canonicalOf(username);
       const owner = canonical ? await db.direct.accounts.findByCanonical(canonical) : undefined;
       // A deleted account (restorable or purged) is nobody to subscribe to (PRODUCT §4), nor is a locked one.
@@ -81,6 +96,7 @@ export function createContactService(deps: {
           if (!ended) throw invalidTransition(SEEN_BY_SUBSCRIBER[(await q.subs.find('subscriber', subscriberId, id))!.status as SubscriptionStatus], 'unsubscribe');
           // The owner never saw a silenced request: nothing of theirs changed.
           if (row.status !== 'silenced') await signal(tx, ended.owner_id, 'subscriptions.changed');
+          await deps.subscriptions.seenChanged(tx, { ownerId: row.owner_id, subscriberId });
         } else {
           await q.subs.hide(subscriberId, id, clock.now());
         }

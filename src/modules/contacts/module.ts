@@ -10,8 +10,11 @@ import { subscriptions as subscriptionsMigration } from './migrations/007-subscr
 import { cardChanges } from './migrations/017-card-changes.js';
 import { waitingRequests } from './migrations/023-waiting-requests.js';
 import { requestLinks } from './migrations/024-request-links.js';
+import { remoteSubscribers } from './migrations/028-remote-subscribers.js';
 import { annotationQueries, blockQueries, subscriptionQueries } from './queries.js';
 import { AnnotationSchema, ContactSchema, SubscriptionSchema } from './schemas.js';
+import { createRemoteContacts } from './remote.js';
+import type { RemoteContacts } from './remote.js';
 import { createSubscriptionService } from './subscriptions.js';
 import type { SubscriptionService } from './subscriptions.js';
 import { subscriptionRoutes } from './subscriptions-routes.js';
@@ -20,6 +23,7 @@ declare module '../../platform/module.js' {
   interface ModuleServices {
     subscriptions: SubscriptionService;
     contacts: ContactService;
+    remoteContacts: RemoteContacts;
   }
 }
 
@@ -27,7 +31,7 @@ declare module '../../platform/module.js' {
 export const contactsModule = defineModule({
   name: 'contacts',
   operations: OPERATIONS,
-  migrations: { '007-subscriptions': subscriptionsMigration, '017-card-changes': cardChanges, '023-waiting-requests': waitingRequests, '024-request-links': requestLinks },
+  migrations: { '007-subscriptions': subscriptionsMigration, '017-card-changes': cardChanges, '023-waiting-requests': waitingRequests, '024-request-links': requestLinks, '028-remote-subscribers': remoteSubscribers },
   schemas: [SubscriptionSchema, ContactSchema, AnnotationSchema],
   tags: [
     { name: 'subscriptions', description: 'Who sees your cards: requests, approvals, moves, revocations, blocks' },
@@ -39,9 +43,10 @@ export const contactsModule = defineModule({
     const subscriptions = createSubscriptionService({ db, clock, holdsProfile: profiles.holds, changesBetween: profiles.changesBetween });
     const contacts = createContactService({ db, clock, subscriptions, canonicalOf: usernames.canonicalOf, cards: profiles });
     const annotations = createAnnotationService({ db: store.repository({ annotations: annotationQueries, subs: subscriptionQueries }), clock });
+    const remoteContacts = createRemoteContacts({ db, clock, subscriptions, cards: profiles });
     accountData.declare('contacts', contactsAccountData(db));
     return {
-      provides: { subscriptions, contacts },
+      provides: { subscriptions, contacts, remoteContacts },
       // Requests left waiting 30 days end (PRODUCT §4, silent refusals).
       prune: (now) => subscriptions.endUnanswered(now),
       routes: async (app) => {

@@ -50,6 +50,8 @@ export type AnnotationRecord = Selectable<AnnotationsTable>;
 export type SubscriptionRow = SubscriptionRecord & {
   other_username: string;
   other_display_name: string | null;
+  /** The other person's region: this one's, or another's for a person from elsewhere (PRODUCT §10). */
+  other_region: string;
   other_deleted_at: number | null;
   other_locked_at: number | null;
   profile_card_updated_at: number | null;
@@ -130,7 +132,7 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       .innerJoin('accounts', 'accounts.id', side === 'owner' ? 'subscriptions.subscriber_id' : 'subscriptions.owner_id')
       .leftJoin('profiles', 'profiles.id', 'subscriptions.profile_id')
       .selectAll('subscriptions')
-      .select(['accounts.username as other_username', 'accounts.display_name as other_display_name', 'accounts.deleted_at as other_deleted_at', 'accounts.locked_at as other_locked_at', 'profiles.card_updated_at as profile_card_updated_at'])
+      .select(['accounts.username as other_username', 'accounts.display_name as other_display_name', 'accounts.region as other_region', 'accounts.deleted_at as other_deleted_at', 'accounts.locked_at as other_locked_at', 'profiles.card_updated_at as profile_card_updated_at'])
       // The accounts row joined is the owner's on the subscriber's side: the rule reads it.
       .$if(side === 'subscriber', (query) => query.select(contactAccessRule.as('access')));
 
@@ -399,6 +401,49 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       const rows = await db.selectFrom('subscriptions').select('profile_id').distinct().where('owner_id', '=', ownerId).where(isActive()).execute();
       return rows.flatMap((row) => (row.profile_id === null ? [] : [row.profile_id]));
     },
+    /**
+     * Across regions (decision 352): subscriptions with their profile's card, for a delivery to
+     * the other side. Of one pair, or (`region`) every one of an owner's subscribers from there.
+     */
+    async forDelivery(where: { ownerId: string; subscriberId: string } | { ownerId: string; region: string } | { id: string }) {
+      return db
+        .selectFrom('subscriptions')
+        .leftJoin('profiles', 'profiles.id', 'subscriptions.profile_id')
+        .selectAll('subscriptions')
+        .select(['profiles.card_json', 'profiles.card_hash', 'profiles.card_updated_at'])
+        .$if('subscriberId' in where, (q) => q.where('subscriptions.owner_id', '=', (where as { ownerId: string }).ownerId).where('subscriptions.subscriber_id', '=', (where as { subscriberId: string }).subscriberId))
+        .$if('region' in where, (q) => q.where('subscriptions.owner_id', '=', (where as { ownerId: string }).ownerId).where('subscriptions.subscriber_region', '=', (where as { region: string }).region))
+        .$if('id' in where, (q) => q.where('subscriptions.id', '=', (where as { id: string }).id))
+        .orderBy('subscriptions.created_at')
+        .execute();
+    },
+    /** One subscription by id, whoever's (the other region names it; the caller checks whose it is). */
+    async byId(id: string): Promise<SubscriptionRecord | undefined> {
+      return db.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    /** A contact from another region as its owner's region last said it is (decision 352). */
+    async setFromRegion(id: string, changes: Pick<SubscriptionRecord, 'status' | 'profile_id' | 'message' | 'updated_at' | 'card_since' | 'card_changes' | 'remote_version'>): Promise<void> {
+      await db.updateTable('subscriptions').set((eb) => ({ ...changes, version: eb('version', '+', 1) })).where('id', '=', id).execute();
+    },
+    /**
+     * The peer regions with active followers of each profile: one probe of the partial index
+     * (migration 028) per profile and region, whatever the audience's size.
+     */
+    async remoteAudience(profileIds: readonly string[], regions: readonly string[]): Promise<Array<{ profile_id: string; region: string }>> {
+      const found: Array<{ profile_id: string; region: string }> = [];
+      for (const profile_id of profileIds) {
+        for (const region of regions) {
+          const hit = await db.selectFrom('subscriptions').select('id').where('profile_id', '=', profile_id).where('subscriber_region', '=', region).where('status', '=', ACTIVE_LITERAL).limit(1).executeTakeFirst();
+          if (hit) found.push({ profile_id, region });
+        }
+      }
+      return found;
+    },
+    /** The regions an owner has subscribers in (any status): who must hear of the owner's account. */
+    async subscriberRegionsOf(ownerId: string): Promise<string[]> {
+      const rows = await db.selectFrom('subscriptions').select('subscriber_region').distinct().where('owner_id', '=', ownerId).where('subscriber_region', 'is not', null).execute();
+      return rows.map((row) => row.subscriber_region!);
+    },
     /** A profile's rendered card and its content hash (what does a move change for the subscriber?). */
     async renderedCard(profileId: string | null): Promise<{ card_json: string; card_hash: string } | undefined> {
       if (!profileId) return undefined;
@@ -427,7 +472,7 @@ export function blockQueries(db: Kysely<ContactTables>) {
       const query = db
         .selectFrom('blocks')
         .innerJoin('accounts', 'accounts.id', 'blocks.blocked_id')
-        .select(['blocks.blocked_id as id', 'blocks.created_at', 'accounts.username', 'accounts.display_name'])
+        .select(['blocks.blocked_id as id', 'blocks.created_at', 'accounts.username', 'accounts.display_name', 'accounts.region'])
         .where('blocks.owner_id', '=', ownerId);
       return keysetPage(query, after, limit, { table: 'blocks', idColumn: 'blocked_id' }).execute();
     },

@@ -7,7 +7,9 @@ import { CONTACT_LIMITS } from './subscriptions.js';
 
 const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options);
 const Id = Type.String({ minLength: 1, maxLength: 64 });
-const Person = Type.Object({ username: Type.String(), display_name: Nullable(Type.String()) }, { additionalProperties: false });
+/** A person, with their region: a bare username means this region's, `alice` of region `eu` is `alice@eu` anywhere else (PRODUCT §10). */
+export const Region = Type.String({ pattern: '^[a-z]{2,8}$', description: 'The region the person lives in (eu, us). A person of another region than this deployment\'s is followed, and shown, as username@region', examples: ['eu'] });
+const Person = Type.Object({ username: Type.String(), display_name: Nullable(Type.String()), region: Region }, { additionalProperties: false });
 const Status = Type.Union([Type.Literal('pending'), Type.Literal('active'), Type.Literal('denied'), Type.Literal('revoked'), Type.Literal('ended')]);
 
 export const SubscriptionSchema = Type.Object(
@@ -73,7 +75,7 @@ export const AnnotationSchema = Type.Object(
 
 export const SubscribeBody = Type.Object(
   {
-    username: Type.String({ minLength: 1, maxLength: 128 }),
+    username: Type.String({ minLength: 1, maxLength: 128, description: 'Their username; someone in another region as username@region (alice@eu)' }),
     message: Type.Optional(Nullable(Type.String({ maxLength: 2048, description: `At most ${CONTACT_LIMITS.messageLength} characters, shown to the owner with the request` }))),
   },
   { additionalProperties: false },
@@ -104,7 +106,7 @@ export const ContactsQuery = Type.Object(
   { additionalProperties: false },
 );
 export const BlockSchema = Type.Object(
-  { username: Type.String(), display_name: Nullable(Type.String()), blocked_at: IsoDateTime },
+  { username: Type.String(), display_name: Nullable(Type.String()), region: Region, blocked_at: IsoDateTime },
   { title: 'Block', additionalProperties: false },
 );
 export const LabelCount = Type.Object({ label: Type.String(), count: Type.Integer() }, { title: 'LabelCount', additionalProperties: false });

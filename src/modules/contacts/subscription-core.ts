@@ -20,6 +20,7 @@ export const FIRST_CARD = '[]';
 export interface BlockView {
   username: string;
   display_name: string | null;
+  region: string;
   blocked_at: string;
 }
 
@@ -29,6 +30,8 @@ export interface SubscribeInput {
   message?: string | null;
   /** A share link's grant: its profile, whether it approves at once, and the owner's label for it. */
   link?: { id: string; profileId: string; autoApprove: boolean; label: string | null };
+  /** A subscriber from another region (its stand-in account's region, PRODUCT §10); absent for one of this region. */
+  subscriberRegion?: string;
 }
 
 /**
@@ -70,6 +73,12 @@ export interface SubscriptionDeps {
 export function createSubscriptionCore(deps: SubscriptionDeps) {
   const { db, clock } = deps;
   const membership = txHook<MembershipChange>();
+  /**
+   * What a subscriber sees of a subscription may have changed (its status as they read it, its
+   * profile): approved, moved, revoked, unsubscribed, ended unanswered. Another region holding
+   * one side of it hears of it from here (decision 352); silent changes are not told.
+   */
+  const seen = txHook<{ ownerId: string; subscriberId: string }>();
   /** A subscription as its owner may see it: never a blocked person's request (silenced). */
   const findAsOwner = (q: ReturnType<SubscriptionRepo['in']> | SubscriptionRepo['direct'], ownerId: string, id: string) => q.subs.find('owner', ownerId, id, STATUSES);
 
@@ -83,6 +92,7 @@ export function createSubscriptionCore(deps: SubscriptionDeps) {
   async function statusChanged(tx: Tx, row: SubscriptionRecord): Promise<void> {
     await signal(tx, row.owner_id, 'subscriptions.changed');
     await signal(tx, row.subscriber_id, 'contacts.changed');
+    await seen.run(tx, { ownerId: row.owner_id, subscriberId: row.subscriber_id });
   }
 
   /**
@@ -123,7 +133,7 @@ export function createSubscriptionCore(deps: SubscriptionDeps) {
     return subscriptionView((await findAsOwner(db.in(tx), ownerId, id))!);
   }
 
-  return { db, clock, membership, findAsOwner, mustFind, statusChanged, holdProfile, moveBetween, apply, view };
+  return { db, clock, membership, seen, findAsOwner, mustFind, statusChanged, holdProfile, moveBetween, apply, view };
 }
 
 export type SubscriptionCore = ReturnType<typeof createSubscriptionCore>;

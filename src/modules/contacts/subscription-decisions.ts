@@ -15,7 +15,7 @@ import type { SubscriptionView } from './views.js';
  * deny, move, revoke), and its blocks, each one conditional update from the state table.
  */
 export function createSubscriptionDecisions(core: SubscriptionCore) {
-  const { db, clock, membership, findAsOwner, holdProfile, moveBetween, apply, statusChanged, view } = core;
+  const { db, clock, membership, seen, findAsOwner, holdProfile, moveBetween, apply, statusChanged, view } = core;
 
   return {
     async list(auth: AuthContext, status: SubscriptionStatus | undefined, cursor: string | undefined, limit: number): Promise<Page<SubscriptionView>> {
@@ -34,6 +34,7 @@ export function createSubscriptionDecisions(core: SubscriptionCore) {
         await holdProfile(tx, auth.account.id, profileId);
         const { after } = await apply(tx, auth, id, 'approve', { profile_id: profileId, card_since: clock.now(), card_changes: FIRST_CARD });
         await signal(tx, after.subscriber_id, 'contacts.changed');
+        await seen.run(tx, { ownerId: after.owner_id, subscriberId: after.subscriber_id });
         await membership.run(tx, { ownerId: after.owner_id, subscriberId: after.subscriber_id });
         return view(tx, auth.account.id, id);
       });
@@ -64,6 +65,7 @@ export function createSubscriptionDecisions(core: SubscriptionCore) {
         const move = await moveBetween(tx, leaving?.profile_id ?? null, profileId);
         const { after } = await apply(tx, auth, id, 'move', { profile_id: profileId, card_since: clock.now(), card_changes: move.cardChanges });
         if (move.differs) await signal(tx, after.subscriber_id, 'contact.card.changed', { id: after.id });
+        await seen.run(tx, { ownerId: after.owner_id, subscriberId: after.subscriber_id });
         await membership.run(tx, { ownerId: after.owner_id, subscriberId: after.subscriber_id });
         return view(tx, auth.account.id, id);
       });
@@ -81,7 +83,7 @@ export function createSubscriptionDecisions(core: SubscriptionCore) {
     },
 
     async blocks(auth: AuthContext, cursor: string | undefined, limit: number): Promise<Page<BlockView>> {
-      return page((after, size) => db.direct.blocks.list(auth.account.id, after, size), cursor, limit, (row) => ({ username: row.username, display_name: row.display_name, blocked_at: new Date(row.created_at).toISOString() }));
+      return page((after, size) => db.direct.blocks.list(auth.account.id, after, size), cursor, limit, (row) => ({ username: row.username, display_name: row.display_name, region: row.region, blocked_at: new Date(row.created_at).toISOString() }));
     },
 
     /**

@@ -51,6 +51,10 @@ export function createSubscriptionReactions(core: SubscriptionCore) {
 
     /** Subscribe to: who receives an owner's card, or which, changed (PRODUCT §9; wired in wiring.ts). */
     onMembershipChanged: membership.subscribe,
+    /** Subscribe to: what a subscriber sees of one subscription may have changed (another region's copy follows, decision 352). */
+    onSeenChanged: core.seen.subscribe,
+    /** The subscriber's side tells it too (an unsubscription), in its transaction. */
+    seenChanged: (tx: Tx, change: { ownerId: string; subscriberId: string }) => core.seen.run(tx, change),
     /** The subscriber's side tells it too (an unsubscription), in its transaction. */
     membershipChanged: (tx: Tx, change: MembershipChange) => membership.run(tx, change),
 

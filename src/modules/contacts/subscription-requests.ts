@@ -15,7 +15,7 @@ import type { SubscribeInput, SubscriptionCore } from './subscription-core.js';
  * blocked their maker, and ended when left waiting too long.
  */
 export function createSubscriptionRequests(core: SubscriptionCore) {
-  const { db, clock, membership } = core;
+  const { db, clock, membership, seen } = core;
 
   return {
     /**
@@ -77,6 +77,8 @@ export function createSubscriptionRequests(core: SubscriptionCore) {
         // A first card: nothing the subscriber saw before has changed.
         card_changes: active ? FIRST_CARD : null,
         hidden_at: null,
+        subscriber_region: input.subscriberRegion ?? null,
+        remote_version: null,
       };
       try {
         await q.subs.insert(row);
@@ -105,6 +107,7 @@ export function createSubscriptionRequests(core: SubscriptionCore) {
           if (from !== 'silenced') told.push(...[...new Set(rows.map((row) => row.owner_id))].map((id): [string, 'subscriptions.changed'] => [id, 'subscriptions.changed']));
           // In id order, as every fan-out locks rows.
           for (const [account, kind] of told.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) await signal(tx, account, kind);
+          for (const row of rows) await seen.run(tx, { ownerId: row.owner_id, subscriberId: row.subscriber_id });
           ended += rows.length;
         }
         return ended;

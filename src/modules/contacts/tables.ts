@@ -23,6 +23,10 @@ export interface SubscriptionsTable {
   hidden_at: number | null;
   /** Changes the subscriber must not hear of, counted in `version` too: a denial, a block lifted (023, silent refusals). */
   silent_changes: number;
+  /** Owner's side: the region of a subscriber from elsewhere; null for one of this region (028, decision 352). */
+  subscriber_region: string | null;
+  /** Subscriber's side of a contact from elsewhere: the owner region's version last applied (028). */
+  remote_version: number | null;
 }
 
 /**

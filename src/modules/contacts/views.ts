@@ -2,11 +2,18 @@ import type { ContactAccess, SubscriptionRow } from './queries.js';
 import { isActive, LIVE_TO_SUBSCRIBER, SEEN_BY_SUBSCRIBER } from './states.js';
 import type { OwnerStatus, SeenStatus, SubscriptionStatus } from './states.js';
 
+/** A person as either side names the other: with their region, which tells `alice@eu` from `alice@us` (PRODUCT §10). */
+export interface Person {
+  username: string;
+  display_name: string | null;
+  region: string;
+}
+
 /** The owner's view of a subscription (PRODUCT §4). */
 export interface SubscriptionView {
   id: string;
   status: OwnerStatus;
-  subscriber: { username: string; display_name: string | null };
+  subscriber: Person;
   profile_id: string | null;
   message: string | null;
   /** The share link the request came through: its id and the owner's label for it. */
@@ -23,7 +30,7 @@ export interface SubscriptionView {
 export interface ContactView {
   id: string;
   status: SeenStatus | 'unavailable';
-  owner: { username: string; display_name: string | null };
+  owner: Person;
   message: string | null;
   labels: string[];
   card_updated_at: string | null;
@@ -39,7 +46,7 @@ export function subscriptionView(row: SubscriptionRow): SubscriptionView {
   return {
     id: row.id,
     status: row.status as OwnerStatus,
-    subscriber: { username: row.other_username, display_name: row.other_display_name },
+    subscriber: { username: row.other_username, display_name: row.other_display_name, region: row.other_region },
     profile_id: row.profile_id,
     message: row.message,
     via_share_link: row.share_link_id === null ? null : { id: row.share_link_id, label: row.share_link_label },
@@ -82,7 +89,7 @@ export function contactView(row: SubscriptionRow, labels: string[]): ContactView
   return {
     id: row.id,
     status: unavailable ? 'unavailable' : SEEN_BY_SUBSCRIBER[status],
-    owner: { username: row.other_username, display_name: row.other_display_name },
+    owner: { username: row.other_username, display_name: row.other_display_name, region: row.other_region },
     message: row.message,
     labels,
     card_updated_at: changed === null ? null : iso(changed),

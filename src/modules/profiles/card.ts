@@ -22,7 +22,8 @@ export interface CardField {
 }
 
 export interface Card {
-  owner: { username: string; display_name: string | null };
+  /** `region`: on a card from another region only, the owner's (PRODUCT §10: alice@eu is never alice). */
+  owner: { username: string; display_name: string | null; region?: string };
   fields: CardField[];
   updated_at: string;
   /**
@@ -121,15 +122,18 @@ export function cardChanges(before: CardContent, after: CardContent): string[] {
  * only when the content hash differs from it, and `changed` compares the two. A first card
  * changed nothing anyone saw.
  */
+/** A rendered card's tag: from its bytes, as renderCard makes it. */
+export const cardTag = (json: string): string => quoted(digest(json).slice(0, 32));
+
 export function renderCard(content: CardContent, now: number, previous?: { hash: string; updatedAt: number; json?: string }): RenderedCard {
   const hash = contentHash(content);
   if (previous && previous.hash === hash) {
     const json = previous.json ?? cardJson(content, previous.updatedAt);
-    return { json, etag: quoted(digest(json).slice(0, 32)), hash, updatedAt: previous.updatedAt };
+    return { json, etag: cardTag(json), hash, updatedAt: previous.updatedAt };
   }
   const changed = previous?.json ? cardChanges(contentOf(previous.json), content) : [];
   const json = cardJson(content, now, changed);
-  return { json, etag: quoted(digest(json).slice(0, 32)), hash, updatedAt: now };
+  return { json, etag: cardTag(json), hash, updatedAt: now };
 }
 
 /**

@@ -132,6 +132,19 @@ export function profileQueries(db: Kysely<ProfileTables>, dialect: Dialect) {
     async cardStates(accountId: string): Promise<Array<{ id: string; card_json: string; card_hash: string; card_updated_at: number }>> {
       return db.selectFrom('profiles').select(['id', 'card_json', 'card_hash', 'card_updated_at']).where('account_id', '=', accountId).execute();
     },
+    /** A profile's card and whose it is (a delivery to another region reads it, decision 352). */
+    async cardById(id: string): Promise<(RenderedCardColumns & { account_id: string }) | undefined> {
+      return db.selectFrom('profiles').select(['account_id', 'card_json', 'card_hash', 'card_etag', 'card_updated_at']).where('id', '=', id).executeTakeFirst();
+    },
+    /** The profiles of an account but `keep` (a stand-in's copies no follower here sees any more). */
+    async removeAllBut(accountId: string, keep: readonly string[]): Promise<number> {
+      const result = await db
+        .deleteFrom('profiles')
+        .where('account_id', '=', accountId)
+        .$if(keep.length > 0, (q) => q.where('id', 'not in', keep))
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
     async setCard(id: string, card: RenderedCardColumns): Promise<void> {
       await db.updateTable('profiles').set(card).where('id', '=', id).execute();
     },

@@ -19,6 +19,7 @@ export const CardSchema = Type.Object(
       {
         username: Type.String(),
         display_name: Nullable(Type.String()),
+        region: Type.Optional(Type.String({ description: 'Only on the card of someone in another region than this deployment: their region, so alice@eu is never read as this region\'s alice (PRODUCT §10)' })),
       },
       { additionalProperties: false },
     ),

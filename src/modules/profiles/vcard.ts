@@ -182,7 +182,9 @@ export function cardToVcard(card: Card, options: VcardOptions): string {
 
   const nameField = card.fields.find((f) => f.type === 'name');
   const name = (nameField?.value ?? {}) as Value;
-  const formattedName = card.owner.display_name || (nameField ? text(nameField.details.formatted) : '') || card.owner.username;
+  // Someone of another region is username@region wherever they are named (PRODUCT §10).
+  const username = card.owner.region ? `${card.owner.username}@${card.owner.region}` : card.owner.username;
+  const formattedName = card.owner.display_name || (nameField ? text(nameField.details.formatted) : '') || username;
   const nameParts = nameField ? [text(name.family), text(name.given), text(name.middle), text(name.prefix), text(name.suffix)] : [];
 
   // Every note in one NOTE, a blank line between: SyncEvolution keeps only the last of several
