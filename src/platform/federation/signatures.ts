@@ -123,7 +123,8 @@ export async function signRequest(
     },
     { method: request.method, url: normalisedUrl(request.url), headers },
   );
-  return signed.headers as Record<string, string>;
+  // The library names the fields Signature and Signature-Input; every name in lower case, as promised.
+  return lowerCased(signed.headers);
 }
 
 type Refusal = { ok: false; reason: RegionRefusalReason; region?: string };
