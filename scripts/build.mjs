@@ -41,7 +41,7 @@ export const TARGETS = [
   },
   {
     name: 'commands',
-    what: "the operator's commands (admin, backup, restore, rotate-secrets, migrate, purge)",
+    what: "the operator's commands (admin, backup, restore, rotate-secrets, region-key, migrate, purge)",
     output: 'dist/commands/admin.js',
     inputs: ['src', 'scripts/bundle-server.ts', 'tsconfig.json', 'package-lock.json'],
     keep: notTests,

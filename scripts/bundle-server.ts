@@ -22,7 +22,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const EXTERNAL: string[] = ['better-sqlite3', 'fast-geoip', 'pg-native', 'sharp'];
 
 /** The operator's commands (`npm run admin`, …), bundled beside the server for production installs. */
-export const COMMANDS = ['admin', 'backup', 'restore', 'rotate-secrets', 'migrate', 'purge'];
+export const COMMANDS = ['admin', 'backup', 'restore', 'rotate-secrets', 'region-key', 'migrate', 'purge'];
 
 export async function bundleServer(outfile = `${root}dist/server.js`): Promise<string> {
   await build({ ...OPTIONS, entryPoints: ['src/server.ts'], outfile });

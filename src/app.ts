@@ -115,7 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<VidApp> {
   const warn = (error: unknown, what: string) => app?.log.warn({ err: error }, what);
   const shared = createSharedState(config, store, clock, { warn, info: (what) => app?.log.info(what) });
   // Metrics only with METRICS_PORT: otherwise prom-client is never loaded and every count is a no-op.
-  const prometheus = config.metrics ? (await import('./platform/metrics/prometheus.js')).createPrometheusMetrics({ store, now: clock.now, warn }) : undefined;
+  const prometheus = config.metrics ? (await import('./platform/metrics/prometheus.js')).createPrometheusMetrics({ store, now: clock.now, warn, regions: config.regions.peers.map((peer) => peer.id) }) : undefined;
   const metrics = prometheus?.metrics ?? noMetrics;
   const keyring = loadKeyring(config);
   const box = createSecretBox(keyring.keys);

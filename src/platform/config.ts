@@ -1,3 +1,5 @@
+import { createPrivateKey, createPublicKey } from 'node:crypto';
+import type { JsonWebKey, KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { projectRoot } from './paths.js';
@@ -18,6 +20,24 @@ export interface DeprecatedRoute {
 export type TrustProxy = false | number | string[];
 
 export type ReplayCacheKind = 'store' | 'memory' | 'redis';
+
+/** Another region of the same operator this one federates with (REGIONS). */
+export interface RegionPeer {
+  id: string;
+  /** Its public origin, no trailing slash: where requests to it go, and what it signs against. */
+  url: string;
+  /** Ed25519 public keys by kid: every key listed is accepted (rotation with overlap, as decision 110). */
+  keys: Map<string, KeyObject>;
+}
+
+export interface RegionsConfig {
+  /** This region (REGION) and, with REGION_KEY, the one key it signs with; without it nothing is sent. */
+  self: { id: string; key?: { kid: string; privateKey: KeyObject } };
+  peers: RegionPeer[];
+  /** REGION_REQUEST_MAX_AGE_S: the longest a signature may be valid (expires - created). */
+  maxAgeSeconds: number;
+  peer(id: string): RegionPeer | undefined;
+}
 
 export interface Config {
   host: string;
@@ -72,6 +92,8 @@ export interface Config {
   /** Join redeems and starts per address and key; factor tries per attempt and per address (decision 250). */
   join: { perClientPerHour: number; perKeyPerHour: number; factorPerAttempt: number; factorPerClientPerHour: number };
   corsOrigins: string[];
+  /** Federation between this operator's regions: keys and peers (src/platform/federation/). */
+  regions: RegionsConfig;
   /** Signal log and streams (PRODUCT §7, docs/decisions/020-event-signals.md). */
   events: { retentionDays: number; maxStreamsPerAccount: number; heartbeatMs: number; streamBufferBytes: number; stallTimeoutMs: number };
   /** PRODUCT §8: days a deleted account can be restored; days its username stays held after the purge. */
@@ -208,6 +230,114 @@ function secretKey(env: Env, databaseUrl: string | undefined): string | undefine
   return undefined;
 }
 
+const REGION_ID = /^[a-z]{2,8}$/;
+
+function parseJson(name: string, raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw new Error(`${name} must be JSON (see npm run region-key)`);
+  }
+}
+
+function kidOf(what: string, jwk: Record<string, unknown>): string {
+  const kid = jwk.kid;
+  if (typeof kid !== 'string' || kid === '' || kid.length > 64 || !/^[\x21-\x7e]+$/.test(kid)) {
+    throw new Error(`${what} needs a "kid": up to 64 visible ASCII characters, no spaces (e.g. "eu-2026-11")`);
+  }
+  return kid;
+}
+
+function isOkpEd25519(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && (value as Record<string, unknown>).kty === 'OKP' && (value as Record<string, unknown>).crv === 'Ed25519';
+}
+
+/** REGION_KEY: an Ed25519 private JWK with a kid, whose "x" must be the public half of its "d". */
+function regionKey(raw: string): { kid: string; privateKey: KeyObject } {
+  const jwk = parseJson('REGION_KEY', raw);
+  if (!isOkpEd25519(jwk)) throw new Error('REGION_KEY must be an Ed25519 JWK ({"kty":"OKP","crv":"Ed25519",…})');
+  if (typeof jwk.d !== 'string' || typeof jwk.x !== 'string') throw new Error('REGION_KEY must be a private JWK, with "d" and "x"');
+  const kid = kidOf('REGION_KEY', jwk);
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', d: jwk.d, x: jwk.x } as JsonWebKey, format: 'jwk' });
+  } catch {
+    throw new Error('REGION_KEY is not a valid Ed25519 private key');
+  }
+  // Node builds the key from "d" alone: a wrong "x" would go unnoticed here and fail at every peer.
+  if (createPublicKey(privateKey).export({ format: 'jwk' }).x !== jwk.x) throw new Error('REGION_KEY: "x" is not the public key of "d"');
+  return { kid, privateKey };
+}
+
+function peerKey(what: string, value: unknown): { kid: string; key: KeyObject } {
+  if (!isOkpEd25519(value)) throw new Error(`${what} must be an Ed25519 public JWK ({"kty":"OKP","crv":"Ed25519","x":…,"kid":…})`);
+  if ('d' in value) throw new Error(`${what} is a private key: list only the public half (without "d")`);
+  if (typeof value.x !== 'string') throw new Error(`${what} needs "x"`);
+  const kid = kidOf(what, value);
+  try {
+    return { kid, key: createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: value.x } as JsonWebKey, format: 'jwk' }) };
+  } catch {
+    throw new Error(`${what} is not a valid Ed25519 public key`);
+  }
+}
+
+/**
+ * REGIONS: the other regions of the operator, `[{"id":"us","url":"https://us.vid.example","keys":[<public JWK>, …]}]`.
+ * A kid names one key of one region everywhere, so the kid of a signature tells its sender.
+ */
+function regionPeers(raw: string | undefined, self: string): RegionPeer[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  const parsed = parseJson('REGIONS', raw);
+  if (!Array.isArray(parsed)) throw new Error('REGIONS must be a JSON array of {"id","url","keys"}');
+  const kids = new Set<string>();
+  const ids = new Set<string>();
+  return parsed.map((entry: unknown, i) => {
+    const at = `REGIONS[${i}]`;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new Error(`${at} must be an object {"id","url","keys"}`);
+    const { id, url, keys } = entry as Record<string, unknown>;
+    if (typeof id !== 'string' || !REGION_ID.test(id)) throw new Error(`${at}.id must be 2 to 8 lowercase letters, got ${JSON.stringify(id)}`);
+    if (id === self) throw new Error(`${at}.id is "${id}", this region's own REGION: list only the other regions`);
+    if (ids.has(id)) throw new Error(`REGIONS lists "${id}" twice`);
+    ids.add(id);
+    if (typeof url !== 'string') throw new Error(`${at}.url must be the region's public origin (https://us.vid.example)`);
+    const peerUrl = regionOrigin(`${at}.url`, url);
+    if (!Array.isArray(keys) || keys.length === 0) throw new Error(`${at}.keys must list at least one Ed25519 public JWK`);
+    const byKid = new Map<string, KeyObject>();
+    keys.forEach((value: unknown, k) => {
+      const { kid, key } = peerKey(`${at}.keys[${k}]`, value);
+      if (kids.has(kid)) throw new Error(`REGIONS: kid "${kid}" is listed twice; every key needs a kid of its own`);
+      kids.add(kid);
+      byKid.set(kid, key);
+    });
+    return { id, url: peerUrl, keys: byKid };
+  });
+}
+
+/** An http(s) origin: a trailing slash is dropped; a path, query, fragment or credentials are refused. */
+function regionOrigin(name: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`${name} must be an absolute URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name} must be http(s), got "${raw}"`);
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new Error(`${name} must be an origin without path, query or credentials (https://us.vid.example), got "${raw}"`);
+  }
+  return url.origin;
+}
+
+function regions(env: Env, self: string): RegionsConfig {
+  const key = env.REGION_KEY ? regionKey(env.REGION_KEY) : undefined;
+  const peers = regionPeers(env.REGIONS, self);
+  if ((key || peers.length > 0) && !REGION_ID.test(self)) throw new Error(`REGION must be 2 to 8 lowercase letters when REGION_KEY or REGIONS is set, got "${self}"`);
+  const maxAgeSeconds = int(env, 'REGION_REQUEST_MAX_AGE_S', 60, 1);
+  if (maxAgeSeconds > 3600) throw new Error(`REGION_REQUEST_MAX_AGE_S must be at most 3600, got "${env.REGION_REQUEST_MAX_AGE_S}"`);
+  const byId = new Map(peers.map((peer) => [peer.id, peer]));
+  return { self: key ? { id: self, key } : { id: self }, peers, maxAgeSeconds, peer: (id) => byId.get(id) };
+}
+
 /**
  * The operator's commands (`npm run admin`, `purge`, `rotate-secrets`) run with the service's own
  * environment, often inside its container, but serve nothing: they never open the metrics
@@ -225,6 +355,7 @@ export function loadConfig(env: Env = process.env): Config {
   const replayCache = (env.DPOP_REPLAY_CACHE ?? (redisUrl ? 'redis' : 'store')) as ReplayCacheKind;
   if (!['store', 'memory', 'redis'].includes(replayCache)) throw new Error('DPOP_REPLAY_CACHE must be store, memory or redis');
   if (replayCache === 'redis' && !redisUrl) throw new Error('DPOP_REPLAY_CACHE=redis needs REDIS_URL');
+  const region = env.REGION ?? 'eu';
   const algorithms = list(env, 'DPOP_ALGS', ['ES256', 'ES384', 'EdDSA']);
   for (const alg of algorithms) {
     if (!['ES256', 'ES384', 'EdDSA'].includes(alg)) throw new Error(`DPOP_ALGS: unsupported algorithm ${alg}`);
@@ -233,7 +364,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.HOST ?? '0.0.0.0',
     port,
     publicOrigin,
-    region: env.REGION ?? 'eu',
+    region,
     logLevel: env.LOG_LEVEL ?? 'info',
     trustProxy: trustProxy(env.TRUST_PROXY),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 64 * 1024, 1024),
@@ -298,6 +429,7 @@ export function loadConfig(env: Env = process.env): Config {
       factorPerClientPerHour: int(env, 'JOIN_FACTOR_PER_CLIENT_PER_HOUR', 20, 1),
     },
     corsOrigins: list(env, 'CORS_ORIGINS', []),
+    regions: regions(env, region),
     events: {
       retentionDays: int(env, 'EVENTS_RETENTION_DAYS', 30, 1),
       maxStreamsPerAccount: int(env, 'EVENTS_MAX_STREAMS_PER_ACCOUNT', 10, 1),

@@ -1,5 +1,6 @@
 import type { DpopRefusalReason } from '../crypto/dpop.js';
 import { AppError } from '../errors.js';
+import type { RegionRefusalReason } from '../federation/reasons.js';
 
 /**
  * What modules and platform plugins may count, as named methods, so none of them imports
@@ -63,6 +64,10 @@ export interface Metrics {
   replayRefused(): void;
   rateLimited(policy: RateLimitPolicy): void;
   shed(reason: ShedReason): void;
+  /** A signed request from another region accepted (federation/signatures.ts); `region` is a configured peer's id. */
+  regionRequest(region: string): void;
+  /** One refused, by reason (federation/reasons.ts); `region` is a configured peer's id or `unknown`. */
+  regionRequestRefused(region: string, reason: RegionRefusalReason): void;
   /**
    * Collect-time sources, asked only when /metrics is scraped: the live sessions (one query,
    * cached for a few seconds) and this node's streams.
@@ -84,6 +89,8 @@ export const noMetrics: Metrics = {
   replayRefused: nothing,
   rateLimited: nothing,
   shed: nothing,
+  regionRequest: nothing,
+  regionRequestRefused: nothing,
   countLiveSessionsWith: nothing,
   readStreamsWith: nothing,
 };

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { DPOP_REFUSAL_REASONS } from '../crypto/dpop.js';
+import { REGION_REFUSAL_REASONS, UNKNOWN_REGION } from '../federation/reasons.js';
 import type { SignalRecord } from '../signals/log.js';
 import type { Store } from '../store/store.js';
 import { LOGIN_METHODS, OUTCOMES, RATE_LIMIT_POLICIES, RENEWAL_OUTCOMES, SHED_REASONS } from './metrics.js';
@@ -26,7 +27,7 @@ const LIVE_SESSIONS_TTL_MS = 10_000;
  */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
-export function createPrometheusMetrics(deps: { store: Store; now(): number; warn(error: unknown, what: string): void }): PrometheusMetrics {
+export function createPrometheusMetrics(deps: { store: Store; now(): number; warn(error: unknown, what: string): void; regions?: string[] }): PrometheusMetrics {
   const registry = new Registry();
   const registers = [registry];
   // Node's own: CPU, memory, heap spaces, event-loop delay, GC, handles (standard names, so stock dashboards work).
@@ -49,6 +50,9 @@ export function createPrometheusMetrics(deps: { store: Store; now(): number; war
   const replaysRefused = new Counter({ name: 'vid_dpop_replays_refused_total', help: 'Otherwise valid DPoP proofs refused because their jti was used before', registers });
   const rateLimited = new Counter({ name: 'vid_rate_limited_total', help: 'Requests refused with 429 by the rate limits and the monthly quota, by policy', labelNames: ['policy'], registers });
   const shed = new Counter({ name: 'vid_shed_total', help: 'Requests shed with 503 under load, by reason', labelNames: ['reason'], registers });
+  // Regions are the configured peers (REGIONS) and `unknown`: a fixed set, never what a request claims.
+  const regionRequests = new Counter({ name: 'vid_region_requests_total', help: 'Signed requests from other regions accepted, by sending region', labelNames: ['region'], registers });
+  const regionRefusals = new Counter({ name: 'vid_region_requests_refused_total', help: 'Requests to the federation routes refused at the signature check, by region (unknown when not known) and reason', labelNames: ['region', 'reason'], registers });
   // Kinds come from the signal catalogue (signals/catalogue.ts): a fixed list.
   const signals = new Counter({ name: 'vid_signals_written_total', help: 'Signals committed to the event log (one per receiving account), by kind', labelNames: ['kind'], registers });
 
@@ -63,6 +67,10 @@ export function createPrometheusMetrics(deps: { store: Store; now(): number; war
   for (const reason of DPOP_REFUSAL_REASONS) proofsRefused.inc({ reason }, 0);
   for (const policy of RATE_LIMIT_POLICIES) rateLimited.inc({ policy }, 0);
   for (const reason of SHED_REASONS) shed.inc({ reason }, 0);
+  for (const region of deps.regions ?? []) regionRequests.inc({ region }, 0);
+  for (const region of [...(deps.regions ?? []), UNKNOWN_REGION]) {
+    for (const reason of REGION_REFUSAL_REASONS) regionRefusals.inc({ region, reason }, 0);
+  }
 
   // Collect-time values: read only when scraped, so the request path pays nothing for them.
   const { handle } = deps.store;
@@ -153,6 +161,8 @@ export function createPrometheusMetrics(deps: { store: Store; now(): number; war
     replayRefused: () => replaysRefused.inc(),
     rateLimited: (policy) => rateLimited.inc({ policy }),
     shed: (reason) => shed.inc({ reason }),
+    regionRequest: (region) => regionRequests.inc({ region }),
+    regionRequestRefused: (region, reason) => regionRefusals.inc({ region, reason }),
     countLiveSessionsWith(count) {
       liveSessions = count;
     },
