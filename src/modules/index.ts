@@ -16,6 +16,7 @@ import { photosModule } from './photos/module.js';
 import { methodsModule } from './methods/module.js';
 import { profilesModule } from './profiles/module.js';
 import { recoveryModule } from './recovery/module.js';
+import { regionsModule } from './regions/module.js';
 import { securityLogModule } from './security-log/module.js';
 import { shareLinksModule } from './share-links/module.js';
 import { sessionsModule } from './sessions/module.js';
@@ -45,6 +46,7 @@ export const modules: readonly VidModule[] = [
   profilesModule,
   contactsModule,
   cardChangesModule,
+  regionsModule,
   cardPhotosModule,
   shareLinksModule,
   keysModule,

@@ -35,13 +35,18 @@ import type { ModuleServices } from '../platform/module.js';
  * Called once, after every module is built (app.ts).
  */
 export function wireModules(services: ModuleServices): void {
-  const { fields, me, profiles, subscriptions, shareLinks, passkeys, keys, cardChanges, accountChanges } = services;
+  const { fields, me, profiles, subscriptions, contacts, shareLinks, passkeys, keys, cardChanges, accountChanges, regions } = services;
   fields.onChange(profiles.followChange);
   me.onChange(profiles.followChange);
   profiles.onRemoving(subscriptions.profileRemoving);
   profiles.onRemoving(shareLinks.profileRemoving);
   profiles.countSubscribersWith(subscriptions.countsByProfile);
   passkeys.onRemoving(keys.passkeyRemoving);
+  // Across regions (decision 352): what changed for a person elsewhere goes to their region's outbox.
+  contacts.followAcrossWith(regions.follow);
+  subscriptions.onSeenChanged(regions.seenChanged);
+  subscriptions.onMembershipChanged(regions.audienceChanged);
+  profiles.onCardsChanged(regions.cardsChanged);
   // Last in their transactions: the log's head is held from its append to the commit (decision 180).
   profiles.onCardsChanged(cardChanges.cardsChanged);
   subscriptions.onMembershipChanged(cardChanges.membershipChanged);

@@ -444,6 +444,11 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
       const rows = await db.selectFrom('subscriptions').select('subscriber_region').distinct().where('owner_id', '=', ownerId).where('subscriber_region', 'is not', null).execute();
       return rows.map((row) => row.subscriber_region!);
     },
+    /** The regions of the owners from elsewhere a subscriber has subscriptions to (any status). */
+    async ownerRegionsOf(subscriberId: string, here: string): Promise<string[]> {
+      const rows = await db.selectFrom('subscriptions').innerJoin('accounts', 'accounts.id', 'subscriptions.owner_id').select('accounts.region').distinct().where('subscriptions.subscriber_id', '=', subscriberId).where('accounts.region', '<>', here).execute();
+      return rows.map((row) => row.region);
+    },
     /** A profile's rendered card and its content hash (what does a move change for the subscriber?). */
     async renderedCard(profileId: string | null): Promise<{ card_json: string; card_hash: string } | undefined> {
       if (!profileId) return undefined;

@@ -186,6 +186,16 @@ export function createRemoteContacts(deps: {
 
     /** Subscriber's side: the copies a stand-in's followers here no longer receive, dropped. */
     keepReceivedCopies,
+
+    /** The peer regions with active followers of each of these profiles (one index probe each). */
+    remoteAudience: (tx: Tx, profileIds: readonly string[], regions: readonly string[]) => db.in(tx).subs.remoteAudience(profileIds, regions),
+    /** The regions an owner here has subscribers in. */
+    subscriberRegionsOf: (tx: Tx, ownerId: string) => db.in(tx).subs.subscriberRegionsOf(ownerId),
+    /** Every other region holding a side of one of this account's subscriptions (`here`: this region). */
+    async regionsOf(tx: Tx, accountId: string, here: string): Promise<string[]> {
+      const q = db.in(tx).subs;
+      return [...new Set([...(await q.subscriberRegionsOf(accountId)), ...(await q.ownerRegionsOf(accountId, here))])];
+    },
   };
 }
 

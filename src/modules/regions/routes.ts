@@ -1,0 +1,75 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { refuse } from '../../platform/errors.js';
+import type { RegionVerification } from '../../platform/federation/signatures.js';
+import type { IncomingRegionRequest } from '../../platform/federation/signatures.js';
+import { AppError } from '../../platform/errors.js';
+import { isDelivery } from './deliveries.js';
+import type { RegionService } from './service.js';
+
+const rawBodies = new WeakMap<FastifyRequest, Buffer>();
+const Answer = Type.Object({}, { additionalProperties: true });
+
+/**
+ * The server-to-server API between one operator's regions (PRODUCT §10, decision 352), outside
+ * /api/v1 and its document: no person calls it. Every request must carry a valid signature of a
+ * configured peer region (RFC 9421, with its RFC 9530 content digest, a short validity and a
+ * nonce used once); anything else is refused before its body is read as JSON, and counted.
+ */
+export async function regionRoutes(app: FastifyInstance, opts: { service: RegionService; publicOrigin: string; verify(request: IncomingRegionRequest): Promise<RegionVerification> }) {
+  // The signature covers the body's exact bytes (RFC 9530 §2): keep them, parse after.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
+    rawBodies.set(request, body);
+    done(null, undefined);
+  });
+
+  /** The sending region, or the refusal (401) that says why the request is nobody's. */
+  async function sender(request: FastifyRequest): Promise<{ region: string; body: unknown }> {
+    const raw = rawBodies.get(request) ?? Buffer.alloc(0);
+    const verdict = await opts.verify({ method: request.method, url: `${opts.publicOrigin}${request.url}`, headers: request.headers, body: raw });
+    if (!verdict.ok) {
+      if (verdict.reason === 'unsigned') throw refuse('region_signature_required', 'requests between regions are signed (RFC 9421)');
+      if (verdict.reason === 'replayed') throw refuse('region_request_replayed', 'this signed request was used before');
+      throw refuse('region_signature_invalid', `the request's signature does not hold: ${verdict.reason.replace('_', ' ')}`);
+    }
+    try {
+      return { region: verdict.region, body: JSON.parse(raw.toString('utf8')) };
+    } catch {
+      throw refuse('invalid_json', 'the body is not JSON');
+    }
+  }
+
+  app.post('/federation/v1/requests', { schema: { hide: true, response: { 201: Answer } } }, async (request, reply) => {
+    const { region, body } = await sender(request);
+    const asked = body as { owner?: unknown; subscriber?: unknown; message?: unknown };
+    if (typeof asked.owner !== 'string' || typeof asked.subscriber !== 'string' || (asked.message !== null && asked.message !== undefined && typeof asked.message !== 'string')) {
+      throw refuse('validation_failed', 'owner and subscriber are usernames, message a string or null');
+    }
+    const subscription = await opts.service.requested(region, { owner: asked.owner, subscriber: asked.subscriber, message: (asked.message as string | null | undefined) ?? null });
+    reply.code(201);
+    return { subscription };
+  });
+
+  app.post('/federation/v1/deliveries', { schema: { hide: true, response: { 200: Answer } } }, async (request) => {
+    const { region, body } = await sender(request);
+    const deliveries = (body as { deliveries?: unknown }).deliveries;
+    if (!Array.isArray(deliveries)) throw refuse('validation_failed', 'deliveries is a list');
+    // In order (per owner, the order the changes committed in); each on its own, so one refused
+    // (a subject that is not between these regions) neither stops nor undoes the others.
+    const results: Array<{ status: 'applied' | 'unchanged' | 'refused'; code?: string }> = [];
+    for (const delivery of deliveries as unknown[]) {
+      if (!isDelivery(delivery)) {
+        results.push({ status: 'refused', code: 'validation_failed' });
+        continue;
+      }
+      try {
+        results.push({ status: await opts.service.apply(region, delivery) });
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        results.push({ status: 'refused', code: error.code });
+      }
+    }
+    return { results };
+  });
+}

@@ -1,0 +1,238 @@
+import type { AuthContext } from '../../platform/caller.js';
+import type { Clock } from '../../platform/clock.js';
+import type { RegionsConfig } from '../../platform/config.js';
+import { refuse } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import type { AccountRecord } from '../../platform/store/accounts.js';
+import type { RepositoryOf, Tx } from '../../platform/store/store.js';
+import type { RemoteContacts, TravellingSubscription } from '../contacts/remote.js';
+import type { SubscriptionService } from '../contacts/subscriptions.js';
+import type { ProfileService } from '../profiles/service.js';
+import { parseSubject, splitName, subject } from './deliveries.js';
+import type { Delivery } from './deliveries.js';
+import type { nonceQueries, OutboxRow, outboxQueries, standInQueries } from './queries.js';
+
+export type RegionRepo = RepositoryOf<{ outbox: typeof outboxQueries; nonces: typeof nonceQueries; people: typeof standInQueries }>;
+
+/** Sends one signed request to a peer region; the sender (sender.ts) is the only one that does. */
+export type PeerCall = (region: string, path: string, body: unknown) => Promise<{ status: number; body: unknown }>;
+
+export interface RegionDeps {
+  db: RegionRepo;
+  clock: Clock;
+  regions: RegionsConfig;
+  /** This region's canonical form of a typed username (the usernames service); undefined when it is none. */
+  canonicalOf(username: string): string | undefined;
+  remote: RemoteContacts;
+  subscriptions: Pick<SubscriptionService, 'ownerAvailabilityChanged'>;
+  cards: Pick<ProfileService, 'cardForDelivery' | 'storeCopy'>;
+  call: PeerCall;
+  /** After a commit that wrote to a region's outbox: send soon. */
+  kick(region: string): void;
+}
+
+/**
+ * The regions of one operator as a closed federation (PRODUCT §10, decision 352): following
+ * someone of another region, what this region tells the others (an outbox written in the
+ * transaction of each change), and what it does with what they tell it.
+ */
+export function createRegionService(deps: RegionDeps) {
+  const { db, clock, regions, remote } = deps;
+  const here = regions.self.id;
+  const peers = regions.peers.map((peer) => peer.id);
+  /** Transactions applying another region's word: what they change is not told back. */
+  const applying = new WeakSet<Tx>();
+
+  async function enqueue(tx: Tx, region: string, what: string): Promise<void> {
+    await db.in(tx).outbox.enqueue(region, what, clock.now());
+    tx.afterCommit(async () => deps.kick(region));
+  }
+
+  /** Whose is a person of another region named here: their stand-in, made on first mention. */
+  async function standIn(tx: Tx, username: string, region: string, displayName: string | null): Promise<AccountRecord> {
+    const q = db.in(tx).people;
+    const known = await q.byName(username, region);
+    if (known) return known;
+    const canonical = `${username}@${region}`;
+    const account: AccountRecord = {
+      id: newId('acc'),
+      username,
+      username_canonical: canonical,
+      // Never equal to a name of this region's: the look-alike guard compares within one region (decision 352).
+      username_skeleton: canonical,
+      username_skeleton_upper: null,
+      user_handle: newId('acc'),
+      display_name: displayName,
+      locale: null,
+      default_country: null,
+      region,
+      version: 1,
+      created_at: clock.now(),
+      deleted_at: null,
+      purge_at: null,
+      purged_at: null,
+      hold_until: null,
+      locked_at: null,
+      lock_reason: null,
+    };
+    await q.insert(account);
+    return account;
+  }
+
+  /** A person of this region by name (the subject of another region's word): never a stand-in. */
+  async function local(tx: Tx, username: string): Promise<AccountRecord | undefined> {
+    const canonical = deps.canonicalOf(username);
+    if (!canonical) return undefined;
+    return db.in(tx).people.local(canonical, here);
+  }
+
+  /** The state of one outbox subject, as `region` is told it now; nothing when it no longer concerns it. */
+  async function deliveriesOf(tx: Tx, region: string, row: OutboxRow): Promise<Delivery[]> {
+    const people = db.in(tx).people;
+    const what = parseSubject(row.subject);
+    if (!what) return [];
+    if (what.kind === 'pair') {
+      const [owner, subscriber] = [await people.byId(what.ownerId), await people.byId(what.subscriberId)];
+      if (!owner || !subscriber) return [];
+      if (owner.region === here && subscriber.region === region) {
+        return (await remote.ownerSideStates(tx, owner, subscriber)).map((subscription) => ({ kind: 'subscription', from: 'owner', subscription }));
+      }
+      if (subscriber.region === here && owner.region === region) {
+        return (await remote.subscriberSideEnded(tx, owner, subscriber)).map((subscription) => ({ kind: 'subscription', from: 'subscriber', subscription }));
+      }
+      return [];
+    }
+    if (what.kind === 'card') {
+      const card = await deps.cards.cardForDelivery(tx, what.profileId);
+      const owner = card && (await people.byId(card.account_id));
+      if (!card || !owner || owner.region !== here) return [];
+      return [{ kind: 'card', owner: owner.username, card: { id: what.profileId, card_json: card.card_json, card_hash: card.card_hash, card_updated_at: Number(card.card_updated_at) } }];
+    }
+    if (what.kind === 'owner') {
+      const owner = await people.byId(what.ownerId);
+      if (!owner || owner.region !== here) return [];
+      const account: Delivery = { kind: 'account', username: owner.username, display_name: owner.display_name, deleted: owner.deleted_at !== null, locked: owner.locked_at !== null, gone: owner.purged_at !== null };
+      const states = await remote.ownerSideStatesFor(tx, owner, region, async (id) => (await people.byId(id))?.username);
+      return [account, ...states.map((subscription): Delivery => ({ kind: 'subscription', from: 'owner', subscription }))];
+    }
+    return [{ kind: 'account', username: what.username, display_name: null, deleted: true, locked: false, gone: true }];
+  }
+
+  /** One delivery from `region`, in its own transaction: applied, unchanged (old news), or refused. */
+  async function apply(region: string, delivery: Delivery): Promise<'applied' | 'unchanged'> {
+    return db.transaction(async (q, tx) => {
+      applying.add(tx);
+      if (delivery.kind === 'subscription') {
+        const state = delivery.subscription;
+        if (delivery.from === 'subscriber') {
+          const owner = await local(tx, state.owner.username);
+          const subscriber = await q.people.byName(state.subscriber, region);
+          if (!owner || !subscriber) throw refuse('region_subject_mismatch', 'this subscription is not one between that region and this one');
+          return remote.endedInRegion(tx, state, owner, subscriber);
+        }
+        const subscriber = await local(tx, state.subscriber);
+        // Purged here meanwhile: nobody left to tell.
+        if (!subscriber || subscriber.purged_at !== null) return 'unchanged';
+        const owner = await standIn(tx, state.owner.username, region, state.owner.display_name);
+        return remote.applyFromRegion(tx, state, owner, subscriber, region);
+      }
+      if (delivery.kind === 'card') {
+        const owner = await q.people.byName(delivery.owner, region);
+        if (!owner) return 'unchanged';
+        const held = await deps.cards.cardForDelivery(tx, delivery.card.id);
+        // Nobody here receives this card (yet): the subscription's own word brings its first copy.
+        if (!held) return 'unchanged';
+        if (held.account_id !== owner.id) throw refuse('region_subject_mismatch', 'this card is not that person\'s');
+        if (held.card_updated_at >= delivery.card.card_updated_at) return 'unchanged';
+        return (await deps.cards.storeCopy(tx, owner.id, region, delivery.card)) ? 'applied' : 'unchanged';
+      }
+      const owner = await q.people.byName(delivery.username, region);
+      if (!owner) return 'unchanged';
+      if (delivery.gone) {
+        await deps.subscriptions.ownerAvailabilityChanged(tx, owner.id);
+        await q.people.remove(owner.id);
+        return 'applied';
+      }
+      const state = { display_name: delivery.display_name, deleted_at: delivery.deleted ? owner.deleted_at ?? clock.now() : null, locked_at: delivery.locked ? owner.locked_at ?? clock.now() : null };
+      const changed = (state.deleted_at === null) !== (owner.deleted_at === null) || (state.locked_at === null) !== (owner.locked_at === null);
+      await q.people.setState(owner.id, state);
+      if (changed) await deps.subscriptions.ownerAvailabilityChanged(tx, owner.id);
+      return changed || state.display_name !== owner.display_name ? 'applied' : 'unchanged';
+    });
+  }
+
+  return {
+    deliveriesOf,
+    apply,
+
+    /**
+     * POST /contacts {username: "alice@eu"} (PRODUCT §10): asks alice's region, which takes the
+     * request as one of its own (the same refusals, silent ones included), and keeps the contact
+     * it answers with under the same id. Undefined for a name of this region.
+     */
+    async follow(auth: AuthContext, typed: string, message: string | null): Promise<string | undefined> {
+      const name = splitName(typed);
+      if (name.region === undefined || name.region === here) return undefined;
+      if (!peers.includes(name.region)) throw refuse('unknown_region', `there is no region ${name.region}`);
+      let answer: { status: number; body: unknown };
+      try {
+        answer = await deps.call(name.region, '/federation/v1/requests', { owner: name.username, subscriber: auth.account.username, message });
+      } catch (error) {
+        throw refuse('region_unavailable', { detail: `region ${name.region} does not answer; try again in a minute`, retryAfterSeconds: 60, cause: error });
+      }
+      if (answer.status === 404) throw refuse('account_not_found', 'nobody has this username');
+      if (answer.status >= 400) {
+        const problem = answer.body as { code?: string; detail?: string };
+        if (problem.code === 'cannot_subscribe_to_self' || problem.code === 'subscription_request_limit' || problem.code === 'contact_limit' || problem.code === 'validation_failed') {
+          throw refuse(problem.code, problem.detail ?? 'refused');
+        }
+        throw refuse('region_unavailable', { detail: `region ${name.region} could not take the request; try again in a minute`, retryAfterSeconds: 60 });
+      }
+      const state = (answer.body as { subscription: TravellingSubscription }).subscription;
+      await apply(name.region, { kind: 'subscription', from: 'owner', subscription: state });
+      return state.id;
+    },
+
+    /** The owner's side of POST /federation/v1/requests: a request from `region`'s person, taken as one of this region's. */
+    async requested(region: string, body: { owner: string; subscriber: string; message: string | null }): Promise<TravellingSubscription> {
+      return db.transaction(async (_, tx) => {
+        applying.add(tx);
+        const owner = await local(tx, body.owner);
+        // A deleted, locked or purged account is nobody to subscribe to (PRODUCT §4).
+        if (!owner || owner.deleted_at !== null || owner.locked_at !== null || owner.purged_at !== null) throw refuse('account_not_found', 'nobody has this username');
+        const subscriber = await standIn(tx, body.subscriber, region, null);
+        return remote.requestFromRegion(tx, subscriber, owner, body.message, region);
+      });
+    },
+
+    /** Hook (subscriptions' onSeenChanged): a subscription one side of which is elsewhere changed for its subscriber. */
+    async seenChanged(tx: Tx, pair: { ownerId: string; subscriberId: string }): Promise<void> {
+      if (applying.has(tx) || peers.length === 0) return;
+      const people = db.in(tx).people;
+      const [owner, subscriber] = [await people.byId(pair.ownerId), await people.byId(pair.subscriberId)];
+      if (!owner || !subscriber) return;
+      const elsewhere = owner.region !== here ? owner.region : subscriber.region !== here ? subscriber.region : undefined;
+      if (elsewhere !== undefined && peers.includes(elsewhere)) await enqueue(tx, elsewhere, subject.pair(owner.id, subscriber.id));
+    },
+
+    /** Hook (subscriptions' onMembershipChanged): all of an owner's audience changed (their account, a profile's removal). */
+    async audienceChanged(tx: Tx, change: { ownerId: string } & ({ subscriberId: string } | object)): Promise<void> {
+      if (applying.has(tx) || peers.length === 0 || 'subscriberId' in change) return;
+      for (const region of await remote.subscriberRegionsOf(tx, change.ownerId)) if (peers.includes(region)) await enqueue(tx, region, subject.owner(change.ownerId));
+    },
+
+    /** Hook (profiles' onCardsChanged): one delivery per region with followers of each card, never one per follower. */
+    async cardsChanged(tx: Tx, change: { accountId: string; profileIds: string[] }): Promise<void> {
+      if (applying.has(tx) || peers.length === 0) return;
+      for (const hit of await remote.remoteAudience(tx, change.profileIds, peers)) await enqueue(tx, hit.region, subject.card(hit.profile_id));
+    },
+
+    /** Before an account here is purged: the regions holding one side of its subscriptions hear it is gone. */
+    async purging(tx: Tx, account: AccountRecord): Promise<void> {
+      for (const region of await remote.regionsOf(tx, account.id, here)) if (peers.includes(region)) await enqueue(tx, region, subject.gone(account.username));
+    },
+
+  };
+}
+
+export type RegionService = ReturnType<typeof createRegionService>;
