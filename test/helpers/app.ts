@@ -61,7 +61,7 @@ export function testConfig(databaseUrl: string | undefined, env: Record<string, 
  * given backend, with a clock the test moves by hand. Proofs and WebAuthn use the configured
  * public origin, as they would behind a reverse proxy.
  */
-export async function startTestApp(backend: TestBackend, env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(backend: TestBackend, env: Record<string, string> = {}, port = 0): Promise<TestApp> {
   const database = await backend.open();
   const config = testConfig(database.databaseUrl, env);
   const clock = createManualClock(Date.now());
@@ -76,7 +76,7 @@ export async function startTestApp(backend: TestBackend, env: Record<string, str
     await database.cleanup();
     throw error;
   }
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  await app.listen({ host: '127.0.0.1', port });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   // The contract comes from the app itself, so a test that makes requests fail still gets it.
   const document = JSON.parse(JSON.stringify(app.swagger()));

@@ -27,7 +27,8 @@ export async function regionRoutes(app: FastifyInstance, opts: { service: Region
   /** The sending region, or the refusal (401) that says why the request is nobody's. */
   async function sender(request: FastifyRequest): Promise<{ region: string; body: unknown }> {
     const raw = rawBodies.get(request) ?? Buffer.alloc(0);
-    const verdict = await opts.verify({ method: request.method, url: `${opts.publicOrigin}${request.url}`, headers: request.headers, body: raw });
+    // @target-uri as this request arrived (RFC 9421 §2.2.2), behind a trusted proxy as it forwarded it.
+    const verdict = await opts.verify({ method: request.method, url: `${request.protocol}://${request.host}${request.url}`, headers: request.headers, body: raw });
     if (!verdict.ok) {
       if (verdict.reason === 'unsigned') throw refuse('region_signature_required', 'requests between regions are signed (RFC 9421)');
       if (verdict.reason === 'replayed') throw refuse('region_request_replayed', 'this signed request was used before');

@@ -143,7 +143,6 @@ export function createRegionService(deps: RegionDeps) {
         // Nobody here receives this card (yet): the subscription's own word brings its first copy.
         if (!held) return 'unchanged';
         if (held.account_id !== owner.id) throw refuse('region_subject_mismatch', 'this card is not that person\'s');
-        if (held.card_updated_at >= delivery.card.card_updated_at) return 'unchanged';
         return (await deps.cards.storeCopy(tx, owner.id, region, delivery.card)) ? 'applied' : 'unchanged';
       }
       const owner = await q.people.byName(delivery.username, region);
