@@ -42,7 +42,7 @@ for (const backend of backends) {
       assert.match(contact.id, /^sub_/);
       assert.deepEqual(
         { status: contact.status, owner: contact.owner, message: contact.message, labels: contact.labels, card_updated_at: contact.card_updated_at },
-        { status: 'pending', owner: { username: owner.username, display_name: null }, message: 'Hi, we met at the conference', labels: [], card_updated_at: null },
+        { status: 'pending', owner: { username: owner.username, display_name: null, region: 'eu' }, message: 'Hi, we met at the conference', labels: [], card_updated_at: null },
       );
       assert.ok(!('profile_id' in contact), 'a subscriber never learns which profile it sees');
       assert.equal(request.headers.get('location'), `${API}/contacts/${contact.id}`);

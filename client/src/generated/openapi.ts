@@ -2242,6 +2242,8 @@ export interface components {
             owner: {
                 username: string;
                 display_name: string | null;
+                /** @description Only on the card of someone in another region than this deployment: their region, so alice@eu is never read as this region's alice (PRODUCT §10) */
+                region?: string;
             };
             /** @description In the profile's order; only the fields the profile shows */
             fields: {
@@ -2311,6 +2313,11 @@ export interface components {
             subscriber: {
                 username: string;
                 display_name: string | null;
+                /**
+                 * @description The region the person lives in (eu, us). A person of another region than this deployment's is followed, and shown, as username@region
+                 * @example eu
+                 */
+                region: string;
             };
             profile_id: string | null;
             message: string | null;
@@ -2340,6 +2347,11 @@ export interface components {
             owner: {
                 username: string;
                 display_name: string | null;
+                /**
+                 * @description The region the person lives in (eu, us). A person of another region than this deployment's is followed, and shown, as username@region
+                 * @example eu
+                 */
+                region: string;
             };
             message: string | null;
             /** @description Your private labels (GET/PUT /contacts/{id}/annotation) */
@@ -2756,6 +2768,7 @@ export interface components {
         };
         /** SubscribeBody */
         SubscribeBody: {
+            /** @description Their username; someone in another region as username@region (alice@eu) */
             username: string;
             message?: string | null;
         };
@@ -4409,27 +4422,27 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "sec_ucOME4nxnycRLso1s6gwwQ",
+                     *           "id": "sec_zmiI5ZWQE8ghdbj9-oNB0g",
                      *           "kind": "signed_in",
-                     *           "at": "2026-11-28T19:46:37.999Z",
+                     *           "at": "2026-11-29T01:07:26.174Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
                      *           "device_label": "node"
                      *         },
                      *         {
-                     *           "id": "sec_ohQ7ZTCQ6iGNfzlzrZhybQ",
+                     *           "id": "sec_eo95boOtHt9hFzfcuxblEA",
                      *           "kind": "signed_in",
-                     *           "at": "2026-11-28T19:46:37.999Z",
+                     *           "at": "2026-11-29T01:07:26.174Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
                      *           "device_label": "node"
                      *         },
                      *         {
-                     *           "id": "sec_bjPTYN0GAFjACXFGnLGlPg",
+                     *           "id": "sec_41EkYBTNFlRO1DSNoFM1nA",
                      *           "kind": "signed_in",
-                     *           "at": "2026-11-28T19:46:37.999Z",
+                     *           "at": "2026-11-29T01:07:26.174Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
@@ -4504,8 +4517,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "username": "free22405x8eikl",
-                     *       "canonical": "free22405x8eikl",
+                     *       "username": "free19571x88t2e",
+                     *       "canonical": "free19571x88t2e",
                      *       "available": true,
                      *       "schema_version": 1
                      *     }
@@ -4567,11 +4580,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ses_Oosb-yWyB2CrOxEisZDK3Q",
+                     *       "session_id": "ses_ZbcXh0YaHM7rOUYHdO_NvA",
                      *       "token_type": "DPoP",
-                     *       "access_token": "vid_at_wZGtug6QE5eW28Ka-66ZaPMK2gssizowYRNM-KI20Q8",
+                     *       "access_token": "vid_at_6CFhGKmtSKEnAT2sf831OoHhZUhrSOBL-onAHBu1XTA",
                      *       "expires_in": 600,
-                     *       "refresh_token": "vid_rt_ynL8KkePMw1SfHrmW38VpFU9tI2wXuDU9sfg9xIWNPk",
+                     *       "refresh_token": "vid_rt_2PcsfkfLKIU-VJ10kPF_5c41YrfxzzB3LjxxPieGDFY",
                      *       "refresh_expires_in": 2592000,
                      *       "trusted": true,
                      *       "schema_version": 1
@@ -4696,37 +4709,37 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "ses_1LanMNMljizPNuhti3Tpmw",
+                     *           "id": "ses_LZO27C3r_hdcKYgxtSLJKw",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "place": null,
                      *           "trusted": true,
                      *           "current": true,
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "last_seen_at": "2026-11-28T19:46:07.999Z",
-                     *           "expires_at": "2026-12-28T19:46:07.999Z"
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "last_seen_at": "2026-11-29T01:06:56.174Z",
+                     *           "expires_at": "2026-12-29T01:06:56.174Z"
                      *         },
                      *         {
-                     *           "id": "ses_Oosb-yWyB2CrOxEisZDK3Q",
+                     *           "id": "ses_H9nC_wKETXKk9M2Hbwz46A",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "place": null,
                      *           "trusted": true,
                      *           "current": false,
-                     *           "created_at": "2026-11-28T19:46:37.999Z",
-                     *           "last_seen_at": "2026-11-28T19:46:37.999Z",
-                     *           "expires_at": "2026-12-28T19:46:37.999Z"
+                     *           "created_at": "2026-11-29T01:07:26.174Z",
+                     *           "last_seen_at": "2026-11-29T01:07:26.174Z",
+                     *           "expires_at": "2026-12-29T01:07:26.174Z"
                      *         },
                      *         {
-                     *           "id": "ses_UPpKlsNiAf-KmvCY4STOGA",
+                     *           "id": "ses_JnchxNbqm3TyoMuYjDyK9g",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "place": null,
                      *           "trusted": true,
                      *           "current": false,
-                     *           "created_at": "2026-11-28T19:46:37.999Z",
-                     *           "last_seen_at": "2026-11-28T19:46:37.999Z",
-                     *           "expires_at": "2026-12-28T19:46:37.999Z"
+                     *           "created_at": "2026-11-29T01:07:26.174Z",
+                     *           "last_seen_at": "2026-11-29T01:07:26.174Z",
+                     *           "expires_at": "2026-12-29T01:07:26.174Z"
                      *         }
                      *       ],
                      *       "next_cursor": null,
@@ -4859,13 +4872,13 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "pk_brTefQd830av5U8Wu1F0sw",
+                     *           "id": "pk_yt97SfGLbWRALn_1fYEcGA",
                      *           "name": "Passkey",
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "last_used_at": "2026-11-28T19:46:37.999Z",
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "last_used_at": "2026-11-29T01:07:26.174Z",
                      *           "backup_eligible": true,
                      *           "backed_up": true,
-                     *           "dpop_jkt": "_FYMlclVs47RxbxCBqlrQfnfIhfOCTPiDIHSuByzZew",
+                     *           "dpop_jkt": "i8U_HFXfUEa8ZElKa8cLkoReL4xzF6-kxXmGRvR6KGY",
                      *           "flagged": false,
                      *           "current": true,
                      *           "version": 1,
@@ -5008,13 +5021,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "pk_brTefQd830av5U8Wu1F0sw",
+                     *       "id": "pk_yt97SfGLbWRALn_1fYEcGA",
                      *       "name": "Walk laptop",
-                     *       "created_at": "2026-11-28T19:46:07.999Z",
-                     *       "last_used_at": "2026-11-28T19:46:37.999Z",
+                     *       "created_at": "2026-11-29T01:06:56.174Z",
+                     *       "last_used_at": "2026-11-29T01:07:26.174Z",
                      *       "backup_eligible": true,
                      *       "backed_up": true,
-                     *       "dpop_jkt": "_FYMlclVs47RxbxCBqlrQfnfIhfOCTPiDIHSuByzZew",
+                     *       "dpop_jkt": "i8U_HFXfUEa8ZElKa8cLkoReL4xzF6-kxXmGRvR6KGY",
                      *       "flagged": false,
                      *       "current": true,
                      *       "version": 2,
@@ -5089,18 +5102,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_E6p9UQ7sFePrILx_phk3vA",
+                     *       "ceremony_id": "cer_pEWPPoQK5nNZ1Ge1uKsMMw",
                      *       "options": {
                      *         "rp": {
                      *           "name": "VID",
                      *           "id": "localhost"
                      *         },
                      *         "user": {
-                     *           "id": "XXMLMPAMMOBraIzBW-0z90F2c8qbVAXUWZGhOQ6tfQA",
-                     *           "name": "wa22405x1n93i",
-                     *           "displayName": "wa22405x1n93i"
+                     *           "id": "78leeD9HxhR3f8N6m5Uqptxlmbg_CEG6aWDKf5sVvs0",
+                     *           "name": "wa19571x17b89",
+                     *           "displayName": "wa19571x17b89"
                      *         },
-                     *         "challenge": "x_ZhDvt8dBfndMEz3JGBW8tZAngqJ1CSefHIP2HzYWY",
+                     *         "challenge": "gg6VOypgUB8kyD1f3o2ypY_u6_wDQ0VY4I2H6780yvo",
                      *         "pubKeyCredParams": [
                      *           {
                      *             "type": "public-key",
@@ -5118,7 +5131,7 @@ export interface operations {
                      *         "timeout": 300000,
                      *         "excludeCredentials": [
                      *           {
-                     *             "id": "1mzUJgU16ITEKoLnrQ8BzrTRY3-2GbH7SZ0N41Dt-S4",
+                     *             "id": "6UMCd7zPu5jkbwdPHxHLqot9DGQ0ADkEpcwCQ0JUFeU",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -5210,13 +5223,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "pk_wzwG6CH0bO9O5B4gGuDlLQ",
+                     *       "id": "pk_FpJP1GXHtcK-G8baxFynFQ",
                      *       "name": "Passkey",
-                     *       "created_at": "2026-11-28T19:46:37.999Z",
+                     *       "created_at": "2026-11-29T01:07:26.174Z",
                      *       "last_used_at": null,
                      *       "backup_eligible": true,
                      *       "backed_up": true,
-                     *       "dpop_jkt": "M1eAgzIbzS9MjFHh-xB-xw1fz48aE5HY2Cz1icSs-fA",
+                     *       "dpop_jkt": "W94u0KL-7yLlznR_Y2_VzyIHZSffVO0Pvj5ICFjMZyw",
                      *       "flagged": false,
                      *       "current": false,
                      *       "version": 1,
@@ -5287,21 +5300,21 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "totp_cMRktQfaY4ZFhFoaDq2khw",
+                     *           "id": "totp_kf5Eqr0K3Okepy5mNa-6bw",
                      *           "name": "Phone app",
                      *           "active": true,
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "confirmed_at": "2026-11-28T19:46:07.999Z",
-                     *           "last_used_at": "2026-11-28T19:46:07.999Z",
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "confirmed_at": "2026-11-29T01:06:56.174Z",
+                     *           "last_used_at": "2026-11-29T01:06:56.174Z",
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "totp_naGLEry4rlHr77Xh56XeiQ",
+                     *           "id": "totp_3y3jZRJIyR5Lt5cCaCB-_A",
                      *           "name": "Walk app",
                      *           "active": true,
-                     *           "created_at": "2026-11-28T19:46:37.999Z",
-                     *           "confirmed_at": "2026-11-28T19:47:07.999Z",
-                     *           "last_used_at": "2026-11-28T19:47:07.999Z",
+                     *           "created_at": "2026-11-29T01:07:26.174Z",
+                     *           "confirmed_at": "2026-11-29T01:07:56.174Z",
+                     *           "last_used_at": "2026-11-29T01:07:56.174Z",
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -5379,15 +5392,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "totp_naGLEry4rlHr77Xh56XeiQ",
+                     *       "id": "totp_3y3jZRJIyR5Lt5cCaCB-_A",
                      *       "name": "Walk app",
                      *       "active": false,
-                     *       "created_at": "2026-11-28T19:46:37.999Z",
+                     *       "created_at": "2026-11-29T01:07:26.174Z",
                      *       "confirmed_at": null,
                      *       "last_used_at": null,
                      *       "schema_version": 1,
-                     *       "secret": "T3ZFK4TWZBTUNMSQ7QZPJXF2EBFNV3WF",
-                     *       "otpauth_uri": "otpauth://totp/VID:wa22405x1n93i?issuer=VID&secret=T3ZFK4TWZBTUNMSQ7QZPJXF2EBFNV3WF&algorithm=SHA1&digits=6&period=30"
+                     *       "secret": "KSYGHP2X7LOBUQFFTGD6A2M65IJ62Z7Q",
+                     *       "otpauth_uri": "otpauth://totp/VID:wa19571x17b89?issuer=VID&secret=KSYGHP2X7LOBUQFFTGD6A2M65IJ62Z7Q&algorithm=SHA1&digits=6&period=30"
                      *     }
                      */
                     "application/json": {
@@ -5470,12 +5483,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "totp_naGLEry4rlHr77Xh56XeiQ",
+                     *       "id": "totp_3y3jZRJIyR5Lt5cCaCB-_A",
                      *       "name": "Walk app",
                      *       "active": true,
-                     *       "created_at": "2026-11-28T19:46:37.999Z",
-                     *       "confirmed_at": "2026-11-28T19:47:07.999Z",
-                     *       "last_used_at": "2026-11-28T19:47:07.999Z",
+                     *       "created_at": "2026-11-29T01:07:26.174Z",
+                     *       "confirmed_at": "2026-11-29T01:07:56.174Z",
+                     *       "last_used_at": "2026-11-29T01:07:56.174Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -5601,13 +5614,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "acc_W8siUQdHvtz7zrujAFHH5Q",
-                     *       "username": "wa22405x1n93i",
+                     *       "id": "acc_N6G7abzoectuHE7SGuNq0Q",
+                     *       "username": "wa19571x17b89",
                      *       "display_name": null,
                      *       "locale": null,
                      *       "default_country": null,
                      *       "region": "eu",
-                     *       "created_at": "2026-11-28T19:46:07.999Z",
+                     *       "created_at": "2026-11-29T01:06:56.174Z",
                      *       "status": "active",
                      *       "deleted_at": null,
                      *       "purge_at": null,
@@ -5679,13 +5692,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "acc_W8siUQdHvtz7zrujAFHH5Q",
-                     *       "username": "wa22405x1n93i",
+                     *       "id": "acc_N6G7abzoectuHE7SGuNq0Q",
+                     *       "username": "wa19571x17b89",
                      *       "display_name": "Alice Walker",
                      *       "locale": null,
                      *       "default_country": "DE",
                      *       "region": "eu",
-                     *       "created_at": "2026-11-28T19:46:07.999Z",
+                     *       "created_at": "2026-11-29T01:06:56.174Z",
                      *       "status": "active",
                      *       "deleted_at": null,
                      *       "purge_at": null,
@@ -5756,9 +5769,9 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example VID recovery key for wa22405x1n93i
+                     * @example VID recovery key for wa19571x17b89
                      *
-                     *     6J8Z-V9N8-6Z85-NFNV-Z2CM-44JX-FHYN-A66A
+                     *     4TNV-DZBS-VZNK-Q8MX-8TCA-W8NJ-6N6Y-1RK8
                      *
                      *     Keep it somewhere safe and offline. Anyone with this key (and your authenticator app, if you use one) can take over your account.
                      */
@@ -5819,8 +5832,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "created_at": "2026-11-28T19:46:07.999Z",
-                     *       "downloaded_at": "2026-11-28T19:47:07.999Z",
+                     *       "created_at": "2026-11-29T01:06:56.174Z",
+                     *       "downloaded_at": "2026-11-29T01:07:56.174Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -5885,18 +5898,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_luaux8-w96IGyk7x51ZLeQ",
+                     *       "ceremony_id": "cer_hRtqgE1vaZZmTFASY8Xq1g",
                      *       "options": {
                      *         "rp": {
                      *           "name": "VID",
                      *           "id": "localhost"
                      *         },
                      *         "user": {
-                     *           "id": "ECYZFJHWF7-rOhfqQkTzwvSxv5IGaCii1NVA61zmr1U",
-                     *           "name": "wr22405x6fjwf",
-                     *           "displayName": "wr22405x6fjwf"
+                     *           "id": "4u3P3qBr1Km9ppbkZzpnwhD1lRIidN7rSkVZAKs1Ubo",
+                     *           "name": "wr19571x6id6y",
+                     *           "displayName": "wr19571x6id6y"
                      *         },
-                     *         "challenge": "zQcQ8duEL26X5U2XOfUk3XnAmBxfNE81rwIPJgpqJj0",
+                     *         "challenge": "k9QdFZ6AYr_eJ_xoa29Dpd0a134oqTW193ataEACsGI",
                      *         "pubKeyCredParams": [
                      *           {
                      *             "type": "public-key",
@@ -5914,7 +5927,7 @@ export interface operations {
                      *         "timeout": 300000,
                      *         "excludeCredentials": [
                      *           {
-                     *             "id": "WXFjU67PnxD3cC7Lcp50Uy_88hdn9drV3PDedXNkDHU",
+                     *             "id": "sriReuDzW2SDz7UipMcD2c-LETCtvDGHnRWvBkLbi9o",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -6000,11 +6013,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ses_KtLbzeKPz4t0OvtPkWBysA",
+                     *       "session_id": "ses_RRdu_SNY4u30jFK0m5N1mw",
                      *       "token_type": "DPoP",
-                     *       "access_token": "vid_at_Iyfdo_T-_iEVsrlglAtGiUI1H5PxCk-N045zegGWtJg",
+                     *       "access_token": "vid_at_XlrYEYwr0t4O9C9dwp3KV3lKdBPfPf8K2H7qyUAYtdA",
                      *       "expires_in": 600,
-                     *       "refresh_token": "vid_rt_bGljC9Cp17-NA7qghEEPhgPv40241bwIrpIJIohbWyQ",
+                     *       "refresh_token": "vid_rt_G4peDWUZiVC0xjEktsT1Q3-3EqGJ6bMgQGhmO4ZfsZA",
                      *       "refresh_expires_in": 2592000,
                      *       "trusted": true,
                      *       "schema_version": 1
@@ -6071,18 +6084,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_gLwOM1zvrh69-eKTAteNyA",
+                     *       "ceremony_id": "cer_KJ85ntarjhLjVMGqB3k6dg",
                      *       "options": {
                      *         "rp": {
                      *           "name": "VID",
                      *           "id": "localhost"
                      *         },
                      *         "user": {
-                     *           "id": "OU7aI31H4Gfi54rP6gqPplp1rWNua1oHEEQOURp92Uk",
-                     *           "name": "wn22405x9fyl8",
-                     *           "displayName": "wn22405x9fyl8"
+                     *           "id": "TeNV8TcGUWkQaZ1JXfmgCOf4NEYN71y82xO_kUv8aTQ",
+                     *           "name": "wn19571x9si8s",
+                     *           "displayName": "wn19571x9si8s"
                      *         },
-                     *         "challenge": "xO_1yTmsTklfOMpWm2YHz3cDWwxwuVcDrNsR4slXdJU",
+                     *         "challenge": "NaBfL1wVLjt4EUjVO3QTty-gTmtse7AF9Zzh5BpUB2k",
                      *         "pubKeyCredParams": [
                      *           {
                      *             "type": "public-key",
@@ -6177,26 +6190,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "account": {
-                     *         "id": "acc_8SJypPV2sTFCYpEtc6ZMeQ",
-                     *         "username": "wn22405x9fyl8",
+                     *         "id": "acc_J8caMBw4j-GjUrKUhviakA",
+                     *         "username": "wn19571x9si8s",
                      *         "display_name": null,
                      *         "locale": null,
                      *         "default_country": null,
                      *         "region": "eu",
-                     *         "created_at": "2026-11-28T19:46:37.999Z",
+                     *         "created_at": "2026-11-29T01:07:26.174Z",
                      *         "status": "active",
                      *         "deleted_at": null,
                      *         "purge_at": null,
                      *         "version": 1,
                      *         "schema_version": 1
                      *       },
-                     *       "passkey_id": "pk_2tgrAw4OOBcokWl-TR-UpQ",
+                     *       "passkey_id": "pk_vhKMbtg3kdDDzmIfg905og",
                      *       "tokens": {
-                     *         "session_id": "ses_NejDTjvMNcRA8kCtPbaLpQ",
+                     *         "session_id": "ses_dn-ymmV8wMKYbjU9Le-wWw",
                      *         "token_type": "DPoP",
-                     *         "access_token": "vid_at_JpkLQSeGYkH8155gsHUAcNbQheJhPG7b69-d4OLlaH0",
+                     *         "access_token": "vid_at_JFGvPwJ6Os2BUle8-5ncwMDvwM8wPhbqGhsiT6XnHQ8",
                      *         "expires_in": 600,
-                     *         "refresh_token": "vid_rt_ztb0V4nJDHP_1dMXk3YBH7rIKJm5buVudD4vbgBLvxc",
+                     *         "refresh_token": "vid_rt_GG0vFuzbqD4CJ36r1yVCV00LMNsLmz4DxFZWho5EPus",
                      *         "refresh_expires_in": 2592000,
                      *         "trusted": true,
                      *         "schema_version": 1
@@ -6267,9 +6280,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_hB1oBdjeCRanYTx5hdQQyA",
+                     *       "ceremony_id": "cer_dFVjcN45lXkGIChiuyZYPg",
                      *       "options": {
-                     *         "challenge": "-YI2tygYWquKHJEEtg8aEBBh2A2-CapOMWxMx50vT7c",
+                     *         "challenge": "d9O-8g4Gw_q6PGWv1UdBc3xg_ECbaLB8g5QDnpetxbc",
                      *         "timeout": 300000,
                      *         "rpId": "localhost",
                      *         "allowCredentials": [],
@@ -6340,11 +6353,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ses_zaJAg3fXQg760GaUE3vzTg",
+                     *       "session_id": "ses_H9nC_wKETXKk9M2Hbwz46A",
                      *       "token_type": "DPoP",
-                     *       "access_token": "vid_at_X02SuW2v3MQQNQdYuz0VtyoDq4GY5rrkEwgfSHY9dnk",
+                     *       "access_token": "vid_at_VbQGrKzwVNh7Crv2rXwW5_XyAg7OdTqwhzjk2iaCktQ",
                      *       "expires_in": 600,
-                     *       "refresh_token": "vid_rt_bKS6mmvSOX0KxT_rZBGAwvKRMemLTcAbTdIdQK_w8K8",
+                     *       "refresh_token": "vid_rt_JwaPCvKZmDZDzIkBpwmmj2PmY3vcCiBSafe5mZz08DA",
                      *       "refresh_expires_in": 2592000,
                      *       "trusted": true,
                      *       "schema_version": 1
@@ -6410,14 +6423,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "ceremony_id": "cer_Jis7AFJYA3L-pSyiRVXz5w",
+                     *       "ceremony_id": "cer_LjO0X1h_RND7oNvg9rW0dg",
                      *       "options": {
-                     *         "challenge": "i6Ac1cC0r6mhODElffXMWiMaC1CmXHMRLmDDSMabHlw",
+                     *         "challenge": "oUteFWRa-gyPOF_AZxUkMUpNEj_YWjQhjq9CY3_A_o0",
                      *         "timeout": 300000,
                      *         "rpId": "localhost",
                      *         "allowCredentials": [
                      *           {
-                     *             "id": "1mzUJgU16ITEKoLnrQ8BzrTRY3-2GbH7SZ0N41Dt-S4",
+                     *             "id": "6UMCd7zPu5jkbwdPHxHLqot9DGQ0ADkEpcwCQ0JUFeU",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -6495,8 +6508,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": "652435",
-                     *       "expires_at": "2026-11-28T19:49:07.999Z",
+                     *       "code": "311552",
+                     *       "expires_at": "2026-11-29T01:09:56.174Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -6565,7 +6578,7 @@ export interface operations {
                      * @example {
                      *       "status": "active",
                      *       "wrong_guesses": 0,
-                     *       "expires_at": "2026-11-28T19:49:07.999Z",
+                     *       "expires_at": "2026-11-29T01:09:56.174Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -6640,9 +6653,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_evqrUszBWRTB_h9pmb43ew",
+                     *       "attempt_id": "join_kHT9cufyANbePSmusoNPoA",
                      *       "status": "awaiting_approval",
-                     *       "expires_at": "2026-11-28T19:57:07.999Z",
+                     *       "expires_at": "2026-11-29T01:17:56.174Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -6710,9 +6723,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_lUmEtpz1XyrBAGeJrHgaVw",
+                     *       "attempt_id": "join_SMMQ0k9CQwL5H0rAiFj4Jg",
                      *       "status": "awaiting_approval",
-                     *       "expires_at": "2026-11-28T19:57:07.999Z",
+                     *       "expires_at": "2026-11-29T01:17:56.174Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -6774,9 +6787,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_evqrUszBWRTB_h9pmb43ew",
+                     *       "attempt_id": "join_kHT9cufyANbePSmusoNPoA",
                      *       "status": "awaiting_approval",
-                     *       "expires_at": "2026-11-28T19:57:07.999Z",
+                     *       "expires_at": "2026-11-29T01:17:56.174Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -6844,10 +6857,10 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "attempt_id": "join_evqrUszBWRTB_h9pmb43ew",
+                     *           "attempt_id": "join_kHT9cufyANbePSmusoNPoA",
                      *           "via": "code",
-                     *           "created_at": "2026-11-28T19:47:07.999Z",
-                     *           "expires_at": "2026-11-28T19:57:07.999Z",
+                     *           "created_at": "2026-11-29T01:07:56.174Z",
+                     *           "expires_at": "2026-11-29T01:17:56.174Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "place": null,
@@ -6928,9 +6941,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_evqrUszBWRTB_h9pmb43ew",
+                     *       "attempt_id": "join_kHT9cufyANbePSmusoNPoA",
                      *       "status": "approved",
-                     *       "expires_at": "2026-11-28T19:57:07.999Z",
+                     *       "expires_at": "2026-11-29T01:17:56.174Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -7002,9 +7015,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_Gz0V2IFVs2sV9cKHNLUxXA",
+                     *       "attempt_id": "join_9yXWH5qyy8v5dIJy8rXMcg",
                      *       "status": "denied",
-                     *       "expires_at": "2026-11-28T19:57:07.999Z",
+                     *       "expires_at": "2026-11-29T01:17:56.174Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -7073,9 +7086,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attempt_id": "join_lUmEtpz1XyrBAGeJrHgaVw",
+                     *       "attempt_id": "join_SMMQ0k9CQwL5H0rAiFj4Jg",
                      *       "status": "approved",
-                     *       "expires_at": "2026-11-28T19:57:07.999Z",
+                     *       "expires_at": "2026-11-29T01:17:56.174Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -7150,11 +7163,11 @@ export interface operations {
                      *           "id": "localhost"
                      *         },
                      *         "user": {
-                     *           "id": "XXMLMPAMMOBraIzBW-0z90F2c8qbVAXUWZGhOQ6tfQA",
-                     *           "name": "wa22405x1n93i",
-                     *           "displayName": "wa22405x1n93i"
+                     *           "id": "78leeD9HxhR3f8N6m5Uqptxlmbg_CEG6aWDKf5sVvs0",
+                     *           "name": "wa19571x17b89",
+                     *           "displayName": "wa19571x17b89"
                      *         },
-                     *         "challenge": "YjfaKTtLzw1OTiM9eiUDGfDoUh8kaU5H7lWGFFuAydE",
+                     *         "challenge": "3WPUppmxHkR1NzxoVSecIY8ICdYHkTeyivphnVDy0jI",
                      *         "pubKeyCredParams": [
                      *           {
                      *             "type": "public-key",
@@ -7172,7 +7185,7 @@ export interface operations {
                      *         "timeout": 300000,
                      *         "excludeCredentials": [
                      *           {
-                     *             "id": "1mzUJgU16ITEKoLnrQ8BzrTRY3-2GbH7SZ0N41Dt-S4",
+                     *             "id": "6UMCd7zPu5jkbwdPHxHLqot9DGQ0ADkEpcwCQ0JUFeU",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -7180,7 +7193,7 @@ export interface operations {
                      *             ]
                      *           },
                      *           {
-                     *             "id": "1p1oEsnFNRX2V-kgAkubeYmyPx1mrADLb3H1pCyiydQ",
+                     *             "id": "iHPpoVd0iFMqaQyCZ70BzE1ftmFe_qOf-qvFsk7Vx88",
                      *             "type": "public-key",
                      *             "transports": [
                      *               "internal",
@@ -7271,11 +7284,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "session_id": "ses_sBhDtV-8TANj27Ua8jY1_w",
+                     *       "session_id": "ses_wC-2ZDHSKfILvWF5Oa3q6Q",
                      *       "token_type": "DPoP",
-                     *       "access_token": "vid_at_TLECtXuJHyMFbCXxYWvVbMG59AnM0pBtDccrezVeTT4",
+                     *       "access_token": "vid_at_xpVqbCqeM06lPurmZM0Gh56NIba_KCdJd0RoHaox0mI",
                      *       "expires_in": 600,
-                     *       "refresh_token": "vid_rt_jaOJkSSjh4DK5MwHi0LXjbmzMpcZvg0phQO5dFhwxNc",
+                     *       "refresh_token": "vid_rt_Ljtd-DPcpGqQppOkhZ4DGXKebRmGZFhH9oG0et-QZ7o",
                      *       "refresh_expires_in": 2592000,
                      *       "trusted": true,
                      *       "schema_version": 1
@@ -7349,13 +7362,13 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "pho_qL1FxZGrEafWdU93RiNrZA",
+                     *           "id": "pho_RZojafTvIo8q5-g7BWUHfA",
                      *           "sizes": [
                      *             64,
                      *             256,
                      *             512
                      *           ],
-                     *           "created_at": "2026-11-28T19:47:07.999Z",
+                     *           "created_at": "2026-11-29T01:07:56.174Z",
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -7438,13 +7451,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "pho_qL1FxZGrEafWdU93RiNrZA",
+                     *       "id": "pho_RZojafTvIo8q5-g7BWUHfA",
                      *       "sizes": [
                      *         64,
                      *         256,
                      *         512
                      *       ],
-                     *       "created_at": "2026-11-28T19:47:07.999Z",
+                     *       "created_at": "2026-11-29T01:07:56.174Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -7509,13 +7522,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "pho_qL1FxZGrEafWdU93RiNrZA",
+                     *       "id": "pho_RZojafTvIo8q5-g7BWUHfA",
                      *       "sizes": [
                      *         64,
                      *         256,
                      *         512
                      *       ],
-                     *       "created_at": "2026-11-28T19:47:07.999Z",
+                     *       "created_at": "2026-11-29T01:07:56.174Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -8028,20 +8041,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "fld_2XCRbBIT_U6ioj8AS8zzag",
-                     *           "type": "time_zone",
-                     *           "label": null,
-                     *           "country": null,
-                     *           "value": "Europe/Berlin",
-                     *           "original": null,
-                     *           "details": {},
-                     *           "version": 1,
-                     *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "updated_at": "2026-11-28T19:46:07.999Z"
-                     *         },
-                     *         {
-                     *           "id": "fld_3dRf4GGVcr0iEwPY29Eb8A",
+                     *           "id": "fld_4IDUeMTxzspea5oxlAhvMQ",
                      *           "type": "phone",
                      *           "label": "work",
                      *           "country": "DE",
@@ -8055,11 +8055,11 @@ export interface operations {
                      *           },
                      *           "version": 1,
                      *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "updated_at": "2026-11-28T19:46:07.999Z"
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "updated_at": "2026-11-29T01:06:56.174Z"
                      *         },
                      *         {
-                     *           "id": "fld_3fqKg2_gUheDQU0HOBa3Kg",
+                     *           "id": "fld_4uiKOjL5f93wxQ1uSHb48A",
                      *           "type": "url",
                      *           "label": null,
                      *           "country": null,
@@ -8068,8 +8068,21 @@ export interface operations {
                      *           "details": {},
                      *           "version": 1,
                      *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "updated_at": "2026-11-28T19:46:07.999Z"
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "updated_at": "2026-11-29T01:06:56.174Z"
+                     *         },
+                     *         {
+                     *           "id": "fld_7XBEoQwpXEMXDIbXmUckWw",
+                     *           "type": "time_zone",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": "Europe/Berlin",
+                     *           "original": null,
+                     *           "details": {},
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "updated_at": "2026-11-29T01:06:56.174Z"
                      *         }
                      *       ],
                      *       "next_cursor": null,
@@ -8144,7 +8157,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fld_P7Joxkl_f-vANEsUuGcOag",
+                     *       "id": "fld_rK_IcjIJG4YYVi-clsg8TQ",
                      *       "type": "email",
                      *       "label": "spare",
                      *       "country": null,
@@ -8155,8 +8168,8 @@ export interface operations {
                      *       },
                      *       "version": 1,
                      *       "schema_version": 1,
-                     *       "created_at": "2026-11-28T19:47:07.999Z",
-                     *       "updated_at": "2026-11-28T19:47:07.999Z"
+                     *       "created_at": "2026-11-29T01:07:56.174Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Field"];
@@ -8218,7 +8231,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fld_P7Joxkl_f-vANEsUuGcOag",
+                     *       "id": "fld_rK_IcjIJG4YYVi-clsg8TQ",
                      *       "type": "email",
                      *       "label": "spare",
                      *       "country": null,
@@ -8229,8 +8242,8 @@ export interface operations {
                      *       },
                      *       "version": 1,
                      *       "schema_version": 1,
-                     *       "created_at": "2026-11-28T19:47:07.999Z",
-                     *       "updated_at": "2026-11-28T19:47:07.999Z"
+                     *       "created_at": "2026-11-29T01:07:56.174Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Field"];
@@ -8367,7 +8380,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "fld_P7Joxkl_f-vANEsUuGcOag",
+                     *       "id": "fld_rK_IcjIJG4YYVi-clsg8TQ",
                      *       "type": "email",
                      *       "label": "old",
                      *       "country": null,
@@ -8378,8 +8391,8 @@ export interface operations {
                      *       },
                      *       "version": 2,
                      *       "schema_version": 1,
-                     *       "created_at": "2026-11-28T19:47:07.999Z",
-                     *       "updated_at": "2026-11-28T19:47:07.999Z"
+                     *       "created_at": "2026-11-29T01:07:56.174Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Field"];
@@ -8452,26 +8465,26 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "prf_A__YzYDoNlIX7Tp7Ap-PAg",
+                     *           "id": "prf_HjS0DRU-QIv-mh3kenqLzw",
                      *           "name": "Family",
                      *           "description": null,
                      *           "public": false,
                      *           "field_count": 3,
                      *           "subscriber_count": 0,
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "updated_at": "2026-11-28T19:46:07.999Z",
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "updated_at": "2026-11-29T01:06:56.174Z",
                      *           "version": 1,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "prf_TRhtSFUvlNHI5_VckO4-7A",
+                     *           "id": "prf_lTc2WR5Osl6813QWlPCMWQ",
                      *           "name": "Work",
                      *           "description": null,
                      *           "public": true,
                      *           "field_count": 14,
                      *           "subscriber_count": 1,
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "updated_at": "2026-11-28T19:46:07.999Z",
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "updated_at": "2026-11-29T01:06:56.174Z",
                      *           "version": 1,
                      *           "schema_version": 1
                      *         }
@@ -8548,14 +8561,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "prf_uEHbgEZ9Q9S1RTeSvoSWHQ",
+                     *       "id": "prf_m9p10LzgXq5ZAD4aKhhOSw",
                      *       "name": "Walk temp",
                      *       "description": "For a moment",
                      *       "public": false,
                      *       "field_count": 0,
                      *       "subscriber_count": 0,
-                     *       "created_at": "2026-11-28T19:47:07.999Z",
-                     *       "updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "created_at": "2026-11-29T01:07:56.174Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -8619,14 +8632,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "prf_TRhtSFUvlNHI5_VckO4-7A",
+                     *       "id": "prf_lTc2WR5Osl6813QWlPCMWQ",
                      *       "name": "Work",
                      *       "description": null,
                      *       "public": true,
                      *       "field_count": 14,
                      *       "subscriber_count": 1,
-                     *       "created_at": "2026-11-28T19:46:07.999Z",
-                     *       "updated_at": "2026-11-28T19:46:07.999Z",
+                     *       "created_at": "2026-11-29T01:06:56.174Z",
+                     *       "updated_at": "2026-11-29T01:06:56.174Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -8767,14 +8780,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "prf_uEHbgEZ9Q9S1RTeSvoSWHQ",
+                     *       "id": "prf_m9p10LzgXq5ZAD4aKhhOSw",
                      *       "name": "Walk temp",
                      *       "description": "Still for a moment",
                      *       "public": false,
                      *       "field_count": 0,
                      *       "subscriber_count": 0,
-                     *       "created_at": "2026-11-28T19:47:07.999Z",
-                     *       "updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "created_at": "2026-11-29T01:07:56.174Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -8851,19 +8864,19 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "field_id": "fld_DeDrlx4_ca-n_0pWls2Fzw",
+                     *           "field_id": "fld_cjosIZKSENjfYqrHmJeF3A",
                      *           "label": null,
                      *           "position": 0,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "field_id": "fld_9N04JFnW2DJSfgacKSDhWg",
+                     *           "field_id": "fld_oY6ltqEmvalbw0aw7pfGLw",
                      *           "label": null,
                      *           "position": 1,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "field_id": "fld_3dRf4GGVcr0iEwPY29Eb8A",
+                     *           "field_id": "fld_4IDUeMTxzspea5oxlAhvMQ",
                      *           "label": null,
                      *           "position": 2,
                      *           "schema_version": 1
@@ -8945,7 +8958,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "field_id": "fld_P7Joxkl_f-vANEsUuGcOag",
+                     *       "field_id": "fld_rK_IcjIJG4YYVi-clsg8TQ",
                      *       "label": "email",
                      *       "position": 0,
                      *       "schema_version": 1
@@ -8980,7 +8993,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "field_id": "fld_P7Joxkl_f-vANEsUuGcOag",
+                     *       "field_id": "fld_rK_IcjIJG4YYVi-clsg8TQ",
                      *       "label": "mail",
                      *       "position": 0,
                      *       "schema_version": 1
@@ -9108,12 +9121,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "owner": {
-                     *         "username": "wa22405x1n93i",
+                     *         "username": "wa19571x17b89",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "fields": [
                      *         {
-                     *           "id": "fld_DeDrlx4_ca-n_0pWls2Fzw",
+                     *           "id": "fld_cjosIZKSENjfYqrHmJeF3A",
                      *           "type": "name",
                      *           "label": null,
                      *           "country": null,
@@ -9126,7 +9139,7 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "fld_9N04JFnW2DJSfgacKSDhWg",
+                     *           "id": "fld_oY6ltqEmvalbw0aw7pfGLw",
                      *           "type": "nickname",
                      *           "label": null,
                      *           "country": null,
@@ -9134,7 +9147,7 @@ export interface operations {
                      *           "details": {}
                      *         },
                      *         {
-                     *           "id": "fld_3dRf4GGVcr0iEwPY29Eb8A",
+                     *           "id": "fld_4IDUeMTxzspea5oxlAhvMQ",
                      *           "type": "phone",
                      *           "label": "work",
                      *           "country": "DE",
@@ -9147,7 +9160,7 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z",
                      *       "changed": [
                      *         "display_name"
                      *       ],
@@ -9234,12 +9247,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "owner": {
-                     *         "username": "wa22405x1n93i",
+                     *         "username": "wa19571x17b89",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "fields": [
                      *         {
-                     *           "id": "fld_DeDrlx4_ca-n_0pWls2Fzw",
+                     *           "id": "fld_cjosIZKSENjfYqrHmJeF3A",
                      *           "type": "name",
                      *           "label": null,
                      *           "country": null,
@@ -9252,7 +9265,7 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "fld_9N04JFnW2DJSfgacKSDhWg",
+                     *           "id": "fld_oY6ltqEmvalbw0aw7pfGLw",
                      *           "type": "nickname",
                      *           "label": null,
                      *           "country": null,
@@ -9260,7 +9273,7 @@ export interface operations {
                      *           "details": {}
                      *         },
                      *         {
-                     *           "id": "fld_3dRf4GGVcr0iEwPY29Eb8A",
+                     *           "id": "fld_4IDUeMTxzspea5oxlAhvMQ",
                      *           "type": "phone",
                      *           "label": "work",
                      *           "country": "DE",
@@ -9273,7 +9286,7 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z",
                      *       "changed": [
                      *         "display_name"
                      *       ],
@@ -9362,7 +9375,7 @@ export interface operations {
                      * @example BEGIN:VCARD
                      *     VERSION:3.0
                      *     PRODID:-//VID//Identity cards//EN
-                     *     UID:urn:uuid:2a9354fe-378c-8dd8-be6d-7aace710e907
+                     *     UID:urn:uuid:9b356ef4-952d-8bdc-8c00-991652b75243
                      *     FN:Alice Walker
                      *     N:Walker;Alice;;;
                      *     NICKNAME:Al
@@ -9379,7 +9392,7 @@ export interface operations {
                      *     X-LANGUAGE:en
                      *     TZ;VALUE=text:Europe/Berlin
                      *     NOTE:Met at the walk.
-                     *     REV:2026-11-28T19:47:07Z
+                     *     REV:2026-11-29T01:07:56Z
                      *     END:VCARD
                      */
                     "text/vcard": string;
@@ -9463,51 +9476,54 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "sub_GqW2Y5o-EzbecG_gOfjLQQ",
+                     *           "id": "sub_O1N628Qg_p5d71DpwCukKw",
+                     *           "status": "pending",
+                     *           "subscriber": {
+                     *             "username": "wd19571x48dw7",
+                     *             "display_name": null,
+                     *             "region": "eu"
+                     *           },
+                     *           "profile_id": null,
+                     *           "message": null,
+                     *           "via_share_link": null,
+                     *           "suggested_profile_id": null,
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "updated_at": "2026-11-29T01:06:56.174Z",
+                     *           "version": 1,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub_ZWSaKS8OeYHsiAS8hvjwMQ",
+                     *           "status": "pending",
+                     *           "subscriber": {
+                     *             "username": "wc19571x3t7dj",
+                     *             "display_name": null,
+                     *             "region": "eu"
+                     *           },
+                     *           "profile_id": null,
+                     *           "message": null,
+                     *           "via_share_link": null,
+                     *           "suggested_profile_id": null,
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "updated_at": "2026-11-29T01:06:56.174Z",
+                     *           "version": 1,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub__zT9tXqDZ3_P9DDq9ZVQSA",
                      *           "status": "active",
                      *           "subscriber": {
-                     *             "username": "wb22405x2d0kh",
-                     *             "display_name": null
+                     *             "username": "wb19571x2xy61",
+                     *             "display_name": null,
+                     *             "region": "eu"
                      *           },
-                     *           "profile_id": "prf_TRhtSFUvlNHI5_VckO4-7A",
+                     *           "profile_id": "prf_lTc2WR5Osl6813QWlPCMWQ",
                      *           "message": "Hello from Bob",
                      *           "via_share_link": null,
                      *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "updated_at": "2026-11-28T19:46:07.999Z",
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "updated_at": "2026-11-29T01:06:56.174Z",
                      *           "version": 2,
-                     *           "schema_version": 1
-                     *         },
-                     *         {
-                     *           "id": "sub_TvtfJS8T-chcCTpZOZ0f-g",
-                     *           "status": "pending",
-                     *           "subscriber": {
-                     *             "username": "wd22405x4a32y",
-                     *             "display_name": null
-                     *           },
-                     *           "profile_id": null,
-                     *           "message": null,
-                     *           "via_share_link": null,
-                     *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "updated_at": "2026-11-28T19:46:07.999Z",
-                     *           "version": 1,
-                     *           "schema_version": 1
-                     *         },
-                     *         {
-                     *           "id": "sub_UjWkQrImjzKeyB6ohQSdNQ",
-                     *           "status": "pending",
-                     *           "subscriber": {
-                     *             "username": "wc22405x33etk",
-                     *             "display_name": null
-                     *           },
-                     *           "profile_id": null,
-                     *           "message": null,
-                     *           "via_share_link": null,
-                     *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "updated_at": "2026-11-28T19:46:07.999Z",
-                     *           "version": 1,
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -9577,18 +9593,19 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_GqW2Y5o-EzbecG_gOfjLQQ",
+                     *       "id": "sub__zT9tXqDZ3_P9DDq9ZVQSA",
                      *       "status": "active",
                      *       "subscriber": {
-                     *         "username": "wb22405x2d0kh",
-                     *         "display_name": null
+                     *         "username": "wb19571x2xy61",
+                     *         "display_name": null,
+                     *         "region": "eu"
                      *       },
-                     *       "profile_id": "prf_TRhtSFUvlNHI5_VckO4-7A",
+                     *       "profile_id": "prf_lTc2WR5Osl6813QWlPCMWQ",
                      *       "message": "Hello from Bob",
                      *       "via_share_link": null,
                      *       "suggested_profile_id": null,
-                     *       "created_at": "2026-11-28T19:46:07.999Z",
-                     *       "updated_at": "2026-11-28T19:46:07.999Z",
+                     *       "created_at": "2026-11-29T01:06:56.174Z",
+                     *       "updated_at": "2026-11-29T01:06:56.174Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -9659,18 +9676,19 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_UjWkQrImjzKeyB6ohQSdNQ",
+                     *       "id": "sub_ZWSaKS8OeYHsiAS8hvjwMQ",
                      *       "status": "active",
                      *       "subscriber": {
-                     *         "username": "wc22405x33etk",
-                     *         "display_name": null
+                     *         "username": "wc19571x3t7dj",
+                     *         "display_name": null,
+                     *         "region": "eu"
                      *       },
-                     *       "profile_id": "prf_A__YzYDoNlIX7Tp7Ap-PAg",
+                     *       "profile_id": "prf_HjS0DRU-QIv-mh3kenqLzw",
                      *       "message": null,
                      *       "via_share_link": null,
                      *       "suggested_profile_id": null,
-                     *       "created_at": "2026-11-28T19:46:07.999Z",
-                     *       "updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "created_at": "2026-11-29T01:06:56.174Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -9743,18 +9761,19 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_TvtfJS8T-chcCTpZOZ0f-g",
+                     *       "id": "sub_O1N628Qg_p5d71DpwCukKw",
                      *       "status": "denied",
                      *       "subscriber": {
-                     *         "username": "wd22405x4a32y",
-                     *         "display_name": null
+                     *         "username": "wd19571x48dw7",
+                     *         "display_name": null,
+                     *         "region": "eu"
                      *       },
                      *       "profile_id": null,
                      *       "message": null,
                      *       "via_share_link": null,
                      *       "suggested_profile_id": null,
-                     *       "created_at": "2026-11-28T19:46:07.999Z",
-                     *       "updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "created_at": "2026-11-29T01:06:56.174Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -9827,18 +9846,19 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_GqW2Y5o-EzbecG_gOfjLQQ",
+                     *       "id": "sub__zT9tXqDZ3_P9DDq9ZVQSA",
                      *       "status": "active",
                      *       "subscriber": {
-                     *         "username": "wb22405x2d0kh",
-                     *         "display_name": null
+                     *         "username": "wb19571x2xy61",
+                     *         "display_name": null,
+                     *         "region": "eu"
                      *       },
-                     *       "profile_id": "prf_A__YzYDoNlIX7Tp7Ap-PAg",
+                     *       "profile_id": "prf_HjS0DRU-QIv-mh3kenqLzw",
                      *       "message": "Hello from Bob",
                      *       "via_share_link": null,
                      *       "suggested_profile_id": null,
-                     *       "created_at": "2026-11-28T19:46:07.999Z",
-                     *       "updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "created_at": "2026-11-29T01:06:56.174Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z",
                      *       "version": 3,
                      *       "schema_version": 1
                      *     }
@@ -9911,18 +9931,19 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_UjWkQrImjzKeyB6ohQSdNQ",
+                     *       "id": "sub_ZWSaKS8OeYHsiAS8hvjwMQ",
                      *       "status": "revoked",
                      *       "subscriber": {
-                     *         "username": "wc22405x33etk",
-                     *         "display_name": null
+                     *         "username": "wc19571x3t7dj",
+                     *         "display_name": null,
+                     *         "region": "eu"
                      *       },
-                     *       "profile_id": "prf_A__YzYDoNlIX7Tp7Ap-PAg",
+                     *       "profile_id": "prf_HjS0DRU-QIv-mh3kenqLzw",
                      *       "message": null,
                      *       "via_share_link": null,
                      *       "suggested_profile_id": null,
-                     *       "created_at": "2026-11-28T19:46:07.999Z",
-                     *       "updated_at": "2026-11-28T19:47:37.999Z",
+                     *       "created_at": "2026-11-29T01:06:56.174Z",
+                     *       "updated_at": "2026-11-29T01:08:26.174Z",
                      *       "version": 3,
                      *       "schema_version": 1
                      *     }
@@ -9993,9 +10014,10 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "username": "wd22405x4a32y",
+                     *           "username": "wd19571x48dw7",
                      *           "display_name": null,
-                     *           "blocked_at": "2026-11-28T19:47:07.999Z"
+                     *           "region": "eu",
+                     *           "blocked_at": "2026-11-29T01:07:56.174Z"
                      *         }
                      *       ],
                      *       "next_cursor": null,
@@ -10006,6 +10028,11 @@ export interface operations {
                         data: {
                             username: string;
                             display_name: string | null;
+                            /**
+                             * @description The region the person lives in (eu, us). A person of another region than this deployment's is followed, and shown, as username@region
+                             * @example eu
+                             */
+                            region: string;
                             /** Format: date-time */
                             blocked_at: string;
                         }[];
@@ -10142,32 +10169,34 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "sub_GqW2Y5o-EzbecG_gOfjLQQ",
+                     *           "id": "sub__zT9tXqDZ3_P9DDq9ZVQSA",
                      *           "status": "active",
                      *           "owner": {
-                     *             "username": "wa22405x1n93i",
-                     *             "display_name": "Alice Walker"
+                     *             "username": "wa19571x17b89",
+                     *             "display_name": "Alice Walker",
+                     *             "region": "eu"
                      *           },
                      *           "message": "Hello from Bob",
                      *           "labels": [],
-                     *           "card_updated_at": "2026-11-28T19:47:07.999Z",
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "updated_at": "2026-11-28T19:47:07.999Z",
+                     *           "card_updated_at": "2026-11-29T01:07:56.174Z",
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "updated_at": "2026-11-29T01:07:56.174Z",
                      *           "version": 3,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "sub__mDRisyfP9gdUAyh2QTgag",
+                     *           "id": "sub_XzBzVRL11el7HxwQ_ceJOg",
                      *           "status": "pending",
                      *           "owner": {
-                     *             "username": "wc22405x33etk",
-                     *             "display_name": null
+                     *             "username": "wc19571x3t7dj",
+                     *             "display_name": null,
+                     *             "region": "eu"
                      *           },
                      *           "message": "Hi Carol",
                      *           "labels": [],
                      *           "card_updated_at": null,
-                     *           "created_at": "2026-11-28T19:47:07.999Z",
-                     *           "updated_at": "2026-11-28T19:47:07.999Z",
+                     *           "created_at": "2026-11-29T01:07:56.174Z",
+                     *           "updated_at": "2026-11-29T01:07:56.174Z",
                      *           "version": 1,
                      *           "schema_version": 1
                      *         }
@@ -10244,17 +10273,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub__mDRisyfP9gdUAyh2QTgag",
+                     *       "id": "sub_XzBzVRL11el7HxwQ_ceJOg",
                      *       "status": "pending",
                      *       "owner": {
-                     *         "username": "wc22405x33etk",
-                     *         "display_name": null
+                     *         "username": "wc19571x3t7dj",
+                     *         "display_name": null,
+                     *         "region": "eu"
                      *       },
                      *       "message": "Hi Carol",
                      *       "labels": [],
                      *       "card_updated_at": null,
-                     *       "created_at": "2026-11-28T19:47:07.999Z",
-                     *       "updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "created_at": "2026-11-29T01:07:56.174Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -10330,12 +10360,12 @@ export interface operations {
                      * @example BEGIN:VCARD
                      *     VERSION:3.0
                      *     PRODID:-//VID//Identity cards//EN
-                     *     UID:urn:uuid:2a9354fe-378c-8dd8-be6d-7aace710e907
+                     *     UID:urn:uuid:9b356ef4-952d-8bdc-8c00-991652b75243
                      *     FN:Alice Walker
                      *     N:Walker;Alice;;;
                      *     NICKNAME:Al
                      *     TEL;TYPE=VOICE,WORK:+493022732152
-                     *     REV:2026-11-28T19:47:07Z
+                     *     REV:2026-11-29T01:07:56Z
                      *     END:VCARD
                      */
                     "text/vcard": string;
@@ -10395,17 +10425,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_GqW2Y5o-EzbecG_gOfjLQQ",
+                     *       "id": "sub__zT9tXqDZ3_P9DDq9ZVQSA",
                      *       "status": "active",
                      *       "owner": {
-                     *         "username": "wa22405x1n93i",
-                     *         "display_name": "Alice Walker"
+                     *         "username": "wa19571x17b89",
+                     *         "display_name": "Alice Walker",
+                     *         "region": "eu"
                      *       },
                      *       "message": "Hello from Bob",
                      *       "labels": [],
-                     *       "card_updated_at": "2026-11-28T19:47:07.999Z",
-                     *       "created_at": "2026-11-28T19:46:07.999Z",
-                     *       "updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "card_updated_at": "2026-11-29T01:07:56.174Z",
+                     *       "created_at": "2026-11-29T01:06:56.174Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z",
                      *       "version": 3,
                      *       "schema_version": 1
                      *     }
@@ -10529,12 +10560,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "owner": {
-                     *         "username": "wa22405x1n93i",
+                     *         "username": "wa19571x17b89",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "fields": [
                      *         {
-                     *           "id": "fld_DeDrlx4_ca-n_0pWls2Fzw",
+                     *           "id": "fld_cjosIZKSENjfYqrHmJeF3A",
                      *           "type": "name",
                      *           "label": null,
                      *           "country": null,
@@ -10547,7 +10578,7 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "fld_9N04JFnW2DJSfgacKSDhWg",
+                     *           "id": "fld_oY6ltqEmvalbw0aw7pfGLw",
                      *           "type": "nickname",
                      *           "label": null,
                      *           "country": null,
@@ -10555,7 +10586,7 @@ export interface operations {
                      *           "details": {}
                      *         },
                      *         {
-                     *           "id": "fld_3dRf4GGVcr0iEwPY29Eb8A",
+                     *           "id": "fld_4IDUeMTxzspea5oxlAhvMQ",
                      *           "type": "phone",
                      *           "label": "work",
                      *           "country": "DE",
@@ -10568,7 +10599,7 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z",
                      *       "changed": [
                      *         "birthday",
                      *         "email",
@@ -10671,12 +10702,12 @@ export interface operations {
                      * @example BEGIN:VCARD
                      *     VERSION:3.0
                      *     PRODID:-//VID//Identity cards//EN
-                     *     UID:urn:uuid:2a9354fe-378c-8dd8-be6d-7aace710e907
+                     *     UID:urn:uuid:9b356ef4-952d-8bdc-8c00-991652b75243
                      *     FN:Alice Walker
                      *     N:Walker;Alice;;;
                      *     NICKNAME:Al
                      *     TEL;TYPE=VOICE,WORK:+493022732152
-                     *     REV:2026-11-28T19:47:07Z
+                     *     REV:2026-11-29T01:07:56Z
                      *     END:VCARD
                      */
                     "text/vcard": string;
@@ -10763,13 +10794,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "contact_id": "sub_GqW2Y5o-EzbecG_gOfjLQQ",
+                     *       "contact_id": "sub__zT9tXqDZ3_P9DDq9ZVQSA",
                      *       "note": "Met at the walk in May",
                      *       "labels": [
                      *         "friends",
                      *         "work"
                      *       ],
-                     *       "updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -10842,13 +10873,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "contact_id": "sub_GqW2Y5o-EzbecG_gOfjLQQ",
+                     *       "contact_id": "sub__zT9tXqDZ3_P9DDq9ZVQSA",
                      *       "note": "Met at the walk in May",
                      *       "labels": [
                      *         "friends",
                      *         "work"
                      *       ],
-                     *       "updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -10882,13 +10913,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "contact_id": "sub_GqW2Y5o-EzbecG_gOfjLQQ",
+                     *       "contact_id": "sub__zT9tXqDZ3_P9DDq9ZVQSA",
                      *       "note": "Met at the walk",
                      *       "labels": [
                      *         "friends",
                      *         "work"
                      *       ],
-                     *       "updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -11185,17 +11216,17 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "shl_WvC3zCOvjP6PuyoBENzOog",
+                     *           "id": "shl_Qjk59wrdEqPuvycicNYSPA",
                      *           "label": null,
-                     *           "token": "AQrDplFAWjEdu1hpN7I1FdJOfrrVk-iJ",
-                     *           "url": "http://localhost:8080/s/#AQrDplFAWjEdu1hpN7I1FdJOfrrVk-iJ",
-                     *           "profile_id": "prf_TRhtSFUvlNHI5_VckO4-7A",
-                     *           "expires_at": "2026-11-29T19:47:07.999Z",
+                     *           "token": "uxwkzMKXNVeKpJ2Ma9XT-c_RjUSORQ49",
+                     *           "url": "http://localhost:8080/s/#uxwkzMKXNVeKpJ2Ma9XT-c_RjUSORQ49",
+                     *           "profile_id": "prf_lTc2WR5Osl6813QWlPCMWQ",
+                     *           "expires_at": "2026-11-30T01:07:56.174Z",
                      *           "max_uses": 5,
                      *           "uses": 0,
                      *           "auto_approve": true,
                      *           "state": "active",
-                     *           "created_at": "2026-11-28T19:47:07.999Z",
+                     *           "created_at": "2026-11-29T01:07:56.174Z",
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -11271,17 +11302,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "shl_WvC3zCOvjP6PuyoBENzOog",
+                     *       "id": "shl_Qjk59wrdEqPuvycicNYSPA",
                      *       "label": null,
-                     *       "token": "AQrDplFAWjEdu1hpN7I1FdJOfrrVk-iJ",
-                     *       "url": "http://localhost:8080/s/#AQrDplFAWjEdu1hpN7I1FdJOfrrVk-iJ",
-                     *       "profile_id": "prf_TRhtSFUvlNHI5_VckO4-7A",
-                     *       "expires_at": "2026-11-29T19:47:07.999Z",
+                     *       "token": "uxwkzMKXNVeKpJ2Ma9XT-c_RjUSORQ49",
+                     *       "url": "http://localhost:8080/s/#uxwkzMKXNVeKpJ2Ma9XT-c_RjUSORQ49",
+                     *       "profile_id": "prf_lTc2WR5Osl6813QWlPCMWQ",
+                     *       "expires_at": "2026-11-30T01:07:56.174Z",
                      *       "max_uses": 5,
                      *       "uses": 0,
                      *       "auto_approve": true,
                      *       "state": "active",
-                     *       "created_at": "2026-11-28T19:47:07.999Z",
+                     *       "created_at": "2026-11-29T01:07:56.174Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -11403,11 +11434,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "owner": {
-                     *         "username": "wa22405x1n93i",
+                     *         "username": "wa19571x17b89",
                      *         "display_name": "Alice Walker"
                      *       },
                      *       "auto_approve": true,
-                     *       "expires_at": "2026-11-29T19:47:07.999Z",
+                     *       "expires_at": "2026-11-30T01:07:56.174Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -11483,17 +11514,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "sub_LfR_3v8s10ZSkVmLcfa7cQ",
+                     *       "id": "sub_k5DVzlALHZuFWQgVRo3rVQ",
                      *       "status": "active",
                      *       "owner": {
-                     *         "username": "wa22405x1n93i",
-                     *         "display_name": "Alice Walker"
+                     *         "username": "wa19571x17b89",
+                     *         "display_name": "Alice Walker",
+                     *         "region": "eu"
                      *       },
                      *       "message": null,
                      *       "labels": [],
-                     *       "card_updated_at": "2026-11-28T19:47:07.999Z",
-                     *       "created_at": "2026-11-28T19:47:07.999Z",
-                     *       "updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "card_updated_at": "2026-11-29T01:07:56.174Z",
+                     *       "created_at": "2026-11-29T01:07:56.174Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -11568,11 +11600,11 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "key_PmGy_ctY1-_eNKJDMXd4hQ",
-                     *           "method_id": "pk_brTefQd830av5U8Wu1F0sw",
+                     *           "id": "key_IoXTDF7JRgSJyyKutZHDlA",
+                     *           "method_id": "pk_yt97SfGLbWRALn_1fYEcGA",
                      *           "bundle": "d2FsayBkZXZpY2UgYnVuZGxlLCBhZ2Fpbg",
-                     *           "created_at": "2026-11-28T19:47:07.999Z",
-                     *           "updated_at": "2026-11-28T19:47:07.999Z",
+                     *           "created_at": "2026-11-29T01:07:56.174Z",
+                     *           "updated_at": "2026-11-29T01:07:56.174Z",
                      *           "version": 2,
                      *           "schema_version": 1
                      *         }
@@ -11644,11 +11676,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "key_PmGy_ctY1-_eNKJDMXd4hQ",
-                     *       "method_id": "pk_brTefQd830av5U8Wu1F0sw",
+                     *       "id": "key_IoXTDF7JRgSJyyKutZHDlA",
+                     *       "method_id": "pk_yt97SfGLbWRALn_1fYEcGA",
                      *       "bundle": "d2FsayBkZXZpY2UgYnVuZGxlLCBhZ2Fpbg",
-                     *       "created_at": "2026-11-28T19:47:07.999Z",
-                     *       "updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "created_at": "2026-11-29T01:07:56.174Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -11722,11 +11754,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "key_PmGy_ctY1-_eNKJDMXd4hQ",
-                     *       "method_id": "pk_brTefQd830av5U8Wu1F0sw",
+                     *       "id": "key_IoXTDF7JRgSJyyKutZHDlA",
+                     *       "method_id": "pk_yt97SfGLbWRALn_1fYEcGA",
                      *       "bundle": "d2FsayBkZXZpY2UgYnVuZGxlLCBhZ2Fpbg",
-                     *       "created_at": "2026-11-28T19:47:07.999Z",
-                     *       "updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "created_at": "2026-11-29T01:07:56.174Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -11760,11 +11792,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "key_PmGy_ctY1-_eNKJDMXd4hQ",
-                     *       "method_id": "pk_brTefQd830av5U8Wu1F0sw",
+                     *       "id": "key_IoXTDF7JRgSJyyKutZHDlA",
+                     *       "method_id": "pk_yt97SfGLbWRALn_1fYEcGA",
                      *       "bundle": "d2FsayBkZXZpY2UgYnVuZGxl",
-                     *       "created_at": "2026-11-28T19:47:07.999Z",
-                     *       "updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "created_at": "2026-11-29T01:07:56.174Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -11907,9 +11939,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "key_PmGy_ctY1-_eNKJDMXd4hQ",
+                     *           "id": "key_IoXTDF7JRgSJyyKutZHDlA",
                      *           "bundle": "d2FsayBkZXZpY2UgYnVuZGxlLCBhZ2Fpbg",
-                     *           "updated_at": "2026-11-28T19:47:07.999Z"
+                     *           "updated_at": "2026-11-29T01:07:56.174Z"
                      *         }
                      *       ],
                      *       "next_cursor": null,
@@ -11984,7 +12016,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "share": "d2FsayBzZXJ2ZXIgc2hhcmUsIGFnYWlu",
-                     *       "updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -12058,7 +12090,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "share": "d2FsayBzZXJ2ZXIgc2hhcmUsIGFnYWlu",
-                     *       "updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z",
                      *       "version": 2,
                      *       "schema_version": 1
                      *     }
@@ -12093,7 +12125,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "share": "d2FsayBzZXJ2ZXIgc2hhcmU",
-                     *       "updated_at": "2026-11-28T19:47:07.999Z",
+                     *       "updated_at": "2026-11-29T01:07:56.174Z",
                      *       "version": 1,
                      *       "schema_version": 1
                      *     }
@@ -12231,9 +12263,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "dav_HiyCq-xGy3Lc6_B3X0d5kg",
+                     *           "id": "dav_IWpnUTK9XwU7z9nO6puAog",
                      *           "label": "Walk phone",
-                     *           "created_at": "2026-11-28T19:47:07.999Z",
+                     *           "created_at": "2026-11-29T01:07:56.174Z",
                      *           "last_used_at": null,
                      *           "last_user_agent": null,
                      *           "device_label": null,
@@ -12314,12 +12346,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "dav_HiyCq-xGy3Lc6_B3X0d5kg",
+                     *       "id": "dav_IWpnUTK9XwU7z9nO6puAog",
                      *       "label": "Walk phone",
-                     *       "secret": "vidcd_dav_HiyCq-xGy3Lc6_B3X0d5kg_up3ThZ2-k0ov0JjElPkdmbtaRXXxi8dmZRtTScVjv-Q",
-                     *       "username": "wa22405x1n93i",
+                     *       "secret": "vidcd_dav_IWpnUTK9XwU7z9nO6puAog_c3CvTuTZf35_JoQJOaRuNuZZmlZcSI0IiOsHkhtQ2Ws",
+                     *       "username": "wa19571x17b89",
                      *       "server_url": "http://localhost:8080/dav/",
-                     *       "created_at": "2026-11-28T19:47:07.999Z",
+                     *       "created_at": "2026-11-29T01:07:56.174Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -12504,12 +12536,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "dsl__7DJ3ezKYVWfurmplizkKg",
+                     *       "id": "dsl_nLnYztx96ySl-y0fnC5Cbg",
                      *       "label": null,
-                     *       "url": "http://localhost:8080/p/#f7bNcO2hqPm6TTrl-3esEiG4TfxLMG9u",
-                     *       "code": "73T1-AWJR",
-                     *       "expires_at": "2026-11-28T19:57:07.999Z",
-                     *       "created_at": "2026-11-28T19:47:07.999Z",
+                     *       "url": "http://localhost:8080/p/#uXhUosWRQ3616x7vg_-VO4RLDIRhyq-W",
+                     *       "code": "71Z2-4GVJ",
+                     *       "expires_at": "2026-11-29T01:17:56.174Z",
+                     *       "created_at": "2026-11-29T01:07:56.174Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -12572,13 +12604,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "dsl_taD5Pc34mk6e1ZH19hrLmQ",
+                     *       "id": "dsl_lGUN7_VOfWFJo4fm-pQFKA",
                      *       "label": "Walk iPhone",
                      *       "state": "waiting",
-                     *       "expires_at": "2026-11-28T19:57:07.999Z",
+                     *       "expires_at": "2026-11-29T01:17:56.174Z",
                      *       "used_at": null,
                      *       "dav_token_id": null,
-                     *       "created_at": "2026-11-28T19:47:07.999Z",
+                     *       "created_at": "2026-11-29T01:07:56.174Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -12699,14 +12731,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "dav_uBcgjZW4ks_EWylxE9Drgg",
+                     *       "id": "dav_zNQhBCaUnQX1Er1bp0EGxA",
                      *       "label": "Phone",
-                     *       "secret": "vidcd_dav_uBcgjZW4ks_EWylxE9Drgg_Dw0LiXM4KoX7WY52kgnMKRrP2OSyr7hG2UIhJ_QxF-Q",
-                     *       "username": "wa22405x1n93i",
+                     *       "secret": "vidcd_dav_zNQhBCaUnQX1Er1bp0EGxA_UUyE6UaBvlaNuJtZqT25zuczyAVPsOIVi8AKUXU31yQ",
+                     *       "username": "wa19571x17b89",
                      *       "server_url": "http://localhost:8080/dav/",
-                     *       "created_at": "2026-11-28T19:47:07.999Z",
-                     *       "davx5_url": "carddav://acc_W8siUQdHvtz7zrujAFHH5Q:vidcd_dav_uBcgjZW4ks_EWylxE9Drgg_Dw0LiXM4KoX7WY52kgnMKRrP2OSyr7hG2UIhJ_QxF-Q@localhost:8080/dav/",
-                     *       "android_intent_url": "intent://acc_W8siUQdHvtz7zrujAFHH5Q:vidcd_dav_uBcgjZW4ks_EWylxE9Drgg_Dw0LiXM4KoX7WY52kgnMKRrP2OSyr7hG2UIhJ_QxF-Q@localhost:8080/dav/#Intent;scheme=carddav;package=at.bitfire.davdroid;end",
+                     *       "created_at": "2026-11-29T01:07:56.174Z",
+                     *       "davx5_url": "carddav://acc_N6G7abzoectuHE7SGuNq0Q:vidcd_dav_zNQhBCaUnQX1Er1bp0EGxA_UUyE6UaBvlaNuJtZqT25zuczyAVPsOIVi8AKUXU31yQ@localhost:8080/dav/",
+                     *       "android_intent_url": "intent://acc_N6G7abzoectuHE7SGuNq0Q:vidcd_dav_zNQhBCaUnQX1Er1bp0EGxA_UUyE6UaBvlaNuJtZqT25zuczyAVPsOIVi8AKUXU31yQ@localhost:8080/dav/#Intent;scheme=carddav;package=at.bitfire.davdroid;end",
                      *       "schema_version": 1
                      *     }
                      */
@@ -12775,13 +12807,13 @@ export interface operations {
                      *       <key>PayloadVersion</key>
                      *       <integer>1</integer>
                      *       <key>PayloadIdentifier</key>
-                     *       <string>localhost.vid.carddav.dav-nPyKjc5RJJpL48Sc7FTVw</string>
+                     *       <string>localhost.vid.carddav.dav-ImNVrq9FfZeburQGxqWXPA</string>
                      *       <key>PayloadUUID</key>
-                     *       <string>D1CB7046-FAF9-419E-B32A-0B2EE8A308BE</string>
+                     *       <string>86F310E0-3D3C-4918-95E2-CEE4AC5C6A6E</string>
                      *       <key>PayloadDisplayName</key>
                      *       <string>VID contacts on Walk iPhone</string>
                      *       <key>PayloadDescription</key>
-                     *       <string>Adds the people you …
+                     *       <string>Adds the people you…
                      */
                     "application/x-apple-aspen-config": string;
                 };
@@ -12861,7 +12893,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "schema_version": 1,
-                     *       "exported_at": "2026-11-28T19:47:37.999Z",
+                     *       "exported_at": "2026-11-29T01:08:26.174Z",
                      *       "left_out": [
                      *         {
                      *           "table": "sessions",
@@ -12886,13 +12918,13 @@ export interface operations {
                      *         }
                      *       ],
                      *       "account": {
-                     *         "id": "acc_W8siUQdHvtz7zrujAFHH5Q",
-                     *         "username": "wa22405x1n93i",
+                     *         "id": "acc_N6G7abzoectuHE7SGuNq0Q",
+                     *         "username": "wa19571x17b89",
                      *         "display_name": "Alice Walker",
                      *         "locale": null,
                      *         "default_country": "DE",
                      *         "region": "eu",
-                     *         "created_at": "2026-11-28T19:46:07.999Z",
+                     *         "created_at": "2026-11-29T01:06:56.174Z",
                      *         "status": "active",
                      *         "deleted_at": null,
                      *         "purge_at": null,
@@ -12901,27 +12933,27 @@ export interface operations {
                      *       },
                      *       "security_log": [
                      *         {
-                     *           "id": "sec_bXtyQfWfELsalb8gQyCBWw",
+                     *           "id": "sec_jonv6nduW14ca3SqbbDwag",
                      *           "kind": "passkey_added",
-                     *           "at": "2026-11-28T19:47:37.999Z",
+                     *           "at": "2026-11-29T01:08:26.174Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
                      *           "device_label": "node"
                      *         },
                      *         {
-                     *           "id": "sec_FGX3pggB30OTnY1FKfm1Kw",
+                     *           "id": "sec_4P80kYcWspMQOiT9UzlIFA",
                      *           "kind": "signed_in",
-                     *           "at": "2026-11-28T19:47:37.999Z",
+                     *           "at": "2026-11-29T01:08:26.174Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
                      *           "device_label": "node"
                      *         },
                      *         {
-                     *           "id": "sec_o-hjUaboPtI1liTH8SsNVA",
+                     *           "id": "sec_rFguMDeRJnOJF_i53h7qtw",
                      *           "kind": "dav_token_created",
-                     *           "at": "2026-11-28T19:47:07.999Z",
+                     *           "at": "2026-11-29T01:07:56.174Z",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
                      *           "user_agent": "node",
@@ -12930,80 +12962,80 @@ export interface operations {
                      *       ],
                      *       "sessions": [
                      *         {
-                     *           "id": "ses_1LanMNMljizPNuhti3Tpmw",
+                     *           "id": "ses_LZO27C3r_hdcKYgxtSLJKw",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
-                     *           "passkey_id": "pk_brTefQd830av5U8Wu1F0sw",
+                     *           "passkey_id": "pk_yt97SfGLbWRALn_1fYEcGA",
                      *           "trusted": true,
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "last_seen_at": "2026-11-28T19:47:37.999Z",
-                     *           "expires_at": "2026-12-28T19:46:07.999Z",
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "last_seen_at": "2026-11-29T01:08:26.174Z",
+                     *           "expires_at": "2026-12-29T01:06:56.174Z",
                      *           "revoked_at": null
                      *         },
                      *         {
-                     *           "id": "ses_Oosb-yWyB2CrOxEisZDK3Q",
+                     *           "id": "ses_H9nC_wKETXKk9M2Hbwz46A",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
-                     *           "passkey_id": "pk_brTefQd830av5U8Wu1F0sw",
+                     *           "passkey_id": "pk_yt97SfGLbWRALn_1fYEcGA",
                      *           "trusted": true,
-                     *           "created_at": "2026-11-28T19:46:37.999Z",
-                     *           "last_seen_at": "2026-11-28T19:46:37.999Z",
-                     *           "expires_at": "2026-12-28T19:46:37.999Z",
+                     *           "created_at": "2026-11-29T01:07:26.174Z",
+                     *           "last_seen_at": "2026-11-29T01:07:26.174Z",
+                     *           "expires_at": "2026-12-29T01:07:26.174Z",
                      *           "revoked_at": null
                      *         },
                      *         {
-                     *           "id": "ses_UPpKlsNiAf-KmvCY4STOGA",
+                     *           "id": "ses_JnchxNbqm3TyoMuYjDyK9g",
                      *           "device_label": "node",
                      *           "user_agent": "node",
                      *           "ip": "127.0.0.1",
                      *           "location": null,
-                     *           "passkey_id": "pk_brTefQd830av5U8Wu1F0sw",
+                     *           "passkey_id": "pk_yt97SfGLbWRALn_1fYEcGA",
                      *           "trusted": true,
-                     *           "created_at": "2026-11-28T19:46:37.999Z",
-                     *           "last_seen_at": "2026-11-28T19:46:37.999Z",
-                     *           "expires_at": "2026-12-28T19:46:37.999Z",
+                     *           "created_at": "2026-11-29T01:07:26.174Z",
+                     *           "last_seen_at": "2026-11-29T01:07:26.174Z",
+                     *           "expires_at": "2026-12-29T01:07:26.174Z",
                      *           "revoked_at": null
                      *         }
                      *       ],
                      *       "passkeys": [
                      *         {
-                     *           "id": "pk_brTefQd830av5U8Wu1F0sw",
+                     *           "id": "pk_yt97SfGLbWRALn_1fYEcGA",
                      *           "name": "Walk laptop",
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "last_used_at": "2026-11-28T19:47:37.999Z",
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "last_used_at": "2026-11-29T01:08:26.174Z",
                      *           "backup_eligible": true,
                      *           "backed_up": true,
-                     *           "dpop_jkt": "_FYMlclVs47RxbxCBqlrQfnfIhfOCTPiDIHSuByzZew",
+                     *           "dpop_jkt": "i8U_HFXfUEa8ZElKa8cLkoReL4xzF6-kxXmGRvR6KGY",
                      *           "version": 2,
                      *           "flagged": false,
                      *           "current": false,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "pk_wzwG6CH0bO9O5B4gGuDlLQ",
+                     *           "id": "pk_FpJP1GXHtcK-G8baxFynFQ",
                      *           "name": "Passkey",
-                     *           "created_at": "2026-11-28T19:46:37.999Z",
+                     *           "created_at": "2026-11-29T01:07:26.174Z",
                      *           "last_used_at": null,
                      *           "backup_eligible": true,
                      *           "backed_up": true,
-                     *           "dpop_jkt": "M1eAgzIbzS9MjFHh-xB-xw1fz48aE5HY2Cz1icSs-fA",
+                     *           "dpop_jkt": "W94u0KL-7yLlznR_Y2_VzyIHZSffVO0Pvj5ICFjMZyw",
                      *           "version": 1,
                      *           "flagged": false,
                      *           "current": false,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "pk_M89BfYAYcv4lAZ4I7qq9Fg",
+                     *           "id": "pk_snRWRw93pXCbxwY5ATSvSg",
                      *           "name": "Passkey",
-                     *           "created_at": "2026-11-28T19:47:37.999Z",
+                     *           "created_at": "2026-11-29T01:08:26.174Z",
                      *           "last_used_at": null,
                      *           "backup_eligible": true,
                      *           "backed_up": true,
-                     *           "dpop_jkt": "x8w2hduDgvmug1yNLTKkwjZL-CpZiex44VBTtCFbvpA",
+                     *           "dpop_jkt": "e_0dCg9gKBGYdifHRR55RmQOLOcRYziNIDqpaAohcIU",
                      *           "version": 1,
                      *           "flagged": false,
                      *           "current": false,
@@ -13012,41 +13044,28 @@ export interface operations {
                      *       ],
                      *       "totp": [
                      *         {
-                     *           "id": "totp_cMRktQfaY4ZFhFoaDq2khw",
+                     *           "id": "totp_kf5Eqr0K3Okepy5mNa-6bw",
                      *           "name": "Phone app",
                      *           "active": true,
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "confirmed_at": "2026-11-28T19:46:07.999Z",
-                     *           "last_used_at": "2026-11-28T19:47:37.999Z",
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "confirmed_at": "2026-11-29T01:06:56.174Z",
+                     *           "last_used_at": "2026-11-29T01:08:26.174Z",
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "totp_naGLEry4rlHr77Xh56XeiQ",
+                     *           "id": "totp_3y3jZRJIyR5Lt5cCaCB-_A",
                      *           "name": "Walk app",
                      *           "active": true,
-                     *           "created_at": "2026-11-28T19:46:37.999Z",
-                     *           "confirmed_at": "2026-11-28T19:47:07.999Z",
-                     *           "last_used_at": "2026-11-28T19:47:07.999Z",
+                     *           "created_at": "2026-11-29T01:07:26.174Z",
+                     *           "confirmed_at": "2026-11-29T01:07:56.174Z",
+                     *           "last_used_at": "2026-11-29T01:07:56.174Z",
                      *           "schema_version": 1
                      *         }
                      *       ],
                      *       "photos": [],
                      *       "fields": [
                      *         {
-                     *           "id": "fld_2XCRbBIT_U6ioj8AS8zzag",
-                     *           "type": "time_zone",
-                     *           "label": null,
-                     *           "country": null,
-                     *           "value": "Europe/Berlin",
-                     *           "original": null,
-                     *           "details": {},
-                     *           "version": 1,
-                     *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "updated_at": "2026-11-28T19:46:07.999Z"
-                     *         },
-                     *         {
-                     *           "id": "fld_3dRf4GGVcr0iEwPY29Eb8A",
+                     *           "id": "fld_4IDUeMTxzspea5oxlAhvMQ",
                      *           "type": "phone",
                      *           "label": "work",
                      *           "country": "DE",
@@ -13060,11 +13079,11 @@ export interface operations {
                      *           },
                      *           "version": 1,
                      *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "updated_at": "2026-11-28T19:46:07.999Z"
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "updated_at": "2026-11-29T01:06:56.174Z"
                      *         },
                      *         {
-                     *           "id": "fld_3fqKg2_gUheDQU0HOBa3Kg",
+                     *           "id": "fld_4uiKOjL5f93wxQ1uSHb48A",
                      *           "type": "url",
                      *           "label": null,
                      *           "country": null,
@@ -13073,37 +13092,50 @@ export interface operations {
                      *           "details": {},
                      *           "version": 1,
                      *           "schema_version": 1,
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "updated_at": "2026-11-28T19:46:07.999Z"
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "updated_at": "2026-11-29T01:06:56.174Z"
+                     *         },
+                     *         {
+                     *           "id": "fld_7XBEoQwpXEMXDIbXmUckWw",
+                     *           "type": "time_zone",
+                     *           "label": null,
+                     *           "country": null,
+                     *           "value": "Europe/Berlin",
+                     *           "original": null,
+                     *           "details": {},
+                     *           "version": 1,
+                     *           "schema_version": 1,
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "updated_at": "2026-11-29T01:06:56.174Z"
                      *         }
                      *       ],
                      *       "profiles": [
                      *         {
-                     *           "id": "prf_A__YzYDoNlIX7Tp7Ap-PAg",
+                     *           "id": "prf_HjS0DRU-QIv-mh3kenqLzw",
                      *           "name": "Family",
                      *           "description": null,
                      *           "public": false,
                      *           "field_count": 3,
                      *           "subscriber_count": 2,
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "updated_at": "2026-11-28T19:46:07.999Z",
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "updated_at": "2026-11-29T01:06:56.174Z",
                      *           "version": 1,
                      *           "schema_version": 1,
                      *           "exposures": [
                      *             {
-                     *               "field_id": "fld_DeDrlx4_ca-n_0pWls2Fzw",
+                     *               "field_id": "fld_cjosIZKSENjfYqrHmJeF3A",
                      *               "label": null,
                      *               "position": 0,
                      *               "schema_version": 1
                      *             },
                      *             {
-                     *               "field_id": "fld_9N04JFnW2DJSfgacKSDhWg",
+                     *               "field_id": "fld_oY6ltqEmvalbw0aw7pfGLw",
                      *               "label": null,
                      *               "position": 1,
                      *               "schema_version": 1
                      *             },
                      *             {
-                     *               "field_id": "fld_3dRf4GGVcr0iEwPY29Eb8A",
+                     *               "field_id": "fld_4IDUeMTxzspea5oxlAhvMQ",
                      *               "label": null,
                      *               "position": 2,
                      *               "schema_version": 1
@@ -13111,12 +13143,12 @@ export interface operations {
                      *           ],
                      *           "card": {
                      *             "owner": {
-                     *               "username": "wa22405x1n93i",
+                     *               "username": "wa19571x17b89",
                      *               "display_name": "Alice Walker"
                      *             },
                      *             "fields": [
                      *               {
-                     *                 "id": "fld_DeDrlx4_ca-n_0pWls2Fzw",
+                     *                 "id": "fld_cjosIZKSENjfYqrHmJeF3A",
                      *                 "type": "name",
                      *                 "label": null,
                      *                 "country": null,
@@ -13129,7 +13161,7 @@ export interface operations {
                      *                 }
                      *               },
                      *               {
-                     *                 "id": "fld_9N04JFnW2DJSfgacKSDhWg",
+                     *                 "id": "fld_oY6ltqEmvalbw0aw7pfGLw",
                      *                 "type": "nickname",
                      *                 "label": null,
                      *                 "country": null,
@@ -13137,7 +13169,7 @@ export interface operations {
                      *                 "details": {}
                      *               },
                      *               {
-                     *                 "id": "fld_3dRf4GGVcr0iEwPY29Eb8A",
+                     *                 "id": "fld_4IDUeMTxzspea5oxlAhvMQ",
                      *                 "type": "phone",
                      *                 "label": "work",
                      *                 "country": "DE",
@@ -13150,7 +13182,7 @@ export interface operations {
                      *                 }
                      *               }
                      *             ],
-                     *             "updated_at": "2026-11-28T19:47:07.999Z",
+                     *             "updated_at": "2026-11-29T01:07:56.174Z",
                      *             "changed": [
                      *               "display_name"
                      *             ],
@@ -13158,31 +13190,31 @@ export interface operations {
                      *           }
                      *         },
                      *         {
-                     *           "id": "prf_TRhtSFUvlNHI5_VckO4-7A",
+                     *           "id": "prf_lTc2WR5Osl6813QWlPCMWQ",
                      *           "name": "Work",
                      *           "description": null,
                      *           "public": true,
                      *           "field_count": 14,
                      *           "subscriber_count": 1,
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "updated_at": "2026-11-28T19:46:07.999Z",
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "updated_at": "2026-11-29T01:06:56.174Z",
                      *           "version": 1,
                      *           "schema_version": 1,
                      *           "exposures": [
                      *             {
-                     *               "field_id": "fld_DeDrlx4_ca-n_0pWls2Fzw",
+                     *               "field_id": "fld_cjosIZKSENjfYqrHmJeF3A",
                      *               "label": null,
                      *               "position": 0,
                      *               "schema_version": 1
                      *             },
                      *             {
-                     *               "field_id": "fld_9N04JFnW2DJSfgacKSDhWg",
+                     *               "field_id": "fld_oY6ltqEmvalbw0aw7pfGLw",
                      *               "label": null,
                      *               "position": 1,
                      *               "schema_version": 1
                      *             },
                      *             {
-                     *               "field_id": "fld_3dRf4GGVcr0iEwPY29Eb8A",
+                     *               "field_id": "fld_4IDUeMTxzspea5oxlAhvMQ",
                      *               "label": null,
                      *               "position": 2,
                      *               "schema_version": 1
@@ -13190,12 +13222,12 @@ export interface operations {
                      *           ],
                      *           "card": {
                      *             "owner": {
-                     *               "username": "wa22405x1n93i",
+                     *               "username": "wa19571x17b89",
                      *               "display_name": "Alice Walker"
                      *             },
                      *             "fields": [
                      *               {
-                     *                 "id": "fld_DeDrlx4_ca-n_0pWls2Fzw",
+                     *                 "id": "fld_cjosIZKSENjfYqrHmJeF3A",
                      *                 "type": "name",
                      *                 "label": null,
                      *                 "country": null,
@@ -13208,7 +13240,7 @@ export interface operations {
                      *                 }
                      *               },
                      *               {
-                     *                 "id": "fld_9N04JFnW2DJSfgacKSDhWg",
+                     *                 "id": "fld_oY6ltqEmvalbw0aw7pfGLw",
                      *                 "type": "nickname",
                      *                 "label": null,
                      *                 "country": null,
@@ -13216,7 +13248,7 @@ export interface operations {
                      *                 "details": {}
                      *               },
                      *               {
-                     *                 "id": "fld_3dRf4GGVcr0iEwPY29Eb8A",
+                     *                 "id": "fld_4IDUeMTxzspea5oxlAhvMQ",
                      *                 "type": "phone",
                      *                 "label": "work",
                      *                 "country": "DE",
@@ -13229,7 +13261,7 @@ export interface operations {
                      *                 }
                      *               }
                      *             ],
-                     *             "updated_at": "2026-11-28T19:47:07.999Z",
+                     *             "updated_at": "2026-11-29T01:07:56.174Z",
                      *             "changed": [
                      *               "display_name"
                      *             ],
@@ -13239,51 +13271,54 @@ export interface operations {
                      *       ],
                      *       "subscriptions": [
                      *         {
-                     *           "id": "sub_GqW2Y5o-EzbecG_gOfjLQQ",
-                     *           "status": "active",
-                     *           "subscriber": {
-                     *             "username": "wb22405x2d0kh",
-                     *             "display_name": null
-                     *           },
-                     *           "profile_id": "prf_A__YzYDoNlIX7Tp7Ap-PAg",
-                     *           "message": "Hello from Bob",
-                     *           "via_share_link": null,
-                     *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "updated_at": "2026-11-28T19:47:07.999Z",
-                     *           "version": 3,
-                     *           "schema_version": 1
-                     *         },
-                     *         {
-                     *           "id": "sub_TvtfJS8T-chcCTpZOZ0f-g",
+                     *           "id": "sub_O1N628Qg_p5d71DpwCukKw",
                      *           "status": "denied",
                      *           "subscriber": {
-                     *             "username": "wd22405x4a32y",
-                     *             "display_name": null
+                     *             "username": "wd19571x48dw7",
+                     *             "display_name": null,
+                     *             "region": "eu"
                      *           },
                      *           "profile_id": null,
                      *           "message": null,
                      *           "via_share_link": null,
                      *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "updated_at": "2026-11-28T19:47:07.999Z",
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "updated_at": "2026-11-29T01:07:56.174Z",
                      *           "version": 2,
                      *           "schema_version": 1
                      *         },
                      *         {
-                     *           "id": "sub_UjWkQrImjzKeyB6ohQSdNQ",
+                     *           "id": "sub_ZWSaKS8OeYHsiAS8hvjwMQ",
                      *           "status": "active",
                      *           "subscriber": {
-                     *             "username": "wc22405x33etk",
-                     *             "display_name": null
+                     *             "username": "wc19571x3t7dj",
+                     *             "display_name": null,
+                     *             "region": "eu"
                      *           },
-                     *           "profile_id": "prf_A__YzYDoNlIX7Tp7Ap-PAg",
+                     *           "profile_id": "prf_HjS0DRU-QIv-mh3kenqLzw",
                      *           "message": null,
                      *           "via_share_link": null,
                      *           "suggested_profile_id": null,
-                     *           "created_at": "2026-11-28T19:46:07.999Z",
-                     *           "updated_at": "2026-11-28T19:47:07.999Z",
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "updated_at": "2026-11-29T01:07:56.174Z",
                      *           "version": 2,
+                     *           "schema_version": 1
+                     *         },
+                     *         {
+                     *           "id": "sub__zT9tXqDZ3_P9DDq9ZVQSA",
+                     *           "status": "active",
+                     *           "subscriber": {
+                     *             "username": "wb19571x2xy61",
+                     *             "display_name": null,
+                     *             "region": "eu"
+                     *           },
+                     *           "profile_id": "prf_HjS0DRU-QIv-mh3kenqLzw",
+                     *           "message": "Hello from Bob",
+                     *           "via_share_link": null,
+                     *           "suggested_profile_id": null,
+                     *           "created_at": "2026-11-29T01:06:56.174Z",
+                     *           "updated_at": "2026-11-29T01:07:56.174Z",
+                     *           "version": 3,
                      *           "schema_version": 1
                      *         }
                      *       ],
@@ -13292,43 +13327,43 @@ export interface operations {
                      *       "blocks": [],
                      *       "share_links": [
                      *         {
-                     *           "id": "shl_WvC3zCOvjP6PuyoBENzOog",
+                     *           "id": "shl_Qjk59wrdEqPuvycicNYSPA",
                      *           "label": null,
-                     *           "profile_id": "prf_TRhtSFUvlNHI5_VckO4-7A",
-                     *           "expires_at": "2026-11-29T19:47:07.999Z",
+                     *           "profile_id": "prf_lTc2WR5Osl6813QWlPCMWQ",
+                     *           "expires_at": "2026-11-30T01:07:56.174Z",
                      *           "max_uses": 5,
                      *           "uses": 1,
                      *           "auto_approve": true,
                      *           "state": "revoked",
-                     *           "created_at": "2026-11-28T19:47:07.999Z",
-                     *           "revoked_at": "2026-11-28T19:47:07.999Z"
+                     *           "created_at": "2026-11-29T01:07:56.174Z",
+                     *           "revoked_at": "2026-11-29T01:07:56.174Z"
                      *         }
                      *       ],
                      *       "key_bundles": [],
                      *       "dav_tokens": [
                      *         {
-                     *           "id": "dav__nPyKjc5RJJpL48Sc7FTVw",
+                     *           "id": "dav_ImNVrq9FfZeburQGxqWXPA",
                      *           "label": "Walk iPhone",
-                     *           "created_at": "2026-11-28T19:47:07.999Z",
+                     *           "created_at": "2026-11-29T01:07:56.174Z",
                      *           "last_used_at": null,
                      *           "last_user_agent": null
                      *         },
                      *         {
-                     *           "id": "dav_uBcgjZW4ks_EWylxE9Drgg",
+                     *           "id": "dav_zNQhBCaUnQX1Er1bp0EGxA",
                      *           "label": "Phone",
-                     *           "created_at": "2026-11-28T19:47:07.999Z",
+                     *           "created_at": "2026-11-29T01:07:56.174Z",
                      *           "last_used_at": null,
                      *           "last_user_agent": null
                      *         }
                      *       ],
                      *       "dav_setup_links": [
                      *         {
-                     *           "id": "dsl__7DJ3ezKYVWfurmplizkKg",
+                     *           "id": "dsl_nLnYztx96ySl-y0fnC5Cbg",
                      *           "label": null,
-                     *           "created_at": "2026-11-28T19:47:07.999Z",
-                     *           "expires_at": "2026-11-28T19:57:07.999Z",
-                     *           "used_at": "2026-11-28T19:47:07.999Z",
-                     *           "dav_token_id": "dav_uBcgjZW4ks_EWylxE9Drgg"
+                     *           "created_at": "2026-11-29T01:07:56.174Z",
+                     *           "expires_at": "2026-11-29T01:17:56.174Z",
+                     *           "used_at": "2026-11-29T01:07:56.174Z",
+                     *           "dav_token_id": "dav_zNQhBCaUnQX1Er1bp0EGxA"
                      *         }
                      *       ]
                      *     }
@@ -13422,6 +13457,11 @@ export interface operations {
                         blocks: {
                             username: string;
                             display_name: string | null;
+                            /**
+                             * @description The region the person lives in (eu, us). A person of another region than this deployment's is followed, and shown, as username@region
+                             * @example eu
+                             */
+                            region: string;
                             /** Format: date-time */
                             blocked_at: string;
                         }[];
@@ -13589,8 +13629,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "status": "deleted",
-                     *       "deleted_at": "2026-11-28T19:47:37.999Z",
-                     *       "purge_at": "2026-12-28T19:47:37.999Z",
+                     *       "deleted_at": "2026-11-29T01:08:26.174Z",
+                     *       "purge_at": "2026-12-29T01:08:26.174Z",
                      *       "schema_version": 1
                      *     }
                      */
@@ -13654,13 +13694,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "acc_36abbeii_MNUm4RzqCKx6A",
-                     *       "username": "wz22405x730nm",
+                     *       "id": "acc_N91iVo-QRUVbIjk0gSbzDg",
+                     *       "username": "wz19571x7l0rq",
                      *       "display_name": null,
                      *       "locale": null,
                      *       "default_country": null,
                      *       "region": "eu",
-                     *       "created_at": "2026-11-28T19:46:07.999Z",
+                     *       "created_at": "2026-11-29T01:06:56.174Z",
                      *       "status": "active",
                      *       "deleted_at": null,
                      *       "purge_at": null,
@@ -13734,25 +13774,25 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "Mi4xLjAuQktidTJQdURQakc",
+                     *           "id": "Mi4xLjAudjlQcURGMV9LZXE",
                      *           "kind": "sessions.changed",
                      *           "resource": "/auth/sessions",
-                     *           "at": "2026-11-28T19:46:07.999Z"
+                     *           "at": "2026-11-29T01:06:56.174Z"
                      *         },
                      *         {
-                     *           "id": "Mi4yLjAuQktidTJQdURQakc",
+                     *           "id": "Mi4yLjAudjlQcURGMV9LZXE",
                      *           "kind": "fields.changed",
                      *           "resource": "/me/fields",
-                     *           "at": "2026-11-28T19:46:07.999Z"
+                     *           "at": "2026-11-29T01:06:56.174Z"
                      *         },
                      *         {
-                     *           "id": "Mi4zLjAuQktidTJQdURQakc",
+                     *           "id": "Mi4zLjAudjlQcURGMV9LZXE",
                      *           "kind": "fields.changed",
                      *           "resource": "/me/fields",
-                     *           "at": "2026-11-28T19:46:07.999Z"
+                     *           "at": "2026-11-29T01:06:56.174Z"
                      *         }
                      *       ],
-                     *       "next_cursor": "Mi4yMC4wLkJLYnUyUHVEUGpH",
+                     *       "next_cursor": "Mi4yMC4wLnY5UHFERjFfS2Vx",
                      *       "has_more": true
                      *     }
                      */

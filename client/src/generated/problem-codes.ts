@@ -96,6 +96,11 @@ export type ServerProblemCode =
   | "recovery_key_not_found"
   | "recovery_refused"
   | "refresh_token_reused"
+  | "region_request_replayed"
+  | "region_signature_invalid"
+  | "region_signature_required"
+  | "region_subject_mismatch"
+  | "region_unavailable"
   | "request_timeout"
   | "session_not_found"
   | "setup_link_gone"
@@ -115,6 +120,7 @@ export type ServerProblemCode =
   | "totp_not_found"
   | "unauthenticated"
   | "unknown_field_type"
+  | "unknown_region"
   | "unsupported_media_type"
   | "uri_too_long"
   | "username_confusable"
@@ -219,6 +225,11 @@ export const SERVER_PROBLEM_CODES = [
   "recovery_key_not_found",
   "recovery_refused",
   "refresh_token_reused",
+  "region_request_replayed",
+  "region_signature_invalid",
+  "region_signature_required",
+  "region_subject_mismatch",
+  "region_unavailable",
   "request_timeout",
   "session_not_found",
   "setup_link_gone",
@@ -238,6 +249,7 @@ export const SERVER_PROBLEM_CODES = [
   "totp_not_found",
   "unauthenticated",
   "unknown_field_type",
+  "unknown_region",
   "unsupported_media_type",
   "uri_too_long",
   "username_confusable",
