@@ -43,7 +43,7 @@ export function wireModules(services: ModuleServices): void {
   profiles.countSubscribersWith(subscriptions.countsByProfile);
   passkeys.onRemoving(keys.passkeyRemoving);
   // Across regions (decision 352): what changed for a person elsewhere goes to their region's outbox.
-  contacts.followAcrossWith(regions.follow);
+  contacts.followAcrossWith(regions.follow, regions.silentSince);
   subscriptions.onSeenChanged(regions.seenChanged);
   subscriptions.onMembershipChanged(regions.audienceChanged);
   profiles.onCardsChanged(regions.cardsChanged);

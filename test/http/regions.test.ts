@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.js';
 import { expectProblem } from '../helpers/problem.js';
+import { logInAs, stepUp } from '../helpers/step-up.js';
 import { startRegions } from '../helpers/regions.js';
 import type { RegionPair } from '../helpers/regions.js';
 import { social } from '../helpers/social.js';
@@ -66,6 +67,85 @@ for (const backend of backends) {
       assert.equal((await us.get(bob, `/contacts/${asked.body.id}`)).body.status, 'revoked');
       const copies = await r.us.store.handle.db.selectFrom('profiles' as any).select('id').where('id' as any, 'in', [work.id, family.id]).execute();
       assert.deepEqual(copies, [], 'a revoke removes the copy');
+    });
+
+    /** Alice in the EU with a phone on "Work", and a follower in the US approved onto it. */
+    async function followed() {
+      const alice = await eu.person('alice');
+      const phone = await eu.field(alice, { type: 'phone', value: '+49 30 22732152' });
+      const work = await eu.profile(alice, 'Work');
+      await eu.expose(alice, work.id, phone.id);
+      const bob = await us.person('bob');
+      const contact = (await us.post(bob, '/contacts', { username: `${alice.username}@eu` })).body;
+      assert.equal((await eu.approve(alice, contact.id, work.id)).status, 200);
+      await r.settle();
+      return { alice, bob, work, contactId: contact.id as string };
+    }
+
+    it('an unsubscription in the US ends the subscription in the EU; asking again makes a new request', async () => {
+      const { alice, bob, contactId } = await followed();
+      assert.equal((await r.us.client.as(bob, 'DELETE', `/api/v1/contacts/${contactId}`)).status, 204);
+      await r.settle();
+      assert.equal((await eu.get(alice, `/subscriptions/${contactId}`)).body.status, 'ended');
+      const again = await us.post(bob, '/contacts', { username: `${alice.username}@eu` });
+      assert.equal(again.status, 201, JSON.stringify(again.body));
+      assert.notEqual(again.body.id, contactId);
+      assert.equal((await eu.get(alice, `/subscriptions/${again.body.id}`)).body.status, 'pending');
+    });
+
+    it('a request asked again while one waits answers the same contact; a denial stays silent across regions', async () => {
+      const alice = await eu.person('alice');
+      const bob = await us.person('bob');
+      const first = (await us.post(bob, '/contacts', { username: `${alice.username}@eu` })).body;
+      expectProblem(await us.post(bob, '/contacts', { username: `${alice.username}@eu` }), 409, 'already_subscribed');
+      assert.equal((await eu.post(alice, `/subscriptions/${first.id}/deny`, { block: true })).status, 200);
+      await r.settle();
+      const seen = await us.get(bob, `/contacts/${first.id}`);
+      assert.equal(seen.body.status, 'pending', 'a denial reads as no answer yet');
+      assert.equal(seen.body.version, first.version);
+      const blocks = await eu.get(alice, '/blocks');
+      assert.deepEqual(blocks.body.data.map((b: any) => [b.username, b.region]), [[bob.username, 'us']]);
+    });
+
+    it('the owner deleted, restored and purged in the EU: the US contact goes unavailable, comes back, then goes with its copy', async () => {
+      const { alice, bob, work, contactId } = await followed();
+      const withStepUp = async () => ({ 'vid-step-up': await stepUp(r.eu.client, alice) });
+      assert.equal((await r.eu.client.as(alice, 'DELETE', '/api/v1/account', { headers: await withStepUp() })).status, 202);
+      await r.settle();
+      assert.equal((await us.get(bob, `/contacts/${contactId}`)).body.status, 'unavailable');
+      expectProblem(await us.get(bob, `/contacts/${contactId}/card`), 410, 'account_deleted');
+      assert.equal((await r.eu.client.as(alice, 'POST', '/api/v1/account/undelete')).status, 200);
+      await r.settle();
+      assert.equal((await us.get(bob, `/contacts/${contactId}`)).body.status, 'active');
+      assert.equal((await us.get(bob, `/contacts/${contactId}/card`)).status, 200);
+
+      assert.equal((await r.eu.client.as(alice, 'DELETE', '/api/v1/account', { headers: await withStepUp() })).status, 202);
+      // Both regions' clocks move on together (signatures hold only between clocks that agree).
+      r.eu.clock.advance(31 * 86_400_000);
+      r.us.clock.advance(31 * 86_400_000);
+      assert.ok((await r.eu.services.purge.run(r.eu.clock.now())).purged >= 1);
+      await r.settle();
+      const bobAgain = await logInAs(r.us.client, bob);
+      expectProblem(await us.get(bobAgain, `/contacts/${contactId}`), 404, 'contact_not_found');
+      const copies = await r.us.store.handle.db.selectFrom('profiles' as any).select('id').where('id' as any, '=', work.id).execute();
+      assert.deepEqual(copies, [], 'the purge removes the copy');
+      const standIns = await r.us.store.handle.db.selectFrom('accounts' as any).select('id').where('username_canonical' as any, '=', `${alice.username}@eu`).execute();
+      assert.deepEqual(standIns, [], 'and the stand-in');
+    });
+
+    it('a region unheard for more than ten minutes: its contacts say since when, and stop saying so when it is back', async () => {
+      const { bob, contactId } = await followed();
+      assert.equal((await us.get(bob, `/contacts/${contactId}`)).body.not_current_since, undefined);
+      const heard = r.us.clock.now();
+      // Eleven minutes in which the EU sends nothing (no sweep runs on a test's clock).
+      r.us.clock.advance(11 * 60_000);
+      r.eu.clock.advance(11 * 60_000);
+      const bobLater = await logInAs(r.us.client, bob);
+      const silent = await us.get(bobLater, `/contacts/${contactId}`);
+      assert.equal(silent.body.not_current_since, new Date(heard).toISOString());
+      // The EU's heartbeat (it said nothing for more than a minute) reaches the US.
+      await r.eu.services.regions.flush();
+      assert.equal((await us.get(bobLater, `/contacts/${contactId}`)).body.not_current_since, undefined);
     });
 
     it('refuses an unknown region and an unknown person there', async () => {

@@ -9,7 +9,7 @@ import { labelKey } from './queries.js';
 import { SEEN_BY_SUBSCRIBER, storedAs } from './states.js';
 import type { SubscriptionStatus } from './states.js';
 import { cardChangedAt, contactView, shownCardJson } from './views.js';
-import type { ContactView } from './views.js';
+import type { ContactView, RegionSilence } from './views.js';
 
 /** A search's and a sort's cursor: the last contact's (sort key, id). */
 const FOUND_POSITION = listPosition(['string', 'string']);
@@ -18,8 +18,8 @@ const FOUND_POSITION = listPosition(['string', 'string']);
  * The subscriber's list of contacts (PRODUCT §4, §5): one contact, a page of them by status
  * and label, or those a search finds (decision 270), each with its card when asked.
  */
-export function createContactList(deps: { db: ContactRepo; withCard: ContactCard['withCard'] }) {
-  const { db, withCard } = deps;
+export function createContactList(deps: { db: ContactRepo; withCard: ContactCard['withCard']; silence: RegionSilence }) {
+  const { db, withCard, silence } = deps;
 
   /**
    * GET /contacts?q=&sort=: the subscriber's contacts (as the list narrows them) whose names,
@@ -34,7 +34,7 @@ export function createContactList(deps: { db: ContactRepo; withCard: ContactCard
     const words = queryWords(filter.q);
     const found: Array<{ view: ContactView; key: string; row: (typeof rows)[number] }> = [];
     for (const row of rows) {
-      const view = contactView(row, labels.get(row.id) ?? []);
+      const view = contactView(row, labels.get(row.id) ?? [], silence);
       const card = shownCardJson(row);
       const contact: Findable = {
         id: row.id,
@@ -57,7 +57,7 @@ export function createContactList(deps: { db: ContactRepo; withCard: ContactCard
       const row = await db.current.subs.find('subscriber', auth.account.id, id);
       if (!row || row.hidden_at !== null) throw contactNotFound();
       const labels = (await db.current.annotations.labelsOf(auth.account.id, [id])).get(id) ?? [];
-      return contactView(row, labels);
+      return contactView(row, labels, silence);
     },
 
     /** GET /contacts: a page of the subscriber's contacts; `withCards` (include=card): each with the card it shows them. */
@@ -70,7 +70,7 @@ export function createContactList(deps: { db: ContactRepo; withCard: ContactCard
       const listed = await page(async (after, size) => (statuses.length ? db.direct.subs.list('subscriber', auth.account.id, { statuses, label }, after, size, withCards) : []), cursor, limit, (row) => row);
       const labels = await db.direct.annotations.labelsOf(auth.account.id, listed.data.map((row) => row.id));
       return { ...listed, data: listed.data.map((row) => {
-        const view = contactView(row, labels.get(row.id) ?? []);
+        const view = contactView(row, labels.get(row.id) ?? [], silence);
         return withCards ? withCard(view, row as CardRowOf<typeof row>) : view;
       }) };
     },

@@ -11,7 +11,7 @@ import { isActive, SEEN_BY_SUBSCRIBER, TRANSITIONS } from './states.js';
 import type { SubscriptionStatus } from './states.js';
 import { invalidTransition } from './subscriptions.js';
 import type { SubscriptionService } from './subscriptions.js';
-import type { ContactView } from './views.js';
+import type { ContactView, RegionSilence } from './views.js';
 
 export type { ListedContact } from './contact-card.js';
 
@@ -35,9 +35,10 @@ export function createContactService(deps: {
 }) {
   const { db, clock } = deps;
   const card = createContactCard({ db, cards: deps.cards });
-  const list = createContactList({ db, withCard: card.withCard });
-  const vcards = createContactVcards({ db, cards: deps.cards, cardOf: card.cardOf });
   let across: FollowAcross | undefined;
+  let silence: RegionSilence | undefined;
+  const list = createContactList({ db, withCard: card.withCard, silence: (region) => silence?.(region) });
+  const vcards = createContactVcards({ db, cards: deps.cards, cardOf: card.cardOf });
 
   return {
     view: list.view,
@@ -64,8 +65,9 @@ export function createContactService(deps: {
      * `alice@eu`, the contact's id once its owner's region took the request; undefined for a
      * name of this region.
      */
-    followAcrossWith(follow: FollowAcross): void {
+    followAcrossWith(follow: FollowAcross, silentRegion: RegionSilence): void {
       across = follow;
+      silence = silentRegion;
     },
 
     /** POST /contacts: a request to see someone's card, pending until they approve it. */

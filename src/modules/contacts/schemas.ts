@@ -49,6 +49,7 @@ export const ContactSchema = Type.Object(
     message: Nullable(Type.String()),
     labels: Type.Array(Type.String(), { description: 'Your private labels (GET/PUT /contacts/{id}/annotation)' }),
     card_updated_at: Nullable(IsoDateTime, { description: 'When the card you see last changed; null unless active' }),
+    not_current_since: Type.Optional(Type.String({ format: 'date-time', description: 'Only on a contact in another region that has not been heard from for more than 10 minutes: when it last was. The card you see is the last copy received and may not be current; it catches up when the region is back' })),
     card: Type.Optional(Nullable(ref(CardSchema), {
       description: 'Only on GET /contacts?include=card: the card GET /contacts/{id}/card answers now, the same for the same viewer; null where that answer is a refusal (not active, the account deleted or unavailable)',
     })),

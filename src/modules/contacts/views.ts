@@ -34,11 +34,19 @@ export interface ContactView {
   message: string | null;
   labels: string[];
   card_updated_at: string | null;
+  /**
+   * Only for a contact in another region that has not been heard from for longer than the bound
+   * (decision 352): when it last was. Its card is the last copy received, which may no longer be current.
+   */
+  not_current_since?: string;
   created_at: string;
   updated_at: string;
   version: number;
   schema_version: 1;
 }
+
+/** When a region was last heard from, if longer ago than the bound; undefined for this region or one heard of lately. */
+export type RegionSilence = (region: string) => number | undefined;
 
 const iso = (t: number) => new Date(t).toISOString();
 
@@ -75,7 +83,7 @@ export const isShown = (row: { access?: ContactAccess }): boolean => row.access 
 export const shownCardJson = (row: { access?: ContactAccess; card_json: string | null }): string | null => (isShown(row) ? row.card_json : null);
 
 /** The subscriber's view of a contact; `row.access` is the audience rule's answer (queries.ts). */
-export function contactView(row: SubscriptionRow, labels: string[]): ContactView {
+export function contactView(row: SubscriptionRow, labels: string[], silence?: RegionSilence): ContactView {
   // PRODUCT §4: while the owner's account is deleted (or locked, decision 090) a live subscription
   // shows `unavailable`: a name for the subscription's state, pending ones too. Whether its card
   // is seen, and so has a card_updated_at, is the audience rule's to say.
@@ -86,6 +94,7 @@ export function contactView(row: SubscriptionRow, labels: string[]): ContactView
   // the owner did with it: not updated since it was made, as a request not yet answered; and its
   // version never counts what the subscriber must not hear of (a denial, a block lifted).
   const waiting = SEEN_BY_SUBSCRIBER[status] === 'pending';
+  const silentSince = silence?.(row.other_region);
   return {
     id: row.id,
     status: unavailable ? 'unavailable' : SEEN_BY_SUBSCRIBER[status],
@@ -93,6 +102,7 @@ export function contactView(row: SubscriptionRow, labels: string[]): ContactView
     message: row.message,
     labels,
     card_updated_at: changed === null ? null : iso(changed),
+    ...(silentSince === undefined ? {} : { not_current_since: iso(silentSince) }),
     created_at: iso(row.created_at),
     updated_at: iso(waiting ? row.created_at : row.updated_at),
     version: row.version - row.silent_changes,

@@ -17,7 +17,7 @@ declare module '../../platform/module.js' {
 export const regionsModule = defineModule({
   name: 'regions',
   migrations: { '029-regions': regionsMigration },
-  build({ config, clock, store, metrics, warn }, { remoteContacts, subscriptions, profiles, usernames }) {
+  build({ config, clock, store, metrics, warn, accountData }, { remoteContacts, subscriptions, profiles, usernames }) {
     const db = store.repository({ outbox: outboxQueries, nonces: nonceQueries, people: standInQueries });
     let sender: ReturnType<typeof createSender> | undefined;
     const service = createRegionService({
@@ -31,9 +31,17 @@ export const regionsModule = defineModule({
       call: (region, path, body) => sender!.call(region, path, body),
       kick: (region) => sender?.kick(region),
     });
-    sender = createSender({ db, regions: config.regions, now: clock.now, deliveriesOf: service.deliveriesOf, warn });
+    sender = createSender({ db, regions: config.regions, now: clock.now, deliveriesOf: service.deliveriesOf, heard: service.heard, readHeard: service.readHeard, warn });
     const verify = createRegionRequestVerifier({ regions: config.regions, nonces: { firstUse: (region, nonce, expiresAt) => db.direct.nonces.firstUse(region, nonce, expiresAt) }, metrics, now: clock.now });
     const running = sender;
+    accountData.declare('regions', {
+      tables: {
+        region_outbox: { leftOut: 'what another region is still to be told, by ids: no personal data, gone once delivered' },
+        region_nonces: { leftOut: 'nonces of signed requests between regions, kept until their signatures expire: nobody\'s data' },
+      },
+      // Purged: the regions holding the other side of its subscriptions hear it is gone, and drop theirs.
+      erase: (tx, accountId) => service.purging(tx, accountId),
+    });
     return {
       provides: { regions: { ...service, flush: running.flush, stats: running.stats } },
       rootRoutes: config.regions.peers.length === 0 ? undefined : (app) => regionRoutes(app, { service, publicOrigin: config.publicOrigin, verify }),

@@ -7,6 +7,7 @@ import type { AccountsTable } from '../../platform/store/schema.js';
 interface RegionTables {
   region_outbox: { id: Generated<number>; region: string; subject: string; generation: number; created_at: number };
   region_nonces: { region: string; nonce: string; expires_at: number };
+  region_peers: { region: string; heard_at: number };
   accounts: AccountsTable;
 }
 
@@ -52,6 +53,18 @@ export function nonceQueries(db: Kysely<RegionTables>) {
     },
     async prune(now: number): Promise<void> {
       await db.deleteFrom('region_nonces').where('expires_at', '<', now).execute();
+    },
+    /** A peer was heard from (migration 029, region_peers). */
+    async heard(region: string, at: number): Promise<void> {
+      await db
+        .insertInto('region_peers')
+        .values({ region, heard_at: at })
+        .onConflict((oc) => oc.column('region').doUpdateSet({ heard_at: sql`case when excluded.heard_at > region_peers.heard_at then excluded.heard_at else region_peers.heard_at end` }))
+        .execute();
+    },
+    async lastHeard(): Promise<Array<{ region: string; heard_at: number }>> {
+      const rows = await db.selectFrom('region_peers').select(['region', 'heard_at']).execute();
+      return rows.map((row) => ({ region: row.region, heard_at: Number(row.heard_at) }));
     },
   };
 }

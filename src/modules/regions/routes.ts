@@ -34,6 +34,7 @@ export async function regionRoutes(app: FastifyInstance, opts: { service: Region
       if (verdict.reason === 'replayed') throw refuse('region_request_replayed', 'this signed request was used before');
       throw refuse('region_signature_invalid', `the request's signature does not hold: ${verdict.reason.replace('_', ' ')}`);
     }
+    await opts.service.heard(verdict.region);
     try {
       return { region: verdict.region, body: JSON.parse(raw.toString('utf8')) };
     } catch {

@@ -13,6 +13,8 @@ const MAX_BACKOFF_MS = 60_000;
 /** Every node looks at its outbox this often too: a kick lost with a crashed node is picked up. */
 const SWEEP_MS = 5_000;
 const TIMEOUT_MS = 10_000;
+/** An idle peer still hears from this region this often: its silence means this region is away (decision 352). */
+const HEARTBEAT_MS = 60_000;
 
 /** Counts a bench and an operator read: requests sent, deliveries (subjects) in them, failures. */
 export interface SenderStats {
@@ -33,11 +35,15 @@ export function createSender(deps: {
   regions: RegionsConfig;
   now(): number;
   deliveriesOf(tx: Tx, region: string, row: OutboxRow): Promise<Delivery[]>;
+  /** A peer answered (it is there). */
+  heard(region: string): Promise<void>;
+  /** Peers' last word as other nodes saw it, read at each sweep. */
+  readHeard(): Promise<void>;
   warn(error: unknown, what: string): void;
 }) {
   const { db, regions } = deps;
   const stats: SenderStats = { requests: 0, deliveries: 0, failures: 0 };
-  const state = new Map(regions.peers.map((peer) => [peer.id, { running: false, again: false, failures: 0, timer: undefined as NodeJS.Timeout | undefined }]));
+  const state = new Map(regions.peers.map((peer) => [peer.id, { running: false, again: false, failures: 0, lastSent: 0, timer: undefined as NodeJS.Timeout | undefined }]));
   let sweep: NodeJS.Timeout | undefined;
   let stopped = false;
 
@@ -59,9 +65,21 @@ export function createSender(deps: {
     return { status: response.status, body: parsed };
   }
 
+  /** Delivers, answers 200 or throws; the peer is heard from and this region's last word to it noted. */
+  async function deliver(region: string, deliveries: Delivery[]): Promise<void> {
+    const answer = await call(region, '/federation/v1/deliveries', { deliveries });
+    if (answer.status !== 200) throw new Error(`region ${region} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    state.get(region)!.lastSent = deps.now();
+    await deps.heard(region);
+  }
+
   async function sendWaiting(region: string): Promise<boolean> {
     const rows = await db.direct.outbox.waiting(region, BATCH);
-    if (rows.length === 0) return false;
+    if (rows.length === 0) {
+      // Nothing to tell for a while: a heartbeat, so the peer knows this region is there.
+      if (deps.now() - state.get(region)!.lastSent >= HEARTBEAT_MS) await deliver(region, []);
+      return false;
+    }
     // One snapshot for the states sent together.
     const deliveries = await db.transaction(async (_, tx) => {
       const all: Delivery[] = [];
@@ -69,8 +87,7 @@ export function createSender(deps: {
       return all;
     });
     if (deliveries.length > 0) {
-      const answer = await call(region, '/federation/v1/deliveries', { deliveries });
-      if (answer.status !== 200) throw new Error(`region ${region} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      await deliver(region, deliveries);
       stats.requests += 1;
       stats.deliveries += deliveries.length;
     }
@@ -131,6 +148,7 @@ export function createSender(deps: {
       if (!regions.self.key || regions.peers.length === 0) return;
       for (const peer of regions.peers) void run(peer.id);
       sweep = setInterval(() => {
+        deps.readHeard().catch((error) => deps.warn(error, 'reading when regions were heard from failed'));
         for (const peer of regions.peers) void run(peer.id);
       }, SWEEP_MS);
       sweep.unref();

@@ -4,6 +4,7 @@ import type { RegionsConfig } from '../../platform/config.js';
 import { refuse } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { AccountRecord } from '../../platform/store/accounts.js';
+import { outsideAnyUnit } from '../../platform/store/recorded-unit.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { RemoteContacts, TravellingSubscription } from '../contacts/remote.js';
 import type { SubscriptionService } from '../contacts/subscriptions.js';
@@ -11,6 +12,9 @@ import type { ProfileService } from '../profiles/service.js';
 import { parseSubject, splitName, subject } from './deliveries.js';
 import type { Delivery } from './deliveries.js';
 import type { nonceQueries, OutboxRow, outboxQueries, standInQueries } from './queries.js';
+
+/** How long a peer may be unheard before the copies of its cards are shown as not current. */
+export const SILENCE_BOUND_MS = 10 * 60_000;
 
 export type RegionRepo = RepositoryOf<{ outbox: typeof outboxQueries; nonces: typeof nonceQueries; people: typeof standInQueries }>;
 
@@ -40,6 +44,8 @@ export function createRegionService(deps: RegionDeps) {
   const { db, clock, regions, remote } = deps;
   const here = regions.self.id;
   const peers = regions.peers.map((peer) => peer.id);
+  /** When each peer was last heard from, as this node last read or saw it (region_peers). */
+  const heardAt = new Map<string, number>();
   /** Transactions applying another region's word: what they change is not told back. */
   const applying = new WeakSet<Tx>();
 
@@ -160,9 +166,58 @@ export function createRegionService(deps: RegionDeps) {
     });
   }
 
+  /** Asks `region` to take a request to its `username` from this region's person: its answer, or the refusal here. */
+  async function ask(auth: AuthContext, username: string, region: string, message: string | null): Promise<TravellingSubscription> {
+    // Asked again while one is live: the same answer as at home, without asking the owner's region.
+    const live = await db.transaction(async (q, tx) => {
+      const owner = await q.people.byName(username, region);
+      return owner && remote.liveContact(tx, owner.id, auth.account.id);
+    });
+    if (live) throw refuse('already_subscribed', { detail: 'you are subscribed already, or your request is waiting', extensions: { contact_id: live } });
+    let answer: { status: number; body: unknown };
+    try {
+      answer = await deps.call(region, '/federation/v1/requests', { owner: username, subscriber: auth.account.username, message });
+    } catch (error) {
+      throw refuse('region_unavailable', { detail: `region ${region} does not answer; try again in a minute`, retryAfterSeconds: 60, cause: error });
+    }
+    heardAt.set(region, clock.now());
+    if (answer.status === 404) throw refuse('account_not_found', 'nobody has this username');
+    if (answer.status >= 400) {
+      const problem = answer.body as { code?: string; detail?: string };
+      if (problem.code === 'cannot_subscribe_to_self' || problem.code === 'subscription_request_limit' || problem.code === 'contact_limit' || problem.code === 'validation_failed') {
+        throw refuse(problem.code, problem.detail ?? 'refused');
+      }
+      throw refuse('region_unavailable', { detail: `region ${region} could not take the request; try again in a minute`, retryAfterSeconds: 60 });
+    }
+    return (answer.body as { subscription: TravellingSubscription }).subscription;
+  }
+
   return {
     deliveriesOf,
     apply,
+
+    /** A peer was heard from (a signed request it sent, or an answer to ours): shared with every node. */
+    async heard(region: string): Promise<void> {
+      const now = clock.now();
+      heardAt.set(region, Math.max(now, heardAt.get(region) ?? 0));
+      await db.direct.nonces.heard(region, now);
+    },
+
+    /** This node's view of when peers were last heard from, read again (the sender's sweep). */
+    async readHeard(): Promise<void> {
+      for (const row of await db.direct.nonces.lastHeard()) heardAt.set(row.region, Math.max(row.heard_at, heardAt.get(row.region) ?? 0));
+    },
+
+    /**
+     * Decision 352: a peer unheard for longer than the bound (it sends at least a heartbeat a
+     * minute) is away, and the copies of its people's cards here may not be current: when it
+     * was last heard from. Undefined for this region, an unknown one, or one heard of lately.
+     */
+    silentSince(region: string): number | undefined {
+      if (region === here) return undefined;
+      const last = heardAt.get(region);
+      return last !== undefined && clock.now() - last > SILENCE_BOUND_MS ? last : undefined;
+    },
 
     /**
      * POST /contacts {username: "alice@eu"} (PRODUCT §10): asks alice's region, which takes the
@@ -173,21 +228,9 @@ export function createRegionService(deps: RegionDeps) {
       const name = splitName(typed);
       if (name.region === undefined || name.region === here) return undefined;
       if (!peers.includes(name.region)) throw refuse('unknown_region', `there is no region ${name.region}`);
-      let answer: { status: number; body: unknown };
-      try {
-        answer = await deps.call(name.region, '/federation/v1/requests', { owner: name.username, subscriber: auth.account.username, message });
-      } catch (error) {
-        throw refuse('region_unavailable', { detail: `region ${name.region} does not answer; try again in a minute`, retryAfterSeconds: 60, cause: error });
-      }
-      if (answer.status === 404) throw refuse('account_not_found', 'nobody has this username');
-      if (answer.status >= 400) {
-        const problem = answer.body as { code?: string; detail?: string };
-        if (problem.code === 'cannot_subscribe_to_self' || problem.code === 'subscription_request_limit' || problem.code === 'contact_limit' || problem.code === 'validation_failed') {
-          throw refuse(problem.code, problem.detail ?? 'refused');
-        }
-        throw refuse('region_unavailable', { detail: `region ${name.region} could not take the request; try again in a minute`, retryAfterSeconds: 60 });
-      }
-      const state = (answer.body as { subscription: TravellingSubscription }).subscription;
+      // Before the request's own transaction (a keyed request's unit, decision 341): the check
+      // and the other region's answer; the unit then holds only the contact's write.
+      const state = await outsideAnyUnit(() => ask(auth, name.username, name.region!, message));
       await apply(name.region, { kind: 'subscription', from: 'owner', subscription: state });
       return state.id;
     },
@@ -227,7 +270,10 @@ export function createRegionService(deps: RegionDeps) {
     },
 
     /** Before an account here is purged: the regions holding one side of its subscriptions hear it is gone. */
-    async purging(tx: Tx, account: AccountRecord): Promise<void> {
+    async purging(tx: Tx, accountId: string): Promise<void> {
+      if (peers.length === 0) return;
+      const account = await db.in(tx).people.byId(accountId);
+      if (!account || account.region !== here) return;
       for (const region of await remote.regionsOf(tx, account.id, here)) if (peers.includes(region)) await enqueue(tx, region, subject.gone(account.username));
     },
 
