@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { backends } from '../helpers/backends.js';
+import { bookPaths, dav, davLogin, readMultistatus, syncBody } from '../helpers/address-book.js';
 import { expectProblem } from '../helpers/problem.js';
 import { logInAs, stepUp } from '../helpers/step-up.js';
 import { startRegions } from '../helpers/regions.js';
@@ -146,6 +147,32 @@ for (const backend of backends) {
       // The EU's heartbeat (it said nothing for more than a minute) reaches the US.
       await r.eu.services.regions.flush();
       assert.equal((await us.get(bobLater, `/contacts/${contactId}`)).body.not_current_since, undefined);
+    });
+
+    it('an edit in the EU reaches the US follower live (the signal feed) and in the address book (sync-collection), with alice@eu named', async () => {
+      const { alice, bob, contactId } = await followed();
+      const login = await davLogin(r.us, bob);
+      const paths = bookPaths(login.accountId);
+      const sync = async (token: string) => {
+        const res = await dav(r.us.baseUrl, login, 'REPORT', paths.book, { body: syncBody(token), depth: '1' });
+        assert.equal(res.status, 207, res.text);
+        return { read: readMultistatus(res.text), text: res.text };
+      };
+      const first = await sync('');
+      assert.equal(first.read.responses.length, 1);
+      assert.match(first.text, new RegExp(`VID: ${alice.username}@eu`));
+      const signalsBefore = (await us.signals(bob)).length;
+
+      const phone = (await eu.get(alice, '/me/fields')).body.data[0];
+      r.eu.clock.advance(1000);
+      r.us.clock.advance(1000);
+      const edited = await r.eu.client.as(alice, 'PATCH', `/api/v1/me/fields/${phone.id}`, { body: { value: '+49 30 22732199' }, headers: { 'if-match': `"${phone.version}"` } });
+      assert.equal(edited.status, 200, JSON.stringify(edited.body));
+      await r.settle();
+      assert.deepEqual((await us.signals(bob)).slice(signalsBefore), [['contact.card.changed', `/contacts/${contactId}/card`]]);
+      const delta = await sync(first.read.syncToken!);
+      assert.equal(delta.read.responses.length, 1, 'the card changed once');
+      assert.match(delta.text, /\+493022732199/);
     });
 
     it('refuses an unknown region and an unknown person there', async () => {

@@ -191,6 +191,8 @@ export function cardToVcard(card: Card, options: VcardOptions): string {
   // and an iPhone has one notes field (RFC 6350 §6.7.2 allows several; readers do not).
   const notes: string[] = [];
   for (const field of card.fields) write(field);
+  // A phone shows no username: the note says who this is on VID, and that they live elsewhere.
+  if (card.owner.region) note(`VID: ${username}`);
   if (notes.length) props.splice(noteAt, 0, { name: 'NOTE', value: escapeText(notes.join('\n\n')) });
 
   function note(value: string): void {
