@@ -38,7 +38,7 @@ export const contactsModule = defineModule({
     { name: 'contacts', description: 'The people you subscribe to, and the cards they show you' },
     { name: 'annotations', description: 'Your private notes and labels on contacts' },
   ],
-  build({ clock, store, accountData }, { profiles, usernames }) {
+  build({ config, clock, store, accountData }, { profiles, usernames }) {
     const db = store.repository({ subs: subscriptionQueries, blocks: blockQueries, annotations: annotationQueries, accounts: accountQueries });
     const subscriptions = createSubscriptionService({ db, clock, holdsProfile: profiles.holds, changesBetween: profiles.changesBetween });
     const contacts = createContactService({ db, clock, subscriptions, canonicalOf: usernames.canonicalOf, cards: profiles });
@@ -50,7 +50,7 @@ export const contactsModule = defineModule({
       // Requests left waiting 30 days end (PRODUCT §4, silent refusals).
       prune: (now) => subscriptions.endUnanswered(now),
       routes: async (app) => {
-        await subscriptionRoutes(app, { subscriptions, canonicalOf: usernames.canonicalOf });
+        await subscriptionRoutes(app, { subscriptions, canonicalOf: usernames.canonicalOf, region: config.region });
         await contactRoutes(app, { contacts, annotations });
       },
     };

@@ -1,3 +1,4 @@
+import { canonicalPerson } from '../../platform/person-name.js';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../platform/http/caller.js';
@@ -7,7 +8,7 @@ import { BlockBody, BlockSchema, IdParams, ProfileBody, SubscriptionSchema, Subs
 import type { SubscriptionService } from './subscriptions.js';
 
 /** The owner's side: requests and subscribers (PRODUCT §4). */
-export async function subscriptionRoutes(app: FastifyInstance, opts: { subscriptions: SubscriptionService; canonicalOf(username: string): string | undefined }) {
+export async function subscriptionRoutes(app: FastifyInstance, opts: { subscriptions: SubscriptionService; canonicalOf(username: string): string | undefined; region: string }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const { subscriptions } = opts;
   const tags = ['subscriptions'];
@@ -69,7 +70,8 @@ export async function subscriptionRoutes(app: FastifyInstance, opts: { subscript
     config: { auth: 'session', refusals: [['block_not_found', 'you have not blocked this person']] },
     schema: { tags, summary: 'Unblock someone', description: 'They may ask to follow you again. 404 block_not_found when you have not blocked that username.', params: UsernameParams, response: { 204: NoContent } },
   }, async (request, reply) => {
-    await subscriptions.unblock(callerOf(request), request.params.username, opts.canonicalOf(request.params.username));
+    // Someone of another region is unblocked by username@region, as they were followed (decision 352).
+    await subscriptions.unblock(callerOf(request), request.params.username, canonicalPerson(request.params.username, opts.region, opts.canonicalOf));
     return reply.code(204).send(null);
   });
 }

@@ -33,12 +33,6 @@ export function parseSubject(text: string): Subject | undefined {
   return undefined;
 }
 
-/** `alice@eu`: a name and the region it belongs to; a bare name is this region's. */
-export function splitName(typed: string): { username: string; region?: string } {
-  const at = typed.lastIndexOf('@');
-  if (at <= 0) return { username: typed };
-  return { username: typed.slice(0, at), region: typed.slice(at + 1).toLowerCase() };
-}
 
 const isText = (value: unknown, max = 4096): value is string => typeof value === 'string' && value.length > 0 && value.length <= max;
 const isTextOrNull = (value: unknown, max = 4096) => value === null || (typeof value === 'string' && value.length <= max);

@@ -9,7 +9,8 @@ import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { RemoteContacts, TravellingSubscription } from '../contacts/remote.js';
 import type { SubscriptionService } from '../contacts/subscriptions.js';
 import type { ProfileService } from '../profiles/service.js';
-import { parseSubject, splitName, subject } from './deliveries.js';
+import { splitName } from '../../platform/person-name.js';
+import { parseSubject, subject } from './deliveries.js';
 import type { Delivery } from './deliveries.js';
 import type { nonceQueries, OutboxRow, outboxQueries, standInQueries } from './queries.js';
 
