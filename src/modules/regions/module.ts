@@ -17,7 +17,7 @@ declare module '../../platform/module.js' {
 export const regionsModule = defineModule({
   name: 'regions',
   migrations: { '029-regions': regionsMigration },
-  build({ config, clock, store, metrics, warn }, { remoteContacts, subscriptions, profiles, usernames }) {
+  build({ config, clock, store, metrics, warn, accountData }, { remoteContacts, subscriptions, profiles, usernames }) {
     const db = store.repository({ outbox: outboxQueries, nonces: nonceQueries, people: standInQueries });
     let sender: ReturnType<typeof createSender> | undefined;
     const service = createRegionService({
@@ -32,6 +32,18 @@ export const regionsModule = defineModule({
       kick: (region) => sender?.kick(region),
     });
     sender = createSender({ db, regions: config.regions, now: clock.now, deliveriesOf: service.deliveriesOf, warn });
+    accountData.declare('regions', {
+      tables: {
+        region_outbox: { leftOut: 'what this region still has to tell the operator\'s other regions: ids of changed subscriptions, cards and accounts (a purged account\'s username), each row gone once that region has it' },
+        region_nonces: { leftOut: 'one-time values of signed requests between the operator\'s regions, about no account, kept until each signature expires' },
+      },
+      // Runs before the contacts' eraser ends the subscriptions (erasers run in reverse module
+      // order): every region holding a side of one hears the account is gone and drops its stand-in.
+      async erase(tx, accountId) {
+        const account = await db.in(tx).people.byId(accountId);
+        if (account) await service.purging(tx, account);
+      },
+    });
     const verify = createRegionRequestVerifier({ regions: config.regions, nonces: { firstUse: (region, nonce, expiresAt) => db.direct.nonces.firstUse(region, nonce, expiresAt) }, metrics, now: clock.now });
     const running = sender;
     return {

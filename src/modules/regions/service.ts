@@ -210,6 +210,8 @@ export function createRegionService(deps: RegionDeps) {
       const people = db.in(tx).people;
       const [owner, subscriber] = [await people.byId(pair.ownerId), await people.byId(pair.subscriberId)];
       if (!owner || !subscriber) return;
+      // An unsubscription here from someone elsewhere: a copy of their card nobody here receives any more goes now.
+      if (owner.region !== here) await remote.keepReceivedCopies(tx, owner.id);
       const elsewhere = owner.region !== here ? owner.region : subscriber.region !== here ? subscriber.region : undefined;
       if (elsewhere !== undefined && peers.includes(elsewhere)) await enqueue(tx, elsewhere, subject.pair(owner.id, subscriber.id));
     },
@@ -226,7 +228,7 @@ export function createRegionService(deps: RegionDeps) {
       for (const hit of await remote.remoteAudience(tx, change.profileIds, peers)) await enqueue(tx, hit.region, subject.card(hit.profile_id));
     },
 
-    /** Before an account here is purged: the regions holding one side of its subscriptions hear it is gone. */
+    /** An account here purged (the regions module's eraser, in the purge's transaction): the regions holding one side of its subscriptions hear it is gone. */
     async purging(tx: Tx, account: AccountRecord): Promise<void> {
       for (const region of await remote.regionsOf(tx, account.id, here)) if (peers.includes(region)) await enqueue(tx, region, subject.gone(account.username));
     },
