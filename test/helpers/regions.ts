@@ -35,6 +35,12 @@ export async function startRegions(backend: TestBackend, env: Record<string, str
     await eu.close();
     throw error;
   }
+  // Each app's manual clock starts when the app does; on a busy machine the second starts seconds
+  // later, past the signatures' clock skew (5 s), and every request would be refused as stale.
+  // The two regions' clocks agree, as NTP keeps them in production (docs/regions.md).
+  const now = Math.max(eu.clock.now(), us.clock.now());
+  eu.clock.set(now);
+  us.clock.set(now);
   return {
     eu,
     us,

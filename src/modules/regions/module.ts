@@ -36,10 +36,12 @@ export const regionsModule = defineModule({
     const running = sender;
     accountData.declare('regions', {
       tables: {
-        region_outbox: { leftOut: 'what another region is still to be told, by ids: no personal data, gone once delivered' },
-        region_nonces: { leftOut: 'nonces of signed requests between regions, kept until their signatures expire: nobody\'s data' },
+        region_outbox: { leftOut: 'what this region still has to tell the operator\'s other regions: ids of changed subscriptions, cards and accounts (a purged account\'s username), each row gone once that region has it' },
+        region_nonces: { leftOut: 'one-time values of signed requests between the operator\'s regions, about no account, kept until each signature expires' },
+        region_peers: { leftOut: 'when each of the operator\'s other regions was last heard from, about no account' },
       },
-      // Purged: the regions holding the other side of its subscriptions hear it is gone, and drop theirs.
+      // Runs before the contacts' eraser ends the subscriptions (erasers run in reverse module
+      // order): every region holding a side of one hears the account is gone and drops its stand-in.
       erase: (tx, accountId) => service.purging(tx, accountId),
     });
     return {

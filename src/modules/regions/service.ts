@@ -254,6 +254,8 @@ export function createRegionService(deps: RegionDeps) {
       const people = db.in(tx).people;
       const [owner, subscriber] = [await people.byId(pair.ownerId), await people.byId(pair.subscriberId)];
       if (!owner || !subscriber) return;
+      // An unsubscription here from someone elsewhere: a copy of their card nobody here receives any more goes now.
+      if (owner.region !== here) await remote.keepReceivedCopies(tx, owner.id);
       const elsewhere = owner.region !== here ? owner.region : subscriber.region !== here ? subscriber.region : undefined;
       if (elsewhere !== undefined && peers.includes(elsewhere)) await enqueue(tx, elsewhere, subject.pair(owner.id, subscriber.id));
     },
