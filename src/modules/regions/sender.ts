@@ -1,5 +1,6 @@
 import type { RegionsConfig } from '../../platform/config.js';
 import { signRequest } from '../../platform/federation/signatures.js';
+import type { Metrics } from '../../platform/metrics/metrics.js';
 import type { Tx } from '../../platform/store/store.js';
 import type { Delivery } from './deliveries.js';
 import type { OutboxRow } from './queries.js';
@@ -34,6 +35,8 @@ export function createSender(deps: {
   now(): number;
   deliveriesOf(tx: Tx, region: string, row: OutboxRow): Promise<Delivery[]>;
   warn(error: unknown, what: string): void;
+  /** The same counts as stats(), for /metrics. */
+  metrics: Pick<Metrics, 'regionDeliveriesSent'>;
 }) {
   const { db, regions } = deps;
   const stats: SenderStats = { requests: 0, deliveries: 0, failures: 0 };
@@ -73,6 +76,7 @@ export function createSender(deps: {
       if (answer.status !== 200) throw new Error(`region ${region} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
       stats.requests += 1;
       stats.deliveries += deliveries.length;
+      deps.metrics.regionDeliveriesSent(region, deliveries.length);
     }
     for (const row of rows) await db.direct.outbox.delivered(region, row);
     return rows.length === BATCH;
