@@ -35,6 +35,10 @@ export async function startRegions(backend: TestBackend, env: Record<string, str
     await eu.close();
     throw error;
   }
+  // Each app's manual clock stopped when it started; the US's later, by its start-up time. One
+  // moment for both, or on a busy machine the US's signatures look ahead of the EU's clock by
+  // more than REGION_CLOCK_SKEW_SECONDS and are refused as stale.
+  eu.clock.set(us.clock.now());
   return {
     eu,
     us,
