@@ -42,6 +42,10 @@
 //            its CTag and syncing on change), its busiest hour played open-loop; doubled then bisected until a
 //            request class's p99 passes 100 ms or a request fails. Prints the daily active people one node serves and
 //            the first resource to give out (bench/day.ts; SQLite one node, --pg two nodes + Redis; not in the default set)
+//   regions  r. across regions: two deployments (EU, US), each its own database; 1,000 US accounts (100 quick) follow one
+//            EU owner, each on a live SSE stream in the US; field edits delivered EU 200 → each US stream, against r0, the
+//            same edits by a US owner they also follow (local fan-out); and the EU's requests and deliveries per edit with
+//            1, 10, 100, 1,000 US followers (bench/regions.ts; SQLite or --pg; not in the default set)
 //   dav      m0. CardDAV sync-collection (Basic auth) by a reader following 1,000 people, nothing
 //            changed since its token; m1 the same with one card changed; and the memory of a
 //            first sync of 5,000 cards with their vCards (bench/dav.ts, SQLite only)
@@ -55,6 +59,7 @@
 // BENCH_SCALE_SIZES (s: "10000,100000,1000000" on PostgreSQL, "10000,100000" on SQLite), BENCH_SCALE_EDITS (s: 20, 10 quick),
 // BENCH_SCALE_LIVE (s: 1,000 followers on a stream), BENCH_SCALE_POLLS (s: 200 polls with nothing new per size),
 // BENCH_OWNERS (o: 1,000), BENCH_OWNERS_IN_FLIGHT (o: 200 edits in flight).
+// BENCH_REGIONS_SIZES (r: US followers, "1,10,100,1000", "1,10,100" quick; the largest is r's audience), BENCH_REGIONS_EDITS (r: 20, 10 quick).
 // BENCH_DAY_ACTORS (day: accounts playing the population, 200, 30 quick), BENCH_DAY_START (day: first population, 40,000
 // per node, 10,000 quick), BENCH_DAY_BISECT (day: 4, 2 quick), BENCH_DAY_MAX_STREAMS (day: 12,000).
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -82,6 +87,8 @@ import { dayScenario } from './day.js';
 import { redisCounters } from './lib/day-resources.js';
 import type { DayResult } from './day.js';
 import type { ScaleResult } from './scale.js';
+import { perEditLine, regionsScenario } from './regions.js';
+import type { RegionsResult } from './regions.js';
 import { signalsScenario } from './signals.js';
 import type { BenchResult } from './types.js';
 
@@ -99,7 +106,7 @@ const DEVICES = Math.min(CONNECTIONS, 50);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ALL = kind === 'sqlite' ? ['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'photos', 'dav', 'login', 'renew', 'purge', 'signals', 'fanout'] : ['limit', 'me', 'metrics', 'login', 'renew', 'nodes'];
 const selected = new Set(chosen.length ? chosen : ALL);
-for (const name of selected) if (!['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'photos', 'dav', 'login', 'renew', 'purge', 'signals', 'fanout', 'scale', 'owners', 'day', 'nodes'].includes(name)) throw new Error(`unknown scenario ${name}`);
+for (const name of selected) if (!['limit', 'me', 'metrics', 'peer', 'peer2', 'peer2cache', 'preview', 'public', 'contact', 'photos', 'dav', 'login', 'renew', 'purge', 'signals', 'fanout', 'scale', 'owners', 'day', 'regions', 'nodes'].includes(name)) throw new Error(`unknown scenario ${name}`);
 // b+metrics is a ratio to b, measured alongside it.
 if (selected.has('metrics')) selected.add('me');
 if (selected.has('nodes') && kind !== 'postgres') throw new Error('the nodes scenario needs --pg');
@@ -110,8 +117,8 @@ if (selected.has('dav') && kind !== 'sqlite') throw new Error('the dav scenario 
 if (selected.has('photos') && kind !== 'sqlite') throw new Error('the photos scenario runs on SQLite (drop --pg)');
 // p reads its cards against j's, measured on the same accounts in the same run.
 if (selected.has('photos')) selected.add('contact');
-// f, k and s are latencies of their own, o is a ratio to its own limit, day a population: no ratio to a.
-if ([...selected].some((s) => s !== 'signals' && s !== 'fanout' && s !== 'scale' && s !== 'owners' && s !== 'day')) selected.add('limit');
+// f, k, s and r are latencies of their own, o is a ratio to its own limit, day a population: no ratio to a.
+if ([...selected].some((s) => s !== 'signals' && s !== 'fanout' && s !== 'scale' && s !== 'owners' && s !== 'day' && s !== 'regions')) selected.add('limit');
 const FANOUT_EDITS = Number(process.env.BENCH_FANOUT_EDITS ?? (quick ? 10 : 30));
 const PURGE_ACCOUNTS = Number(process.env.BENCH_PURGE_ACCOUNTS ?? 1000);
 const SCALE_SIZES = (process.env.BENCH_SCALE_SIZES ?? (kind === 'postgres' ? '10000,100000,1000000' : '10000,100000')).split(',').map(Number);
@@ -119,6 +126,8 @@ if (SCALE_SIZES.some((n) => !Number.isInteger(n) || n <= 0)) throw new Error('BE
 const SCALE_EDITS = Number(process.env.BENCH_SCALE_EDITS ?? (quick ? 10 : 20));
 const SCALE_LIVE = Number(process.env.BENCH_SCALE_LIVE ?? 1000);
 const OWNERS = Number(process.env.BENCH_OWNERS ?? 1000);
+const REGIONS_SIZES = (process.env.BENCH_REGIONS_SIZES ?? (quick ? '1,10,100' : '1,10,100,1000')).split(',').map(Number);
+const REGIONS_EDITS = Number(process.env.BENCH_REGIONS_EDITS ?? (quick ? 10 : 20));
 const OWNERS_IN_FLIGHT = Number(process.env.BENCH_OWNERS_IN_FLIGHT ?? 200);
 
 const ME_PATH = '/api/v1/me';
@@ -360,6 +369,7 @@ let fanout: BenchResult | undefined;
 let scale: ScaleResult | undefined;
 let owners: OwnersResult | undefined;
 let day: DayResult | undefined;
+let regions: RegionsResult | undefined;
 /** l: per repetition, the batch's accounts purged and the seconds from marking them due to the last purge. */
 const purgeRuns: Array<{ purged: number; seconds: number }> = [];
 let redisCost: { commandsPerRequest: number; cpuMsPerRequest: number; roundTripsPerRequest?: number; scriptCommandsPerRequest?: number } | undefined;
@@ -882,6 +892,13 @@ try {
     }
   }
 
+  // r: delivery across two regions, against the same edits fanned out locally (two servers, a database each).
+  if (selected.has('regions')) {
+    const scenario = regionsScenario(kind, REGIONS_SIZES, REGIONS_EDITS);
+    console.log(`\n## regions: ${scenario.description}\n`);
+    regions = await scenario.run(log);
+  }
+
   // day: a population's busiest hour (its own servers and database; two nodes + Redis on PostgreSQL).
   if (selected.has('day')) {
     if (kind === 'postgres' && !(await redisReachable())) {
@@ -967,6 +984,13 @@ if (scale?.sizes.length) {
   }
   for (const r of scale.sizes) targets.push({ what: `s rows one edit writes, ${fmtCount(r.followers)} followers (reported; constant)`, value: `${r.eventsRows} events + ${r.logRows} card_change_log`, met: undefined });
 }
+if (regions) {
+  const { across, local } = regions;
+  targets.push({ what: `r every delivery arrives, across and local, ${fmtCount(regions.followers)} streams`, value: `${fmtCount(across.delivered)} / ${fmtCount(across.expected)} and ${fmtCount(local.delivered)} / ${fmtCount(local.expected)}`, met: across.delivered === across.expected && local.delivered === local.expected });
+  // Decision 352: one card delivery per region with followers, whatever their number.
+  targets.push({ what: 'r one delivery in one request per edit, whatever the followers in the region', value: regions.sizes.map((s) => `${fmtCount(s.followers)}: ${fmt(s.deliveriesPerEdit, 2)} (${fmt(s.requestsPerEdit, 2)})`).join(', '), met: regions.sizes.every((s) => s.deliveriesPerEdit === 1 && s.requestsPerEdit === 1) });
+  targets.push({ what: 'r delivery p99 across regions over r0, local (reported)', value: x(across.p99 / local.p99), met: undefined });
+}
 if (results.owners && results.ownersLimit) check('o ≥ 0.7x o0, its limit without the card-change log (changes/s)', ratio(results.owners, results.ownersLimit), 0.7, true, x);
 // The lifecycle's target: a purge does not double the p99 of the requests served meanwhile.
 if (results.purge && results.purgeQuiet) {
@@ -1014,6 +1038,12 @@ if (scale) {
     rows.push(`| s | GET /events with nothing new, ${n} followers | – | – | ${fmt(r.pollQuietP50, 1)} ms | ${fmt(r.pollQuietP99, 1)} ms | – | – |`);
   }
 }
+if (regions) {
+  const db = kind === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+  const n = fmtCount(regions.followers);
+  rows.push(`| r | contact.card.changed across regions, EU edit's 200 → each of ${n} US SSE streams (${db}) | – | – | ${fmt(regions.across.p50, 1)} ms | ${fmt(regions.across.p99, 1)} ms | – | – |`);
+  rows.push(`| r0 | the same edits by a US owner, US edit's 200 → the same ${n} streams (r's baseline, local fan-out) | – | – | ${fmt(regions.local.p50, 1)} ms | ${fmt(regions.local.p99, 1)} ms | – | – |`);
+}
 if (day) {
   const hottest = day.steps.filter((s) => s.people === day!.capacity).at(-1);
   const people = Number.isFinite(day.perNode) ? `${day.capped ? '≥ ' : ''}${fmtCount(Math.round(day.perNode))} people` : '–';
@@ -1055,6 +1085,7 @@ const markdown = [
   ...(fanout ? ['| k. fan-out | value |', '|---|---|', ...fanout.rows.map(([k, v]) => `| ${k} | ${v} |`), '', ...(fanout.notes ?? []), ''] : []),
   ...(owners ? ['| o. owners editing at once | value |', '|---|---|', ...owners.rows.map(([k, v]) => `| ${k} | ${v} |`), '', ...(owners.notes ?? []), ''] : []),
   ...(scale ? [`s. audience scale (${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}), ${fmtCount(scale.live)} followers on live streams, ${scale.edits} edits per size:`, '', ...scale.table, '', ...scale.rows.map(([k, v]) => `${k}: ${v}`), '', ...(scale.notes ?? []), ''] : []),
+  ...(regions ? [`r. across regions (${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, a database per region), ${fmtCount(regions.followers)} US followers on live streams, ${regions.edits} edits per owner:`, '', '| r. across regions | value |', '|---|---|', ...regions.rows.map(([k, v]) => `| ${k} | ${v} |`), '', ...regions.sizes.map(perEditLine), '', ...(regions.notes ?? []), ''] : []),
   ...(day ? [`day. a day in the life (${kind === 'sqlite' ? 'SQLite, one node' : `PostgreSQL, ${day.nodes} nodes + Redis`}), ${day.actors} actors:`, '', ...day.habits, '', ...day.table, '', ...day.rows.map(([k, v]) => `${k}: ${v}`), '', ...(day.notes ?? []), ''] : []),
   ...extraRows.map(([k, v]) => `${k}: ${v}`),
 ].join('\n');
@@ -1068,7 +1099,7 @@ if (missed.length) console.log(`\n${missed.length} target(s) missed: ${missed.ma
 const outDir = join(ROOT, 'bench-results');
 mkdirSync(outDir, { recursive: true });
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-const json = { machine: info, kind, quick, reps: REPS, durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, results, memory, databaseCosts, redisCost, targets, signals: signalRows, fanout, scale, owners, day, profiles };
+const json = { machine: info, kind, quick, reps: REPS, durationSeconds: DURATION, warmupSeconds: WARMUP, connections: CONNECTIONS, results, memory, databaseCosts, redisCost, targets, signals: signalRows, fanout, scale, owners, day, regions, profiles };
 writeFileSync(join(outDir, `${stamp}-${kind}.json`), JSON.stringify(json, (key, value) => (key === 'devices' ? undefined : value), 2));
 writeFileSync(join(outDir, `latest-${kind}.md`), `${markdown}\n`);
 console.log(`\nwrote bench-results/${stamp}-${kind}.json and bench-results/latest-${kind}.md (${((performance.now() - started) / 1000).toFixed(0)} s in all)`);

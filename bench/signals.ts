@@ -101,8 +101,8 @@ export interface Stream {
   close(): void;
 }
 
-/** An SSE client: resolves once the opening block arrived; calls onSignal(kind) per signal. */
-export async function openStream(port: number, device: Device, onSignal: (kind: string, at: string | undefined) => void): Promise<Stream> {
+/** An SSE client: resolves once the opening block arrived; calls onSignal(kind) per signal, with the block it came in. */
+export async function openStream(port: number, device: Device, onSignal: (kind: string, at: string | undefined, block: string) => void): Promise<Stream> {
   const proof = await device.key.proof('GET', ORIGIN + STREAM_PATH, { accessToken: device.tokens.access_token });
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -115,7 +115,7 @@ export async function openStream(port: number, device: Device, onSignal: (kind: 
         }
         readSseBlocks(response, {
           opened: () => resolve({ response, close: () => response.destroy() }),
-          signal: (kind, block) => onSignal(kind, /"at":"([^"]+)"/.exec(block)?.[1]),
+          signal: (kind, block) => onSignal(kind, /"at":"([^"]+)"/.exec(block)?.[1], block),
         });
       },
     );

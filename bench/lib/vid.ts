@@ -77,6 +77,8 @@ export function postgresAdminUrl(): string {
   return process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 }
 
+let databasesMade = 0;
+
 export async function createDatabase(kind: 'sqlite' | 'postgres'): Promise<BenchDatabase> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'vid-bench-'));
@@ -88,7 +90,8 @@ export async function createDatabase(kind: 'sqlite' | 'postgres'): Promise<Bench
     };
   }
   const adminUrl = postgresAdminUrl();
-  const name = `vid_bench_${process.pid}_${Date.now().toString(36)}`;
+  // Numbered too: a scenario with two deployments makes two databases in the same moment.
+  const name = `vid_bench_${process.pid}_${Date.now().toString(36)}_${++databasesMade}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query(`create database ${name}`);
@@ -123,10 +126,12 @@ export interface VidOptions {
   /** Run under `node --cpu-prof`, writing the profile here when the server stops. */
   profileDir?: string;
   core?: number;
+  /** The port to listen on (another process must know it before this one starts, as regions do); a free one when unset. */
+  port?: number;
 }
 
 export async function startVid(name: string, database: BenchDatabase, options: VidOptions = {}): Promise<ServerProcess> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const node = [process.execPath, ...START_FLAGS, ...TRIAL_FLAGS, ...(options.profileDir ? ['--cpu-prof', '--cpu-prof-dir', options.profileDir] : [])];
   const server = new ServerProcess(name, [...node, options.profileDir ? PROFILE_ENTRY : SERVER_ENTRY], serviceEnv({ ...database.env, PORT: String(port), ...options.env }), port, options.core);
   await server.start(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok);

@@ -31,7 +31,7 @@ export const regionsModule = defineModule({
       call: (region, path, body) => sender!.call(region, path, body),
       kick: (region) => sender?.kick(region),
     });
-    sender = createSender({ db, regions: config.regions, now: clock.now, deliveriesOf: service.deliveriesOf, heard: service.heard, readHeard: service.readHeard, warn });
+    sender = createSender({ db, regions: config.regions, now: clock.now, deliveriesOf: service.deliveriesOf, heard: service.heard, readHeard: service.readHeard, warn, metrics });
     const verify = createRegionRequestVerifier({ regions: config.regions, nonces: { firstUse: (region, nonce, expiresAt) => db.direct.nonces.firstUse(region, nonce, expiresAt) }, metrics, now: clock.now });
     const running = sender;
     accountData.declare('regions', {

@@ -1,5 +1,6 @@
 import type { RegionsConfig } from '../../platform/config.js';
 import { signRequest } from '../../platform/federation/signatures.js';
+import type { Metrics } from '../../platform/metrics/metrics.js';
 import type { Tx } from '../../platform/store/store.js';
 import type { Delivery } from './deliveries.js';
 import type { OutboxRow } from './queries.js';
@@ -40,6 +41,8 @@ export function createSender(deps: {
   /** Peers' last word as other nodes saw it, read at each sweep. */
   readHeard(): Promise<void>;
   warn(error: unknown, what: string): void;
+  /** The same counts as stats(), for /metrics. */
+  metrics: Pick<Metrics, 'regionDeliveriesSent'>;
 }) {
   const { db, regions } = deps;
   const stats: SenderStats = { requests: 0, deliveries: 0, failures: 0 };
@@ -90,6 +93,7 @@ export function createSender(deps: {
       await deliver(region, deliveries);
       stats.requests += 1;
       stats.deliveries += deliveries.length;
+      deps.metrics.regionDeliveriesSent(region, deliveries.length);
     }
     for (const row of rows) await db.direct.outbox.delivered(region, row);
     return rows.length === BATCH;

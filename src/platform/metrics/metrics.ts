@@ -68,6 +68,8 @@ export interface Metrics {
   regionRequest(region: string): void;
   /** One refused, by reason (federation/reasons.ts); `region` is a configured peer's id or `unknown`. */
   regionRequestRefused(region: string, reason: RegionRefusalReason): void;
+  /** This region's outbox sender had one request of `deliveries` deliveries taken (200) by peer `region` (regions/sender.ts). */
+  regionDeliveriesSent(region: string, deliveries: number): void;
   /**
    * Collect-time sources, asked only when /metrics is scraped: the live sessions (one query,
    * cached for a few seconds) and this node's streams.
@@ -91,6 +93,7 @@ export const noMetrics: Metrics = {
   shed: nothing,
   regionRequest: nothing,
   regionRequestRefused: nothing,
+  regionDeliveriesSent: nothing,
   countLiveSessionsWith: nothing,
   readStreamsWith: nothing,
 };

@@ -53,6 +53,9 @@ export function createPrometheusMetrics(deps: { store: Store; now(): number; war
   // Regions are the configured peers (REGIONS) and `unknown`: a fixed set, never what a request claims.
   const regionRequests = new Counter({ name: 'vid_region_requests_total', help: 'Signed requests from other regions accepted, by sending region', labelNames: ['region'], registers });
   const regionRefusals = new Counter({ name: 'vid_region_requests_refused_total', help: 'Requests to the federation routes refused at the signature check, by region (unknown when not known) and reason', labelNames: ['region', 'reason'], registers });
+  // The sending side, per receiving peer: requests its outbox sender had taken, and the deliveries (subjects) they carried.
+  const deliveryRequests = new Counter({ name: 'vid_region_delivery_requests_total', help: 'Delivery requests this region sent to another region and had taken (200), by receiving region', labelNames: ['region'], registers });
+  const deliveries = new Counter({ name: 'vid_region_deliveries_total', help: 'Deliveries (one subject\'s state each) in the delivery requests this region had taken by another region, by receiving region', labelNames: ['region'], registers });
   // Kinds come from the signal catalogue (signals/catalogue.ts): a fixed list.
   const signals = new Counter({ name: 'vid_signals_written_total', help: 'Signals committed to the event log (one per receiving account), by kind', labelNames: ['kind'], registers });
 
@@ -67,7 +70,11 @@ export function createPrometheusMetrics(deps: { store: Store; now(): number; war
   for (const reason of DPOP_REFUSAL_REASONS) proofsRefused.inc({ reason }, 0);
   for (const policy of RATE_LIMIT_POLICIES) rateLimited.inc({ policy }, 0);
   for (const reason of SHED_REASONS) shed.inc({ reason }, 0);
-  for (const region of deps.regions ?? []) regionRequests.inc({ region }, 0);
+  for (const region of deps.regions ?? []) {
+    regionRequests.inc({ region }, 0);
+    deliveryRequests.inc({ region }, 0);
+    deliveries.inc({ region }, 0);
+  }
   for (const region of [...(deps.regions ?? []), UNKNOWN_REGION]) {
     for (const reason of REGION_REFUSAL_REASONS) regionRefusals.inc({ region, reason }, 0);
   }
@@ -163,6 +170,10 @@ export function createPrometheusMetrics(deps: { store: Store; now(): number; war
     shed: (reason) => shed.inc({ reason }),
     regionRequest: (region) => regionRequests.inc({ region }),
     regionRequestRefused: (region, reason) => regionRefusals.inc({ region, reason }),
+    regionDeliveriesSent(region, count) {
+      deliveryRequests.inc({ region });
+      deliveries.inc({ region }, count);
+    },
     countLiveSessionsWith(count) {
       liveSessions = count;
     },
