@@ -87,8 +87,9 @@ export function standInQueries(db: Kysely<RegionTables>) {
     async byId(id: string): Promise<AccountRecord | undefined> {
       return db.selectFrom('accounts').select(ACCOUNT_COLUMNS).where('id', '=', id).executeTakeFirst();
     },
+    /** A stand-in, unless a concurrent change made it first (the canonical name is unique): then nothing. */
     async insert(account: AccountRecord): Promise<void> {
-      await db.insertInto('accounts').values(account).execute();
+      await db.insertInto('accounts').values(account).onConflict((oc) => oc.column('username_canonical').doNothing()).execute();
     },
     async setState(id: string, state: { display_name: string | null; deleted_at: number | null; locked_at: number | null }): Promise<void> {
       await db.updateTable('accounts').set(state).where('id', '=', id).where('username_canonical', 'like', '%@%').execute();

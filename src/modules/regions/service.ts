@@ -83,7 +83,8 @@ export function createRegionService(deps: RegionDeps) {
       lock_reason: null,
     };
     await q.insert(account);
-    return account;
+    // Two follows of one person at once: both insert, one row stays, and both use it.
+    return (await q.byName(username, region))!;
   }
 
   /** A person of this region by name (the subject of another region's word): never a stand-in. */
