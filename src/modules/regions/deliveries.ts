@@ -12,7 +12,7 @@ import type { TravellingCard, TravellingSubscription } from '../contacts/remote.
 export type Delivery =
   | { kind: 'subscription'; from: 'owner' | 'subscriber'; subscription: TravellingSubscription }
   | { kind: 'card'; owner: string; card: TravellingCard }
-  | { kind: 'account'; username: string; display_name: string | null; deleted: boolean; locked: boolean; gone: boolean };
+  | { kind: 'account'; username: string; display_name: string | null; deleted: boolean; locked: boolean; gone: boolean; version: number };
 
 /** The outbox's subjects: what changed, named by this region's ids; what is sent is read when sending. */
 export const subject = {
@@ -53,7 +53,7 @@ function isCard(value: unknown): boolean {
 export function isDelivery(value: unknown): value is Delivery {
   if (!isObject(value)) return false;
   if (value.kind === 'card') return isText(value.owner, 128) && isCard(value.card);
-  if (value.kind === 'account') return isText(value.username, 128) && isTextOrNull(value.display_name) && typeof value.deleted === 'boolean' && typeof value.locked === 'boolean' && typeof value.gone === 'boolean';
+  if (value.kind === 'account') return isText(value.username, 128) && isTextOrNull(value.display_name) && typeof value.deleted === 'boolean' && typeof value.locked === 'boolean' && typeof value.gone === 'boolean' && Number.isSafeInteger(value.version);
   if (value.kind !== 'subscription' || (value.from !== 'owner' && value.from !== 'subscriber')) return false;
   const s = value.subscription;
   if (!isObject(s) || !isText(s.id, 64) || !isObject(s.owner) || !isText(s.owner.username, 128) || !isTextOrNull(s.owner.display_name) || !isText(s.subscriber, 128)) return false;

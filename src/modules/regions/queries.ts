@@ -91,8 +91,12 @@ export function standInQueries(db: Kysely<RegionTables>) {
     async insert(account: AccountRecord): Promise<void> {
       await db.insertInto('accounts').values(account).onConflict((oc) => oc.column('username_canonical').doNothing()).execute();
     },
-    async setState(id: string, state: { display_name: string | null; deleted_at: number | null; locked_at: number | null }): Promise<void> {
+    async setState(id: string, state: { version: number; display_name: string | null; deleted_at: number | null; locked_at: number | null }): Promise<void> {
       await db.updateTable('accounts').set(state).where('id', '=', id).where('username_canonical', 'like', '%@%').execute();
+    },
+    /** A stand-in's display name as its region last said it (a card's owner, a subscription's). */
+    async rename(id: string, displayName: string | null): Promise<void> {
+      await db.updateTable('accounts').set({ display_name: displayName }).where('id', '=', id).where('username_canonical', 'like', '%@%').execute();
     },
     async remove(id: string): Promise<void> {
       await db.deleteFrom('accounts').where('id', '=', id).where('username_canonical', 'like', '%@%').execute();

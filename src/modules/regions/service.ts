@@ -56,10 +56,13 @@ export function createRegionService(deps: RegionDeps) {
   }
 
   /** Whose is a person of another region named here: their stand-in, made on first mention. */
-  async function standIn(tx: Tx, username: string, region: string, displayName: string | null): Promise<AccountRecord> {
+  async function standIn(tx: Tx, username: string, region: string, displayName: string | null | undefined): Promise<AccountRecord> {
     const q = db.in(tx).people;
     const known = await q.byName(username, region);
-    if (known) return known;
+    if (known) {
+      if (displayName !== undefined && known.display_name !== displayName) await q.rename(known.id, displayName);
+      return known;
+    }
     const canonical = `${username}@${region}`;
     const account: AccountRecord = {
       id: newId('acc'),
@@ -69,11 +72,12 @@ export function createRegionService(deps: RegionDeps) {
       username_skeleton: canonical,
       username_skeleton_upper: null,
       user_handle: newId('acc'),
-      display_name: displayName,
+      display_name: displayName ?? null,
       locale: null,
       default_country: null,
       region,
-      version: 1,
+      // The owner region's account version once it says one (an account delivery); none yet.
+      version: 0,
       created_at: clock.now(),
       deleted_at: null,
       purge_at: null,
@@ -119,11 +123,11 @@ export function createRegionService(deps: RegionDeps) {
     if (what.kind === 'owner') {
       const owner = await people.byId(what.ownerId);
       if (!owner || owner.region !== here) return [];
-      const account: Delivery = { kind: 'account', username: owner.username, display_name: owner.display_name, deleted: owner.deleted_at !== null, locked: owner.locked_at !== null, gone: owner.purged_at !== null };
+      const account: Delivery = { kind: 'account', username: owner.username, display_name: owner.display_name, deleted: owner.deleted_at !== null, locked: owner.locked_at !== null, gone: owner.purged_at !== null, version: owner.version };
       const states = await remote.ownerSideStatesFor(tx, owner, region, async (id) => (await people.byId(id))?.username);
       return [account, ...states.map((subscription): Delivery => ({ kind: 'subscription', from: 'owner', subscription }))];
     }
-    return [{ kind: 'account', username: what.username, display_name: null, deleted: true, locked: false, gone: true }];
+    return [{ kind: 'account', username: what.username, display_name: null, deleted: true, locked: false, gone: true, version: Number.MAX_SAFE_INTEGER }];
   }
 
   /** One delivery from `region`, in its own transaction: applied, unchanged (old news), or refused. */
@@ -151,6 +155,9 @@ export function createRegionService(deps: RegionDeps) {
         // Nobody here receives this card (yet): the subscription's own word brings its first copy.
         if (!held) return 'unchanged';
         if (held.account_id !== owner.id) throw refuse('region_subject_mismatch', 'this card is not that person\'s');
+        // The card names its owner as they are now: so does the stand-in (the contact's `owner`).
+        const named = (JSON.parse(delivery.card.card_json) as { owner?: { display_name?: unknown } }).owner?.display_name;
+        if ((typeof named === 'string' || named === null) && named !== owner.display_name) await q.people.rename(owner.id, named);
         return (await deps.cards.storeCopy(tx, owner.id, region, delivery.card)) ? 'applied' : 'unchanged';
       }
       const owner = await q.people.byName(delivery.username, region);
@@ -160,7 +167,9 @@ export function createRegionService(deps: RegionDeps) {
         await q.people.remove(owner.id);
         return 'applied';
       }
-      const state = { display_name: delivery.display_name, deleted_at: delivery.deleted ? owner.deleted_at ?? clock.now() : null, locked_at: delivery.locked ? owner.locked_at ?? clock.now() : null };
+      // Its account's version, kept as the stand-in's: an older word (sent twice, or late) changes nothing.
+      if (delivery.version <= owner.version) return 'unchanged';
+      const state = { version: delivery.version, display_name: delivery.display_name, deleted_at: delivery.deleted ? owner.deleted_at ?? clock.now() : null, locked_at: delivery.locked ? owner.locked_at ?? clock.now() : null };
       const changed = (state.deleted_at === null) !== (owner.deleted_at === null) || (state.locked_at === null) !== (owner.locked_at === null);
       await q.people.setState(owner.id, state);
       if (changed) await deps.subscriptions.ownerAvailabilityChanged(tx, owner.id);
@@ -244,7 +253,7 @@ export function createRegionService(deps: RegionDeps) {
         const owner = await local(tx, body.owner);
         // A deleted, locked or purged account is nobody to subscribe to (PRODUCT §4).
         if (!owner || owner.deleted_at !== null || owner.locked_at !== null || owner.purged_at !== null) throw refuse('account_not_found', 'nobody has this username');
-        const subscriber = await standIn(tx, body.subscriber, region, null);
+        const subscriber = await standIn(tx, body.subscriber, region, undefined);
         return remote.requestFromRegion(tx, subscriber, owner, body.message, region);
       });
     },
