@@ -3,6 +3,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { RegionsConfig } from '../../platform/config.js';
 import { refuse } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
+import { newAccount } from '../../platform/store/accounts.js';
 import type { AccountRecord } from '../../platform/store/accounts.js';
 import { outsideAnyUnit } from '../../platform/store/recorded-unit.js';
 import type { RepositoryOf, Tx } from '../../platform/store/store.js';
@@ -64,7 +65,7 @@ export function createRegionService(deps: RegionDeps) {
       return known;
     }
     const canonical = `${username}@${region}`;
-    const account: AccountRecord = {
+    const account = newAccount({
       id: newId('acc'),
       username,
       username_canonical: canonical,
@@ -73,19 +74,11 @@ export function createRegionService(deps: RegionDeps) {
       username_skeleton_upper: null,
       user_handle: newId('acc'),
       display_name: displayName ?? null,
-      locale: null,
-      default_country: null,
       region,
       // The owner region's account version once it says one (an account delivery); none yet.
       version: 0,
       created_at: clock.now(),
-      deleted_at: null,
-      purge_at: null,
-      purged_at: null,
-      hold_until: null,
-      locked_at: null,
-      lock_reason: null,
-    };
+    });
     await q.insert(account);
     // Two follows of one person at once: both insert, one row stays, and both use it.
     return (await q.byName(username, region))!;

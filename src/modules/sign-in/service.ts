@@ -11,6 +11,7 @@ import { randomBase64url } from '../../platform/crypto/tokens.js';
 import { verifyAssertion, verifyCreation } from '../../platform/crypto/webauthn.js';
 import type { RelyingParty } from '../../platform/crypto/webauthn.js';
 import { AppError, refuse } from '../../platform/errors.js';
+import { newAccount } from '../../platform/store/accounts.js';
 import { newId } from '../../platform/ids.js';
 import { countingOutcomes } from '../../platform/metrics/metrics.js';
 import type { Metrics } from '../../platform/metrics/metrics.js';
@@ -63,7 +64,7 @@ export function createSignInService(deps: {
       const accepted = await usernames.requireAvailable(input.username);
       const credential = await verifyCreation(rp, input.credential, ceremony.challenge);
       const now = clock.now();
-      const account = {
+      const account = newAccount({
         id: newId('acc'),
         // Shown in its canonical form, never as typed (docs/decisions/007).
         username: accepted.canonical,
@@ -71,19 +72,10 @@ export function createSignInService(deps: {
         username_skeleton: accepted.skeleton,
         username_skeleton_upper: accepted.skeletonUpper,
         user_handle: ceremony.user_handle as string,
-        display_name: null,
-        locale: null,
-        default_country: null,
         region: deps.region,
         version: 1,
         created_at: now,
-        deleted_at: null,
-        purge_at: null,
-        purged_at: null,
-        hold_until: null,
-        locked_at: null,
-        lock_reason: null,
-      };
+      });
       try {
         // One transaction: the account, its first passkey and its first session exist together or not at all.
         return await db.transaction(async (q, tx) => {

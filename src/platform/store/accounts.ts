@@ -65,6 +65,26 @@ export function accountOf(row: AccountRecord): AccountRecord {
   };
 }
 
+/**
+ * A new account row: its names and who it is, the rest as a new account has it (no display
+ * name, nothing deleted, locked or purged). Sign-up makes people's; the regions module makes
+ * stand-ins for people of other regions (decision 352).
+ */
+export function newAccount(who: Pick<AccountRecord, 'id' | 'username' | 'username_canonical' | 'username_skeleton' | 'username_skeleton_upper' | 'user_handle' | 'region' | 'version' | 'created_at'> & { display_name?: string | null }): AccountRecord {
+  return {
+    display_name: null,
+    locale: null,
+    default_country: null,
+    deleted_at: null,
+    purge_at: null,
+    purged_at: null,
+    hold_until: null,
+    locked_at: null,
+    lock_reason: null,
+    ...who,
+  };
+}
+
 // The hot reads of the account (a login reads it by id, a sign-in by its name): statements built
 // once per process (statement.ts), each the plain select of every column by a unique key.
 export const accountById = statement('account by id', (db: Kysely<PlatformTables>, p: Param<{ id: string }>) =>
