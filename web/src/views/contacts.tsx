@@ -200,14 +200,12 @@ function Subscribe({ onAdded }: { onAdded: (id: string) => void }) {
       }
       if (isProblem(error, 'account_not_found')) return { boxes: { '/username': `Nobody is called @${name}. Check the spelling, or ask them for their share link.` } };
       if (isProblem(error, 'cannot_subscribe_to_self')) return { boxes: { '/username': 'That is your own username: your cards are under Profiles.' } };
-      // Across regions (PRODUCT §10): said under the name, which is what they would change. (The
-      // codes are compared as strings: the client's generated code list may not name them yet.)
-      const code: string | undefined = isProblem(error) ? error.code : undefined;
-      if (code === 'unknown_region') {
+      // Across regions (PRODUCT §10): said under the name, which is what they would change.
+      if (isProblem(error, 'unknown_region')) {
         const region = name.slice(name.lastIndexOf('@') + 1);
         return { boxes: { '/username': `${region ? `There is no region called “${region}”.` : 'The region is missing after the @.'} Use @eu or @us.` } };
       }
-      if (code === 'region_unavailable') return { boxes: { '/username': 'Their region cannot be reached right now. Nothing was sent: try again in a few minutes.' } };
+      if (isProblem(error, 'region_unavailable')) return { boxes: { '/username': 'Their region cannot be reached right now. Nothing was sent: try again in a few minutes.' } };
       return undefined;
     },
   });
