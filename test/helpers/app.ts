@@ -57,14 +57,31 @@ export function testConfig(databaseUrl: string | undefined, env: Record<string, 
 }
 
 /**
- * The real service on a real port (127.0.0.1, any free port) over a fresh database of the
- * given backend, with a clock the test moves by hand. Proofs and WebAuthn use the configured
- * public origin, as they would behind a reverse proxy.
+ * A clock that runs with the wall clock and that a test may still move ahead by hand: for a
+ * browser, whose passkeys and DPoP proofs carry the real time (a stopped clock would find its
+ * proofs from the future a few seconds into a suite).
  */
-export async function startTestApp(backend: TestBackend, env: Record<string, string> = {}, port = 0): Promise<TestApp> {
+export function createRunningClock(): ReturnType<typeof createManualClock> {
+  let offset = 0;
+  return {
+    now: () => Date.now() + offset,
+    advance(ms: number) {
+      offset += ms;
+    },
+    set(ms: number) {
+      offset = ms - Date.now();
+    },
+  };
+}
+
+/**
+ * The real service on a real port (127.0.0.1, any free port) over a fresh database of the
+ * given backend, with a clock the test moves by hand (or a running one for browsers). Proofs and
+ * WebAuthn use the configured public origin, as they would behind a reverse proxy.
+ */
+export async function startTestApp(backend: TestBackend, env: Record<string, string> = {}, port = 0, clock = createManualClock(Date.now())): Promise<TestApp> {
   const database = await backend.open();
   const config = testConfig(database.databaseUrl, env);
-  const clock = createManualClock(Date.now());
   let app;
   let store: Store;
   let services: ModuleServices;

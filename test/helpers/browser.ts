@@ -78,47 +78,26 @@ const UNLABELLED = `[...document.querySelectorAll('input:not([type=hidden]), sel
   .concat([...document.querySelectorAll('[onclick], div[role=button], span[role=button]')].map((el) => el.outerHTML.slice(0, 80)))`;
 
 
-/** `env`: server settings for this suite (ACCOUNT_GRACE_DAYS, say), on top of the test defaults. */
-export async function startE2e(env: Record<string, string> = {}): Promise<E2e> {
+/** Chromium over one origin: devices (a context and page each, with a passkey) opened at it. */
+export interface Browsing {
+  browser: Browser;
+  device(name: string, options?: { width?: number; height?: number }): Promise<Device>;
+  close(): Promise<void>;
+}
+
+/**
+ * Debian's Chromium, its devices opening `origin` (a service already listening there). Used by
+ * startE2e, and by suites that run services of their own (two regions, test/e2e/regions.test.ts).
+ */
+export async function openBrowser(origin: string): Promise<Browsing> {
   mkdirSync(ARTIFACTS, { recursive: true });
-  const database = await sqlite.open();
-  const port = await freePort();
-  const origin = `http://localhost:${port}`;
-  // The config is built once the port is known: WebAuthn's RP id and DPoP's htu use this origin.
-  const config = testConfig(undefined, { ...env, PUBLIC_ORIGIN: origin });
-  let { app, services } = await buildApp({ config, store: database.store, logger: false });
-  await app.listen({ host: '127.0.0.1', port });
-  let running = true;
-  let browser: Browser;
-  try {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP localhost 127.0.0.1'],
-    });
-  } catch (error) {
-    await app.close();
-    await database.cleanup();
-    throw error;
-  }
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP localhost 127.0.0.1'],
+  });
   const contexts: BrowserContext[] = [];
   return {
-    origin,
-    databaseFile: database.file!,
     browser,
-    get services() {
-      return services;
-    },
-    async stop() {
-      if (!running) return;
-      running = false;
-      await app.close();
-    },
-    async start() {
-      if (running) return;
-      ({ app, services } = await buildApp({ config, store: database.store, logger: false }));
-      await app.listen({ host: '127.0.0.1', port });
-      running = true;
-    },
     async device(name, options = {}) {
       const context = await browser.newContext({ viewport: { width: options.width ?? 1024, height: options.height ?? 800 }, acceptDownloads: true });
       contexts.push(context);
@@ -208,6 +187,49 @@ export async function startE2e(env: Record<string, string> = {}): Promise<E2e> {
     async close() {
       for (const context of contexts) await context.close().catch(() => undefined);
       await browser.close().catch(() => undefined);
+    },
+  };
+}
+
+/** `env`: server settings for this suite (ACCOUNT_GRACE_DAYS, say), on top of the test defaults. */
+export async function startE2e(env: Record<string, string> = {}): Promise<E2e> {
+  const database = await sqlite.open();
+  const port = await freePort();
+  const origin = `http://localhost:${port}`;
+  // The config is built once the port is known: WebAuthn's RP id and DPoP's htu use this origin.
+  const config = testConfig(undefined, { ...env, PUBLIC_ORIGIN: origin });
+  let { app, services } = await buildApp({ config, store: database.store, logger: false });
+  await app.listen({ host: '127.0.0.1', port });
+  let running = true;
+  let browsing: Browsing;
+  try {
+    browsing = await openBrowser(origin);
+  } catch (error) {
+    await app.close();
+    await database.cleanup();
+    throw error;
+  }
+  return {
+    origin,
+    databaseFile: database.file!,
+    browser: browsing.browser,
+    get services() {
+      return services;
+    },
+    async stop() {
+      if (!running) return;
+      running = false;
+      await app.close();
+    },
+    async start() {
+      if (running) return;
+      ({ app, services } = await buildApp({ config, store: database.store, logger: false }));
+      await app.listen({ host: '127.0.0.1', port });
+      running = true;
+    },
+    device: (name, options) => browsing.device(name, options),
+    async close() {
+      await browsing.close();
       if (running) await app.close();
       await database.cleanup();
     },

@@ -1,5 +1,5 @@
 import { newRegionKey } from '../../src/platform/federation/keys.js';
-import { startTestApp } from './app.js';
+import { createRunningClock, startTestApp } from './app.js';
 import type { TestApp } from './app.js';
 import type { TestBackend } from './backends.js';
 import { freePort } from './ports.js';
@@ -12,25 +12,32 @@ export interface RegionPair {
   close(): Promise<void>;
 }
 
+/** The web address a browser opens a region of a pair started `forBrowsers` at. */
+export const browserOrigin = (app: TestApp): string => app.config.publicOrigin;
+
 /**
  * Two deployments of one operator, as production runs them (docs/regions.md): each its own
  * service on its own port over its own database of the backend, with its own signing key, each
- * listing the other in REGIONS. `env` adds to both; `only` to one.
+ * listing the other in REGIONS. `env` adds to both; `only` to one. `forBrowsers`: each region's
+ * public origin is http://localhost:<its port> (what its pages are opened at, so passkeys and
+ * proofs are made for it) and its clock runs, as a browser's does; `client` then does not fit it.
  */
-export async function startRegions(backend: TestBackend, env: Record<string, string> = {}, only: { eu?: Record<string, string>; us?: Record<string, string> } = {}): Promise<RegionPair> {
+export async function startRegions(backend: TestBackend, env: Record<string, string> = {}, only: { eu?: Record<string, string>; us?: Record<string, string> } = {}, options: { forBrowsers?: boolean } = {}): Promise<RegionPair> {
   const ports = { eu: await freePort(), us: await freePort() };
   const keys = { eu: newRegionKey('eu-1'), us: newRegionKey('us-1') };
   const setup = (self: 'eu' | 'us', peer: 'eu' | 'us') => ({
     REGION: self,
     REGION_KEY: JSON.stringify(keys[self].privateJwk),
     REGIONS: JSON.stringify([{ id: peer, url: `http://127.0.0.1:${ports[peer]}`, keys: [keys[peer].publicJwk] }]),
+    ...(options.forBrowsers ? { PUBLIC_ORIGIN: `http://localhost:${ports[self]}` } : {}),
     ...env,
     ...only[self],
   });
-  const eu = await startTestApp(backend, setup('eu', 'us'), ports.eu);
+  const clock = () => (options.forBrowsers ? createRunningClock() : undefined);
+  const eu = await startTestApp(backend, setup('eu', 'us'), ports.eu, clock());
   let us: TestApp;
   try {
-    us = await startTestApp(backend, setup('us', 'eu'), ports.us);
+    us = await startTestApp(backend, setup('us', 'eu'), ports.us, clock());
   } catch (error) {
     await eu.close();
     throw error;

@@ -32,6 +32,15 @@ describe('web: refusals in words', () => {
     }
   });
 
+  it('each refusal across regions has a sentence of its own, not its status’s', () => {
+    const across: RefusalCode[] = ['unknown_region', 'region_unavailable', 'region_signature_required', 'region_signature_invalid', 'region_request_replayed', 'region_subject_mismatch'];
+    for (const name of across) {
+      const { code, status } = refusalEntry(name);
+      assert.notEqual(say(problem(code, status)), say(problem('no_such_code', status)), `${code} falls back on its status`);
+    }
+    assert.match(say(problem('region_unavailable', 503)), /cannot be reached/);
+  });
+
   it('a display name too long is one sentence next to its box (not three validator lines)', () => {
     const refusal = problem('validation_failed', 400, {
       errors: [

@@ -92,6 +92,14 @@ const CODES: Record<string, string> = {
   dav_token_not_found: 'That phone was revoked already.',
   setup_link_not_found: 'That setup link is gone.',
   setup_link_gone: 'This setup link was used already or has expired. Make a new one on the device where you are signed in.',
+  // Across regions (PRODUCT §10). The signature refusals are between two servers; a person
+  // meets them only if the service is misconfigured, and then it is the service's fault.
+  unknown_region: 'There is no such region. Use @eu or @us after the username.',
+  region_unavailable: 'Their region cannot be reached right now. Nothing was sent: try again in a few minutes.',
+  region_signature_required: 'Something went wrong on our side. Try again in a moment.',
+  region_signature_invalid: 'Something went wrong on our side. Try again in a moment.',
+  region_request_replayed: 'Something went wrong on our side. Try again in a moment.',
+  region_subject_mismatch: 'Something went wrong on our side. Try again in a moment.',
 };
 
 /** Sentences for one box, by the failure's code (validator keywords and the field rules). */

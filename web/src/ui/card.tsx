@@ -3,25 +3,31 @@
 import type { Card } from '../../../client/src/index.js';
 import { display, hrefOf, thumbnailOf, TYPE_NOUNS } from '../field-display.js';
 import { useFieldTypes } from './countries.js';
+import { elsewhere, handleOf, regionName, Username } from './region.js';
+import type { Named } from './region.js';
 import { initials } from './words.js';
 
-export const nameOf = (owner: Card['owner']): string => owner.display_name || owner.username;
+/** The name a person is called by: theirs, else their username (`alice@eu` when of another region). */
+export const nameOf = (owner: Named): string => owner.display_name || handleOf(owner);
 
 /** `heading`: the card is the page itself (the public card), so its name is the page's heading. */
 export function CardView({ card, empty, heading }: { card: Card; empty: string; heading?: boolean }) {
   const types = useFieldTypes();
   const labels = new Map((types.data?.data ?? []).map((type) => [type.key, type.label]));
-  const name = nameOf(card.owner);
+  const owner: Named = card.owner;
+  const name = nameOf(owner);
+  const region = elsewhere(owner);
   // The first photo the card shows is its face; photos are not rows of details.
   const face = card.fields.map(thumbnailOf).find(Boolean);
   const details = card.fields.filter((field) => field.type !== 'photo');
   return (
     <article class="vcard" aria-label={`Card of ${name}`}>
       <header class="vcard-head">
-        {face ? <img class="avatar photo" src={face} alt={`Photo of ${name}`} width={56} height={56} /> : <div class="avatar" aria-hidden="true">{initials(name)}</div>}
+        {face ? <img class="avatar photo" src={face} alt={`Photo of ${name}`} width={56} height={56} /> : <div class="avatar" aria-hidden="true">{initials(owner.display_name || owner.username)}</div>}
         <div>
           {heading ? <h1 class="vcard-name">{name}</h1> : <p class="vcard-name">{name}</p>}
-          <p class="vcard-username">@{card.owner.username}</p>
+          <p class="vcard-username"><Username who={owner} /></p>
+          {region ? <p class="vcard-region">Lives in {regionName(region)} region</p> : null}
         </div>
       </header>
       {details.length

@@ -200,6 +200,12 @@ function Subscribe({ onAdded }: { onAdded: (id: string) => void }) {
       }
       if (isProblem(error, 'account_not_found')) return { boxes: { '/username': `Nobody is called @${name}. Check the spelling, or ask them for their share link.` } };
       if (isProblem(error, 'cannot_subscribe_to_self')) return { boxes: { '/username': 'That is your own username: your cards are under Profiles.' } };
+      // Across regions (PRODUCT §10): said under the name, which is what they would change.
+      if (isProblem(error, 'unknown_region')) {
+        const region = name.slice(name.lastIndexOf('@') + 1);
+        return { boxes: { '/username': `${region ? `There is no region called “${region}”.` : 'The region is missing after the @.'} Use @eu or @us.` } };
+      }
+      if (isProblem(error, 'region_unavailable')) return { boxes: { '/username': 'Their region cannot be reached right now. Nothing was sent: try again in a few minutes.' } };
       return undefined;
     },
   });
@@ -207,7 +213,7 @@ function Subscribe({ onAdded }: { onAdded: (id: string) => void }) {
     <form id="subscribe-form" onSubmit={(event) => (event.preventDefault(), void subscribe.run())}>
       <div class="form-grid">
         <TextField id={`${base}-username`} label="Their username" name="username" value={username} onValue={setUsername} required maxLength={128}
-          autocomplete="off" autocapitalize="none" spellcheck={false} error={subscribe.box('/username')} />
+          autocomplete="off" autocapitalize="none" spellcheck={false} hint="To follow someone in another region, add @eu or @us." error={subscribe.box('/username')} />
         <TextField id={`${base}-message`} label="Message" optional name="message" value={message} onValue={setMessage} maxLength={CONTACT_BOXES.message}
           autocomplete="off" hint="They see it with your request." error={subscribe.box('/message')} />
       </div>

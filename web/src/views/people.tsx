@@ -13,12 +13,15 @@ import { nameOf } from '../ui/card.js';
 import { Confirm, Field, FormError, useAction } from '../ui/form.js';
 import { Empty, Loaded, PageHead, Section } from '../ui/layout.js';
 import { PersonLine } from '../ui/person-line.js';
+import { handleOf } from '../ui/region.js';
 import { ago } from '../ui/words.js';
 import { PROFILES } from './profiles.js';
 
 interface Blocked {
   username: string;
   display_name: string | null;
+  /** Theirs: another region's person is unblocked as `alice@eu`. */
+  region?: string;
   blocked_at: string;
 }
 
@@ -144,10 +147,10 @@ function Subscriber({ sub, profile, profiles }: { sub: Subscription; profile: Pr
 
 function BlockedItem({ b }: { b: Blocked }) {
   const unblock = useAction(async () => {
-    await client.subscriptions.unblock(b.username);
+    await client.subscriptions.unblock(handleOf(b));
   }, { done: `${nameOf(b)} can ask for your card again.` });
   return (
-    <li data-blocked={b.username}>
+    <li data-blocked={handleOf(b)}>
       <div class="item-main">
         <PersonLine who={b} meta={`blocked ${ago(b.blocked_at)}`} />
         <FormError action={unblock} />
@@ -207,7 +210,7 @@ export default function People() {
       <Section title="Blocked">
         <Loaded state={blocked}>
           {(page) => page.data.length
-            ? <ul class="items people" id="blocked">{page.data.map((b) => <BlockedItem key={b.username} b={b} />)}</ul>
+            ? <ul class="items people" id="blocked">{page.data.map((b) => <BlockedItem key={handleOf(b)} b={b} />)}</ul>
             : <Empty>Nobody. When you deny or revoke someone, you can block them: you will not see their requests again, and they are not told.</Empty>}
         </Loaded>
       </Section>
