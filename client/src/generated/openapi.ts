@@ -2358,6 +2358,11 @@ export interface components {
             labels: string[];
             /** @description When the card you see last changed; null unless active */
             card_updated_at: string | null;
+            /**
+             * Format: date-time
+             * @description Only on a contact in another region that has not been heard from for more than 10 minutes: when it last was. The card you see is the last copy received and may not be current; it catches up when the region is back
+             */
+            not_current_since?: string;
             /** @description Only on GET /contacts?include=card: the card GET /contacts/{id}/card answers now, the same for the same viewer; null where that answer is a refusal (not active, the account deleted or unavailable) */
             card?: components["schemas"]["Card"] | null;
             card_etag?: string | null;

@@ -303,6 +303,10 @@ function ContactItem({ contact, highlighted, onLabel }: { contact: Contact; high
         {card.data
           ? <CardView card={card.data} empty={`${name} shares no details with you yet.`} />
           : card.error !== undefined && !card.loading ? <p class="hint">This card could not be loaded. It appears here once it can.</p> : <Skeleton lines={3} />}
+        {/* Decision 352: a region unheard for a while; the card is the last copy that came. */}
+        {contact.not_current_since
+          ? <p class="hint" data-not-current>Their region cannot be reached right now, so this may not be their latest card (last heard from {ago(contact.not_current_since)}). It updates by itself when the region is back.</p>
+          : null}
       </div>
       <div class="annotation">
         {flash && card.data ? <p class="item-meta" data-card-change>{updatedSentence(card.data)}</p> : null}
