@@ -5,12 +5,12 @@
 // signed by the US but naming subjects that are not between the US and the EU, or of no shape at
 // all. Each is refused with its code, counted by reason, and changes nothing in the EU's database.
 import assert from 'node:assert/strict';
+import { createPrivateKey } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
 import { newRegionKey } from '../../src/platform/federation/keys.js';
 import { newNonce, signRequest } from '../../src/platform/federation/signatures.js';
 import type { RegionSigningKey } from '../../src/platform/federation/signatures.js';
-import { createPrivateKey } from 'node:crypto';
 import type { TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/backends.js';
 import type { Device } from '../helpers/client.js';
@@ -88,13 +88,16 @@ async function forge(target: TestApp, key: RegionSigningKey, f: Forged = {}): Pr
  * snapshots are equal when nothing at all was written. `except` leaves tables out (the nonces an
  * accepted request spends).
  */
+const tablesOf = new WeakMap<TestApp, Promise<string[]>>();
 async function snapshot(t: TestApp, except: string[] = []): Promise<Record<string, string[]>> {
   const db = t.store.handle.db as unknown as Kysely<any>;
+  // The schema does not change during a suite: read it once.
+  if (!tablesOf.has(t)) tablesOf.set(t, db.introspection.getTables().then((tables) => tables.map((table) => table.name)));
   const out: Record<string, string[]> = {};
-  for (const table of await db.introspection.getTables()) {
-    if (except.includes(table.name)) continue;
-    const rows = await db.selectFrom(table.name).selectAll().execute();
-    out[table.name] = rows.map((row) => JSON.stringify(row, (_, value) => (typeof value === 'bigint' ? String(value) : value))).sort();
+  for (const table of await tablesOf.get(t)!) {
+    if (except.includes(table)) continue;
+    const rows = await db.selectFrom(table).selectAll().execute();
+    out[table] = rows.map((row) => JSON.stringify(row, (_, value) => (typeof value === 'bigint' ? String(value) : value))).sort();
   }
   return out;
 }
