@@ -39,6 +39,9 @@ interface Forged {
   headers?: Record<string, string | undefined>;
 }
 
+/** What an accepted request itself writes: its nonce, and when its sender was last heard from. */
+const ACCEPTED = ['region_nonces', 'region_peers'];
+
 /** One request as fetch sends it, the answer in the shape expectProblem reads. */
 interface Answer {
   status: number;
@@ -85,8 +88,7 @@ async function forge(target: TestApp, key: RegionSigningKey, f: Forged = {}): Pr
 
 /**
  * Every row of every table of a region's database, each table's rows in a stable order: two
- * snapshots are equal when nothing at all was written. `except` leaves tables out (the nonces an
- * accepted request spends).
+ * snapshots are equal when nothing at all was written. `except` leaves tables out (ACCEPTED).
  */
 const tablesOf = new WeakMap<TestApp, Promise<string[]>>();
 async function snapshot(t: TestApp, except: string[] = []): Promise<Record<string, string[]>> {
@@ -172,7 +174,7 @@ for (const backend of backends) {
       await r.settle();
       // The snapshots below see the tables that matter.
       const tables = Object.keys(await snapshot(r.eu));
-      for (const table of ['accounts', 'subscriptions', 'profiles', 'region_outbox', 'region_nonces', 'events']) assert.ok(tables.includes(table), table);
+      for (const table of ['accounts', 'subscriptions', 'profiles', 'region_outbox', 'region_nonces', 'region_peers', 'events']) assert.ok(tables.includes(table), table);
       assert.equal((await us.get(bob, `/contacts/${subs.bobAlice}`)).body.status, 'active');
       assert.equal((await eu.get(carol, `/contacts/${subs.carolDave}`)).body.status, 'active');
     });
@@ -308,21 +310,21 @@ for (const backend of backends) {
       ];
       const mismatch = { status: 'refused', code: 'region_subject_mismatch' };
 
-      let was = await snapshot(r.eu, ['region_nonces']);
+      let was = await snapshot(r.eu, ACCEPTED);
       const alone = await forge(r.eu, usKey, { body: JSON.stringify({ deliveries: hostile }) });
       assert.equal(alone.status, 200, JSON.stringify(alone.body));
       assert.deepEqual(alone.body.results, hostile.map(() => mismatch));
-      assert.deepEqual(changes(was, await snapshot(r.eu, ['region_nonces'])), {}, 'nothing written');
+      assert.deepEqual(changes(was, await snapshot(r.eu, ACCEPTED)), {}, 'nothing written');
 
       // Between them, a card edit the US may well send (dave's, whose follower carol is here): applied.
       const daveCard = await db.selectFrom('profiles').select(['card_json', 'card_hash', 'card_updated_at']).where('id', '=', desk.id).executeTakeFirstOrThrow();
       const edited = { id: desk.id, card_json: daveCard.card_json, card_hash: `${daveCard.card_hash}-2`, card_updated_at: Number(daveCard.card_updated_at) + 1 };
       const mixed = [hostile[0], { kind: 'card', owner: dave.username, card: edited }, ...hostile.slice(1)];
-      was = await snapshot(r.eu, ['region_nonces']);
+      was = await snapshot(r.eu, ACCEPTED);
       const batch = await forge(r.eu, usKey, { body: JSON.stringify({ deliveries: mixed }) });
       assert.equal(batch.status, 200, JSON.stringify(batch.body));
       assert.deepEqual(batch.body.results, [mismatch, { status: 'applied' }, ...hostile.slice(1).map(() => mismatch)]);
-      const written = changes(was, await snapshot(r.eu, ['region_nonces']));
+      const written = changes(was, await snapshot(r.eu, ACCEPTED));
       const copy = await db.selectFrom('profiles').select(['account_id', 'card_hash', 'card_updated_at']).where('id', '=', desk.id).executeTakeFirstOrThrow();
       assert.equal(copy.card_hash, edited.card_hash);
       assert.equal(Number(copy.card_updated_at), edited.card_updated_at);
@@ -336,7 +338,7 @@ for (const backend of backends) {
     });
 
     it('answers deliveries about nobody here as old news, without writing a thing', async () => {
-      const was = await snapshot(r.eu, ['region_nonces']);
+      const was = await snapshot(r.eu, ACCEPTED);
       const nobody = [
         // An account of the EU's, said by the US to be gone: the US speaks only of its own people.
         { kind: 'account', username: alice.username, display_name: 'gone', deleted: true, locked: true, gone: true },
@@ -354,7 +356,7 @@ for (const backend of backends) {
       const answer = await forge(r.eu, usKey, { body: JSON.stringify({ deliveries: nobody }) });
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
       assert.deepEqual(answer.body.results, nobody.map(() => ({ status: 'unchanged' })));
-      assert.deepEqual(changes(was, await snapshot(r.eu, ['region_nonces'])), {}, 'nothing written');
+      assert.deepEqual(changes(was, await snapshot(r.eu, ACCEPTED)), {}, 'nothing written');
     });
 
     it('refuses bodies of no shape, whole or one delivery at a time, never with a 5xx', async () => {
@@ -369,11 +371,11 @@ for (const backend of backends) {
         ['{"deliveries": {"0": {}}}', 'validation_failed'],
       ] as const) {
         for (const path of [DELIVERIES, REQUESTS]) {
-          const was = await snapshot(r.eu, ['region_nonces']);
+          const was = await snapshot(r.eu, ACCEPTED);
           const answer = await forge(r.eu, usKey, { path, body });
           const expected = path === REQUESTS && code === 'validation_failed' ? 'validation_failed' : code;
           expectProblem(answer, 400, expected, `${path} ${body}`);
-          assert.deepEqual(changes(was, await snapshot(r.eu, ['region_nonces'])), {}, 'nothing written');
+          assert.deepEqual(changes(was, await snapshot(r.eu, ACCEPTED)), {}, 'nothing written');
         }
       }
 
@@ -395,11 +397,11 @@ for (const backend of backends) {
         { kind: 'subscription', from: 'owner', subscription: { id: subs.carolDave, owner: { username: dave.username, display_name: null }, subscriber: carol.username, status: 'revoked', version: 1.5, message: null, created_at: 1, updated_at: 1, card_since: null, card_changes: null, card: null } },
         { kind: 'subscription', from: 'owner', subscription: { id: 'x'.repeat(65), owner: { username: dave.username, display_name: null }, subscriber: carol.username, status: 'revoked', version: 2, message: null, created_at: 1, updated_at: 1, card_since: null, card_changes: null, card: null } },
       ];
-      const was = await snapshot(r.eu, ['region_nonces']);
+      const was = await snapshot(r.eu, ACCEPTED);
       const answer = await forge(r.eu, usKey, { body: JSON.stringify({ deliveries: shapes }) });
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
       assert.deepEqual(answer.body.results, shapes.map(() => invalid));
-      assert.deepEqual(changes(was, await snapshot(r.eu, ['region_nonces'])), {}, 'nothing written');
+      assert.deepEqual(changes(was, await snapshot(r.eu, ACCEPTED)), {}, 'nothing written');
 
       // Subscription requests of no shape, or naming nobody here.
       for (const [body, status, code] of [
@@ -413,9 +415,9 @@ for (const backend of backends) {
         [{ owner: `${bob.username}@us`, subscriber: 'mallory' }, 404, 'account_not_found'],
         [{ owner: 'nobody-here', subscriber: 'mallory' }, 404, 'account_not_found'],
       ] as const) {
-        const before = await snapshot(r.eu, ['region_nonces']);
+        const before = await snapshot(r.eu, ACCEPTED);
         expectProblem(await forge(r.eu, usKey, { path: REQUESTS, body: JSON.stringify(body) }), status, code, JSON.stringify(body));
-        assert.deepEqual(changes(before, await snapshot(r.eu, ['region_nonces'])), {}, 'nothing written');
+        assert.deepEqual(changes(before, await snapshot(r.eu, ACCEPTED)), {}, 'nothing written');
       }
 
       // Not JSON at all, by its content type: refused before anything is read.
