@@ -226,7 +226,7 @@ for (const backend of backends) {
     });
 
     it('refuses a request changed after signing: body, path, method, query, host, content type (401 region_signature_invalid)', async () => {
-      const end = JSON.stringify({ deliveries: [{ kind: 'account', username: bob.username, display_name: null, deleted: true, locked: false, gone: true }] });
+      const end = JSON.stringify({ deliveries: [{ kind: 'account', username: bob.username, display_name: null, deleted: true, locked: false, gone: true, version: 99 }] });
       // The body swapped, its digest left: the digest does not match.
       await refused({ body: end, signed: { body: JSON.stringify({ deliveries: [] }) } }, 401, 'region_signature_invalid', { region: 'us', reason: 'digest_mismatch' });
       // The body swapped and its digest made again: the signature covers the digest.
@@ -274,7 +274,7 @@ for (const backend of backends) {
       // The same nonce, signed again over another body.
       const nonce = newNonce();
       assert.equal((await forge(r.eu, usKey, { nonce })).status, 200);
-      await refused({ nonce, body: JSON.stringify({ deliveries: [{ kind: 'account', username: bob.username, display_name: null, deleted: true, locked: false, gone: true }] }) }, 401, 'region_request_replayed', { region: 'us', reason: 'replayed' });
+      await refused({ nonce, body: JSON.stringify({ deliveries: [{ kind: 'account', username: bob.username, display_name: null, deleted: true, locked: false, gone: true, version: 99 }] }) }, 401, 'region_request_replayed', { region: 'us', reason: 'replayed' });
     });
 
     it('refuses, one by one, deliveries about subjects that are not between the US and the EU, and applies the rest', async () => {
@@ -341,8 +341,8 @@ for (const backend of backends) {
       const was = await snapshot(r.eu, ACCEPTED);
       const nobody = [
         // An account of the EU's, said by the US to be gone: the US speaks only of its own people.
-        { kind: 'account', username: alice.username, display_name: 'gone', deleted: true, locked: true, gone: true },
-        { kind: 'account', username: 'nobody-here', display_name: null, deleted: true, locked: false, gone: false },
+        { kind: 'account', username: alice.username, display_name: 'gone', deleted: true, locked: true, gone: true, version: 99 },
+        { kind: 'account', username: 'nobody-here', display_name: null, deleted: true, locked: false, gone: false, version: 99 },
         // bob's subscription to alice, the US posing as its owner's region, its subscriber named as
         // the US names him: no person of the EU has that name, so there is nobody here to tell.
         {
@@ -391,7 +391,9 @@ for (const backend of backends) {
         { kind: 'card', owner: dave.username, card: { id: desk.id, card_json: '[]', card_hash: 'x', card_updated_at: 1 } },
         { kind: 'card', owner: dave.username, card: { id: desk.id, card_json: '{}', card_hash: 'x', card_updated_at: -1 } },
         { kind: 'card', owner: '', card: { id: desk.id, card_json: '{}', card_hash: 'x', card_updated_at: 1 } },
-        { kind: 'account', username: bob.username, deleted: 'yes', locked: false, gone: false, display_name: null },
+        { kind: 'account', username: bob.username, deleted: 'yes', locked: false, gone: false, display_name: null, version: 99 },
+        { kind: 'account', username: bob.username, deleted: true, locked: false, gone: false, display_name: null },
+        { kind: 'account', username: bob.username, deleted: true, locked: false, gone: false, display_name: null, version: '99' },
         { kind: 'subscription', from: 'somebody', subscription: {} },
         { kind: 'subscription', from: 'owner', subscription: { id: subs.bobAlice, owner: { username: alice.username, display_name: null }, subscriber: bob.username, status: 'blocked', version: 9 } },
         { kind: 'subscription', from: 'owner', subscription: { id: subs.carolDave, owner: { username: dave.username, display_name: null }, subscriber: carol.username, status: 'revoked', version: 1.5, message: null, created_at: 1, updated_at: 1, card_since: null, card_changes: null, card: null } },
