@@ -9,6 +9,8 @@ import type { RegionService } from './service.js';
 
 const rawBodies = new WeakMap<FastifyRequest, Buffer>();
 const Answer = Type.Object({}, { additionalProperties: true });
+/** A username as deliveries carry one (deliveries.ts isDelivery): some text, at most 128 characters. */
+const isName = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= 128;
 
 /**
  * The server-to-server API between one operator's regions (PRODUCT §10, decision 352), outside
@@ -35,17 +37,22 @@ export async function regionRoutes(app: FastifyInstance, opts: { service: Region
       throw refuse('region_signature_invalid', `the request's signature does not hold: ${verdict.reason.replace('_', ' ')}`);
     }
     await opts.service.heard(verdict.region);
+    let body: unknown;
     try {
-      return { region: verdict.region, body: JSON.parse(raw.toString('utf8')) };
+      body = JSON.parse(raw.toString('utf8'));
     } catch {
       throw refuse('invalid_json', 'the body is not JSON');
     }
+    // Both routes read members of an object: `null`, a list or a string would fail as a 500.
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw refuse('validation_failed', 'the body is a JSON object');
+    return { region: verdict.region, body };
   }
 
   app.post('/federation/v1/requests', { schema: { hide: true, response: { 201: Answer } } }, async (request, reply) => {
     const { region, body } = await sender(request);
     const asked = body as { owner?: unknown; subscriber?: unknown; message?: unknown };
-    if (typeof asked.owner !== 'string' || typeof asked.subscriber !== 'string' || (asked.message !== null && asked.message !== undefined && typeof asked.message !== 'string')) {
+    // The subscriber becomes a stand-in here under exactly this name: one a region could give (never empty, never `name@region`).
+    if (!isName(asked.owner) || !isName(asked.subscriber) || asked.subscriber.includes('@') || (asked.message !== null && asked.message !== undefined && typeof asked.message !== 'string')) {
       throw refuse('validation_failed', 'owner and subscriber are usernames, message a string or null');
     }
     const subscription = await opts.service.requested(region, { owner: asked.owner, subscriber: asked.subscriber, message: (asked.message as string | null | undefined) ?? null });
