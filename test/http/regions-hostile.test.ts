@@ -307,6 +307,8 @@ for (const backend of backends) {
         { kind: 'subscription', from: 'subscriber', subscription: subscription(subs.carolDave, dave.username, carol.username, 'ended') },
         // A card of the EU's own profile, said to be the US bob's.
         { kind: 'card', owner: bob.username, card: localCard },
+        // A contact carol never asked for: a new id, a US owner made up, active with a card.
+        { kind: 'subscription', from: 'owner', subscription: subscription('sub_neverAskedFor00000000', 'zed', carol.username, 'active', { ...localCard, id: 'prf_neverAskedFor0000000', card_hash: 'zed' }) },
       ];
       const mismatch = { status: 'refused', code: 'region_subject_mismatch' };
 

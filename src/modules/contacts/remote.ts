@@ -143,16 +143,18 @@ export function createRemoteContacts(deps: {
 
     /**
      * Subscriber's side: a subscription as the owner's region says it is now, applied to the
-     * contact under the same id (created on first word), with the card copy it shows. Older than
+     * contact under the same id (created by the answer to the subscriber's request), with the card copy it shows. Older than
      * what was applied (a delivery twice, or late): unchanged. Ended here by the subscriber, or
      * ended or revoked before: stays so (the end is on its way, or already there). Then signals
      * and hooks as a change here: contacts.changed, contact.card.changed when the card moved, and
      * the card-change log for the address book.
      */
-    async applyFromRegion(tx: Tx, state: TravellingSubscription, owner: AccountRecord, subscriber: AccountRecord, region: string): Promise<'applied' | 'unchanged'> {
+    async applyFromRegion(tx: Tx, state: TravellingSubscription, owner: AccountRecord, subscriber: AccountRecord, region: string, asked: boolean): Promise<'applied' | 'unchanged'> {
       const q = db.in(tx);
       const row = await q.subs.byId(state.id);
       if (row && (row.owner_id !== owner.id || row.subscriber_id !== subscriber.id)) throw subjectMismatch();
+      // Only the subscriber's own request makes a contact (decision 352); a word about one they never asked for names nothing here.
+      if (!row && !asked) throw subjectMismatch();
       if (row && row.remote_version !== null && row.remote_version >= state.version) return 'unchanged';
       if (row && (ENDED as readonly string[]).includes(row.status)) return 'unchanged';
       if (state.card && !(await deps.cards.storeCopy(tx, owner.id, region, state.card))) throw subjectMismatch();

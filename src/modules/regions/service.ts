@@ -124,7 +124,12 @@ export function createRegionService(deps: RegionDeps) {
   }
 
   /** One delivery from `region`, in its own transaction: applied, unchanged (old news), or refused. */
-  async function apply(region: string, delivery: Delivery): Promise<'applied' | 'unchanged'> {
+  /**
+   * `asked`: the answer to this region's own request (follow), the one word that may create a
+   * contact here. A delivery never does: a peer cannot hand anyone a contact they did not ask
+   * for (a request whose answer was lost is asked again, and answered with the same one).
+   */
+  async function apply(region: string, delivery: Delivery, asked = false): Promise<'applied' | 'unchanged'> {
     return db.transaction(async (q, tx) => {
       applying.add(tx);
       if (delivery.kind === 'subscription') {
@@ -139,7 +144,7 @@ export function createRegionService(deps: RegionDeps) {
         // Purged here meanwhile: nobody left to tell.
         if (!subscriber || subscriber.purged_at !== null) return 'unchanged';
         const owner = await standIn(tx, state.owner.username, region, state.owner.display_name);
-        return remote.applyFromRegion(tx, state, owner, subscriber, region);
+        return remote.applyFromRegion(tx, state, owner, subscriber, region, asked);
       }
       if (delivery.kind === 'card') {
         const owner = await q.people.byName(delivery.owner, region);
@@ -235,7 +240,7 @@ export function createRegionService(deps: RegionDeps) {
       // Before the request's own transaction (a keyed request's unit, decision 341): the check
       // and the other region's answer; the unit then holds only the contact's write.
       const state = await outsideAnyUnit(() => ask(auth, name.username, name.region!, message));
-      await apply(name.region, { kind: 'subscription', from: 'owner', subscription: state });
+      await apply(name.region, { kind: 'subscription', from: 'owner', subscription: state }, true);
       return state.id;
     },
 
