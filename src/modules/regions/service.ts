@@ -214,9 +214,21 @@ export function createRegionService(deps: RegionDeps) {
       if (elsewhere !== undefined && peers.includes(elsewhere)) await enqueue(tx, elsewhere, subject.pair(owner.id, subscriber.id));
     },
 
-    /** Hook (subscriptions' onMembershipChanged): all of an owner's audience changed (their account, a profile's removal). */
+    /**
+     * Hook (subscriptions' onMembershipChanged): all of an owner's audience changed (their account,
+     * a profile's removal), told to the regions of their followers; or one follower's, here.
+     */
     async audienceChanged(tx: Tx, change: { ownerId: string } & ({ subscriberId: string } | object)): Promise<void> {
-      if (applying.has(tx) || peers.length === 0 || 'subscriberId' in change) return;
+      if (peers.length === 0) return;
+      if ('subscriberId' in change) {
+        // A follower here of another region's owner stopped receiving a card by a change made
+        // here (an unsubscription, which the owner's region does not answer): the copy goes as
+        // soon as nobody here receives it, not when that region next speaks (decision 352).
+        const owner = await db.in(tx).people.byId(change.ownerId);
+        if (owner && owner.region !== here) await remote.keepReceivedCopies(tx, owner.id);
+        return;
+      }
+      if (applying.has(tx)) return;
       for (const region of await remote.subscriberRegionsOf(tx, change.ownerId)) if (peers.includes(region)) await enqueue(tx, region, subject.owner(change.ownerId));
     },
 
