@@ -8,7 +8,7 @@ import type { RepositoryOf, Tx } from '../../platform/store/store.js';
 import type { RemoteContacts, TravellingSubscription } from '../contacts/remote.js';
 import type { SubscriptionService } from '../contacts/subscriptions.js';
 import type { ProfileService } from '../profiles/service.js';
-import { parseSubject, splitName, subject } from './deliveries.js';
+import { isDelivery, parseSubject, splitName, subject } from './deliveries.js';
 import type { Delivery } from './deliveries.js';
 import type { nonceQueries, OutboxRow, outboxQueries, standInQueries } from './queries.js';
 
@@ -187,20 +187,34 @@ export function createRegionService(deps: RegionDeps) {
         }
         throw refuse('region_unavailable', { detail: `region ${name.region} could not take the request; try again in a minute`, retryAfterSeconds: 60 });
       }
-      const state = (answer.body as { subscription: TravellingSubscription }).subscription;
+      const answered = answer.body as { subscription: TravellingSubscription; pair?: unknown[] };
+      const state = answered.subscription;
+      // The pair's earlier subscriptions first, as the owner's region holds them now: one this
+      // region still holds live (its revocation on its way) would stand in the new one's way.
+      for (const earlier of answered.pair ?? []) {
+        const delivery = { kind: 'subscription', from: 'owner', subscription: earlier };
+        if (isDelivery(delivery) && delivery.kind === 'subscription' && delivery.subscription.id !== state.id) await apply(name.region, delivery);
+      }
       await apply(name.region, { kind: 'subscription', from: 'owner', subscription: state });
       return state.id;
     },
 
-    /** The owner's side of POST /federation/v1/requests: a request from `region`'s person, taken as one of this region's. */
-    async requested(region: string, body: { owner: string; subscriber: string; message: string | null }): Promise<TravellingSubscription> {
+    /**
+     * The owner's side of POST /federation/v1/requests: a request from `region`'s person, taken
+     * as one of this region's; answered with it and with the pair's other subscriptions as the
+     * subscriber's region may see them (as a pair's delivery tells them), so an end not yet
+     * delivered there is known before the new request is stored beside it.
+     */
+    async requested(region: string, body: { owner: string; subscriber: string; message: string | null }): Promise<{ subscription: TravellingSubscription; pair: TravellingSubscription[] }> {
       return db.transaction(async (_, tx) => {
         applying.add(tx);
         const owner = await local(tx, body.owner);
         // A deleted, locked or purged account is nobody to subscribe to (PRODUCT §4).
         if (!owner || owner.deleted_at !== null || owner.locked_at !== null || owner.purged_at !== null) throw refuse('account_not_found', 'nobody has this username');
         const subscriber = await standIn(tx, body.subscriber, region, null);
-        return remote.requestFromRegion(tx, subscriber, owner, body.message, region);
+        const subscription = await remote.requestFromRegion(tx, subscriber, owner, body.message, region);
+        const pair = (await remote.ownerSideStates(tx, owner, subscriber)).filter((other) => other.id !== subscription.id);
+        return { subscription, pair };
       });
     },
 
