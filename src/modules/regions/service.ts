@@ -160,6 +160,24 @@ export function createRegionService(deps: RegionDeps) {
     });
   }
 
+  /**
+   * Before asking `region`'s owner again: an unsubscription of this pair it has not heard of
+   * yet (the pair's subject still waiting here, say while that region was away) is told first,
+   * or the owner's region would answer with the request ended here as the live one.
+   */
+  async function tellWaitingEnd(region: string, ownerName: string, subscriber: AccountRecord): Promise<void> {
+    // Read outside any transaction: a keyed POST /contacts opens its recorded unit only when it
+    // stores the answer, and must not hold it open across the calls to the other region.
+    const owner = await db.direct.people.byName(ownerName, region);
+    if (!owner || !(await db.direct.outbox.find(region, subject.pair(owner.id, subscriber.id)))) return;
+    const ended = await remote.subscriberSideEnded(null, owner, subscriber);
+    if (ended.length === 0) return;
+    const deliveries: Delivery[] = ended.map((subscription) => ({ kind: 'subscription', from: 'subscriber', subscription }));
+    // The row stays: the sender tells it again in turn, which the owner's region takes as old news.
+    const answer = await deps.call(region, '/federation/v1/deliveries', { deliveries });
+    if (answer.status !== 200) throw new Error(`region ${region} answered ${answer.status}`);
+  }
+
   return {
     deliveriesOf,
     apply,
@@ -175,6 +193,7 @@ export function createRegionService(deps: RegionDeps) {
       if (!peers.includes(name.region)) throw refuse('unknown_region', `there is no region ${name.region}`);
       let answer: { status: number; body: unknown };
       try {
+        await tellWaitingEnd(name.region, name.username, auth.account);
         answer = await deps.call(name.region, '/federation/v1/requests', { owner: name.username, subscriber: auth.account.username, message });
       } catch (error) {
         throw refuse('region_unavailable', { detail: `region ${name.region} does not answer; try again in a minute`, retryAfterSeconds: 60, cause: error });
