@@ -101,9 +101,12 @@ export function createRemoteContacts(deps: {
       return states;
     },
 
-    /** Subscriber's side: the pair's subscriptions the subscriber ended, which the owner's region must end too. */
-    async subscriberSideEnded(tx: Tx, owner: AccountRecord, subscriber: AccountRecord): Promise<TravellingSubscription[]> {
-      const rows = await db.in(tx).subs.forDelivery({ ownerId: owner.id, subscriberId: subscriber.id });
+    /**
+     * Subscriber's side: the pair's subscriptions the subscriber ended, which the owner's region
+     * must end too; in `tx`, or (null) outside any, before a request opens its own.
+     */
+    async subscriberSideEnded(tx: Tx | null, owner: AccountRecord, subscriber: AccountRecord): Promise<TravellingSubscription[]> {
+      const rows = await (tx ? db.in(tx) : db.direct).subs.forDelivery({ ownerId: owner.id, subscriberId: subscriber.id });
       return rows.filter((row) => row.status === 'ended').map((row) => ({ ...travelling(row, owner, subscriber.username), card: null }));
     },
 

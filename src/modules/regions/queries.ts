@@ -32,6 +32,11 @@ export function outboxQueries(db: Kysely<RegionTables>) {
       const rows = await db.selectFrom('region_outbox').select(['id', 'subject', 'generation']).where('region', '=', region).orderBy('id').limit(limit).execute();
       return rows.map((row) => ({ id: Number(row.id), subject: row.subject, generation: Number(row.generation) }));
     },
+    /** One subject still waiting to be told to `region`, if it is. */
+    async find(region: string, subject: string): Promise<OutboxRow | undefined> {
+      const row = await db.selectFrom('region_outbox').select(['id', 'subject', 'generation']).where('region', '=', region).where('subject', '=', subject).executeTakeFirst();
+      return row && { id: Number(row.id), subject: row.subject, generation: Number(row.generation) };
+    },
     /** Delivered as of `generation`: gone, unless a change came since (then it is sent again). */
     async delivered(region: string, row: OutboxRow): Promise<void> {
       await db.deleteFrom('region_outbox').where('region', '=', region).where('subject', '=', row.subject).where('generation', '=', row.generation).execute();

@@ -55,9 +55,9 @@ export async function regionRoutes(app: FastifyInstance, opts: { service: Region
     if (!isName(asked.owner) || !isName(asked.subscriber) || asked.subscriber.includes('@') || (asked.message !== null && asked.message !== undefined && typeof asked.message !== 'string')) {
       throw refuse('validation_failed', 'owner and subscriber are usernames, message a string or null');
     }
-    const subscription = await opts.service.requested(region, { owner: asked.owner, subscriber: asked.subscriber, message: (asked.message as string | null | undefined) ?? null });
+    const answer = await opts.service.requested(region, { owner: asked.owner, subscriber: asked.subscriber, message: (asked.message as string | null | undefined) ?? null });
     reply.code(201);
-    return { subscription };
+    return answer;
   });
 
   app.post('/federation/v1/deliveries', { schema: { hide: true, response: { 200: Answer } } }, async (request) => {

@@ -11,7 +11,7 @@ import type { RemoteContacts, TravellingSubscription } from '../contacts/remote.
 import type { SubscriptionService } from '../contacts/subscriptions.js';
 import type { ProfileService } from '../profiles/service.js';
 import { splitName } from '../../platform/person-name.js';
-import { parseSubject, subject } from './deliveries.js';
+import { isDelivery, parseSubject, subject } from './deliveries.js';
 import type { Delivery } from './deliveries.js';
 import type { nonceQueries, OutboxRow, outboxQueries, standInQueries } from './queries.js';
 
@@ -124,59 +124,79 @@ export function createRegionService(deps: RegionDeps) {
   }
 
   /** One delivery from `region`, in its own transaction: applied, unchanged (old news), or refused. */
+  const apply = (region: string, delivery: Delivery): Promise<'applied' | 'unchanged'> => db.transaction((_, tx) => applyIn(tx, region, delivery));
+
   /**
-   * `asked`: the answer to this region's own request (follow), the one word that may create a
-   * contact here. A delivery never does: a peer cannot hand anyone a contact they did not ask
-   * for (a request whose answer was lost is asked again, and answered with the same one).
+   * One delivery from `region` in `tx`. `asked`: the answer to this region's own request
+   * (follow), the one word that may create a contact here. A delivery never does: a peer cannot
+   * hand anyone a contact they did not ask for (a request whose answer was lost is asked again,
+   * and answered with the same one).
    */
-  async function apply(region: string, delivery: Delivery, asked = false): Promise<'applied' | 'unchanged'> {
-    return db.transaction(async (q, tx) => {
-      applying.add(tx);
-      if (delivery.kind === 'subscription') {
-        const state = delivery.subscription;
-        if (delivery.from === 'subscriber') {
-          const owner = await local(tx, state.owner.username);
-          const subscriber = await q.people.byName(state.subscriber, region);
-          if (!owner || !subscriber) throw refuse('region_subject_mismatch', 'this subscription is not one between that region and this one');
-          return remote.endedInRegion(tx, state, owner, subscriber);
-        }
-        const subscriber = await local(tx, state.subscriber);
-        // Purged here meanwhile: nobody left to tell.
-        if (!subscriber || subscriber.purged_at !== null) return 'unchanged';
-        const owner = await standIn(tx, state.owner.username, region, state.owner.display_name);
-        return remote.applyFromRegion(tx, state, owner, subscriber, region, asked);
+  async function applyIn(tx: Tx, region: string, delivery: Delivery, asked = false): Promise<'applied' | 'unchanged'> {
+    const q = db.in(tx);
+    applying.add(tx);
+    if (delivery.kind === 'subscription') {
+      const state = delivery.subscription;
+      if (delivery.from === 'subscriber') {
+        const owner = await local(tx, state.owner.username);
+        const subscriber = await q.people.byName(state.subscriber, region);
+        if (!owner || !subscriber) throw refuse('region_subject_mismatch', 'this subscription is not one between that region and this one');
+        return remote.endedInRegion(tx, state, owner, subscriber);
       }
-      if (delivery.kind === 'card') {
-        const owner = await q.people.byName(delivery.owner, region);
-        if (!owner) return 'unchanged';
-        const held = await deps.cards.cardForDelivery(tx, delivery.card.id);
-        // Nobody here receives this card (yet): the subscription's own word brings its first copy.
-        if (!held) return 'unchanged';
-        if (held.account_id !== owner.id) throw refuse('region_subject_mismatch', 'this card is not that person\'s');
-        // The card names its owner as they are now: so does the stand-in (the contact's `owner`).
-        const named = (JSON.parse(delivery.card.card_json) as { owner?: { display_name?: unknown } }).owner?.display_name;
-        if ((typeof named === 'string' || named === null) && named !== owner.display_name) await q.people.rename(owner.id, named);
-        return (await deps.cards.storeCopy(tx, owner.id, region, delivery.card)) ? 'applied' : 'unchanged';
-      }
-      const owner = await q.people.byName(delivery.username, region);
+      const subscriber = await local(tx, state.subscriber);
+      // Purged here meanwhile: nobody left to tell.
+      if (!subscriber || subscriber.purged_at !== null) return 'unchanged';
+      const owner = await standIn(tx, state.owner.username, region, state.owner.display_name);
+      return remote.applyFromRegion(tx, state, owner, subscriber, region, asked);
+    }
+    if (delivery.kind === 'card') {
+      const owner = await q.people.byName(delivery.owner, region);
       if (!owner) return 'unchanged';
-      if (delivery.gone) {
-        await deps.subscriptions.ownerAvailabilityChanged(tx, owner.id);
-        await q.people.remove(owner.id);
-        return 'applied';
-      }
-      // Its account's version, kept as the stand-in's: an older word (sent twice, or late) changes nothing.
-      if (delivery.version <= owner.version) return 'unchanged';
-      const state = { version: delivery.version, display_name: delivery.display_name, deleted_at: delivery.deleted ? owner.deleted_at ?? clock.now() : null, locked_at: delivery.locked ? owner.locked_at ?? clock.now() : null };
-      const changed = (state.deleted_at === null) !== (owner.deleted_at === null) || (state.locked_at === null) !== (owner.locked_at === null);
-      await q.people.setState(owner.id, state);
-      if (changed) await deps.subscriptions.ownerAvailabilityChanged(tx, owner.id);
-      return changed || state.display_name !== owner.display_name ? 'applied' : 'unchanged';
-    });
+      const held = await deps.cards.cardForDelivery(tx, delivery.card.id);
+      // Nobody here receives this card (yet): the subscription's own word brings its first copy.
+      if (!held) return 'unchanged';
+      if (held.account_id !== owner.id) throw refuse('region_subject_mismatch', 'this card is not that person\'s');
+      // The card names its owner as they are now: so does the stand-in (the contact's `owner`).
+      const named = (JSON.parse(delivery.card.card_json) as { owner?: { display_name?: unknown } }).owner?.display_name;
+      if ((typeof named === 'string' || named === null) && named !== owner.display_name) await q.people.rename(owner.id, named);
+      return (await deps.cards.storeCopy(tx, owner.id, region, delivery.card)) ? 'applied' : 'unchanged';
+    }
+    const owner = await q.people.byName(delivery.username, region);
+    if (!owner) return 'unchanged';
+    if (delivery.gone) {
+      await deps.subscriptions.ownerAvailabilityChanged(tx, owner.id);
+      await q.people.remove(owner.id);
+      return 'applied';
+    }
+    // Its account's version, kept as the stand-in's: an older word (sent twice, or late) changes nothing.
+    if (delivery.version <= owner.version) return 'unchanged';
+    const state = { version: delivery.version, display_name: delivery.display_name, deleted_at: delivery.deleted ? owner.deleted_at ?? clock.now() : null, locked_at: delivery.locked ? owner.locked_at ?? clock.now() : null };
+    const changed = (state.deleted_at === null) !== (owner.deleted_at === null) || (state.locked_at === null) !== (owner.locked_at === null);
+    await q.people.setState(owner.id, state);
+    if (changed) await deps.subscriptions.ownerAvailabilityChanged(tx, owner.id);
+    return changed || state.display_name !== owner.display_name ? 'applied' : 'unchanged';
+  }
+
+  /**
+   * Before asking `region`'s owner again: an unsubscription of this pair it has not heard of
+   * yet (the pair's subject still waiting here, say while that region was away) is told first,
+   * or the owner's region would answer with the request ended here as the live one.
+   */
+  async function tellWaitingEnd(region: string, ownerName: string, subscriber: AccountRecord): Promise<void> {
+    // Read outside any transaction: a keyed POST /contacts opens its recorded unit only when it
+    // stores the answer, and must not hold it open across the calls to the other region.
+    const owner = await db.direct.people.byName(ownerName, region);
+    if (!owner || !(await db.direct.outbox.find(region, subject.pair(owner.id, subscriber.id)))) return;
+    const ended = await remote.subscriberSideEnded(null, owner, subscriber);
+    if (ended.length === 0) return;
+    const deliveries: Delivery[] = ended.map((subscription) => ({ kind: 'subscription', from: 'subscriber', subscription }));
+    // The row stays: the sender tells it again in turn, which the owner's region takes as old news.
+    const answer = await deps.call(region, '/federation/v1/deliveries', { deliveries });
+    if (answer.status !== 200) throw new Error(`region ${region} answered ${answer.status}`);
   }
 
   /** Asks `region` to take a request to its `username` from this region's person: its answer, or the refusal here. */
-  async function ask(auth: AuthContext, username: string, region: string, message: string | null): Promise<TravellingSubscription> {
+  async function ask(auth: AuthContext, username: string, region: string, message: string | null): Promise<{ subscription: TravellingSubscription; pair?: unknown[] }> {
     // Asked again while one is live: the same answer as at home, without asking the owner's region.
     const live = await db.transaction(async (q, tx) => {
       const owner = await q.people.byName(username, region);
@@ -185,6 +205,7 @@ export function createRegionService(deps: RegionDeps) {
     if (live) throw refuse('already_subscribed', { detail: 'you are subscribed already, or your request is waiting', extensions: { contact_id: live } });
     let answer: { status: number; body: unknown };
     try {
+      await tellWaitingEnd(region, username, auth.account);
       answer = await deps.call(region, '/federation/v1/requests', { owner: username, subscriber: auth.account.username, message });
     } catch (error) {
       throw refuse('region_unavailable', { detail: `region ${region} does not answer; try again in a minute`, retryAfterSeconds: 60, cause: error });
@@ -198,7 +219,7 @@ export function createRegionService(deps: RegionDeps) {
       }
       throw refuse('region_unavailable', { detail: `region ${region} could not take the request; try again in a minute`, retryAfterSeconds: 60 });
     }
-    return (answer.body as { subscription: TravellingSubscription }).subscription;
+    return answer.body as { subscription: TravellingSubscription; pair?: unknown[] };
   }
 
   return {
@@ -238,21 +259,39 @@ export function createRegionService(deps: RegionDeps) {
       if (name.region === undefined || name.region === here) return undefined;
       if (!peers.includes(name.region)) throw refuse('unknown_region', `there is no region ${name.region}`);
       // Before the request's own transaction (a keyed request's unit, decision 341): the check
-      // and the other region's answer; the unit then holds only the contact's write.
-      const state = await outsideAnyUnit(() => ask(auth, name.username, name.region!, message));
-      await apply(name.region, { kind: 'subscription', from: 'owner', subscription: state }, true);
+      // and the other region's answer; the unit then holds only the contact's writes.
+      // Its region's canonical form (the same rules in every region): `Alice@eu` is alice's stand-in.
+      const username = deps.canonicalOf(name.username) ?? name.username;
+      const answered = await outsideAnyUnit(() => ask(auth, username, name.region!, message));
+      const state = answered.subscription;
+      await db.transaction(async (_, tx) => {
+        // The pair's earlier subscriptions first, as the owner's region holds them now: one this
+        // region still holds live (its revocation on its way) would stand in the new one's way.
+        for (const earlier of answered.pair ?? []) {
+          const delivery = { kind: 'subscription', from: 'owner', subscription: earlier };
+          if (isDelivery(delivery) && delivery.kind === 'subscription' && delivery.subscription.id !== state.id) await applyIn(tx, name.region!, delivery);
+        }
+        await applyIn(tx, name.region!, { kind: 'subscription', from: 'owner', subscription: state }, true);
+      });
       return state.id;
     },
 
-    /** The owner's side of POST /federation/v1/requests: a request from `region`'s person, taken as one of this region's. */
-    async requested(region: string, body: { owner: string; subscriber: string; message: string | null }): Promise<TravellingSubscription> {
+    /**
+     * The owner's side of POST /federation/v1/requests: a request from `region`'s person, taken
+     * as one of this region's; answered with it and with the pair's other subscriptions as the
+     * subscriber's region may see them (as a pair's delivery tells them), so an end not yet
+     * delivered there is known before the new request is stored beside it.
+     */
+    async requested(region: string, body: { owner: string; subscriber: string; message: string | null }): Promise<{ subscription: TravellingSubscription; pair: TravellingSubscription[] }> {
       return db.transaction(async (_, tx) => {
         applying.add(tx);
         const owner = await local(tx, body.owner);
         // A deleted, locked or purged account is nobody to subscribe to (PRODUCT §4).
         if (!owner || owner.deleted_at !== null || owner.locked_at !== null || owner.purged_at !== null) throw refuse('account_not_found', 'nobody has this username');
         const subscriber = await standIn(tx, body.subscriber, region, undefined);
-        return remote.requestFromRegion(tx, subscriber, owner, body.message, region);
+        const subscription = await remote.requestFromRegion(tx, subscriber, owner, body.message, region);
+        const pair = (await remote.ownerSideStates(tx, owner, subscriber)).filter((other) => other.id !== subscription.id);
+        return { subscription, pair };
       });
     },
 
@@ -268,9 +307,21 @@ export function createRegionService(deps: RegionDeps) {
       if (elsewhere !== undefined && peers.includes(elsewhere)) await enqueue(tx, elsewhere, subject.pair(owner.id, subscriber.id));
     },
 
-    /** Hook (subscriptions' onMembershipChanged): all of an owner's audience changed (their account, a profile's removal). */
+    /**
+     * Hook (subscriptions' onMembershipChanged): all of an owner's audience changed (their account,
+     * a profile's removal), told to the regions of their followers; or one follower's, here.
+     */
     async audienceChanged(tx: Tx, change: { ownerId: string } & ({ subscriberId: string } | object)): Promise<void> {
-      if (applying.has(tx) || peers.length === 0 || 'subscriberId' in change) return;
+      if (peers.length === 0) return;
+      if ('subscriberId' in change) {
+        // A follower here of another region's owner stopped receiving a card by a change made
+        // here (an unsubscription, which the owner's region does not answer): the copy goes as
+        // soon as nobody here receives it, not when that region next speaks (decision 352).
+        const owner = await db.in(tx).people.byId(change.ownerId);
+        if (owner && owner.region !== here) await remote.keepReceivedCopies(tx, owner.id);
+        return;
+      }
+      if (applying.has(tx)) return;
       for (const region of await remote.subscriberRegionsOf(tx, change.ownerId)) if (peers.includes(region)) await enqueue(tx, region, subject.owner(change.ownerId));
     },
 
