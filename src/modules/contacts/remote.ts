@@ -189,8 +189,8 @@ export function createRemoteContacts(deps: {
       return 'applied';
     },
 
-    /** Subscriber's side: the id of the subscriber's live contact with a person (a stand-in), if any. */
-    liveContact: async (tx: Tx, ownerId: string, subscriberId: string): Promise<string | undefined> => (await db.in(tx).subs.findLive(ownerId, subscriberId, LIVE_TO_SUBSCRIBER))?.id,
+    /** Whether a subscription of this id is held here (either side). */
+    holds: async (tx: Tx, id: string): Promise<boolean> => (await db.in(tx).subs.byId(id)) !== undefined,
 
     /** Subscriber's side: the copies a stand-in's followers here no longer receive, dropped. */
     keepReceivedCopies,

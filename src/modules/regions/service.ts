@@ -197,12 +197,6 @@ export function createRegionService(deps: RegionDeps) {
 
   /** Asks `region` to take a request to its `username` from this region's person: its answer, or the refusal here. */
   async function ask(auth: AuthContext, username: string, region: string, message: string | null): Promise<{ subscription: TravellingSubscription; pair?: unknown[] }> {
-    // Asked again while one is live: the same answer as at home, without asking the owner's region.
-    const live = await db.transaction(async (q, tx) => {
-      const owner = await q.people.byName(username, region);
-      return owner && remote.liveContact(tx, owner.id, auth.account.id);
-    });
-    if (live) throw refuse('already_subscribed', { detail: 'you are subscribed already, or your request is waiting', extensions: { contact_id: live } });
     let answer: { status: number; body: unknown };
     try {
       await tellWaitingEnd(region, username, auth.account);
@@ -265,6 +259,8 @@ export function createRegionService(deps: RegionDeps) {
       const answered = await outsideAnyUnit(() => ask(auth, username, name.region!, message));
       const state = answered.subscription;
       await db.transaction(async (_, tx) => {
+        // Asked again while one is live (the owner's region answers with it): as at home.
+        if (await remote.holds(tx, state.id)) throw refuse('already_subscribed', { detail: 'you are subscribed already, or your request is waiting', extensions: { contact_id: state.id } });
         // The pair's earlier subscriptions first, as the owner's region holds them now: one this
         // region still holds live (its revocation on its way) would stand in the new one's way.
         for (const earlier of answered.pair ?? []) {
