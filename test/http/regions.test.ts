@@ -175,6 +175,37 @@ for (const backend of backends) {
       assert.match(delta.text, /\+493022732199/);
     });
 
+    it('a profile deleted with move_to moves every follower in the US at once, each card sent once', async () => {
+      const alice = await eu.person('alice');
+      const phone = await eu.field(alice, { type: 'phone', value: '+49 30 22732152' });
+      const email = await eu.field(alice, { type: 'email', value: 'alice@example.com' });
+      const work = await eu.profile(alice, 'Work');
+      const family = await eu.profile(alice, 'Family');
+      await eu.expose(alice, work.id, phone.id);
+      await eu.expose(alice, family.id, email.id);
+      const followers = [await us.person('bob'), await us.person('carol'), await us.person('dave')];
+      const contacts: string[] = [];
+      for (const follower of followers) {
+        const contact = (await us.post(follower, '/contacts', { username: `${alice.username}@eu` })).body;
+        assert.equal((await eu.approve(alice, contact.id, family.id)).status, 200);
+        contacts.push(contact.id);
+      }
+      await r.settle();
+      const sentBefore = r.eu.services.regions.stats();
+      const version = (await eu.get(alice, `/profiles/${family.id}`)).body.version;
+      assert.equal((await r.eu.client.as(alice, 'DELETE', `/api/v1/profiles/${family.id}?move_to=${work.id}`, { headers: { 'if-match': `"${version}"` } })).status, 204);
+      await r.settle();
+      const sent = r.eu.services.regions.stats();
+      assert.equal(sent.requests - sentBefore.requests, 1, 'one request for the owner-wide change');
+      for (const [i, follower] of followers.entries()) {
+        const card = await us.get(follower, `/contacts/${contacts[i]}/card`);
+        assert.equal(card.status, 200, JSON.stringify(card.body));
+        assert.deepEqual(card.body.fields.map((f: any) => f.type), ['phone']);
+      }
+      const copies = await r.us.store.handle.db.selectFrom('profiles' as any).select('id').where('id' as any, 'in', [work.id, family.id]).execute();
+      assert.deepEqual(copies.map((row: any) => row.id), [work.id], 'one copy, of the profile they see now');
+    });
+
     it('refuses an unknown region and an unknown person there', async () => {
       const bob = await us.person('bob');
       expectProblem(await us.post(bob, '/contacts', { username: 'alice@mars' }), 404, 'unknown_region');

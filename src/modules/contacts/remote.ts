@@ -38,6 +38,11 @@ export interface TravellingSubscription {
   card_since: number | null;
   card_changes: string | null;
   card: TravellingCard | null;
+  /**
+   * Active on a card sent earlier in the same request (an owner-wide delivery names each card
+   * once, whatever the number of followers it has there): its id, with `card` null.
+   */
+  card_id?: string;
 }
 
 type DeliveryRow = SubscriptionRecord & { card_json: string | null; card_hash: string | null; card_updated_at: number | null };
@@ -56,7 +61,7 @@ export function createRemoteContacts(deps: {
   db: SubscriptionRepo;
   clock: Clock;
   subscriptions: SubscriptionService;
-  cards: Pick<ProfileService, 'storeCopy' | 'dropCopies'>;
+  cards: Pick<ProfileService, 'storeCopy' | 'dropCopies' | 'cardForDelivery'>;
 }) {
   const { db, clock, subscriptions } = deps;
 
@@ -94,9 +99,15 @@ export function createRemoteContacts(deps: {
     /** Owner's side: every subscription of an owner's subscribers from one region, with their names. */
     async ownerSideStatesFor(tx: Tx, owner: AccountRecord, region: string, nameOf: (subscriberId: string) => Promise<string | undefined>): Promise<TravellingSubscription[]> {
       const states: TravellingSubscription[] = [];
+      const sent = new Set<string>();
       for (const row of await db.in(tx).subs.forDelivery({ ownerId: owner.id, region })) {
         const name = await nameOf(row.subscriber_id);
-        if (name !== undefined) states.push(travelling(row, owner, name));
+        if (name === undefined) continue;
+        const state = travelling(row, owner, name);
+        // Each card once: the followers after the first on it name it.
+        if (state.card && sent.has(state.card.id)) states.push({ ...state, card: null, card_id: state.card.id });
+        else states.push(state);
+        if (state.card) sent.add(state.card.id);
       }
       return states;
     },
@@ -161,8 +172,10 @@ export function createRemoteContacts(deps: {
       if (row && row.remote_version !== null && row.remote_version >= state.version) return 'unchanged';
       if (row && (ENDED as readonly string[]).includes(row.status)) return 'unchanged';
       if (state.card && !(await deps.cards.storeCopy(tx, owner.id, region, state.card))) throw subjectMismatch();
+      // A card named by id was sent before in the same request: held here, and the owner's.
+      if (!state.card && state.card_id !== undefined && (await deps.cards.cardForDelivery(tx, state.card_id))?.account_id !== owner.id) throw subjectMismatch();
       const status = state.status as SubscriptionStatus;
-      const profileId = isActive(status) ? state.card?.id ?? null : row?.profile_id ?? null;
+      const profileId = isActive(status) ? state.card?.id ?? state.card_id ?? null : row?.profile_id ?? null;
       const changes = { status, profile_id: profileId, message: state.message, updated_at: state.updated_at, card_since: state.card_since, card_changes: state.card_changes, remote_version: state.version };
       await signal(tx, subscriber.id, 'contacts.changed');
       if (row) await q.subs.setFromRegion(row.id, changes);

@@ -59,5 +59,6 @@ export function isDelivery(value: unknown): value is Delivery {
   if (!isObject(s) || !isText(s.id, 64) || !isObject(s.owner) || !isText(s.owner.username, 128) || !isTextOrNull(s.owner.display_name) || !isText(s.subscriber, 128)) return false;
   if (!['pending', 'active', 'revoked', 'ended'].includes(s.status as string) || !Number.isSafeInteger(s.version)) return false;
   if (!isTextOrNull(s.message) || !isTime(s.created_at) || !isTime(s.updated_at) || !isTimeOrNull(s.card_since) || !isTextOrNull(s.card_changes)) return false;
+  if (s.card_id !== undefined && (s.card !== null || !isText(s.card_id, 64))) return false;
   return s.card === null || isCard(s.card);
 }

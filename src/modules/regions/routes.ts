@@ -8,6 +8,12 @@ import { isDelivery } from './deliveries.js';
 import type { RegionService } from './service.js';
 
 const rawBodies = new WeakMap<FastifyRequest, Buffer>();
+/**
+ * What a peer may send in one request: its sender keeps to half (MAX_REQUEST_BYTES, sender.ts);
+ * more than the API's own limit, as a delivery carries up to a hundred cards (photos' thumbnails
+ * included). Only signed requests are parsed, so a stranger gains nothing by it.
+ */
+export const FEDERATION_BODY_LIMIT = 4 * 1024 * 1024;
 const Answer = Type.Object({}, { additionalProperties: true });
 /** A username as deliveries carry one (deliveries.ts isDelivery): some text, at most 128 characters. */
 const isName = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= 128;
@@ -48,7 +54,7 @@ export async function regionRoutes(app: FastifyInstance, opts: { service: Region
     return { region: verdict.region, body };
   }
 
-  app.post('/federation/v1/requests', { schema: { hide: true, response: { 201: Answer } } }, async (request, reply) => {
+  app.post('/federation/v1/requests', { bodyLimit: FEDERATION_BODY_LIMIT, schema: { hide: true, response: { 201: Answer } } }, async (request, reply) => {
     const { region, body } = await sender(request);
     const asked = body as { owner?: unknown; subscriber?: unknown; message?: unknown };
     // The subscriber becomes a stand-in here under exactly this name: one a region could give (never empty, never `name@region`).
@@ -60,7 +66,7 @@ export async function regionRoutes(app: FastifyInstance, opts: { service: Region
     return answer;
   });
 
-  app.post('/federation/v1/deliveries', { schema: { hide: true, response: { 200: Answer } } }, async (request) => {
+  app.post('/federation/v1/deliveries', { bodyLimit: FEDERATION_BODY_LIMIT, schema: { hide: true, response: { 200: Answer } } }, async (request) => {
     const { region, body } = await sender(request);
     const deliveries = (body as { deliveries?: unknown }).deliveries;
     if (!Array.isArray(deliveries)) throw refuse('validation_failed', 'deliveries is a list');

@@ -14,6 +14,11 @@ const MAX_BACKOFF_MS = 60_000;
 /** Every node looks at its outbox this often too: a kick lost with a crashed node is picked up. */
 const SWEEP_MS = 5_000;
 const TIMEOUT_MS = 10_000;
+/**
+ * A request's body at most (about), so it stays under what the peer's federation routes take
+ * (FEDERATION_BODY_LIMIT, routes.ts); a subject larger on its own goes alone.
+ */
+export const MAX_REQUEST_BYTES = 512 * 1024;
 /** An idle peer still hears from this region this often: its silence means this region is away (decision 352). */
 const HEARTBEAT_MS = 60_000;
 
@@ -87,14 +92,24 @@ export function createSender(deps: {
       if (deps.now() - state.get(region)!.lastSent >= HEARTBEAT_MS) await deliver(region, []);
       return false;
     }
-    // One snapshot for the states sent together.
-    const deliveries = await db.transaction(async (_, tx) => {
+    // One snapshot for the states sent together, up to the request's size: the rest go next.
+    const { deliveries, taken } = await db.transaction(async (_, tx) => {
       const all: Delivery[] = [];
-      for (const row of rows) all.push(...(await deps.deliveriesOf(tx, region, row)));
-      return all;
+      let bytes = 0;
+      let count = 0;
+      for (const row of rows) {
+        const states = await deps.deliveriesOf(tx, region, row);
+        const size = Buffer.byteLength(JSON.stringify(states));
+        if (count > 0 && bytes + size > MAX_REQUEST_BYTES) break;
+        all.push(...states);
+        bytes += size;
+        count += 1;
+      }
+      return { deliveries: all, taken: rows.slice(0, count) };
     });
     if (deliveries.length > 0) await deliver(region, deliveries);
-    for (const row of rows) await db.direct.outbox.delivered(region, row);
+    for (const row of taken) await db.direct.outbox.delivered(region, row);
+    if (taken.length < rows.length) return true;
     return rows.length === BATCH;
   }
 
