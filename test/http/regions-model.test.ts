@@ -384,7 +384,7 @@ for (const backend of backends) {
             }
           }
         }),
-        { numRuns: process.env.CI ? 15 : 10, includeErrorInReport: true },
+        { numRuns: 10, includeErrorInReport: true },
       );
     });
 
