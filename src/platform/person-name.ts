@@ -9,6 +9,9 @@ export function splitName(typed: string): { username: string; region?: string } 
   return { username: typed.slice(0, at), region: typed.slice(at + 1).toLowerCase() };
 }
 
+/** `alice@eu`: how a person of `region` is named outside it. */
+export const nameInRegion = (username: string, region: string): string => `${username}@${region}`;
+
 /**
  * The canonical name a person is held under here: this region's canonical form of a bare name, or
  * of the name before `@region` followed by it (a person of another region, decision 352). The
@@ -19,5 +22,5 @@ export function canonicalPerson(typed: string, here: string, canonicalOf: (usern
   const name = splitName(typed);
   const canonical = canonicalOf(name.username);
   if (canonical === undefined) return undefined;
-  return name.region === undefined || name.region === here ? canonical : `${canonical}@${name.region}`;
+  return name.region === undefined || name.region === here ? canonical : nameInRegion(canonical, name.region);
 }

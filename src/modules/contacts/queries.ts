@@ -408,9 +408,11 @@ export function subscriptionQueries(db: Kysely<ContactTables>) {
     async forDelivery(where: { ownerId: string; subscriberId: string } | { ownerId: string; region: string } | { id: string }) {
       return db
         .selectFrom('subscriptions')
+        .innerJoin('accounts', 'accounts.id', 'subscriptions.subscriber_id')
         .leftJoin('profiles', 'profiles.id', 'subscriptions.profile_id')
         .selectAll('subscriptions')
-        .select(['profiles.card_json', 'profiles.card_hash', 'profiles.card_updated_at'])
+        // The subscriber's name as the other region knows them: read here, not once per row after.
+        .select(['accounts.username as subscriber_username', 'profiles.card_json', 'profiles.card_hash', 'profiles.card_updated_at'])
         .$if('subscriberId' in where, (q) => q.where('subscriptions.owner_id', '=', (where as { ownerId: string }).ownerId).where('subscriptions.subscriber_id', '=', (where as { subscriberId: string }).subscriberId))
         .$if('region' in where, (q) => q.where('subscriptions.owner_id', '=', (where as { ownerId: string }).ownerId).where('subscriptions.subscriber_region', '=', (where as { region: string }).region))
         .$if('id' in where, (q) => q.where('subscriptions.id', '=', (where as { id: string }).id))

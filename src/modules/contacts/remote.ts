@@ -45,7 +45,7 @@ export interface TravellingSubscription {
   card_id?: string;
 }
 
-type DeliveryRow = SubscriptionRecord & { card_json: string | null; card_hash: string | null; card_updated_at: number | null };
+type DeliveryRow = SubscriptionRecord & { subscriber_username: string; card_json: string | null; card_hash: string | null; card_updated_at: number | null };
 
 /** A refusal of another region's delivery: the subject is not what that region may speak of. */
 export const subjectMismatch = () => refuse('region_subject_mismatch', 'this subscription is not one between that region and this one');
@@ -65,13 +65,13 @@ export function createRemoteContacts(deps: {
 }) {
   const { db, clock, subscriptions } = deps;
 
-  function travelling(row: DeliveryRow, owner: AccountRecord, subscriberName: string): TravellingSubscription {
+  function travelling(row: DeliveryRow, owner: AccountRecord): TravellingSubscription {
     const seen = SEEN_BY_SUBSCRIBER[row.status as SubscriptionStatus];
     const active = isActive(row.status) && row.profile_id !== null && row.card_json !== null;
     return {
       id: row.id,
       owner: { username: owner.username, display_name: owner.display_name },
-      subscriber: subscriberName,
+      subscriber: row.subscriber_username,
       status: seen as TravellingSubscription['status'],
       version: row.version - row.silent_changes,
       message: row.message,
@@ -93,23 +93,20 @@ export function createRemoteContacts(deps: {
     /** Owner's side: a pair's subscriptions as the subscriber's region is told them. */
     async ownerSideStates(tx: Tx, owner: AccountRecord, subscriber: AccountRecord): Promise<TravellingSubscription[]> {
       const rows = await db.in(tx).subs.forDelivery({ ownerId: owner.id, subscriberId: subscriber.id });
-      return rows.map((row) => travelling(row, owner, subscriber.username));
+      return rows.map((row) => travelling(row, owner));
     },
 
-    /** Owner's side: every subscription of an owner's subscribers from one region, with their names. */
-    async ownerSideStatesFor(tx: Tx, owner: AccountRecord, region: string, nameOf: (subscriberId: string) => Promise<string | undefined>): Promise<TravellingSubscription[]> {
-      const states: TravellingSubscription[] = [];
+    /** Owner's side: every subscription of an owner's subscribers from one region, with their names (one statement). */
+    async ownerSideStatesFor(tx: Tx, owner: AccountRecord, region: string): Promise<TravellingSubscription[]> {
       const sent = new Set<string>();
-      for (const row of await db.in(tx).subs.forDelivery({ ownerId: owner.id, region })) {
-        const name = await nameOf(row.subscriber_id);
-        if (name === undefined) continue;
-        const state = travelling(row, owner, name);
+      return (await db.in(tx).subs.forDelivery({ ownerId: owner.id, region })).map((row) => {
+        const state = travelling(row, owner);
         // Each card once: the followers after the first on it name it.
-        if (state.card && sent.has(state.card.id)) states.push({ ...state, card: null, card_id: state.card.id });
-        else states.push(state);
-        if (state.card) sent.add(state.card.id);
-      }
-      return states;
+        if (state.card === null) return state;
+        if (sent.has(state.card.id)) return { ...state, card: null, card_id: state.card.id };
+        sent.add(state.card.id);
+        return state;
+      });
     },
 
     /**
@@ -118,7 +115,7 @@ export function createRemoteContacts(deps: {
      */
     async subscriberSideEnded(tx: Tx | null, owner: AccountRecord, subscriber: AccountRecord): Promise<TravellingSubscription[]> {
       const rows = await (tx ? db.in(tx) : db.direct).subs.forDelivery({ ownerId: owner.id, subscriberId: subscriber.id });
-      return rows.filter((row) => row.status === 'ended').map((row) => ({ ...travelling(row, owner, subscriber.username), card: null }));
+      return rows.filter((row) => row.status === 'ended').map((row) => ({ ...travelling(row, owner), card: null }));
     },
 
     /**
@@ -135,7 +132,7 @@ export function createRemoteContacts(deps: {
         id = (await db.in(tx).subs.findLive(owner.id, subscriber.id, LIVE_TO_SUBSCRIBER))!.id;
       }
       const [row] = await db.in(tx).subs.forDelivery({ id });
-      return travelling(row!, owner, subscriber.username);
+      return travelling(row!, owner);
     },
 
     /**

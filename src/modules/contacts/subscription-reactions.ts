@@ -53,7 +53,7 @@ export function createSubscriptionReactions(core: SubscriptionCore) {
     onMembershipChanged: membership.subscribe,
     /** Subscribe to: what a subscriber sees of one subscription may have changed (another region's copy follows, decision 352). */
     onSeenChanged: core.seen.subscribe,
-    /** The subscriber's side tells it too (an unsubscription), in its transaction. */
+    /** The subscriber's side tells it too (an unsubscription), in its transaction (the seen hook). */
     seenChanged: (tx: Tx, change: { ownerId: string; subscriberId: string }) => core.seen.run(tx, change),
     /** The subscriber's side tells it too (an unsubscription), in its transaction. */
     membershipChanged: (tx: Tx, change: MembershipChange) => membership.run(tx, change),

@@ -116,15 +116,15 @@ export function cardChanges(before: CardContent, after: CardContent): string[] {
   return [...kinds].sort();
 }
 
+/** A rendered card's tag: from its bytes, as renderCard makes it. */
+export const cardTag = (json: string): string => quoted(digest(json).slice(0, 32));
+
 /**
  * The card as served: its content plus when that content last changed, and what changed then.
  * `previous` is what was rendered before (its hash, time and stored JSON): `updated_at` moves
  * only when the content hash differs from it, and `changed` compares the two. A first card
  * changed nothing anyone saw.
  */
-/** A rendered card's tag: from its bytes, as renderCard makes it. */
-export const cardTag = (json: string): string => quoted(digest(json).slice(0, 32));
-
 export function renderCard(content: CardContent, now: number, previous?: { hash: string; updatedAt: number; json?: string }): RenderedCard {
   const hash = contentHash(content);
   if (previous && previous.hash === hash) {

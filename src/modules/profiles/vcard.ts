@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { nameInRegion } from '../../platform/person-name.js';
 import { countryName } from '../../platform/countries.js';
 import type { Card, CardField, VcardVersion } from './card.js';
 
@@ -183,7 +184,7 @@ export function cardToVcard(card: Card, options: VcardOptions): string {
   const nameField = card.fields.find((f) => f.type === 'name');
   const name = (nameField?.value ?? {}) as Value;
   // Someone of another region is username@region wherever they are named (PRODUCT §10).
-  const username = card.owner.region ? `${card.owner.username}@${card.owner.region}` : card.owner.username;
+  const username = card.owner.region ? nameInRegion(card.owner.username, card.owner.region) : card.owner.username;
   const formattedName = card.owner.display_name || (nameField ? text(nameField.details.formatted) : '') || username;
   const nameParts = nameField ? [text(name.family), text(name.given), text(name.middle), text(name.prefix), text(name.suffix)] : [];
 

@@ -1,3 +1,4 @@
+import { nameInRegion } from '../../platform/person-name.js';
 import type { Clock } from '../../platform/clock.js';
 import type { RegionsConfig } from '../../platform/config.js';
 import { newId } from '../../platform/ids.js';
@@ -54,7 +55,7 @@ export function createRegionContext(deps: RegionDeps) {
       if (displayName !== undefined && known.display_name !== displayName) await q.rename(known.id, displayName);
       return known;
     }
-    const canonical = `${username}@${region}`;
+    const canonical = nameInRegion(username, region);
     const account = newAccount({
       id: newId('acc'),
       username,

@@ -53,7 +53,13 @@ export function createFollowing(ctx: RegionContext, incoming: Incoming, heard: (
       }
       throw refuse('region_unavailable', { detail: `region ${region} could not take the request; try again in a minute`, retryAfterSeconds: 60 });
     }
-    return answer.body as { subscription: TravellingSubscription; pair?: unknown[] };
+    // Checked as any word from another region is (deliveries.ts): an answer of no shape stores nothing.
+    const answered = answer.body as { subscription?: unknown; pair?: unknown };
+    const asked = { kind: 'subscription', from: 'owner', subscription: answered?.subscription };
+    if (!isDelivery(asked) || asked.kind !== 'subscription' || (answered.pair !== undefined && !Array.isArray(answered.pair))) {
+      throw refuse('region_unavailable', { detail: `region ${region} answered in a way this one cannot read; try again in a minute`, retryAfterSeconds: 60 });
+    }
+    return { subscription: asked.subscription, pair: answered.pair as unknown[] | undefined };
   }
 
   return {
@@ -66,10 +72,10 @@ export function createFollowing(ctx: RegionContext, incoming: Incoming, heard: (
       const name = splitName(typed);
       if (name.region === undefined || name.region === here) return undefined;
       if (!peers.includes(name.region)) throw refuse('unknown_region', `there is no region ${name.region}`);
-      // Before the request's own transaction (a keyed request's unit, decision 341): the check
-      // and the other region's answer; the unit then holds only the contact's writes.
       // Its region's canonical form (the same rules in every region): `Alice@eu` is alice's stand-in.
       const username = deps.canonicalOf(name.username) ?? name.username;
+      // Before the request's own transaction (a keyed request's unit, decision 341): the other
+      // region's answer; the unit then holds only the contact's writes.
       const answered = await outsideAnyUnit(() => ask(auth, username, name.region!, message));
       const state = answered.subscription;
       await db.transaction(async (_, tx) => {

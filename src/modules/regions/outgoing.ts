@@ -34,7 +34,7 @@ export function createOutgoing(ctx: RegionContext) {
       const owner = await people.byId(what.ownerId);
       if (!owner || owner.region !== here) return [];
       const account: Delivery = { kind: 'account', username: owner.username, display_name: owner.display_name, deleted: owner.deleted_at !== null, locked: owner.locked_at !== null, gone: owner.purged_at !== null, version: owner.version };
-      const states = await remote.ownerSideStatesFor(tx, owner, region, async (id) => (await people.byId(id))?.username);
+      const states = await remote.ownerSideStatesFor(tx, owner, region);
       return [account, ...states.map((subscription): Delivery => ({ kind: 'subscription', from: 'owner', subscription }))];
     }
     return [{ kind: 'account', username: what.username, display_name: null, deleted: true, locked: false, gone: true, version: Number.MAX_SAFE_INTEGER }];

@@ -1,3 +1,4 @@
+import { nameInRegion } from '../../platform/person-name.js';
 import { sql } from 'kysely';
 import type { Generated, Kysely } from 'kysely';
 import { ACCOUNT_COLUMNS } from '../../platform/store/accounts.js';
@@ -83,7 +84,7 @@ export function nonceQueries(db: Kysely<RegionTables>) {
 export function standInQueries(db: Kysely<RegionTables>) {
   return {
     async byName(username: string, region: string): Promise<AccountRecord | undefined> {
-      return db.selectFrom('accounts').select(ACCOUNT_COLUMNS).where('username_canonical', '=', `${username}@${region}`).where('region', '=', region).executeTakeFirst();
+      return db.selectFrom('accounts').select(ACCOUNT_COLUMNS).where('username_canonical', '=', nameInRegion(username, region)).where('region', '=', region).executeTakeFirst();
     },
     /** A person of this region by canonical name (never a stand-in: theirs has `@region`). */
     async local(canonical: string, region: string): Promise<AccountRecord | undefined> {
